@@ -1,0 +1,256 @@
+//! Search domains: a finite candidate set (the papers' experiments) or an axis-aligned box.
+
+use crate::error::{Error, Result};
+use crate::optimizer::Point;
+use nalgebra::DMatrix;
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+
+/// A finite candidate set X = {x_1, …, x_n} ⊂ ℝ^d, stored as an n×d matrix (one candidate a row).
+///
+/// Algorithms work on candidate indices so that Gram matrices over X are computed once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FiniteDomain {
+    points: DMatrix<f64>,
+    names: Option<Vec<String>>,
+}
+
+impl FiniteDomain {
+    /// A candidate set from an n×d matrix of finite values, n ≥ 1 and d ≥ 1.
+    pub fn new(points: DMatrix<f64>) -> Result<Self> {
+        if points.nrows() == 0 {
+            return Err(Error::Empty("finite domain has no candidates".into()));
+        }
+        if points.ncols() == 0 {
+            return Err(Error::Empty("finite domain candidates have dimension 0".into()));
+        }
+        crate::error::ensure_finite("finite domain candidates", points.iter())?;
+        Ok(Self { points, names: None })
+    }
+
+    /// A candidate set from rows of equal length.
+    pub fn from_rows(rows: &[Vec<f64>]) -> Result<Self> {
+        let d = rows.first().map(Vec::len).ok_or_else(|| Error::Empty("finite domain has no candidates".into()))?;
+        for (i, r) in rows.iter().enumerate() {
+            if r.len() != d {
+                return Err(Error::dims(format!("finite domain row {i}"), d, r.len()));
+            }
+        }
+        Self::new(DMatrix::from_fn(rows.len(), d, |i, j| rows[i][j]))
+    }
+
+    /// The 1-D grid `linspace(lo, hi, n)` used by the papers' experiments (e.g. 100 points of [0, 1]).
+    pub fn linspace(lo: f64, hi: f64, n: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::invalid("n", "a grid needs at least one point"));
+        }
+        if !(lo.is_finite() && hi.is_finite()) || hi < lo {
+            return Err(Error::invalid("bounds", format!("need finite lo <= hi, got [{lo}, {hi}]")));
+        }
+        let step = if n > 1 { (hi - lo) / (n - 1) as f64 } else { 0.0 };
+        Self::new(DMatrix::from_fn(n, 1, |i, _| if i + 1 == n { hi } else { lo + step * i as f64 }))
+    }
+
+    /// Attaches a name to each candidate (e.g. catalyst compositions, restaurant names).
+    pub fn with_names(mut self, names: Vec<String>) -> Result<Self> {
+        if names.len() != self.len() {
+            return Err(Error::dims("candidate names", self.len(), names.len()));
+        }
+        self.names = Some(names);
+        Ok(self)
+    }
+
+    /// Number of candidates n.
+    pub fn len(&self) -> usize {
+        self.points.nrows()
+    }
+
+    /// Always false: a finite domain has at least one candidate.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Dimension d of each candidate.
+    pub fn dim(&self) -> usize {
+        self.points.ncols()
+    }
+
+    /// The n×d matrix of candidates.
+    pub fn points(&self) -> &DMatrix<f64> {
+        &self.points
+    }
+
+    /// Candidate names, if any.
+    pub fn names(&self) -> Option<&[String]> {
+        self.names.as_deref()
+    }
+
+    /// The coordinates of candidate `i`.
+    pub fn coords(&self, i: usize) -> Result<Vec<f64>> {
+        self.check_index(i)?;
+        Ok(self.points.row(i).iter().copied().collect())
+    }
+
+    /// Candidate `i` as a [`Point`] that carries its index.
+    pub fn point(&self, i: usize) -> Result<Point> {
+        Ok(Point::candidate(i, self.coords(i)?))
+    }
+
+    /// Errors unless `i < n`.
+    pub fn check_index(&self, i: usize) -> Result<()> {
+        if i < self.len() {
+            Ok(())
+        } else {
+            Err(Error::IndexOutOfRange { context: "finite domain".into(), index: i, len: self.len() })
+        }
+    }
+}
+
+/// An axis-aligned box ∏_j [lower_j, upper_j] ⊂ ℝ^d.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoxDomain {
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+}
+
+impl BoxDomain {
+    /// A box with finite bounds, lower_j < upper_j for every dimension.
+    pub fn new(lower: Vec<f64>, upper: Vec<f64>) -> Result<Self> {
+        if lower.is_empty() {
+            return Err(Error::Empty("box domain has dimension 0".into()));
+        }
+        if lower.len() != upper.len() {
+            return Err(Error::dims("box domain bounds (upper vs lower)", lower.len(), upper.len()));
+        }
+        for (j, (&l, &u)) in lower.iter().zip(&upper).enumerate() {
+            if !(l.is_finite() && u.is_finite() && l < u) {
+                return Err(Error::invalid(
+                    format!("bounds[{j}]"),
+                    format!("need finite lower < upper, got [{l}, {u}]"),
+                ));
+            }
+        }
+        Ok(Self { lower, upper })
+    }
+
+    /// The cube [lo, hi]^d.
+    pub fn cube(lo: f64, hi: f64, d: usize) -> Result<Self> {
+        Self::new(vec![lo; d], vec![hi; d])
+    }
+
+    /// Dimension d.
+    pub fn dim(&self) -> usize {
+        self.lower.len()
+    }
+
+    /// Lower bounds.
+    pub fn lower(&self) -> &[f64] {
+        &self.lower
+    }
+
+    /// Upper bounds.
+    pub fn upper(&self) -> &[f64] {
+        &self.upper
+    }
+
+    /// Whether `x` lies in the box (bounds included).
+    pub fn contains(&self, x: &[f64]) -> bool {
+        x.len() == self.dim() && x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(v, (l, u))| *l <= *v && *v <= *u)
+    }
+
+    /// A uniform draw from the box.
+    pub fn sample(&self, rng: &mut (impl Rng + ?Sized)) -> Vec<f64> {
+        self.lower.iter().zip(&self.upper).map(|(l, u)| l + (u - l) * rng.random::<f64>()).collect()
+    }
+
+    /// `n` uniform draws as a finite candidate set (rows), e.g. a per-round discretisation.
+    pub fn sample_candidates(&self, n: usize, rng: &mut (impl Rng + ?Sized)) -> Result<FiniteDomain> {
+        if n == 0 {
+            return Err(Error::invalid("n", "need at least one candidate"));
+        }
+        let rows: Vec<Vec<f64>> = (0..n).map(|_| self.sample(rng)).collect();
+        FiniteDomain::from_rows(&rows)
+    }
+
+    /// The full tensor grid with `per_dim` points per dimension (bounds included), in row-major
+    /// order with the last dimension varying fastest.
+    pub fn grid(&self, per_dim: usize) -> Result<FiniteDomain> {
+        if per_dim < 2 {
+            return Err(Error::invalid("per_dim", format!("a grid needs at least 2 points per dimension, got {per_dim}")));
+        }
+        let d = self.dim();
+        let total = per_dim
+            .checked_pow(d as u32)
+            .filter(|&t| t <= 50_000_000)
+            .ok_or_else(|| Error::invalid("per_dim", format!("{per_dim}^{d} grid points is too many")))?;
+        let mut m = DMatrix::zeros(total, d);
+        for row in 0..total {
+            let mut rem = row;
+            for j in (0..d).rev() {
+                let k = rem % per_dim;
+                rem /= per_dim;
+                let t = k as f64 / (per_dim - 1) as f64;
+                m[(row, j)] = if k + 1 == per_dim { self.upper[j] } else { self.lower[j] + t * (self.upper[j] - self.lower[j]) };
+            }
+        }
+        FiniteDomain::new(m)
+    }
+}
+
+/// A search domain.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Domain {
+    /// A finite candidate set.
+    Finite(FiniteDomain),
+    /// A continuous box.
+    Box(BoxDomain),
+}
+
+impl Domain {
+    /// Dimension d of the points.
+    pub fn dim(&self) -> usize {
+        match self {
+            Domain::Finite(f) => f.dim(),
+            Domain::Box(b) => b.dim(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn linspace_and_grid() {
+        let g = FiniteDomain::linspace(0.0, 1.0, 100).unwrap();
+        assert_eq!(g.len(), 100);
+        assert_eq!(g.coords(99).unwrap(), vec![1.0]);
+        assert!((g.coords(1).unwrap()[0] - 1.0 / 99.0).abs() < 1e-15);
+        let b = BoxDomain::new(vec![-5.0, 0.0], vec![10.0, 15.0]).unwrap();
+        let grid = b.grid(3).unwrap();
+        assert_eq!(grid.len(), 9);
+        assert_eq!(grid.coords(0).unwrap(), vec![-5.0, 0.0]);
+        assert_eq!(grid.coords(1).unwrap(), vec![-5.0, 7.5]);
+        assert_eq!(grid.coords(8).unwrap(), vec![10.0, 15.0]);
+    }
+
+    #[test]
+    fn bad_domains_are_errors() {
+        assert!(matches!(BoxDomain::new(vec![1.0], vec![0.0]), Err(Error::InvalidParameter { .. })));
+        assert!(matches!(BoxDomain::new(vec![0.0, 0.0], vec![1.0]), Err(Error::DimensionMismatch { .. })));
+        assert!(matches!(FiniteDomain::from_rows(&[vec![0.0], vec![f64::NAN]]), Err(Error::NonFinite(_))));
+        assert!(matches!(FiniteDomain::from_rows(&[vec![0.0], vec![1.0, 2.0]]), Err(Error::DimensionMismatch { .. })));
+        let g = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        assert!(matches!(g.point(3), Err(Error::IndexOutOfRange { index: 3, len: 3, .. })));
+    }
+
+    #[test]
+    fn box_samples_stay_inside() {
+        let b = BoxDomain::cube(-1.0, 2.0, 3).unwrap();
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(1);
+        for _ in 0..1000 {
+            assert!(b.contains(&b.sample(&mut rng)));
+        }
+    }
+}

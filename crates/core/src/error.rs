@@ -1,0 +1,113 @@
+//! Typed errors shared by every bohf crate.
+
+/// Errors raised by bohf's numerics and interfaces.
+///
+/// Each variant names the offending field, dimension or routine so that a researcher can tell what
+/// to fix without reading the source.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// A parameter is outside its valid range (e.g. a non-positive lengthscale).
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter {
+        /// The parameter's name, as it appears in the builder or config.
+        name: String,
+        /// Why the value is rejected, with the value itself.
+        reason: String,
+    },
+    /// Two objects that must agree in size do not.
+    #[error("dimension mismatch in {context}: expected {expected}, got {got}")]
+    DimensionMismatch {
+        /// Where the mismatch was detected.
+        context: String,
+        /// The size that was required.
+        expected: usize,
+        /// The size that was given.
+        got: usize,
+    },
+    /// A NaN or infinite value where a finite number is required.
+    #[error("non-finite value in {0}")]
+    NonFinite(String),
+    /// A candidate index beyond the end of a finite domain.
+    #[error("index {index} out of range for {context} of size {len}")]
+    IndexOutOfRange {
+        /// Where the index was used.
+        context: String,
+        /// The offending index.
+        index: usize,
+        /// The number of valid indices.
+        len: usize,
+    },
+    /// An input that must not be empty was empty.
+    #[error("empty input: {0}")]
+    Empty(String),
+    /// A symmetric matrix could not be factorised even after adding the largest allowed jitter.
+    #[error(
+        "matrix of size {size} is not positive definite: Cholesky failed with jitter up to {jitter:.3e} \
+         (limit {max_jitter:.3e}){}",
+        context.as_ref().map(|c| format!(" in {c}")).unwrap_or_default()
+    )]
+    NotPositiveDefinite {
+        /// Dimension of the matrix.
+        size: usize,
+        /// The largest jitter that was tried.
+        jitter: f64,
+        /// The configured jitter limit.
+        max_jitter: f64,
+        /// Where the factorisation was attempted, if known.
+        context: Option<String>,
+    },
+    /// A matrix that must be positive semi-definite has a clearly negative eigenvalue.
+    #[error(
+        "matrix of size {size} is not positive semi-definite: smallest eigenvalue {min_eigenvalue:.3e} \
+         is below the tolerance -{tolerance:.3e}"
+    )]
+    NotPositiveSemiDefinite {
+        /// Dimension of the matrix.
+        size: usize,
+        /// Its smallest eigenvalue.
+        min_eigenvalue: f64,
+        /// The tolerance below zero that was allowed.
+        tolerance: f64,
+    },
+    /// An iterative solver stopped without meeting its tolerance, or a factorisation failed.
+    #[error("solver `{solver}` failed: {reason}")]
+    SolverFailed {
+        /// The solver's name.
+        solver: String,
+        /// What went wrong, with the figures (iterations, residual) that show it.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn invalid(name: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidParameter { name: name.into(), reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::DimensionMismatch`].
+    pub fn dims(context: impl Into<String>, expected: usize, got: usize) -> Self {
+        Error::DimensionMismatch { context: context.into(), expected, got }
+    }
+}
+
+/// Result type of bohf.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Returns `Err(Error::NonFinite)` if any value is NaN or infinite.
+pub fn ensure_finite<'a>(what: &str, values: impl IntoIterator<Item = &'a f64>) -> Result<()> {
+    if values.into_iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::NonFinite(what.to_string()))
+    }
+}
+
+/// Returns an error unless `value` is finite and strictly positive.
+pub fn ensure_positive(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(name, format!("must be finite and > 0, got {value}")))
+    }
+}

@@ -1,0 +1,24 @@
+//! # bohf-core
+//!
+//! The bottom layer of bohf: typed [errors](error), [link functions](link) with the curvature
+//! constants κ and L, [domains](domain), the [`Optimizer`] interface with its [`Query`] and
+//! [`Answer`], seeded [random streams](rng), and the dense [numerics](linalg) every other layer uses
+//! (jittered Cholesky with rank-one append, log-det, triangular solves, symmetric eigendecomposition,
+//! sampling from singular covariances).
+#![warn(missing_docs)]
+
+pub mod domain;
+pub mod error;
+pub mod link;
+pub mod linalg;
+pub mod optimizer;
+pub mod rng;
+
+pub use domain::{BoxDomain, Domain, FiniteDomain};
+pub use error::{Error, Result};
+pub use link::Link;
+pub use optimizer::{Answer, Optimizer, Point, Query};
+pub use rng::BohfRng;
+
+/// Re-export of the `rand` version bohf is built on, so downstream crates use the same traits.
+pub use rand;

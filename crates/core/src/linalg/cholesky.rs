@@ -1,0 +1,278 @@
+use crate::error::{Error, Result};
+use nalgebra::{DMatrix, DVector};
+
+/// How much diagonal jitter a [`Cholesky`] factorisation may add, and how it escalates.
+///
+/// Jitter is relative to the mean absolute diagonal s of the matrix: the factorisation is first tried
+/// with no jitter, then with `initial·s`, multiplied by `growth` until it succeeds or would exceed
+/// `max·s`. The jitter used is recorded in [`Cholesky::jitter`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JitterPolicy {
+    /// First relative jitter tried after a plain factorisation fails.
+    pub initial: f64,
+    /// Factor between successive tries (> 1).
+    pub growth: f64,
+    /// Largest relative jitter allowed.
+    pub max: f64,
+}
+
+impl Default for JitterPolicy {
+    /// 1e-12 escalating ×10 up to 1e-6 (relative to the mean diagonal).
+    fn default() -> Self {
+        Self { initial: 1e-12, growth: 10.0, max: 1e-6 }
+    }
+}
+
+impl JitterPolicy {
+    /// No jitter at all: the matrix must be numerically positive definite as given.
+    pub fn none() -> Self {
+        Self { initial: 0.0, growth: 10.0, max: 0.0 }
+    }
+}
+
+/// A lower-triangular Cholesky factor L with L Lᵀ = A + jitter·I.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cholesky {
+    l: DMatrix<f64>,
+    jitter: f64,
+}
+
+impl Cholesky {
+    /// Factorises a symmetric positive-definite matrix without jitter.
+    pub fn new(a: &DMatrix<f64>) -> Result<Self> {
+        Self::with_jitter(a, JitterPolicy::none())
+    }
+
+    /// Factorises `a + jitter·I`, escalating the jitter as `policy` allows; the error reports the
+    /// largest jitter tried. Only the lower triangle of `a` is read.
+    pub fn with_jitter(a: &DMatrix<f64>, policy: JitterPolicy) -> Result<Self> {
+        let n = a.nrows();
+        if a.ncols() != n {
+            return Err(Error::dims("Cholesky (square matrix)", n, a.ncols()));
+        }
+        crate::error::ensure_finite("matrix given to Cholesky", a.iter())?;
+        if n == 0 {
+            return Ok(Self { l: DMatrix::zeros(0, 0), jitter: 0.0 });
+        }
+        let scale = {
+            let s = a.diagonal().iter().map(|v| v.abs()).sum::<f64>() / n as f64;
+            if s > 0.0 { s } else { 1.0 }
+        };
+        let mut jitter = 0.0;
+        let mut rel = policy.initial;
+        loop {
+            if let Some(l) = factor_lower(a, jitter) {
+                return Ok(Self { l, jitter });
+            }
+            if !(rel > 0.0) || rel > policy.max * (1.0 + 1e-12) {
+                return Err(Error::NotPositiveDefinite { size: n, jitter, max_jitter: policy.max * scale, context: None });
+            }
+            jitter = rel * scale;
+            rel *= policy.growth.max(1.0 + 1e-3);
+        }
+    }
+
+    /// Dimension n.
+    pub fn dim(&self) -> usize {
+        self.l.nrows()
+    }
+
+    /// The lower-triangular factor L (upper triangle zero).
+    pub fn l(&self) -> &DMatrix<f64> {
+        &self.l
+    }
+
+    /// The diagonal jitter that was added to A (0 if none was needed).
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+
+    /// log det(A + jitter·I) = 2 Σ_i log L_ii.
+    pub fn log_det(&self) -> f64 {
+        2.0 * self.l.diagonal().iter().map(|v| v.ln()).sum::<f64>()
+    }
+
+    /// Solves L y = b (forward substitution) for every column of `b`.
+    pub fn solve_lower(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_rows("solve_lower right-hand side", b.nrows())?;
+        let mut x = b.clone();
+        self.l.solve_lower_triangular_unchecked_mut(&mut x);
+        Ok(x)
+    }
+
+    /// Solves Lᵀ y = b (back substitution) for every column of `b`.
+    pub fn solve_upper(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_rows("solve_upper right-hand side", b.nrows())?;
+        let mut x = b.clone();
+        self.l.tr_solve_lower_triangular_unchecked_mut(&mut x);
+        Ok(x)
+    }
+
+    /// Solves (A + jitter·I) X = B.
+    pub fn solve(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_rows("Cholesky solve right-hand side", b.nrows())?;
+        let mut x = b.clone();
+        self.solve_in_place(&mut x);
+        Ok(x)
+    }
+
+    /// Solves (A + jitter·I) x = b for a vector.
+    pub fn solve_vec(&self, b: &DVector<f64>) -> Result<DVector<f64>> {
+        self.check_rows("Cholesky solve right-hand side", b.nrows())?;
+        let mut x = b.clone();
+        self.l.solve_lower_triangular_unchecked_mut(&mut x);
+        self.l.tr_solve_lower_triangular_unchecked_mut(&mut x);
+        Ok(x)
+    }
+
+    /// Overwrites `b` with (A + jitter·I)⁻¹ b; panics-free only when `b.nrows() == n`, so it is private.
+    fn solve_in_place(&self, b: &mut DMatrix<f64>) {
+        self.l.solve_lower_triangular_unchecked_mut(b);
+        self.l.tr_solve_lower_triangular_unchecked_mut(b);
+    }
+
+    /// Extends the factor of A to that of the bordered matrix [[A, c], [cᵀ, d]] (the same jitter is
+    /// added to d), in O(n²): with l = L⁻¹c, the new row is (lᵀ, √(d + jitter − ‖l‖²)).
+    /// `column` is (c, d), the new last column of the bordered matrix. This is the rank-one append of
+    /// incremental GP updates.
+    pub fn append(&mut self, column: &DVector<f64>) -> Result<()> {
+        let n = self.dim();
+        if column.len() != n + 1 {
+            return Err(Error::dims("Cholesky append column (n + 1 entries)", n + 1, column.len()));
+        }
+        crate::error::ensure_finite("column appended to Cholesky", column.iter())?;
+        let mut l12 = column.rows(0, n).clone_owned();
+        self.l.solve_lower_triangular_unchecked_mut(&mut l12);
+        let d2 = column[n] + self.jitter - l12.norm_squared();
+        if !(d2 > 0.0) || !d2.is_finite() {
+            return Err(Error::NotPositiveDefinite {
+                size: n + 1,
+                jitter: self.jitter,
+                max_jitter: self.jitter,
+                context: Some(format!("rank-one append (new pivot {d2:.3e} <= 0)")),
+            });
+        }
+        let mut l = std::mem::replace(&mut self.l, DMatrix::zeros(0, 0)).resize(n + 1, n + 1, 0.0);
+        for j in 0..n {
+            l[(n, j)] = l12[j];
+        }
+        l[(n, n)] = d2.sqrt();
+        self.l = l;
+        Ok(())
+    }
+
+    fn check_rows(&self, what: &str, rows: usize) -> Result<()> {
+        if rows == self.dim() { Ok(()) } else { Err(Error::dims(what, self.dim(), rows)) }
+    }
+}
+
+/// L with L Lᵀ = A + jitter·I, or `None` if a pivot is not positive.
+#[cfg(not(feature = "lapack"))]
+fn factor_lower(a: &DMatrix<f64>, jitter: f64) -> Option<DMatrix<f64>> {
+    let mut m = a.clone();
+    if jitter > 0.0 {
+        for i in 0..m.nrows() {
+            m[(i, i)] += jitter;
+        }
+    }
+    // nalgebra reads the lower triangle only.
+    nalgebra::linalg::Cholesky::new(m).map(|c| c.unpack())
+}
+
+/// L with L Lᵀ = A + jitter·I via LAPACK `dpotrf`, or `None` if a pivot is not positive.
+#[cfg(feature = "lapack")]
+fn factor_lower(a: &DMatrix<f64>, jitter: f64) -> Option<DMatrix<f64>> {
+    let n = a.nrows();
+    // dpotrf reads the lower triangle; mirror it so the result equals the pure-Rust path's.
+    let m = DMatrix::from_fn(n, n, |i, j| {
+        let v = if i >= j { a[(i, j)] } else { a[(j, i)] };
+        if i == j { v + jitter } else { v }
+    });
+    nalgebra_lapack::Cholesky::new(m).map(|c| c.unpack())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn spd(n: usize, seed: u64) -> DMatrix<f64> {
+        // B Bᵀ + n I with a deterministic B.
+        let b = DMatrix::from_fn(n, n, |i, j| (((i * 31 + j * 17 + seed as usize) % 23) as f64 - 11.0) / 7.0);
+        &b * b.transpose() + DMatrix::identity(n, n) * n as f64
+    }
+
+    #[test]
+    fn factor_solve_logdet_against_lu() {
+        let a = spd(12, 3);
+        let c = Cholesky::new(&a).unwrap();
+        assert_eq!(c.jitter(), 0.0);
+        assert!((c.l() * c.l().transpose() - &a).abs().max() < 1e-10);
+        let b = DMatrix::from_fn(12, 3, |i, j| (i as f64 - j as f64 * 0.5).sin());
+        let x = c.solve(&b).unwrap();
+        let x_lu = a.clone().lu().solve(&b).unwrap();
+        assert!((x - x_lu).abs().max() < 1e-12);
+        // Second method: log|det| from LU.
+        assert_relative_eq!(c.log_det(), a.clone().lu().determinant().ln(), max_relative = 1e-12);
+        let lo = c.solve_lower(&b).unwrap();
+        assert!((c.l() * lo - &b).abs().max() < 1e-12);
+        let up = c.solve_upper(&b).unwrap();
+        assert!((c.l().transpose() * up - &b).abs().max() < 1e-12);
+    }
+
+    #[test]
+    fn append_matches_full_factorisation() {
+        let a = spd(9, 5);
+        let mut c = Cholesky::new(&a.view((0, 0), (5, 5)).clone_owned()).unwrap();
+        for k in 5..9 {
+            c.append(&a.view((0, k), (k + 1, 1)).column(0).clone_owned()).unwrap();
+        }
+        let full = Cholesky::new(&a).unwrap();
+        assert!((c.l() - full.l()).abs().max() < 1e-12);
+    }
+
+    #[test]
+    fn jitter_escalates_and_is_recorded() {
+        // Rank-one PSD matrix: singular, needs jitter.
+        let v = DVector::from_fn(6, |i, _| i as f64 + 1.0);
+        let a = &v * v.transpose();
+        assert!(matches!(Cholesky::new(&a), Err(Error::NotPositiveDefinite { .. })));
+        let c = Cholesky::with_jitter(&a, JitterPolicy::default()).unwrap();
+        assert!(c.jitter() > 0.0);
+        let mut aj = a.clone();
+        for i in 0..6 {
+            aj[(i, i)] += c.jitter();
+        }
+        assert!((c.l() * c.l().transpose() - aj).abs().max() < 1e-9);
+    }
+
+    #[test]
+    fn indefinite_matrix_reports_jitter_reached() {
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, -1.0]);
+        let err = Cholesky::with_jitter(&a, JitterPolicy::default()).unwrap_err();
+        match &err {
+            Error::NotPositiveDefinite { jitter, max_jitter, .. } => {
+                assert!(*jitter > 0.0 && *jitter <= *max_jitter * 1.0001);
+            }
+            e => panic!("unexpected {e}"),
+        }
+        assert!(err.to_string().contains("jitter up to"));
+    }
+
+    #[test]
+    fn non_finite_and_shape_errors() {
+        let mut a = spd(3, 1);
+        a[(1, 1)] = f64::NAN;
+        assert!(matches!(Cholesky::new(&a), Err(Error::NonFinite(_))));
+        assert!(matches!(Cholesky::new(&DMatrix::zeros(2, 3)), Err(Error::DimensionMismatch { .. })));
+        let c = Cholesky::new(&spd(3, 2)).unwrap();
+        assert!(matches!(c.solve(&DMatrix::zeros(4, 1)), Err(Error::DimensionMismatch { .. })));
+        let mut c2 = c.clone();
+        assert!(c2.append(&DVector::zeros(3)).is_err());
+        // Appending a dependent column fails cleanly and leaves the factor intact.
+        let mut col = DVector::zeros(4);
+        col[3] = -1.0;
+        assert!(matches!(c2.append(&col), Err(Error::NotPositiveDefinite { .. })));
+        assert_eq!(c2, c);
+    }
+}

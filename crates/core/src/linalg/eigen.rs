@@ -1,0 +1,63 @@
+use crate::error::{Error, Result};
+use nalgebra::{DMatrix, DVector};
+
+/// Eigendecomposition A = V diag(λ) Vᵀ of a symmetric matrix, eigenvalues in ascending order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymmetricEigen {
+    /// Eigenvalues, ascending.
+    pub eigenvalues: DVector<f64>,
+    /// Orthonormal eigenvectors, one per column, in the order of `eigenvalues`.
+    pub eigenvectors: DMatrix<f64>,
+}
+
+/// Symmetric eigendecomposition (pure Rust, or LAPACK `dsyev` with the `lapack` feature), sorted
+/// ascending so that both builds agree. Only the lower triangle is read.
+pub fn symmetric_eigen(a: &DMatrix<f64>) -> Result<SymmetricEigen> {
+    let n = a.nrows();
+    if a.ncols() != n {
+        return Err(Error::dims("symmetric eigendecomposition (square matrix)", n, a.ncols()));
+    }
+    crate::error::ensure_finite("matrix given to the eigendecomposition", a.iter())?;
+    let sym = DMatrix::from_fn(n, n, |i, j| if i >= j { a[(i, j)] } else { a[(j, i)] });
+    let (values, vectors) = raw_eigen(sym)?;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&i, &j| values[i].total_cmp(&values[j]));
+    let eigenvalues = DVector::from_fn(n, |k, _| values[order[k]]);
+    let eigenvectors = DMatrix::from_fn(n, n, |i, k| vectors[(i, order[k])]);
+    Ok(SymmetricEigen { eigenvalues, eigenvectors })
+}
+
+#[cfg(not(feature = "lapack"))]
+fn raw_eigen(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
+    let n = a.nrows();
+    let e = nalgebra::linalg::SymmetricEigen::try_new(a, f64::EPSILON, 1000 * n.max(10)).ok_or_else(|| {
+        Error::SolverFailed { solver: "symmetric eigendecomposition".into(), reason: "QR iterations did not converge".into() }
+    })?;
+    Ok((e.eigenvalues, e.eigenvectors))
+}
+
+#[cfg(feature = "lapack")]
+fn raw_eigen(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
+    let e = nalgebra_lapack::SymmetricEigen::try_new(a).ok_or_else(|| Error::SolverFailed {
+        solver: "LAPACK dsyev".into(),
+        reason: "eigendecomposition did not converge".into(),
+    })?;
+    Ok((e.eigenvalues, e.eigenvectors))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconstructs_and_sorts() {
+        let b = DMatrix::from_fn(7, 7, |i, j| ((i * 13 + j * 7) % 11) as f64 - 5.0);
+        let a = &b + b.transpose();
+        let e = symmetric_eigen(&a).unwrap();
+        assert!(e.eigenvalues.as_slice().windows(2).all(|w| w[0] <= w[1]));
+        let rec = &e.eigenvectors * DMatrix::from_diagonal(&e.eigenvalues) * e.eigenvectors.transpose();
+        assert!((rec - &a).abs().max() < 1e-10);
+        // Trace equals the sum of eigenvalues (an independent identity).
+        assert!((a.trace() - e.eigenvalues.sum()).abs() < 1e-10);
+    }
+}

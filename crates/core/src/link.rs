@@ -1,0 +1,131 @@
+//! Link functions μ of the preference model P(x ≻ x′) = μ(f(x) − f(x′)), with the curvature
+//! constants κ and L of the BOHF papers.
+
+use serde::{Deserialize, Serialize};
+use statrs::function::erf::erfc;
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+/// A link function μ: ℝ → (0, 1), increasing, with μ(−s) = 1 − μ(s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Link {
+    /// The logistic (Bradley–Terry–Luce) link μ(s) = 1/(1+e^{−s}) of MR-LPF §1.1 and PF-TS §1.1.
+    #[default]
+    Logistic,
+    /// The probit link μ(s) = Φ(s), the standard normal CDF (Thurstone–Mosteller).
+    Probit,
+}
+
+impl Link {
+    /// μ(s). Logistic: 1/(1+e^{−s}), evaluated without overflow; probit: Φ(s) = ½ erfc(−s/√2).
+    pub fn mu(self, s: f64) -> f64 {
+        match self {
+            Link::Logistic => {
+                if s >= 0.0 {
+                    1.0 / (1.0 + (-s).exp())
+                } else {
+                    let e = s.exp();
+                    e / (1.0 + e)
+                }
+            }
+            Link::Probit => 0.5 * erfc(-s * FRAC_1_SQRT_2),
+        }
+    }
+
+    /// μ′(s). Logistic: μ(s)(1 − μ(s)); probit: φ(s) = e^{−s²/2}/√(2π).
+    pub fn dmu(self, s: f64) -> f64 {
+        match self {
+            Link::Logistic => {
+                let m = self.mu(s);
+                m * (1.0 - m)
+            }
+            Link::Probit => (-0.5 * s * s).exp() / (2.0 * PI).sqrt(),
+        }
+    }
+
+    /// log μ(s), accurate for large |s| (the log-likelihood of a won duel).
+    /// Logistic: −log(1+e^{−s}) computed as −softplus(−s); probit: log Φ(s).
+    pub fn log_mu(self, s: f64) -> f64 {
+        match self {
+            Link::Logistic => -softplus(-s),
+            Link::Probit => {
+                let v = self.mu(s);
+                if v > 0.0 {
+                    v.ln()
+                } else {
+                    // Mills-ratio asymptotics Φ(s) ≈ φ(s)/|s| for s → −∞.
+                    -0.5 * s * s - (-s).ln() - 0.5 * (2.0 * PI).ln()
+                }
+            }
+        }
+    }
+
+    /// κ(H) = sup_{|h| ≤ H} 1/μ′(h) (MR-LPF eq. (2), PF-TS Assumption 1), attained at |h| = H because μ′
+    /// is even and decreasing in |h| for both links. Logistic: 2 + e^H + e^{−H}.
+    pub fn kappa(self, h_max: f64) -> f64 {
+        let h = h_max.abs();
+        match self {
+            Link::Logistic => 2.0 + h.exp() + (-h).exp(),
+            Link::Probit => 1.0 / self.dmu(h),
+        }
+    }
+
+    /// L = sup μ′ (MR-LPF §1.3): attained at h = 0, since h(x, x) = 0 is always in range.
+    /// Logistic: 1/4; probit: 1/√(2π).
+    pub fn lipschitz(self) -> f64 {
+        self.dmu(0.0)
+    }
+}
+
+/// softplus(s) = log(1 + e^s), without overflow.
+pub fn softplus(s: f64) -> f64 {
+    if s > 0.0 { s + (-s).exp().ln_1p() } else { s.exp().ln_1p() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn logistic_closed_forms() {
+        let l = Link::Logistic;
+        assert_eq!(l.mu(0.0), 0.5);
+        assert_relative_eq!(l.lipschitz(), 0.25, epsilon = 1e-15);
+        // MR-LPF §1.3: f in [-5, 5] gives κ = 2 + e^10 + e^-10 = 22028.47.
+        assert_relative_eq!(l.kappa(10.0), 22028.46584020665, max_relative = 1e-12);
+        // 1/μ'(s) = 2 + e^s + e^-s for the logistic link.
+        for s in [-7.0, -1.0, 0.3, 4.0] {
+            assert_relative_eq!(1.0 / l.dmu(s), 2.0 + f64::exp(s) + f64::exp(-s), max_relative = 1e-12);
+        }
+    }
+
+    #[test]
+    fn symmetry_and_derivative_by_finite_differences() {
+        for link in [Link::Logistic, Link::Probit] {
+            for s in [-6.0, -2.5, -0.1, 0.0, 0.7, 3.0] {
+                assert_relative_eq!(link.mu(-s), 1.0 - link.mu(s), epsilon = 1e-15);
+                let h = 1e-5;
+                let fd = (link.mu(s + h) - link.mu(s - h)) / (2.0 * h);
+                // Central difference error is O(h²·μ‴) ≲ 1e-10.
+                assert_relative_eq!(link.dmu(s), fd, epsilon = 1e-9);
+                assert_relative_eq!(link.log_mu(s), link.mu(s).ln(), max_relative = 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn probit_matches_known_values() {
+        // Φ(1.96) = 0.9750021048517795 (Python statistics.NormalDist); statrs erfc is accurate to ~1e-12.
+        assert_relative_eq!(Link::Probit.mu(1.96), 0.9750021048517795, epsilon = 1e-11);
+        assert_relative_eq!(Link::Probit.lipschitz(), 0.3989422804014327, epsilon = 1e-15);
+    }
+
+    #[test]
+    fn log_mu_is_stable_far_in_the_tails() {
+        assert_relative_eq!(Link::Logistic.log_mu(-800.0), -800.0, max_relative = 1e-12);
+        assert!(Link::Logistic.log_mu(800.0).abs() < 1e-300);
+        let v = Link::Probit.log_mu(-40.0);
+        assert!(v.is_finite() && v < -800.0);
+    }
+}

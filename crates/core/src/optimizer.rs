@@ -1,0 +1,68 @@
+//! The one interface every algorithm speaks: queries, answers and the [`Optimizer`] trait.
+
+use crate::error::Result;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// A point of the domain. On a finite domain it carries its candidate index, so that algorithms can
+/// work on precomputed candidate Gram matrices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Index into the finite candidate set, if the point is a candidate.
+    pub index: Option<usize>,
+    /// Coordinates in ℝ^d.
+    pub coords: Vec<f64>,
+}
+
+impl Point {
+    /// A candidate of a finite domain.
+    pub fn candidate(index: usize, coords: Vec<f64>) -> Self {
+        Self { index: Some(index), coords }
+    }
+
+    /// A point of a continuous domain.
+    pub fn continuous(coords: Vec<f64>) -> Self {
+        Self { index: None, coords }
+    }
+}
+
+/// What an algorithm asks the respondent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Query {
+    /// Which of the two is preferred?
+    Duel(Point, Point),
+    /// A (noisy) value of the objective at the point.
+    Evaluate(Point),
+    /// Accept or reject the point (an expert's label).
+    Label(Point),
+}
+
+/// The respondent's answer to a [`Query`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Answer {
+    /// The answer to [`Query::Duel`]: whether the first option won.
+    Duel {
+        /// `true` if the first point of the duel is preferred.
+        first_wins: bool,
+    },
+    /// The answer to [`Query::Evaluate`].
+    Value(f64),
+    /// The answer to [`Query::Label`].
+    Label {
+        /// `true` if the expert accepts the point.
+        accept: bool,
+    },
+}
+
+/// A sequential optimiser from human feedback.
+///
+/// Its state is its configuration plus the history of (query, answer) pairs, so a session is saved by
+/// writing that history and restored by replaying it.
+pub trait Optimizer {
+    /// What to ask next.
+    fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query>;
+    /// Records the answer to a query.
+    fn observe(&mut self, query: &Query, answer: Answer) -> Result<()>;
+    /// The current best guess of the maximiser.
+    fn recommend(&self) -> Result<Point>;
+}
