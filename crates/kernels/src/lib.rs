@@ -1,1 +1,111 @@
+//! # bohf-kernels
+//!
+//! Positive-definite kernels on ℝ^d and on pairs of points.
+//!
+//! * [`Kernel`]: the trait (value, Gram, cross-Gram, diagonal), implemented by [`Stationary`]
+//!   (squared exponential and Matérn ν ∈ {½, 3⁄2, 5⁄2}, isotropic or ARD, with a variance) and
+//!   [`Linear`].
+//! * [`pairs`]: the dueling kernel k_D((x,x′),(u,u′)) = k(x,u)+k(x′,u′)−k(x,u′)−k(x′,u) of
+//!   MR-LPF eq. (4) / PF-TS eq. (4) and POP-BO's additive pair kernel k(x,u)+k(x′,u′), with Gram
+//!   matrices over candidate-index pairs built from one base Gram of the candidate set.
+//! * [`KernelSpec`]: a serialisable description of a kernel, for experiment configs.
+#![warn(missing_docs)]
 
+pub mod pairs;
+mod spec;
+mod stationary;
+
+pub use pairs::{IndexPair, PairKernel, additive_pair_gram, dueling_gram, dueling_value};
+pub use spec::{KernelKind, KernelSpec};
+pub use stationary::{Family, Linear, Stationary};
+
+use bohf_core::{Error, Result};
+use nalgebra::{DMatrix, DVector};
+
+/// A positive-definite kernel k: ℝ^d × ℝ^d → ℝ.
+///
+/// Point sets are matrices with one point per row. Only [`Kernel::eval`] is required; Gram
+/// builders have default implementations that check dimensions, and implementors may override them
+/// with faster versions.
+pub trait Kernel: std::fmt::Debug + Send + Sync {
+    /// The input dimension the kernel requires, if it is fixed (ARD lengthscales fix it).
+    fn input_dim(&self) -> Option<usize>;
+
+    /// k(x, y) without dimension checks; `x.len() == y.len()` is the caller's promise.
+    fn eval(&self, x: &[f64], y: &[f64]) -> f64;
+
+    /// k(x, y), checking that both points have the kernel's dimension.
+    fn value(&self, x: &[f64], y: &[f64]) -> Result<f64> {
+        let d = self.input_dim().unwrap_or(x.len());
+        check_dim("kernel value: first point", d, x.len())?;
+        check_dim("kernel value: second point", d, y.len())?;
+        Ok(self.eval(x, y))
+    }
+
+    /// The Gram matrix K_ij = k(x_i, x_j) of the rows of `x` (symmetric by construction).
+    fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_points("Gram matrix points", x)?;
+        let n = x.nrows();
+        let rows = rows_of(x);
+        let mut k = DMatrix::zeros(n, n);
+        for j in 0..n {
+            for i in j..n {
+                let v = self.eval(&rows[i], &rows[j]);
+                k[(i, j)] = v;
+                k[(j, i)] = v;
+            }
+        }
+        Ok(k)
+    }
+
+    /// The cross-Gram matrix K_ij = k(x_i, y_j).
+    fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_points("cross-Gram first points", x)?;
+        self.check_points("cross-Gram second points", y)?;
+        check_dim("cross-Gram (second vs first point set)", x.ncols(), y.ncols())?;
+        let (rx, ry) = (rows_of(x), rows_of(y));
+        Ok(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| self.eval(&rx[i], &ry[j])))
+    }
+
+    /// The diagonal k(x_i, x_i).
+    fn diagonal(&self, x: &DMatrix<f64>) -> Result<DVector<f64>> {
+        self.check_points("kernel diagonal points", x)?;
+        let rows = rows_of(x);
+        Ok(DVector::from_fn(x.nrows(), |i, _| self.eval(&rows[i], &rows[i])))
+    }
+
+    /// Errors unless every row of `x` has the kernel's dimension and is finite.
+    fn check_points(&self, what: &str, x: &DMatrix<f64>) -> Result<()> {
+        if let Some(d) = self.input_dim() {
+            check_dim(what, d, x.ncols())?;
+        }
+        bohf_core::error::ensure_finite(what, x.iter())
+    }
+}
+
+impl<K: Kernel + ?Sized> Kernel for Box<K> {
+    fn input_dim(&self) -> Option<usize> {
+        (**self).input_dim()
+    }
+    fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
+        (**self).eval(x, y)
+    }
+    fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        (**self).gram(x)
+    }
+    fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        (**self).cross_gram(x, y)
+    }
+    fn diagonal(&self, x: &DMatrix<f64>) -> Result<DVector<f64>> {
+        (**self).diagonal(x)
+    }
+}
+
+pub(crate) fn check_dim(what: &str, expected: usize, got: usize) -> Result<()> {
+    if expected == got { Ok(()) } else { Err(Error::dims(what, expected, got)) }
+}
+
+/// The rows of a column-major matrix as contiguous vectors (one copy, then cache-friendly access).
+pub(crate) fn rows_of(x: &DMatrix<f64>) -> Vec<Vec<f64>> {
+    x.row_iter().map(|r| r.iter().copied().collect()).collect()
+}

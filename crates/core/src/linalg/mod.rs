@@ -6,10 +6,12 @@
 //! through LAPACK (`dpotrf`, `dsyev`) from the system OpenBLAS; everything else is pure Rust.
 
 mod cholesky;
+mod condition;
 mod eigen;
 mod mvn;
 
 pub use cholesky::{Cholesky, JitterPolicy};
+pub use condition::condition_on_observation;
 pub use eigen::{SymmetricEigen, symmetric_eigen};
 pub use mvn::{PsdFactor, PsdMethod};
 
