@@ -155,7 +155,8 @@ impl BoxDomain {
 
     /// Whether `x` lies in the box (bounds included).
     pub fn contains(&self, x: &[f64]) -> bool {
-        x.len() == self.dim() && x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(v, (l, u))| *l <= *v && *v <= *u)
+        x.len() == self.dim()
+            && x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(v, (l, u))| *l <= *v && *v <= *u)
     }
 
     /// A uniform draw from the box.
@@ -176,7 +177,10 @@ impl BoxDomain {
     /// order with the last dimension varying fastest.
     pub fn grid(&self, per_dim: usize) -> Result<FiniteDomain> {
         if per_dim < 2 {
-            return Err(Error::invalid("per_dim", format!("a grid needs at least 2 points per dimension, got {per_dim}")));
+            return Err(Error::invalid(
+                "per_dim",
+                format!("a grid needs at least 2 points per dimension, got {per_dim}"),
+            ));
         }
         let d = self.dim();
         let total = per_dim
@@ -190,7 +194,8 @@ impl BoxDomain {
                 let k = rem % per_dim;
                 rem /= per_dim;
                 let t = k as f64 / (per_dim - 1) as f64;
-                m[(row, j)] = if k + 1 == per_dim { self.upper[j] } else { self.lower[j] + t * (self.upper[j] - self.lower[j]) };
+                m[(row, j)] =
+                    if k + 1 == per_dim { self.upper[j] } else { self.lower[j] + t * (self.upper[j] - self.lower[j]) };
             }
         }
         FiniteDomain::new(m)

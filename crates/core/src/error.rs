@@ -96,11 +96,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// Returns `Err(Error::NonFinite)` if any value is NaN or infinite.
 pub fn ensure_finite<'a>(what: &str, values: impl IntoIterator<Item = &'a f64>) -> Result<()> {
-    if values.into_iter().all(|v| v.is_finite()) {
-        Ok(())
-    } else {
-        Err(Error::NonFinite(what.to_string()))
-    }
+    if values.into_iter().all(|v| v.is_finite()) { Ok(()) } else { Err(Error::NonFinite(what.to_string())) }
 }
 
 /// Returns an error unless `value` is finite and strictly positive.

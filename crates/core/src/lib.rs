@@ -9,8 +9,8 @@
 
 pub mod domain;
 pub mod error;
-pub mod link;
 pub mod linalg;
+pub mod link;
 pub mod optimizer;
 pub mod rng;
 

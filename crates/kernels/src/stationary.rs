@@ -255,10 +255,24 @@ mod tests {
         // K_{1/2}(z) = √(π/2z) e^{-z}, K_{3/2}(z) = √(π/2z) e^{-z}(1 + 1/z),
         // K_{5/2}(z) = √(π/2z) e^{-z}(1 + 3/z + 3/z²).
         use std::f64::consts::PI;
-        let gamma = |nu: f64| if nu == 0.5 { PI.sqrt() } else if nu == 1.5 { PI.sqrt() / 2.0 } else { 3.0 * PI.sqrt() / 4.0 };
+        let gamma = |nu: f64| {
+            if nu == 0.5 {
+                PI.sqrt()
+            } else if nu == 1.5 {
+                PI.sqrt() / 2.0
+            } else {
+                3.0 * PI.sqrt() / 4.0
+            }
+        };
         let bessel_k = |nu: f64, z: f64| {
             let base = (PI / (2.0 * z)).sqrt() * (-z).exp();
-            if nu == 0.5 { base } else if nu == 1.5 { base * (1.0 + 1.0 / z) } else { base * (1.0 + 3.0 / z + 3.0 / (z * z)) }
+            if nu == 0.5 {
+                base
+            } else if nu == 1.5 {
+                base * (1.0 + 1.0 / z)
+            } else {
+                base * (1.0 + 3.0 / z + 3.0 / (z * z))
+            }
         };
         for fam in [Family::Matern12, Family::Matern32, Family::Matern52] {
             let nu = fam.nu();

@@ -65,7 +65,12 @@ impl Cholesky {
                 return Ok(Self { l, jitter });
             }
             if !(rel > 0.0) || rel > policy.max * (1.0 + 1e-12) {
-                return Err(Error::NotPositiveDefinite { size: n, jitter, max_jitter: policy.max * scale, context: None });
+                return Err(Error::NotPositiveDefinite {
+                    size: n,
+                    jitter,
+                    max_jitter: policy.max * scale,
+                    context: None,
+                });
             }
             jitter = rel * scale;
             rel *= policy.growth.max(1.0 + 1e-3);

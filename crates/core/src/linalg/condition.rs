@@ -49,7 +49,8 @@ mod tests {
         let b = DMatrix::from_fn(6, 6, |i, j| ((i * 3 + j * 5) % 7) as f64 / 7.0);
         let prior = &b * b.transpose() + DMatrix::identity(6, 6) * 0.1;
         let rho = 0.3;
-        let obs: Vec<Vec<(usize, f64)>> = vec![vec![(0, 1.0), (3, -1.0)], vec![(2, 1.0)], vec![(5, 1.0), (1, -1.0)], vec![(0, 1.0), (3, -1.0)]];
+        let obs: Vec<Vec<(usize, f64)>> =
+            vec![vec![(0, 1.0), (3, -1.0)], vec![(2, 1.0)], vec![(5, 1.0), (1, -1.0)], vec![(0, 1.0), (3, -1.0)]];
         let mut cov = prior.clone();
         for d in &obs {
             condition_on_observation(&mut cov, d, rho).unwrap();

@@ -31,7 +31,10 @@ pub fn symmetric_eigen(a: &DMatrix<f64>) -> Result<SymmetricEigen> {
 fn raw_eigen(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
     let n = a.nrows();
     let e = nalgebra::linalg::SymmetricEigen::try_new(a, f64::EPSILON, 1000 * n.max(10)).ok_or_else(|| {
-        Error::SolverFailed { solver: "symmetric eigendecomposition".into(), reason: "QR iterations did not converge".into() }
+        Error::SolverFailed {
+            solver: "symmetric eigendecomposition".into(),
+            reason: "QR iterations did not converge".into(),
+        }
     })?;
     Ok((e.eigenvalues, e.eigenvectors))
 }
