@@ -29,7 +29,7 @@ pub fn condition_on_observation(cov: &mut DMatrix<f64>, direction: &[(usize, f64
     }
     let prior_var: f64 = direction.iter().map(|&(i, c)| c * s[i]).sum();
     let denom = noise + prior_var;
-    if !(denom > 0.0) {
+    if denom.is_nan() || denom <= 0.0 {
         return Err(Error::SolverFailed {
             solver: "rank-one posterior update".into(),
             reason: format!("non-positive innovation variance {denom:.3e}"),
