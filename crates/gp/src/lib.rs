@@ -1,1 +1,46 @@
+//! # bohf-gp
+//!
+//! Gaussian-process surrogates for bohf: the kernel-ridge / GP-regression posterior used with
+//! scalar feedback, and the preference model of the BOHF papers used with duels.
+//!
+//! ## Regression ([`regression`])
+//!
+//! MR-LPF eq. (5)–(6), PF-TS eq. (5), regulariser (noise variance) ρ:
+//!
+//! ```text
+//! f̂_t(x) = k_t(x)ᵀ (K_t + ρI)⁻¹ y,      k̂_t(x, x′) = k(x, x′) − k_t(x)ᵀ (K_t + ρI)⁻¹ k_t(x′).
+//! ```
+//!
+//! [`GpRegression`] works on points in ℝ^d with any kernel (incremental appends by a rank-one
+//! Cholesky update); [`CandidateGp`] keeps the mean vector and covariance on a finite candidate set
+//! from its base Gram, with O(n²) updates per observation (GP-UCB, GP-TS).
+//!
+//! ## Preferences ([`preference`])
+//!
+//! t duels (x_k, x′_k, y_k) on n candidates with base Gram K define the t×n difference matrix D
+//! (row k = e_{x_k} − e_{x′_k}); the dueling Gram (MR-LPF eq. (4)) is K^D = D K Dᵀ, C = DᵀD and
+//! C_W = Dᵀ W D are n×n and assembled in O(t).
+//!
+//! * **MLE** (MR-LPF §2.2, PF-TS eq. (6)–(8)): θ̂ minimises
+//!   s Σ_k ℓ(y_k, (K^D θ)_k) + (λ/2) R(θ), R = ‖θ‖² (default) or θᵀK^Dθ, s = 1 or 1/t, ℓ the
+//!   logistic or probit negative log-likelihood. Solved by damped Newton on an n-dimensional system
+//!   (ThetaNorm: θ = D a, J = s K C_W K C + λI; RkhsNorm: v = Dᵀθ, J = s C_W K + λI), see
+//!   [`KernelLogistic`]. Utility g_t = K Dᵀθ (PF-TS eq. (18)), h_t(i, j) = g_t(i) − g_t(j).
+//! * **Posterior** (MR-LPF eq. (10), PF-TS eq. (9)):
+//!   σ_t²(z) = k_D(z, z) − k_D,t(z)ᵀ (K^D + ρI)⁻¹ k_D,t(z) equals Ŝ_ii + Ŝ_jj − 2Ŝ_ij for
+//!   z = (i, j), with Ŝ = K − K Dᵀ(D K Dᵀ + ρI)⁻¹ D K = K − K F (FᵀKF + ρI)⁻¹ FᵀK for any
+//!   C = F Fᵀ, see [`DuelingPosterior`]. Thompson draws of the utility are g_t + v·N(0, Ŝ)
+//!   (PF-TS §2.6, Proposition 1).
+//!
+//! Joint draws on a candidate set go through [`JointSampler`] (pivoted-Cholesky factor of a
+//! possibly singular covariance, with a way to pass given standard-normal draws).
+#![warn(missing_docs)]
 
+mod gram;
+pub mod preference;
+pub mod regression;
+mod sampler;
+
+pub use preference::{Duel, DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, PreferenceFit, Regulariser};
+pub use regression::{CandidateGp, GpRegression};
+pub use sampler::JointSampler;

@@ -1,0 +1,424 @@
+//! The regularised kernel logistic MLE h_t of MR-LPF §2.2 (eq. (7)–(9)) and PF-TS eq. (6)–(8),
+//! solved by damped Newton in n-space.
+
+use super::duels::Duels;
+use super::likelihood::{duel_loss, duel_nll};
+use crate::gram::check_base_gram;
+use bohf_core::{Error, Link, Result};
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+/// The papers' λ = 0.05 (MR-LPF App. D, PF-TS App. F).
+pub const DEFAULT_LAMBDA: f64 = 0.05;
+
+/// Which regulariser R(θ) the loss Σ ℓ + (λ/2) R(θ) uses (MR-LPF §2.2, PF-TS §2.2: the papers are
+/// inconsistent, so both are offered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Regulariser {
+    /// R = ‖θ‖², MR-LPF eq. (9), PF-TS eq. (8), and the authors' experiments. The default.
+    #[default]
+    ThetaNorm,
+    /// R = θᵀ K^D θ = ‖h‖²_{H_kD}, the RKHS norm of MR-LPF eq. (7) / PF-TS eq. (6), used by the proofs.
+    RkhsNorm,
+}
+
+/// Settings of the kernel logistic MLE, with builder setters; [`KernelLogisticConfig::check`]
+/// validates them into a [`KernelLogistic`] estimator. Defaults are the papers' experiments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KernelLogisticConfig {
+    /// λ > 0, the regularisation weight (default 0.05).
+    pub lambda: f64,
+    /// The regulariser R(θ) (default [`Regulariser::ThetaNorm`]).
+    pub regulariser: Regulariser,
+    /// Whether the data term is divided by the number of duels N (the authors' early code; default
+    /// false, as in the papers' equations).
+    pub scale_by_n: bool,
+    /// The link μ (default logistic).
+    pub link: Link,
+    /// Newton stops when the θ-space gradient norm is ≤ this (default 1e-9).
+    pub tolerance: f64,
+    /// At most this many Newton steps (default 100).
+    pub max_iterations: usize,
+}
+
+impl Default for KernelLogisticConfig {
+    fn default() -> Self {
+        Self {
+            lambda: DEFAULT_LAMBDA,
+            regulariser: Regulariser::ThetaNorm,
+            scale_by_n: false,
+            link: Link::Logistic,
+            tolerance: 1e-9,
+            max_iterations: 100,
+        }
+    }
+}
+
+impl KernelLogisticConfig {
+    /// Sets λ.
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = lambda;
+        self
+    }
+
+    /// Sets the regulariser.
+    pub fn regulariser(mut self, regulariser: Regulariser) -> Self {
+        self.regulariser = regulariser;
+        self
+    }
+
+    /// Sets whether the data term is scaled by 1/N.
+    pub fn scale_by_n(mut self, scale: bool) -> Self {
+        self.scale_by_n = scale;
+        self
+    }
+
+    /// Sets the link.
+    pub fn link(mut self, link: Link) -> Self {
+        self.link = link;
+        self
+    }
+
+    /// Sets the gradient-norm tolerance.
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// Sets the Newton iteration limit.
+    pub fn max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = max_iterations;
+        self
+    }
+
+    /// Validates the settings; errors name the offending field.
+    pub fn check(&self) -> Result<KernelLogistic> {
+        bohf_core::error::ensure_positive("lambda", self.lambda)?;
+        bohf_core::error::ensure_positive("tolerance", self.tolerance)?;
+        if self.max_iterations == 0 {
+            return Err(Error::invalid("max_iterations", "must be >= 1, got 0"));
+        }
+        Ok(KernelLogistic { config: self.clone() })
+    }
+}
+
+/// The validated kernel logistic MLE (MR-LPF §2.2, PF-TS eq. (6)–(8)) on a finite candidate set:
+///
+/// ```text
+/// L(θ) = s Σ_k ℓ(y_k, (K^D θ)_k) + (λ/2) R(θ),   K^D = D K Dᵀ,   s = 1 or 1/t,
+/// R(θ) = ‖θ‖²  (ThetaNorm)   or   θᵀ K^D θ  (RkhsNorm),
+/// ```
+///
+/// with ℓ the per-duel negative log-likelihood ([`super::duel_loss`]), D the t×n difference matrix of
+/// the duels and K the candidates' base Gram. The fitted utility is g_t = K Dᵀ θ (PF-TS eq. (18)),
+/// h_t(i, j) = g_t(i) − g_t(j).
+///
+/// **n-space Newton.** With v = Dᵀθ the logits are D K v, so everything lives in ℝⁿ:
+///
+/// * ThetaNorm: the optimum is θ = D a with a = −(s/λ) K Dᵀ ℓ′, a the root of
+///   r(a) = s K Dᵀ ℓ′(D K C a) + λ a (C = DᵀD). Its Jacobian J = s K C_W K C + λ I (C_W = Dᵀ diag(ℓ″) D)
+///   has real eigenvalues ≥ λ (K C_W K and C are PSD), and D J Δa equals the θ-space Hessian times
+///   D Δa, so Δa = −J⁻¹ r is exactly the θ-space Newton step; the θ-gradient is D r(a).
+/// * RkhsNorm: L depends on θ only through v; Newton on F(v) = s Dᵀ ℓ′(D K v) + λ v = 0 with
+///   (s C_W K + λ I) Δ = −F, whose root is unique and attained by θ = −(s/λ) ℓ′ (the canonical
+///   representer); the θ-gradient is D K F(v). The step is a descent direction of L: ∇_v L·Δ =
+///   −Δᵀ K J Δ ≤ 0.
+///
+/// Each step is one n×n LU solve plus O(t) work; no t×t matrix is formed. A backtracking (Armijo)
+/// line search on the true convex loss damps the steps; iteration stops when the θ-space gradient
+/// norm is ≤ the tolerance, else [`Error::SolverFailed`] reports iterations and gradient norm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelLogistic {
+    config: KernelLogisticConfig,
+}
+
+/// The result of a kernel logistic fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreferenceFit {
+    regulariser: Regulariser,
+    state: DVector<f64>,
+    coefficients: DVector<f64>,
+    utility: DVector<f64>,
+    theta: DVector<f64>,
+    logits: DVector<f64>,
+    loss: f64,
+    iterations: usize,
+    gradient_norm: f64,
+}
+
+impl PreferenceFit {
+    /// The fitted utility g_t = K Dᵀ θ on the candidates (PF-TS eq. (18)); h_t(i, j) = g_t(i) − g_t(j).
+    pub fn utility(&self) -> &DVector<f64> {
+        &self.utility
+    }
+
+    /// h_t(i, j) = g_t(i) − g_t(j) (MR-LPF §1.5: the fitted preference is a utility difference).
+    pub fn preference(&self, i: usize, j: usize) -> Result<f64> {
+        let n = self.utility.len();
+        for index in [i, j] {
+            if index >= n {
+                return Err(Error::IndexOutOfRange { context: "preference query".into(), index, len: n });
+            }
+        }
+        Ok(self.utility[i] - self.utility[j])
+    }
+
+    /// The n×n matrix H_ij = h_t(i, j) = g_t(i) − g_t(j).
+    pub fn preference_matrix(&self) -> DMatrix<f64> {
+        let n = self.utility.len();
+        DMatrix::from_fn(n, n, |i, j| self.utility[i] - self.utility[j])
+    }
+
+    /// The representer coefficients θ ∈ ℝᵗ, h_t = Σ_k θ_k k_D(·, z_k) (MR-LPF eq. (8)). ThetaNorm: the
+    /// unique minimiser θ = D a. RkhsNorm: the minimiser is not unique when K^D is singular; this is
+    /// the canonical one θ = −(s/λ) ℓ′(logits), exact at the optimum.
+    pub fn theta(&self) -> &DVector<f64> {
+        &self.theta
+    }
+
+    /// v = Dᵀθ ∈ ℝⁿ, so that g_t = K v, and off the candidate set g_t(x) = Σ_c v_c k(x, x_c).
+    pub fn coefficients(&self) -> &DVector<f64> {
+        &self.coefficients
+    }
+
+    /// The logits h_t(z_k) = (K^D θ)_k on the fitted duels.
+    pub fn logits(&self) -> &DVector<f64> {
+        &self.logits
+    }
+
+    /// The loss L(θ) at the returned θ.
+    pub fn loss(&self) -> f64 {
+        self.loss
+    }
+
+    /// The number of Newton steps taken.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    /// The final θ-space gradient norm ‖∇L(θ)‖₂ (≤ the tolerance).
+    pub fn gradient_norm(&self) -> f64 {
+        self.gradient_norm
+    }
+
+    /// The regulariser used.
+    pub fn regulariser(&self) -> Regulariser {
+        self.regulariser
+    }
+}
+
+impl KernelLogistic {
+    /// The settings.
+    pub fn config(&self) -> &KernelLogisticConfig {
+        &self.config
+    }
+
+    /// Fits h_t to `duels` on candidates with base Gram `k` (n×n), from θ = 0.
+    pub fn fit(&self, k: &DMatrix<f64>, duels: &Duels) -> Result<PreferenceFit> {
+        self.solve(k, duels, None)
+    }
+
+    /// Fits starting from an earlier fit (typically on a prefix of the same duels, as when refitting
+    /// after every step), which usually saves Newton steps. The optimum is unique, so the result
+    /// equals [`KernelLogistic::fit`] up to the tolerance. ThetaNorm restarts from the earlier a
+    /// (any a gives a valid θ = D a); RkhsNorm from v = Dᵀθ₀ with θ₀ the earlier θ truncated or
+    /// zero-padded to the current duels, which keeps v in the range of Dᵀ. Falls back to θ = 0 if
+    /// `start` used another regulariser or candidate set size.
+    pub fn fit_warm(&self, k: &DMatrix<f64>, duels: &Duels, start: &PreferenceFit) -> Result<PreferenceFit> {
+        check_inputs(k, duels)?;
+        if start.regulariser != self.config.regulariser || start.state.len() != duels.n_candidates() {
+            return self.solve(k, duels, None);
+        }
+        let x0 = match self.config.regulariser {
+            Regulariser::ThetaNorm => start.state.clone(),
+            Regulariser::RkhsNorm => {
+                let theta0 = DVector::from_fn(duels.len(), |i, _| start.theta.get(i).copied().unwrap_or(0.0));
+                duels.apply_dt(&theta0)
+            }
+        };
+        self.solve(k, duels, Some(&x0))
+    }
+
+    /// L(θ) at a given θ ∈ ℝᵗ (evaluated in n-space: v = Dᵀθ, logits D K v, ‖θ‖² or vᵀ K v).
+    pub fn loss_at(&self, k: &DMatrix<f64>, duels: &Duels, theta: &DVector<f64>) -> Result<f64> {
+        let (v, logits) = self.theta_logits(k, duels, theta)?;
+        let reg = match self.config.regulariser {
+            Regulariser::ThetaNorm => theta.norm_squared(),
+            Regulariser::RkhsNorm => v.dot(&(k * &v)),
+        };
+        Ok(self.data_scale(duels) * data_loss(self.config.link, duels, &logits) + 0.5 * self.config.lambda * reg)
+    }
+
+    /// ∇L(θ) = K^D (s ℓ′) + λ θ (ThetaNorm) or K^D (s ℓ′ + λ θ) (RkhsNorm), via D K Dᵀ in O(n² + t).
+    pub fn gradient_at(&self, k: &DMatrix<f64>, duels: &Duels, theta: &DVector<f64>) -> Result<DVector<f64>> {
+        let (_, logits) = self.theta_logits(k, duels, theta)?;
+        let s = self.data_scale(duels);
+        let g = DVector::from_iterator(
+            duels.len(),
+            duels.iter().zip(logits.iter()).map(|(d, &f)| s * duel_loss(self.config.link, d.first_wins, f).grad),
+        );
+        let lambda = self.config.lambda;
+        Ok(match self.config.regulariser {
+            Regulariser::ThetaNorm => duels.apply_d(&(k * duels.apply_dt(&g))) + theta * lambda,
+            Regulariser::RkhsNorm => duels.apply_d(&(k * duels.apply_dt(&(g + theta * lambda)))),
+        })
+    }
+
+    fn theta_logits(
+        &self,
+        k: &DMatrix<f64>,
+        duels: &Duels,
+        theta: &DVector<f64>,
+    ) -> Result<(DVector<f64>, DVector<f64>)> {
+        check_inputs(k, duels)?;
+        if theta.len() != duels.len() {
+            return Err(Error::dims("θ (one entry per duel)", duels.len(), theta.len()));
+        }
+        bohf_core::error::ensure_finite("θ", theta.iter())?;
+        let v = duels.apply_dt(theta);
+        let logits = duels.apply_d(&(k * &v));
+        Ok((v, logits))
+    }
+
+    /// s = 1/t if the data term is scaled (and t > 0), else 1.
+    fn data_scale(&self, duels: &Duels) -> f64 {
+        if self.config.scale_by_n && !duels.is_empty() { 1.0 / duels.len() as f64 } else { 1.0 }
+    }
+
+    fn solve(&self, k: &DMatrix<f64>, duels: &Duels, start: Option<&DVector<f64>>) -> Result<PreferenceFit> {
+        check_inputs(k, duels)?;
+        let cfg = &self.config;
+        let (n, t) = (duels.n_candidates(), duels.len());
+        let s = self.data_scale(duels);
+        let lambda = cfg.lambda;
+        let theta_norm = cfg.regulariser == Regulariser::ThetaNorm;
+        // ThetaNorm: utility = P a with P = K C; RkhsNorm: utility = K v.
+        let p = if theta_norm { k * duels.laplacian(None) } else { k.clone() };
+        let mut x = start.cloned().unwrap_or_else(|| DVector::zeros(n));
+        let mut iterations = 0;
+        loop {
+            let utility = &p * &x;
+            let logits = duels.apply_d(&utility);
+            let terms: Vec<_> =
+                duels.iter().zip(logits.iter()).map(|(d, &f)| duel_loss(cfg.link, d.first_wins, f)).collect();
+            let grad_l = DVector::from_iterator(t, terms.iter().map(|l| s * l.grad));
+            // θ (ThetaNorm: D a) and the regulariser's value.
+            let theta = if theta_norm { duels.apply_d(&x) } else { &grad_l * (-1.0 / lambda) };
+            let reg = if theta_norm { theta.norm_squared() } else { x.dot(&utility) };
+            let loss = s * terms.iter().map(|l| l.value).sum::<f64>() + 0.5 * lambda * reg;
+            // Newton residual in n-space and the θ-space gradient.
+            let (residual, grad_theta) = if theta_norm {
+                let r = k * duels.apply_dt(&grad_l) + &x * lambda;
+                let g = duels.apply_d(&r);
+                (r, g)
+            } else {
+                let f = duels.apply_dt(&grad_l) + &x * lambda;
+                let g = duels.apply_d(&(k * &f));
+                (f, g)
+            };
+            let gradient_norm = grad_theta.norm();
+            if !loss.is_finite() || !gradient_norm.is_finite() {
+                return Err(fail(iterations, gradient_norm, "the loss or gradient became non-finite"));
+            }
+            if gradient_norm <= cfg.tolerance {
+                let coefficients = if theta_norm { duels.apply_dt(&theta) } else { x.clone() };
+                return Ok(PreferenceFit {
+                    regulariser: cfg.regulariser,
+                    state: x,
+                    coefficients,
+                    utility,
+                    theta,
+                    logits,
+                    loss,
+                    iterations,
+                    gradient_norm,
+                });
+            }
+            if iterations >= cfg.max_iterations {
+                return Err(fail(
+                    iterations,
+                    gradient_norm,
+                    &format!("iteration limit {} reached (tolerance {:.1e})", cfg.max_iterations, cfg.tolerance),
+                ));
+            }
+            // Jacobian of the n-space residual.
+            let curv = DVector::from_iterator(t, terms.iter().map(|l| s * l.curv));
+            let cw = duels.laplacian(Some(&curv));
+            let mut jac = if theta_norm { (k * cw) * &p } else { cw * k };
+            for i in 0..n {
+                jac[(i, i)] += lambda;
+            }
+            let step = jac.lu().solve(&(-&residual)).ok_or_else(|| {
+                fail(iterations, gradient_norm, "the Newton system (s K C_W K C + λI or s C_W K + λI) is singular")
+            })?;
+            // Line search along the step: logits and regulariser are linear / quadratic in α.
+            let d_utility = &p * &step;
+            let d_logits = duels.apply_d(&d_utility);
+            let (q1, q2, slope) = if theta_norm {
+                let d_theta = duels.apply_d(&step);
+                (theta.dot(&d_theta), d_theta.norm_squared(), grad_theta.dot(&d_theta))
+            } else {
+                // ∇_v L = K F; utility = K v, so vᵀKΔ = utilityᵀΔ.
+                (utility.dot(&step), step.dot(&d_utility), (k * &residual).dot(&step))
+            };
+            if !(slope < 0.0) {
+                return Err(fail(
+                    iterations,
+                    gradient_norm,
+                    &format!("the Newton step is not a descent direction (slope {slope:.3e})"),
+                ));
+            }
+            let loss_along = |alpha: f64| {
+                let data: f64 = duels
+                    .iter()
+                    .zip(logits.iter().zip(d_logits.iter()))
+                    .map(|(d, (&f, &df))| duel_nll(cfg.link, d.first_wins, f + alpha * df))
+                    .sum();
+                s * data + 0.5 * lambda * (reg + 2.0 * alpha * q1 + alpha * alpha * q2)
+            };
+            // Armijo with c = 1e-4, plus an allowance for rounding in the loss sum near the optimum,
+            // where true decreases (~‖∇L‖²) fall below the loss's own rounding error.
+            let allowance = 1e-12 * (loss.abs() + 1.0);
+            let mut alpha = 1.0;
+            let mut accepted = false;
+            for _ in 0..60 {
+                if loss_along(alpha) <= loss + 1e-4 * alpha * slope + allowance {
+                    accepted = true;
+                    break;
+                }
+                alpha *= 0.5;
+            }
+            if !accepted {
+                return Err(fail(iterations, gradient_norm, "the line search found no decrease in 60 halvings"));
+            }
+            x.axpy(alpha, &step, 1.0);
+            iterations += 1;
+        }
+    }
+}
+
+/// The data term Σ_k ℓ(y_k, f_k).
+fn data_loss(link: Link, duels: &Duels, logits: &DVector<f64>) -> f64 {
+    duels.iter().zip(logits.iter()).map(|(d, &f)| duel_nll(link, d.first_wins, f)).sum()
+}
+
+fn check_inputs(k: &DMatrix<f64>, duels: &Duels) -> Result<()> {
+    check_base_gram(k, "kernel logistic base Gram")?;
+    if k.nrows() != duels.n_candidates() {
+        return Err(Error::dims(
+            "kernel logistic: base Gram size vs number of candidates",
+            duels.n_candidates(),
+            k.nrows(),
+        ));
+    }
+    Ok(())
+}
+
+fn fail(iterations: usize, gradient_norm: f64, why: &str) -> Error {
+    Error::SolverFailed {
+        solver: "kernel logistic damped Newton".into(),
+        reason: format!("{why}; after {iterations} iterations the gradient norm is {gradient_norm:.3e}"),
+    }
+}
