@@ -1,12 +1,20 @@
 //! # bohf-problems
 //!
-//! Test problems for bohf, all in the **maximisation convention**:
+//! Test problems for bohf, all in the **maximisation convention** (functions that are published
+//! as minimisation problems are negated, in one place: [`Sense::to_max`]):
 //!
 //! * [`functions`]: the benchmark functions the five papers use (Ackley, Branin, Hartmann, Levy,
 //!   Michalewicz, …, CurrinExp and Borehole with two fidelities), behind the [`TestFunction`] trait,
-//!   each with its formula, domain and known optimum, and a lookup by name.
+//!   each with its formula, domain and known optimum, and a lookup by name ([`by_name`]).
+//! * [`grid`]: [`GridFunction`], a utility tabulated on a finite candidate set.
+//! * [`rescale`]: the papers' affine rescalings of utilities over a grid (to [−3, 3], of the
+//!   difference matrix, standardisation), with the coefficients exposed.
 #![warn(missing_docs)]
 
 pub mod functions;
+pub mod grid;
+pub mod rescale;
 
 pub use functions::{FunctionSpec, KnownOptimum, Sense, TestFunction, by_name};
+pub use grid::GridFunction;
+pub use rescale::{Affine, Rescaled};

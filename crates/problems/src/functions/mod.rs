@@ -165,6 +165,27 @@ impl<F: TestFunction + ?Sized> TestFunction for Box<F> {
     }
 }
 
+impl<F: TestFunction + ?Sized> TestFunction for &F {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn domain(&self) -> BoxDomain {
+        (**self).domain()
+    }
+    fn sense(&self) -> Sense {
+        (**self).sense()
+    }
+    fn published(&self, x: &[f64]) -> f64 {
+        (**self).published(x)
+    }
+    fn published_optimum(&self) -> Option<KnownOptimum> {
+        (**self).published_optimum()
+    }
+}
+
 impl<F: TestFunction + ?Sized> TestFunction for std::sync::Arc<F> {
     fn name(&self) -> &str {
         (**self).name()
