@@ -122,9 +122,10 @@ impl KernelLogisticConfig {
 ///   has real eigenvalues ≥ λ (K C_W K and C are PSD), and D J Δa equals the θ-space Hessian times
 ///   D Δa, so Δa = −J⁻¹ r is exactly the θ-space Newton step; the θ-gradient is D r(a).
 /// * RkhsNorm: L depends on θ only through v; Newton on F(v) = s Dᵀ ℓ′(D K v) + λ v = 0 with
-///   (s C_W K + λ I) Δ = −F, whose root is unique and attained by θ = −(s/λ) ℓ′ (the canonical
-///   representer); the θ-gradient is D K F(v). The step is a descent direction of L: ∇_v L·Δ =
-///   −Δᵀ K J Δ ≤ 0.
+///   (s C_W K + λ I) Δ = −F, whose root is unique; the θ-gradient is D K F(v). The iterate is θ
+///   itself: the n-space step rearranges to v + Δ = Dᵀθ⁺ with θ⁺ = −(1/λ)(s ℓ′ + s ℓ″ ∘ D K Δ) (the
+///   t-space Newton step for s ℓ′(K^D θ) + λθ = 0), found in O(t) after the n×n solve. It is a
+///   descent direction: ∇_v L·Δ = −Δᵀ K J Δ ≤ 0.
 ///
 /// Each step is one n×n LU solve plus O(t) work; no t×t matrix is formed. A backtracking (Armijo)
 /// line search on the true convex loss damps the steps; iteration stops when the θ-space gradient
@@ -172,8 +173,10 @@ impl PreferenceFit {
     }
 
     /// The representer coefficients θ ∈ ℝᵗ, h_t = Σ_k θ_k k_D(·, z_k) (MR-LPF eq. (8)). ThetaNorm: the
-    /// unique minimiser θ = D a. RkhsNorm: the minimiser is not unique when K^D is singular; this is
-    /// the canonical one θ = −(s/λ) ℓ′(logits), exact at the optimum.
+    /// unique minimiser θ = D a. RkhsNorm: the minimiser is not unique when K^D is singular (t ≥ n,
+    /// repeated or self-duels); this is the one the Newton iteration from θ = 0 reaches, which tends
+    /// to the canonical θ = −(s/λ) ℓ′(logits). Either way the reported gradient norm is that of L at
+    /// this θ.
     pub fn theta(&self) -> &DVector<f64> {
         &self.theta
     }
@@ -221,22 +224,19 @@ impl KernelLogistic {
     }
 
     /// Fits starting from an earlier fit (typically on a prefix of the same duels, as when refitting
-    /// after every step), which usually saves Newton steps. The optimum is unique, so the result
-    /// equals [`KernelLogistic::fit`] up to the tolerance. ThetaNorm restarts from the earlier a
-    /// (any a gives a valid θ = D a); RkhsNorm from v = Dᵀθ₀ with θ₀ the earlier θ truncated or
-    /// zero-padded to the current duels, which keeps v in the range of Dᵀ. Falls back to θ = 0 if
-    /// `start` used another regulariser or candidate set size.
+    /// after every step), which usually saves Newton steps. The optimum is unique (in θ for
+    /// ThetaNorm, in h for RkhsNorm), so the result equals [`KernelLogistic::fit`] up to the
+    /// tolerance. ThetaNorm restarts from the earlier a (any a gives a valid θ = D a); RkhsNorm from
+    /// the earlier θ truncated or zero-padded to the current duels. Falls back to θ = 0 if `start`
+    /// used another regulariser or candidate set size.
     pub fn fit_warm(&self, k: &DMatrix<f64>, duels: &Duels, start: &PreferenceFit) -> Result<PreferenceFit> {
         check_inputs(k, duels)?;
-        if start.regulariser != self.config.regulariser || start.state.len() != duels.n_candidates() {
+        if start.regulariser != self.config.regulariser || start.utility.len() != duels.n_candidates() {
             return self.solve(k, duels, None);
         }
         let x0 = match self.config.regulariser {
             Regulariser::ThetaNorm => start.state.clone(),
-            Regulariser::RkhsNorm => {
-                let theta0 = DVector::from_fn(duels.len(), |i, _| start.theta.get(i).copied().unwrap_or(0.0));
-                duels.apply_dt(&theta0)
-            }
+            Regulariser::RkhsNorm => DVector::from_fn(duels.len(), |i, _| start.theta.get(i).copied().unwrap_or(0.0)),
         };
         self.solve(k, duels, Some(&x0))
     }
@@ -287,6 +287,9 @@ impl KernelLogistic {
         if self.config.scale_by_n && !duels.is_empty() { 1.0 / duels.len() as f64 } else { 1.0 }
     }
 
+    /// Damped Newton. The iterate is a ∈ ℝⁿ (ThetaNorm, θ = D a) or θ ∈ ℝᵗ itself (RkhsNorm, with
+    /// v = Dᵀθ), so that the reported θ, the logits K^D θ and the reported θ-space gradient always
+    /// belong together.
     fn solve(&self, k: &DMatrix<f64>, duels: &Duels, start: Option<&DVector<f64>>) -> Result<PreferenceFit> {
         check_inputs(k, duels)?;
         let cfg = &self.config;
@@ -294,40 +297,36 @@ impl KernelLogistic {
         let s = self.data_scale(duels);
         let lambda = cfg.lambda;
         let theta_norm = cfg.regulariser == Regulariser::ThetaNorm;
-        // ThetaNorm: utility = P a with P = K C; RkhsNorm: utility = K v.
-        let p = if theta_norm { k * duels.laplacian(None) } else { k.clone() };
-        let mut x = start.cloned().unwrap_or_else(|| DVector::zeros(n));
+        // ThetaNorm: P = K C, so that J = s (K C_W) P + λI.
+        let p = if theta_norm { Some(k * duels.laplacian(None)) } else { None };
+        let mut x = start.cloned().unwrap_or_else(|| DVector::zeros(if theta_norm { n } else { t }));
         let mut iterations = 0;
         loop {
-            let utility = &p * &x;
+            let theta = if theta_norm { duels.apply_d(&x) } else { x.clone() };
+            let v = duels.apply_dt(&theta);
+            let utility = k * &v;
             let logits = duels.apply_d(&utility);
             let terms: Vec<_> =
                 duels.iter().zip(logits.iter()).map(|(d, &f)| duel_loss(cfg.link, d.first_wins, f)).collect();
             let grad_l = DVector::from_iterator(t, terms.iter().map(|l| s * l.grad));
-            // θ (ThetaNorm: D a) and the regulariser's value.
-            let theta = if theta_norm { duels.apply_d(&x) } else { &grad_l * (-1.0 / lambda) };
-            let reg = if theta_norm { theta.norm_squared() } else { x.dot(&utility) };
+            let reg = if theta_norm { theta.norm_squared() } else { v.dot(&utility) };
             let loss = s * terms.iter().map(|l| l.value).sum::<f64>() + 0.5 * lambda * reg;
-            // Newton residual in n-space and the θ-space gradient.
-            let (residual, grad_theta) = if theta_norm {
-                let r = k * duels.apply_dt(&grad_l) + &x * lambda;
-                let g = duels.apply_d(&r);
-                (r, g)
+            // The n-space residual (r(a) or F(v)) and the θ-space gradient (D r or D K F).
+            let residual = if theta_norm {
+                k * duels.apply_dt(&grad_l) + &x * lambda
             } else {
-                let f = duels.apply_dt(&grad_l) + &x * lambda;
-                let g = duels.apply_d(&(k * &f));
-                (f, g)
+                duels.apply_dt(&grad_l) + &v * lambda
             };
+            let grad_theta = if theta_norm { duels.apply_d(&residual) } else { duels.apply_d(&(k * &residual)) };
             let gradient_norm = grad_theta.norm();
             if !loss.is_finite() || !gradient_norm.is_finite() {
                 return Err(fail(iterations, gradient_norm, "the loss or gradient became non-finite"));
             }
             if gradient_norm <= cfg.tolerance {
-                let coefficients = if theta_norm { duels.apply_dt(&theta) } else { x.clone() };
                 return Ok(PreferenceFit {
                     regulariser: cfg.regulariser,
                     state: x,
-                    coefficients,
+                    coefficients: v,
                     utility,
                     theta,
                     logits,
@@ -343,33 +342,37 @@ impl KernelLogistic {
                     &format!("iteration limit {} reached (tolerance {:.1e})", cfg.max_iterations, cfg.tolerance),
                 ));
             }
-            // Jacobian of the n-space residual.
+            // Newton step: an n×n solve with the Jacobian of the residual.
             let curv = DVector::from_iterator(t, terms.iter().map(|l| s * l.curv));
             let cw = duels.laplacian(Some(&curv));
-            let mut jac = if theta_norm { (k * cw) * &p } else { cw * k };
+            let mut jac = match &p {
+                Some(p) => (k * cw) * p,
+                None => cw * k,
+            };
             for i in 0..n {
                 jac[(i, i)] += lambda;
             }
             let step = jac.lu().solve(&(-&residual)).ok_or_else(|| {
                 fail(iterations, gradient_norm, "the Newton system (s K C_W K C + λI or s C_W K + λI) is singular")
             })?;
-            // Line search along the step: logits and regulariser are linear / quadratic in α.
-            let d_utility = &p * &step;
-            let d_logits = duels.apply_d(&d_utility);
-            let (q1, q2, slope) = if theta_norm {
-                let d_theta = duels.apply_d(&step);
-                (theta.dot(&d_theta), d_theta.norm_squared(), grad_theta.dot(&d_theta))
+            // The step in θ-space. RkhsNorm: (s C_W K + λI)Δ = −F rearranges to
+            // v + Δ = Dᵀθ⁺ with θ⁺ = −(1/λ)(s ℓ′ + s ℓ″ ∘ D K Δ), the t-space Newton step.
+            let d_theta = if theta_norm {
+                duels.apply_d(&step)
             } else {
-                // ∇_v L = K F; utility = K v, so vᵀKΔ = utilityᵀΔ.
-                (utility.dot(&step), step.dot(&d_utility), (k * &residual).dot(&step))
+                let d_logits = duels.apply_d(&(k * &step));
+                let target = DVector::from_fn(t, |i, _| -(grad_l[i] + curv[i] * d_logits[i]) / lambda);
+                target - &theta
             };
-            if !(slope < 0.0) {
-                return Err(fail(
-                    iterations,
-                    gradient_norm,
-                    &format!("the Newton step is not a descent direction (slope {slope:.3e})"),
-                ));
-            }
+            let d_v = duels.apply_dt(&d_theta);
+            let d_utility = k * &d_v;
+            let d_logits = duels.apply_d(&d_utility);
+            let (q1, q2) = if theta_norm {
+                (theta.dot(&d_theta), d_theta.norm_squared())
+            } else {
+                (d_v.dot(&utility), d_v.dot(&d_utility))
+            };
+            let slope = grad_theta.dot(&d_theta);
             let loss_along = |alpha: f64| {
                 let data: f64 = duels
                     .iter()
@@ -384,16 +387,24 @@ impl KernelLogistic {
             let mut alpha = 1.0;
             let mut accepted = false;
             for _ in 0..60 {
-                if loss_along(alpha) <= loss + 1e-4 * alpha * slope + allowance {
+                if loss_along(alpha) <= loss + 1e-4 * alpha * slope.min(0.0) + allowance {
                     accepted = true;
                     break;
                 }
                 alpha *= 0.5;
             }
             if !accepted {
-                return Err(fail(iterations, gradient_norm, "the line search found no decrease in 60 halvings"));
+                return Err(fail(
+                    iterations,
+                    gradient_norm,
+                    &format!("the line search found no decrease in 60 halvings (directional derivative {slope:.3e})"),
+                ));
             }
-            x.axpy(alpha, &step, 1.0);
+            if theta_norm {
+                x.axpy(alpha, &step, 1.0);
+            } else {
+                x.axpy(alpha, &d_theta, 1.0);
+            }
             iterations += 1;
         }
     }
