@@ -9,12 +9,16 @@
 //! * [`grid`]: [`GridFunction`], a utility tabulated on a finite candidate set.
 //! * [`rescale`]: the papers' affine rescalings of utilities over a grid (to [−3, 3], of the
 //!   difference matrix, standardisation), with the coefficients exposed.
+//! * [`rkhs`]: kernel-ridge means through knots (MR-LPF, PF-TS), POP-BO's minimum-norm
+//!   interpolants, and joint GP-prior draws on a candidate set.
 #![warn(missing_docs)]
 
 pub mod functions;
 pub mod grid;
 pub mod rescale;
+pub mod rkhs;
 
 pub use functions::{FunctionSpec, KnownOptimum, Sense, TestFunction, by_name};
 pub use grid::GridFunction;
 pub use rescale::{Affine, Rescaled};
+pub use rkhs::{GpPriorSampler, RkhsFunction, gp_sample, min_norm_interpolant};
