@@ -222,6 +222,37 @@ mod tests {
     }
 
     #[test]
+    fn repeated_observations_closed_form() {
+        // Observing one point t times: K_t = k·11ᵀ, so I = ½ log(1 + t k/ρ) (determinant lemma);
+        // the same for one duel (x, x′) repeated, with k_D(z, z) = k(x,x) + k(x′,x′) − 2k(x,x′).
+        let x = DMatrix::from_row_slice(3, 1, &[0.0, 0.25, 0.9]);
+        let base = matern_gram(&x);
+        let rho = 0.07;
+        for t in 1..=6usize {
+            let expected = 0.5 * (1.0 + t as f64 * base[(1, 1)] / rho).ln();
+            let pv = PosteriorVariances::for_points(&base, &vec![1; t], rho).unwrap();
+            // Tolerance 1e-12: t ≤ 6 rank-one updates of a 3×3 matrix.
+            assert_relative_eq!(pv.information_gain(), expected, max_relative = 1e-12);
+            assert_relative_eq!(
+                information_gain(&point_gram(&base, &vec![1; t]), rho).unwrap(),
+                expected,
+                max_relative = 1e-12
+            );
+            let kd = base[(0, 0)] + base[(2, 2)] - 2.0 * base[(0, 2)];
+            let expected = 0.5 * (1.0 + t as f64 * kd / rho).ln();
+            let pv = PosteriorVariances::for_pairs(&base, PairKernel::Dueling, &vec![(0, 2); t], rho).unwrap();
+            assert_relative_eq!(pv.information_gain(), expected, max_relative = 1e-12);
+            // The reversed duel is the same observation up to sign: same gain.
+            let pv = PosteriorVariances::for_pairs(&base, PairKernel::Dueling, &vec![(2, 0); t], rho).unwrap();
+            assert_relative_eq!(pv.information_gain(), expected, max_relative = 1e-12);
+            // Additive: k((x,x′),(x,x′)) = k(x,x) + k(x′,x′).
+            let ka = base[(0, 0)] + base[(2, 2)];
+            let pv = PosteriorVariances::for_pairs(&base, PairKernel::Additive, &vec![(0, 2); t], rho).unwrap();
+            assert_relative_eq!(pv.information_gain(), 0.5 * (1.0 + t as f64 * ka / rho).ln(), max_relative = 1e-12);
+        }
+    }
+
+    #[test]
     fn potential_sums_by_hand() {
         let pv = PosteriorVariances::new(vec![4.0, 0.25, 0.0, 1.0], 0.5).unwrap();
         // min(1, σ²/ρ): 1 + 0.5 + 0 + 1.
