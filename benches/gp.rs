@@ -85,13 +85,23 @@ fn incremental(c: &mut Criterion) {
     g.bench_function("dueling_add_duel_n275", |b| {
         b.iter_batched(
             || post.clone(),
-            |mut p| black_box(p.add_duel(3, 200).unwrap()),
+            |mut p| {
+                black_box(p.add_duel(3, 200).unwrap());
+                p
+            },
             criterion::BatchSize::LargeInput,
         )
     });
     let gp = CandidateGp::new(&k, 0.05).unwrap();
     g.bench_function("candidate_gp_observe_n275", |b| {
-        b.iter_batched(|| gp.clone(), |mut p| black_box(p.observe(17, 0.3).unwrap()), criterion::BatchSize::LargeInput)
+        b.iter_batched(
+            || gp.clone(),
+            |mut p| {
+                p.observe(17, 0.3).unwrap();
+                p
+            },
+            criterion::BatchSize::LargeInput,
+        )
     });
     g.finish();
 }
