@@ -11,14 +11,22 @@
 //!   difference matrix, standardisation), with the coefficients exposed.
 //! * [`rkhs`]: kernel-ridge means through knots (MR-LPF, PF-TS), POP-BO's minimum-norm
 //!   interpolants, and joint GP-prior draws on a candidate set.
+//! * [`respondents`]: simulated people answering queries: BTL/Thurstone duels, noisy values,
+//!   COBOL's synthetic expert, COMP-GP-UCB's biased comparisons, behind the [`Respondent`] trait.
+//!
+//! All randomness comes from a caller-given RNG, so a seeded stream reproduces every draw.
 #![warn(missing_docs)]
 
 pub mod functions;
 pub mod grid;
 pub mod rescale;
+pub mod respondents;
 pub mod rkhs;
 
 pub use functions::{FunctionSpec, KnownOptimum, Sense, TestFunction, by_name};
 pub use grid::GridFunction;
 pub use rescale::{Affine, Rescaled};
+pub use respondents::{
+    BiasedComparisons, Combined, DuelModel, DuelRespondent, NoisyValue, Respondent, SyntheticExpert, Utility,
+};
 pub use rkhs::{GpPriorSampler, RkhsFunction, gp_sample, min_norm_interpolant};
