@@ -108,7 +108,7 @@ impl Duels {
         DVector::from_iterator(self.len(), self.duels.iter().map(Duel::label))
     }
 
-    /// (D u)_k = u[first_k] − u[second_k], for u ∈ ℝⁿ (O(t)).
+    /// (D u)_k = u(first_k) − u(second_k), for u ∈ ℝⁿ (O(t)).
     pub fn apply_d(&self, u: &DVector<f64>) -> DVector<f64> {
         debug_assert_eq!(u.len(), self.n);
         DVector::from_iterator(self.len(), self.duels.iter().map(|d| u[d.first] - u[d.second]))
