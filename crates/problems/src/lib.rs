@@ -15,6 +15,24 @@
 //!   COBOL's synthetic expert, COMP-GP-UCB's biased comparisons, behind the [`Respondent`] trait.
 //!
 //! All randomness comes from a caller-given RNG, so a seeded stream reproduces every draw.
+//!
+//! ```
+//! use bohf_core::{rng, Answer, FiniteDomain, Query};
+//! use bohf_problems::{by_name, DuelModel, DuelRespondent, GridFunction, Respondent, Rescaled};
+//!
+//! // 1-D Ackley tabulated on 100 points of [−5, 5] and mapped to [−3, 3] (MaxMinLCB's setting).
+//! let ackley = by_name("ackley", Some(1))?;
+//! let grid = FiniteDomain::linspace(-5.0, 5.0, 100)?;
+//! let utility = GridFunction::tabulate(&Rescaled::to_range_on(ackley, &grid, -3.0, 3.0)?, &grid)?;
+//! let (best, worst) = (utility.argmax(), 0);
+//!
+//! // A BTL respondent answers duels between candidates.
+//! let mut person = DuelRespondent::new(utility.clone(), DuelModel::btl())?;
+//! let query = Query::Duel(grid.point(best)?, grid.point(worst)?);
+//! let answer = person.answer(&query, &mut rng::seeded(7))?;
+//! assert!(matches!(answer, Answer::Duel { .. }));
+//! # Ok::<(), bohf_core::Error>(())
+//! ```
 #![warn(missing_docs)]
 
 pub mod functions;

@@ -238,6 +238,31 @@ mod tests {
         assert!(matches!(Affine::difference_range(&[0.0, 1.0], 0.0), Err(Error::InvalidParameter { .. })));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Min–max scaling hits both ends, keeps every value inside, and preserves order; the
+        /// inverse undoes it. Tolerances: a few ulps of the range, relative to the data's magnitude.
+        #[test]
+        fn to_range_invariants(values in proptest::collection::vec(-1e3f64..1e3, 2..40), lo in -10.0f64..0.0, width in 0.1f64..10.0) {
+            let (mn, mx) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            proptest::prop_assume!(mx - mn > 1e-6);
+            let hi = lo + width;
+            let m = Affine::to_range(&values, lo, hi).unwrap();
+            let w = m.apply_all(&values);
+            let tol = 1e-12 * (1.0 + lo.abs() + hi.abs()) * (1.0 + mx.abs().max(mn.abs()) / (mx - mn));
+            for (i, (&a, &wa)) in values.iter().zip(&w).enumerate() {
+                proptest::prop_assert!(wa >= lo - tol && wa <= hi + tol);
+                for (&b, &wb) in values.iter().zip(&w).skip(i + 1) {
+                    if a < b { proptest::prop_assert!(wa <= wb); }
+                }
+                proptest::prop_assert!((m.inverse().apply(wa) - a).abs() <= 1e-9 * (1.0 + a.abs()));
+            }
+            let (wmn, wmx) = w.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            proptest::prop_assert!((wmn - lo).abs() <= tol && (wmx - hi).abs() <= tol);
+        }
+    }
+
     #[test]
     fn rescaled_function_on_a_grid() {
         // MaxMinLCB-style: 1-D Ackley on 100 points of [−5, 5] mapped to [−3, 3].

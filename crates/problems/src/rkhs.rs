@@ -11,7 +11,7 @@
 //!   - PF-TS §5.4 ([`RkhsFunction::pf_ts`]): "sampled from an RKHS with Matérn-5/2 kernel (similar to
 //!     the process used by Kayal et al.)"; the exact function is not given (notes 003 §5.4, §7). bohf
 //!     uses the MR-LPF construction with Matérn-5/2, ℓ = 0.1, α = 0.05, on 30 even points of [0, 1].
-//! * [`min_norm_interpolant`]: POP-BO App. P, in the simplified form of notes 001 §5.2 [E]: knots
+//! * [`min_norm_interpolant`]: POP-BO App. P, in the simplified form of notes 001 §5.2 (tagged \[E\]): knots
 //!   uniform in the box, y ~ N(0, K + εI), f = k(·, X)(K + εI)⁻¹y; POP-BO sets B = 1.1‖f‖.
 //! * [`GpPriorSampler`] / [`gp_sample`]: a joint draw f ~ N(0, K) of a GP prior on the candidates of a
 //!   [`FiniteDomain`] (pivoted-Cholesky factor of the possibly singular Gram, `PsdFactor`).
@@ -143,7 +143,7 @@ impl<K: Kernel> TestFunction for RkhsFunction<K> {
     }
 }
 
-/// POP-BO's GP-sample ground truth (App. P; simplified form of notes 001 §5.2 [E]): `n_knots` knots
+/// POP-BO's GP-sample ground truth (App. P; simplified form of notes 001 §5.2 (tagged \[E\])): `n_knots` knots
 /// uniform in `domain`, values y ~ N(0, K + εI) with ε = `jitter` > 0, and the minimum-norm
 /// interpolant f = k(·, X)(K + εI)⁻¹y (POP-BO: SE with variance 9, ℓ = 1, [0, 10]^d, 10 knots,
 /// ε = 10⁻⁶, B = 1.1‖f‖). All randomness comes from `rng`.

@@ -212,9 +212,9 @@ pub(crate) fn check_dim_at_least(name: &str, d: usize, min: usize) -> Result<()>
     if d >= min { Ok(()) } else { Err(Error::invalid("dim", format!("{name} needs dimension >= {min}, got {d}"))) }
 }
 
-/// A function re-parametrised on the unit cube: g(u) = f(ℓ + u ⊙ (h − ℓ)) for u ∈ [0,1]^d, where
+/// A function re-parametrised on the unit cube: g(u) = f(ℓ + u ⊙ (h − ℓ)) for u ∈ [0, 1]^d, where
 /// [ℓ, h] is the function's domain. The multi-fidelity code that COMP-GP-UCB follows (Kandasamy et
-/// al.'s `mf-gp-ucb`) and qEUBO work on [0,1]^d this way. Optimisers are mapped back by
+/// al.'s `mf-gp-ucb`) and qEUBO work on [0, 1]^d this way. Optimisers are mapped back by
 /// u = (x − ℓ) ⊘ (h − ℓ); values are unchanged.
 #[derive(Debug, Clone)]
 pub struct OnUnitCube<F> {
@@ -237,7 +237,7 @@ impl<F: TestFunction> OnUnitCube<F> {
         &self.inner
     }
 
-    /// The point of the original domain that u ∈ [0,1]^d stands for.
+    /// The point of the original domain that u ∈ [0, 1]^d stands for.
     pub fn to_original(&self, u: &[f64]) -> Vec<f64> {
         u.iter().zip(self.lower.iter().zip(&self.width)).map(|(u, (l, w))| l + u * w).collect()
     }
