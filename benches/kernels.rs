@@ -15,7 +15,9 @@ fn random_points(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
 fn base_gram(c: &mut Criterion) {
     let x = random_points(1000, 2, 1);
     let mut g = c.benchmark_group("base_gram");
-    for (name, k) in [("se_n1000_d2", Stationary::se(0.1).unwrap()), ("matern52_n1000_d2", Stationary::matern52(0.1).unwrap())] {
+    for (name, k) in
+        [("se_n1000_d2", Stationary::se(0.1).unwrap()), ("matern52_n1000_d2", Stationary::matern52(0.1).unwrap())]
+    {
         g.bench_function(name, |b| b.iter(|| black_box(k.gram(black_box(&x)).unwrap())));
     }
     g.finish();
