@@ -17,7 +17,8 @@ pub enum Link {
 }
 
 impl Link {
-    /// μ(s). Logistic: 1/(1+e^{−s}), evaluated without overflow; probit: Φ(s) = ½ erfc(−s/√2).
+    /// μ(s). Logistic: 1/(1+e^{−s}), evaluated without overflow; probit: Φ(s) = ½ erfc(−s/√2)
+    /// (statrs' erfc: absolute error about 2e−11, measured against 30-digit values).
     pub fn mu(self, s: f64) -> f64 {
         match self {
             Link::Logistic => {

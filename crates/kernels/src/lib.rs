@@ -45,24 +45,13 @@ pub trait Kernel: std::fmt::Debug + Send + Sync {
     /// The Gram matrix K_ij = k(x_i, x_j) of the rows of `x` (symmetric by construction).
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_points("Gram matrix points", x)?;
-        let n = x.nrows();
         let rows = rows_of(x);
-        let mut k = DMatrix::zeros(n, n);
-        for j in 0..n {
-            for i in j..n {
-                let v = self.eval(&rows[i], &rows[j]);
-                k[(i, j)] = v;
-                k[(j, i)] = v;
-            }
-        }
-        Ok(k)
+        Ok(symmetric_from_fn(rows.len(), |i, j| self.eval(&rows[i], &rows[j])))
     }
 
     /// The cross-Gram matrix K_ij = k(x_i, y_j).
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
-        self.check_points("cross-Gram first points", x)?;
-        self.check_points("cross-Gram second points", y)?;
-        check_dim("cross-Gram (second vs first point set)", x.ncols(), y.ncols())?;
+        self.check_cross(x, y)?;
         let (rx, ry) = (rows_of(x), rows_of(y));
         Ok(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| self.eval(&rx[i], &ry[j])))
     }
@@ -72,6 +61,13 @@ pub trait Kernel: std::fmt::Debug + Send + Sync {
         self.check_points("kernel diagonal points", x)?;
         let rows = rows_of(x);
         Ok(DVector::from_fn(x.nrows(), |i, _| self.eval(&rows[i], &rows[i])))
+    }
+
+    /// Errors unless both point sets suit the kernel and have the same dimension.
+    fn check_cross(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<()> {
+        self.check_points("cross-Gram first points", x)?;
+        self.check_points("cross-Gram second points", y)?;
+        check_dim("cross-Gram (second vs first point set)", x.ncols(), y.ncols())
     }
 
     /// Errors unless every row of `x` has the kernel's dimension and is finite.
@@ -99,6 +95,19 @@ impl<K: Kernel + ?Sized> Kernel for Box<K> {
     fn diagonal(&self, x: &DMatrix<f64>) -> Result<DVector<f64>> {
         (**self).diagonal(x)
     }
+}
+
+/// The symmetric n×n matrix with entries `f(i, j)`, evaluating only i ≥ j.
+pub(crate) fn symmetric_from_fn(n: usize, f: impl Fn(usize, usize) -> f64) -> DMatrix<f64> {
+    let mut k = DMatrix::zeros(n, n);
+    for j in 0..n {
+        for i in j..n {
+            let v = f(i, j);
+            k[(i, j)] = v;
+            k[(j, i)] = v;
+        }
+    }
+    k
 }
 
 pub(crate) fn check_dim(what: &str, expected: usize, got: usize) -> Result<()> {

@@ -1,6 +1,6 @@
 //! Stationary kernels k(x, y) = σ² φ(r), r = ‖(x − y) ⊘ ℓ‖₂, and the linear kernel.
 
-use crate::{Kernel, check_dim, rows_of};
+use crate::{Kernel, rows_of, symmetric_from_fn};
 use bohf_core::error::ensure_positive;
 use bohf_core::{Error, Result};
 use nalgebra::{DMatrix, DVector};
@@ -159,23 +159,11 @@ impl Kernel for Stationary {
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_points("Gram matrix points", x)?;
         let rows = self.scaled_rows(x);
-        let n = rows.len();
-        let mut k = DMatrix::zeros(n, n);
-        for j in 0..n {
-            k[(j, j)] = self.variance;
-            for i in j + 1..n {
-                let v = self.variance * self.family.profile_sq(sq_dist(&rows[i], &rows[j]));
-                k[(i, j)] = v;
-                k[(j, i)] = v;
-            }
-        }
-        Ok(k)
+        Ok(symmetric_from_fn(rows.len(), |i, j| self.variance * self.family.profile_sq(sq_dist(&rows[i], &rows[j]))))
     }
 
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
-        self.check_points("cross-Gram first points", x)?;
-        self.check_points("cross-Gram second points", y)?;
-        check_dim("cross-Gram (second vs first point set)", x.ncols(), y.ncols())?;
+        self.check_cross(x, y)?;
         let (rx, ry) = (self.scaled_rows(x), self.scaled_rows(y));
         Ok(DMatrix::from_fn(rx.len(), ry.len(), |i, j| self.variance * self.family.profile_sq(sq_dist(&rx[i], &ry[j]))))
     }
@@ -220,9 +208,7 @@ impl Kernel for Linear {
     }
 
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
-        self.check_points("cross-Gram first points", x)?;
-        check_dim("cross-Gram (second vs first point set)", x.ncols(), y.ncols())?;
-        self.check_points("cross-Gram second points", y)?;
+        self.check_cross(x, y)?;
         Ok(x * y.transpose() * self.variance)
     }
 }
