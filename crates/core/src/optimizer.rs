@@ -54,6 +54,26 @@ pub enum Answer {
     },
 }
 
+/// What an algorithm is told about the problem when it is built: the candidate set and the horizon T
+/// (MR-LPF's round schedule depends on T; other algorithms may ignore it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchContext {
+    /// The finite candidate set.
+    pub domain: crate::domain::FiniteDomain,
+    /// The number of queries T the run will make (≥ 1).
+    pub horizon: usize,
+}
+
+impl SearchContext {
+    /// A context, checking T ≥ 1.
+    pub fn new(domain: crate::domain::FiniteDomain, horizon: usize) -> Result<Self> {
+        if horizon == 0 {
+            return Err(crate::error::Error::invalid("horizon", "T must be at least 1"));
+        }
+        Ok(Self { domain, horizon })
+    }
+}
+
 /// A sequential optimiser from human feedback.
 ///
 /// Its state is its configuration plus the history of (query, answer) pairs, so a session is saved by

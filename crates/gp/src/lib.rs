@@ -37,10 +37,12 @@
 #![warn(missing_docs)]
 
 mod gram;
+pub mod inference;
 pub mod preference;
 pub mod regression;
 mod sampler;
 
+pub use inference::InferenceConfig;
 pub use preference::{Duel, DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, PreferenceFit, Regulariser};
 pub use regression::{CandidateGp, GpRegression};
 pub use sampler::JointSampler;
