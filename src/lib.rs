@@ -20,8 +20,12 @@
 //! ```
 #![warn(missing_docs)]
 
+pub use bohf_baselines as baselines;
 pub use bohf_core as core;
+pub use bohf_experiments as experiments;
 pub use bohf_gp as gp;
 pub use bohf_infogain as infogain;
 pub use bohf_kernels as kernels;
+pub use bohf_mrlpf as mrlpf;
+pub use bohf_pfts as pfts;
 pub use bohf_problems as problems;

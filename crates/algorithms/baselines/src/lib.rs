@@ -1,0 +1,1 @@
+//! Baselines for bohf: MaxMinLCB, GP-UCB, GP-TS and uniform random duels.

@@ -1,0 +1,1 @@
+//! MR-LPF: multi-round learning from preference-based feedback.

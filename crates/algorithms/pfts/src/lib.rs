@@ -1,0 +1,1 @@
+//! PF-TS: Thompson sampling for BO from preferential feedback, with double-TS pairing.

@@ -1,0 +1,1 @@
+//! Experiments for bohf: TOML specs, a parallel deterministic runner, regret metrics, results and plots.
