@@ -1,1 +1,9 @@
-//! Baselines for bohf: MaxMinLCB, GP-UCB, GP-TS and uniform random duels.
+//! # bohf-baselines
+//!
+//! Baselines the papers compare against: MaxMinLCB (Pásztor et al. 2024), GP-UCB and GP-TS with
+//! scalar feedback, and uniform random duels.
+#![warn(missing_docs)]
+
+pub mod maxminlcb;
+pub mod random;
+pub mod scalar;
