@@ -13,6 +13,7 @@ pub mod linalg;
 pub mod link;
 pub mod optimizer;
 pub mod rng;
+pub mod special;
 
 pub use domain::{BoxDomain, Domain, FiniteDomain};
 pub use error::{Error, Result};

@@ -1,9 +1,8 @@
 //! Link functions μ of the preference model P(x ≻ x′) = μ(f(x) − f(x′)), with the curvature
 //! constants κ and L of the BOHF papers.
 
+use crate::special::{std_normal_cdf, std_normal_log_cdf, std_normal_pdf};
 use serde::{Deserialize, Serialize};
-use statrs::function::erf::erfc;
-use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// A link function μ: ℝ → (0, 1), increasing, with μ(−s) = 1 − μ(s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -17,8 +16,9 @@ pub enum Link {
 }
 
 impl Link {
-    /// μ(s). Logistic: 1/(1+e^{−s}), evaluated without overflow; probit: Φ(s) = ½ erfc(−s/√2)
-    /// (statrs' erfc: absolute error about 2e−11, measured against 30-digit values).
+    /// μ(s). Logistic: 1/(1+e^{−s}), evaluated without overflow; probit: Φ(s), the standard normal
+    /// CDF by Cody's rational Chebyshev approximations ([`std_normal_cdf`]; a few ulps relative
+    /// wherever Φ(s) is a normal number).
     pub fn mu(self, s: f64) -> f64 {
         match self {
             Link::Logistic => {
@@ -29,35 +29,28 @@ impl Link {
                     e / (1.0 + e)
                 }
             }
-            Link::Probit => 0.5 * erfc(-s * FRAC_1_SQRT_2),
+            Link::Probit => std_normal_cdf(s),
         }
     }
 
-    /// μ′(s). Logistic: μ(s)(1 − μ(s)); probit: φ(s) = e^{−s²/2}/√(2π).
+    /// μ′(s). Logistic: μ(s)(1 − μ(s)); probit: φ(s) = e^{−s²/2}/√(2π) ([`std_normal_pdf`]).
     pub fn dmu(self, s: f64) -> f64 {
         match self {
             Link::Logistic => {
                 let m = self.mu(s);
                 m * (1.0 - m)
             }
-            Link::Probit => (-0.5 * s * s).exp() / (2.0 * PI).sqrt(),
+            Link::Probit => std_normal_pdf(s),
         }
     }
 
     /// log μ(s), accurate for large |s| (the log-likelihood of a won duel).
-    /// Logistic: −log(1+e^{−s}) computed as −softplus(−s); probit: log Φ(s).
+    /// Logistic: −log(1+e^{−s}) computed as −softplus(−s); probit: log Φ(s) assembled on the log
+    /// scale ([`std_normal_log_cdf`]), a few ulps relative also where Φ(s) underflows (s < −38.5).
     pub fn log_mu(self, s: f64) -> f64 {
         match self {
             Link::Logistic => -softplus(-s),
-            Link::Probit => {
-                let v = self.mu(s);
-                if v > 0.0 {
-                    v.ln()
-                } else {
-                    // Mills-ratio asymptotics Φ(s) ≈ φ(s)/|s| for s → −∞.
-                    -0.5 * s * s - (-s).ln() - 0.5 * (2.0 * PI).ln()
-                }
-            }
+            Link::Probit => std_normal_log_cdf(s),
         }
     }
 
@@ -116,17 +109,22 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)] // mpmath values to 17 significant digits
     fn probit_matches_known_values() {
-        // Φ(1.96) = 0.9750021048517795 (Python statistics.NormalDist); statrs erfc is accurate to ~1e-12.
-        assert_relative_eq!(Link::Probit.mu(1.96), 0.9750021048517795, epsilon = 1e-11);
+        // Φ(1.96) = 0.97500210485177957 (mpmath, 30 digits); Cody's Φ is accurate to a few ulps.
+        assert_relative_eq!(Link::Probit.mu(1.96), 0.97500210485177957, epsilon = 1e-15);
+        // Φ(0.8) = 0.78814460141660331 (mpmath): where statrs' erfc was off by 2e-11.
+        assert_relative_eq!(Link::Probit.mu(0.8), 0.78814460141660331, epsilon = 1e-15);
         assert_relative_eq!(Link::Probit.lipschitz(), 0.3989422804014327, epsilon = 1e-15);
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)] // mpmath values to 17 significant digits
     fn log_mu_is_stable_far_in_the_tails() {
         assert_relative_eq!(Link::Logistic.log_mu(-800.0), -800.0, max_relative = 1e-12);
         assert!(Link::Logistic.log_mu(800.0).abs() < 1e-300);
-        let v = Link::Probit.log_mu(-40.0);
-        assert!(v.is_finite() && v < -800.0);
+        // log Φ(−40) = −804.60844201375379 (mpmath, 30 digits), where Φ itself underflows; the old
+        // first-order Mills ratio φ(s)/|s| was off by log(1 − 1/s²) ≈ 6e-4 here.
+        assert_relative_eq!(Link::Probit.log_mu(-40.0), -804.60844201375379, max_relative = 1e-14);
     }
 }
