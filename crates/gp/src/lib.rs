@@ -32,16 +32,21 @@
 //!   C = F Fᵀ, see [`DuelingPosterior`]. Thompson draws of the utility are g_t + v·N(0, Ŝ)
 //!   (PF-TS §2.6, Proposition 1).
 //!
+//! Thompson samplers scale their draws by v_t from an [`ExplorationSchedule`] ([`exploration`]:
+//! PF-TS App. F.1 and eq. (12), Chowdhury & Gopalan 2017 for scalar feedback).
+//!
 //! Joint draws on a candidate set go through [`JointSampler`] (pivoted-Cholesky factor of a
 //! possibly singular covariance, with a way to pass given standard-normal draws).
 #![warn(missing_docs)]
 
+pub mod exploration;
 mod gram;
 pub mod inference;
 pub mod preference;
 pub mod regression;
 mod sampler;
 
+pub use exploration::ExplorationSchedule;
 pub use inference::InferenceConfig;
 pub use preference::{Duel, DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, PreferenceFit, Regulariser};
 pub use regression::{CandidateGp, GpRegression};
