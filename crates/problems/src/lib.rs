@@ -11,6 +11,9 @@
 //!   difference matrix, standardisation), with the coefficients exposed.
 //! * [`rkhs`]: kernel-ridge means through knots (MR-LPF, PF-TS), POP-BO's minimum-norm
 //!   interpolants, and joint GP-prior draws on a candidate set.
+//! * [`datasets`]: loaders for real data (the OCx24 catalyst table), with typed [`DataError`]s.
+//! * [`presets`]: the papers' 1-D and catalyst problems on their candidate sets, with the authors'
+//!   rescalings.
 //! * [`respondents`]: simulated people answering queries: BTL/Thurstone duels, noisy values,
 //!   COBOL's synthetic expert, COMP-GP-UCB's biased comparisons, behind the [`Respondent`] trait.
 //!
@@ -35,14 +38,18 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod datasets;
 pub mod functions;
 pub mod grid;
+pub mod presets;
 pub mod rescale;
 pub mod respondents;
 pub mod rkhs;
 
+pub use datasets::{DataError, Ocx24Filter, load_ocx24};
 pub use functions::{FunctionSpec, KnownOptimum, Sense, TestFunction, by_name};
 pub use grid::GridFunction;
+pub use presets::{AckleySign, Scaling};
 pub use rescale::{Affine, Rescaled};
 pub use respondents::{
     BiasedComparisons, Combined, DuelModel, DuelRespondent, NoisyValue, Respondent, SyntheticExpert, Utility,
