@@ -1,0 +1,295 @@
+//! The MR-LPF optimiser (Algorithm 1 of Kayal et al. 2025).
+
+use crate::config::MrLpfConfig;
+use crate::schedule::round_schedule;
+use crate::select::{argmax_within, eliminate, max_variance_batch, next_pair};
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_gp::{DuelingPosterior, Duels, KernelLogistic};
+use bohf_kernels::IndexPair;
+use nalgebra::{DMatrix, DVector};
+use rand::Rng;
+
+/// What happened in one completed round of MR-LPF.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundRecord {
+    /// The round r (1-based).
+    pub round: usize,
+    /// The posterior noise ρ_r of the round's σ.
+    pub rho: f64,
+    /// The elimination width β_(r).
+    pub beta: f64,
+    /// M_r, the active set during the round (sorted candidate indices).
+    pub active: Vec<usize>,
+    /// M_{r+1} ⊆ M_r, the survivors of the end-of-round elimination (sorted).
+    pub survivors: Vec<usize>,
+    /// The round's N_r duels (its own data set H_{N_r,r}).
+    pub duels: Duels,
+    /// The utility g of the round's kernel logistic fit on all candidates: h(x, x′) = g(x) − g(x′).
+    pub utility: DVector<f64>,
+}
+
+/// MR-LPF (Multi-Round Learning from Preference-based Feedback; Kayal et al. 2025, Algorithm 1) on
+/// a finite candidate set.
+///
+/// The horizon T is split into rounds of N_1, …, N_R duels ([`crate::round_schedule`]). With
+/// M_1 = X, in round r:
+///
+/// 1. the round starts with an **empty** data set; its n-th query is the ordered pair of M_r with
+///    the largest σ_(n−1,r) (eq. (11), [`crate::max_variance_pair`]), σ computed from the round's
+///    own duels only with noise ρ_r ([`crate::RoundNoise`]) and updated after each duel by
+///    [`DuelingPosterior::add_duel`]; the labels are not used, so the whole round is known upfront
+///    ([`MrLpf::round_batch`]);
+/// 2. after its N_r-th duel the kernel logistic MLE is fitted to the round's duels (from θ = 0)
+///    and M_{r+1} = {x ∈ M_r : ∀x′ ∈ M_r, μ(h(x, x′)) + β_(r) σ(x, x′) ≥ 1/2} (eq. (12),
+///    [`crate::eliminate`]). The sets are nested and never empty.
+///
+/// Because the schedule sums to T exactly, the last round ends at the T-th duel and its elimination
+/// yields M_{R+1}, from which the output is taken (Corollary 4.4: "any x̂_T ∈ M_{R+1}").
+///
+/// **Recommendation** ([`Optimizer::recommend`]): the maximiser (lowest index on ties) over the
+/// current active set of the utility g of the latest end-of-round fit. At the end this is a member of
+/// M_{R+1} (it is the argmax of g_R over M_R, which always survives) and is the estimate's best
+/// candidate. During round 1 there is no fit yet and the recommendation is candidate 0 (the first
+/// member of M_1 = X); no estimate is made from a partial round, so recommending costs O(|M_r|).
+///
+/// **Protocol.** [`Optimizer::suggest`] returns the next duel (again, unchanged, while it is
+/// unanswered; it ignores the RNG: MR-LPF is deterministic); [`Optimizer::observe`] takes the answer
+/// to exactly that duel. Both error after T duels. Replaying a history through suggest/observe
+/// reproduces the state.
+#[derive(Debug, Clone)]
+pub struct MrLpf {
+    config: MrLpfConfig,
+    domain: FiniteDomain,
+    base_gram: DMatrix<f64>,
+    estimator: KernelLogistic,
+    schedule: Vec<usize>,
+    betas: Vec<f64>,
+    /// 0-based index of the current round (== schedule.len() once finished).
+    round: usize,
+    /// Duels observed in the current round.
+    position: usize,
+    active: Vec<usize>,
+    posterior: DuelingPosterior,
+    round_duels: Duels,
+    pending: Option<IndexPair>,
+    records: Vec<RoundRecord>,
+    steps: usize,
+}
+
+impl MrLpf {
+    /// Validates `config`, computes the schedule for T = `ctx.horizon` and the base Gram of the
+    /// candidates once.
+    pub fn new(ctx: &SearchContext, config: MrLpfConfig) -> Result<Self> {
+        config.validate()?;
+        let schedule = round_schedule(ctx.horizon)?;
+        let domain = ctx.domain.clone();
+        let n = domain.len();
+        let base_gram = config.inference.base_gram(&domain)?;
+        let estimator = config.inference.estimator()?;
+        let betas =
+            (1..=schedule.len()).map(|r| config.beta_for_round(r, schedule.len(), n)).collect::<Result<Vec<_>>>()?;
+        let posterior = DuelingPosterior::prior(&base_gram, config.rho(1))?;
+        Ok(Self {
+            config,
+            domain,
+            base_gram,
+            estimator,
+            schedule,
+            betas,
+            round: 0,
+            position: 0,
+            active: (0..n).collect(),
+            posterior,
+            round_duels: Duels::new(n),
+            pending: None,
+            records: Vec::new(),
+            steps: 0,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MrLpfConfig {
+        &self.config
+    }
+
+    /// The round lengths N_1, …, N_R.
+    pub fn schedule(&self) -> &[usize] {
+        &self.schedule
+    }
+
+    /// β_(1), …, β_(R).
+    pub fn betas(&self) -> &[f64] {
+        &self.betas
+    }
+
+    /// The current round r (1-based); R + 1 once all T duels are answered.
+    pub fn round(&self) -> usize {
+        self.round + 1
+    }
+
+    /// The number of duels answered in the current round.
+    pub fn position_in_round(&self) -> usize {
+        self.position
+    }
+
+    /// The number of duels answered so far.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// True once all T duels are answered.
+    pub fn is_finished(&self) -> bool {
+        self.round >= self.schedule.len()
+    }
+
+    /// The current active set M_r (M_{R+1} once finished), sorted candidate indices.
+    pub fn active_set(&self) -> &[usize] {
+        &self.active
+    }
+
+    /// The completed rounds.
+    pub fn records(&self) -> &[RoundRecord] {
+        &self.records
+    }
+
+    /// The current round's dueling posterior (its own duels only, noise ρ_r).
+    pub fn posterior(&self) -> &DuelingPosterior {
+        &self.posterior
+    }
+
+    /// The base Gram of the candidates.
+    pub fn base_gram(&self) -> &DMatrix<f64> {
+        &self.base_gram
+    }
+
+    /// All N_r pairs of the current round, computed upfront from the round's start (they do not depend
+    /// on the round's labels, note §3.2). Entry `position_in_round()` onwards are what
+    /// [`Optimizer::suggest`] returns next. Errors once the run is finished.
+    pub fn round_pairs(&self) -> Result<Vec<IndexPair>> {
+        if self.is_finished() {
+            return Err(self.finished_error());
+        }
+        let r = self.round + 1;
+        max_variance_batch(
+            &self.base_gram,
+            &self.active,
+            self.config.rho(r),
+            self.schedule[self.round],
+            self.config.initial_sigma,
+        )
+    }
+
+    /// [`MrLpf::round_pairs`] as duel queries, e.g. to send a whole round to respondents at once.
+    pub fn round_batch(&self) -> Result<Vec<Query>> {
+        self.round_pairs()?.into_iter().map(|(i, j)| self.duel(i, j)).collect()
+    }
+
+    fn duel(&self, i: usize, j: usize) -> Result<Query> {
+        Ok(Query::Duel(self.domain.point(i)?, self.domain.point(j)?))
+    }
+
+    fn finished_error(&self) -> Error {
+        Error::invalid("horizon", format!("MR-LPF has made all T = {} queries", self.schedule.iter().sum::<usize>()))
+    }
+
+    /// Closes the current round: elimination with the fit and the round's σ, record, next round.
+    fn close_round(&mut self, utility: DVector<f64>) -> Result<()> {
+        let r = self.round + 1;
+        let beta = self.betas[self.round];
+        let post = &self.posterior;
+        let survivors = eliminate(
+            &self.active,
+            utility.as_slice(),
+            |i, j| post.variance(i, j).unwrap_or(0.0),
+            beta,
+            self.config.inference.mle.link,
+        );
+        let n = self.domain.len();
+        let duels = std::mem::replace(&mut self.round_duels, Duels::new(n));
+        self.records.push(RoundRecord {
+            round: r,
+            rho: self.posterior.rho(),
+            beta,
+            active: std::mem::replace(&mut self.active, survivors.clone()),
+            survivors,
+            duels,
+            utility,
+        });
+        self.round += 1;
+        self.position = 0;
+        if !self.is_finished() {
+            self.posterior = DuelingPosterior::prior(&self.base_gram, self.config.rho(r + 1))?;
+        }
+        Ok(())
+    }
+}
+
+/// The candidate index of a point of a duel, or an error naming the query.
+pub(crate) fn candidate_index(domain: &FiniteDomain, p: &Point, which: &str) -> Result<usize> {
+    let i = p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
+    domain.check_index(i)?;
+    Ok(i)
+}
+
+impl Optimizer for MrLpf {
+    fn suggest(&mut self, _rng: &mut dyn Rng) -> Result<Query> {
+        if self.is_finished() {
+            return Err(self.finished_error());
+        }
+        let pair = match self.pending {
+            Some(p) => p,
+            None => next_pair(&self.posterior, &self.active, self.position, self.config.initial_sigma),
+        };
+        self.pending = Some(pair);
+        self.duel(pair.0, pair.1)
+    }
+
+    fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
+        if self.is_finished() {
+            return Err(self.finished_error());
+        }
+        let Query::Duel(p, q) = query else {
+            return Err(Error::invalid("query", format!("MR-LPF asks duels, got {query:?}")));
+        };
+        let (i, j) = (candidate_index(&self.domain, p, "first")?, candidate_index(&self.domain, q, "second")?);
+        let Answer::Duel { first_wins } = answer else {
+            return Err(Error::invalid("answer", format!("a duel needs a duel answer, got {answer:?}")));
+        };
+        match self.pending {
+            None => return Err(Error::invalid("query", "no duel is pending: call suggest() first")),
+            Some(s) if s != (i, j) => {
+                return Err(Error::invalid(
+                    "query",
+                    format!("duel ({i}, {j}) does not match the suggested duel ({}, {})", s.0, s.1),
+                ));
+            }
+            Some(_) => {}
+        }
+        let closes_round = self.position + 1 == self.schedule[self.round];
+        // Fit first (on a copy), so that a solver failure leaves the state untouched.
+        let fit = if closes_round {
+            let mut duels = self.round_duels.clone();
+            duels.push(i, j, first_wins)?;
+            Some(self.estimator.fit(&self.base_gram, &duels)?)
+        } else {
+            None
+        };
+        self.posterior.add_duel(i, j)?;
+        self.round_duels.push(i, j, first_wins)?;
+        self.pending = None;
+        self.position += 1;
+        self.steps += 1;
+        if let Some(fit) = fit {
+            self.close_round(fit.utility().clone())?;
+        }
+        Ok(())
+    }
+
+    fn recommend(&self) -> Result<Point> {
+        let best = match self.records.last() {
+            Some(rec) => argmax_within(&self.active, rec.utility.as_slice()),
+            None => self.active[0],
+        };
+        self.domain.point(best)
+    }
+}
