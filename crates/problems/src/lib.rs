@@ -47,7 +47,7 @@ pub mod respondents;
 pub mod rkhs;
 
 pub use datasets::{DataError, Ocx24Filter, load_ocx24};
-pub use functions::{FunctionSpec, KnownOptimum, Sense, TestFunction, by_name};
+pub use functions::{FunctionSpec, KnownOptimum, PublishedFigures, Sense, TestFunction, by_name};
 pub use grid::GridFunction;
 pub use presets::{AckleySign, Scaling};
 pub use rescale::{Affine, Rescaled};

@@ -11,7 +11,7 @@
 //! coefficients are exposed so that regret can be reported on either scale. [`Rescaled`] wraps a
 //! [`TestFunction`], [`crate::GridFunction::rescaled`] maps a tabulated one.
 
-use crate::functions::{KnownOptimum, Sense, TestFunction};
+use crate::functions::{KnownOptimum, PublishedFigures, Sense, TestFunction};
 use crate::grid::GridFunction;
 use bohf_core::{BoxDomain, Error, FiniteDomain, Result};
 use serde::{Deserialize, Serialize};
@@ -167,9 +167,15 @@ impl<F: TestFunction> TestFunction for Rescaled<F> {
         self.map.apply(self.inner.eval(x))
     }
     fn published_optimum(&self) -> Option<KnownOptimum> {
+        let scale = self.map.scale;
         self.inner.optimum().map(|o| KnownOptimum {
             value: self.map.apply(o.value),
-            precision: self.map.scale * o.precision,
+            precision: scale * o.precision,
+            published: o.published.as_ref().map(|p| PublishedFigures {
+                value: self.map.apply(p.value),
+                precision: scale * p.precision,
+                ..p.clone()
+            }),
             ..o
         })
     }

@@ -110,6 +110,7 @@ impl TestFunction for CurrinExp {
                 value: 13.582647010607023,
                 precision: 1e-12,
                 source: "computed with mpmath (root of ∂f_c/∂x₁ at x₂ = 0)",
+                published: None,
             },
         })
     }
@@ -198,6 +199,7 @@ impl TestFunction for Borehole {
             value,
             precision: 1e-10,
             source: "computed: f is monotone in every input, so the maximum is at a corner (value from mpmath)",
+            published: None,
         })
     }
 }

@@ -1,9 +1,9 @@
 //! Test functions defined in any dimension d. Formulas are BoTorch's `_evaluate_true` (minimisation
 //! form, SFU Virtual Library definitions); bohf maximises their negation (see [`super::Sense`]).
 
-use super::{KnownOptimum, Sense, TestFunction, check_dim_at_least};
+use super::{KnownOptimum, PublishedFigures, Sense, TestFunction, check_dim_at_least};
 use bohf_core::{BoxDomain, Result};
-use std::f64::consts::{E, PI};
+use std::f64::consts::{E, FRAC_PI_2, PI};
 use std::sync::OnceLock;
 
 const BOTORCH: &str = "BoTorch synthetic.py / SFU Virtual Library (Surjanovic & Bingham 2013)";
@@ -142,14 +142,17 @@ impl TestFunction for Rosenbrock {
 ///
 /// Domain [0, π]^d. Published minima (SFU Virtual Library; BoTorch for d = 2): d = 2: −1.80130341 at
 /// (2.20290552, 1.57079633); d = 5: −4.687658; d = 10: −9.66015 (no minimiser published for d = 5,
-/// 10). bohf's maxima are the negations: **1.80130341, 4.687658, 9.66015**.
+/// 10).
 ///
 /// f is separable, so its minimiser is found coordinate by coordinate: xᵢ* maximises
-/// gᵢ(t) = sin t · sin^{20}(i t²/π) on [0, π] (a 20 001-point grid, then golden-section search in
-/// the bracket around the best grid point), and min f = −Σ gᵢ(xᵢ*). [`TestFunction::optimum`] gives
-/// these computed maximisers for every d; for d ∈ {2, 5, 10} with the published value and precision,
-/// for other d with the computed value. (MaxMinLCB's code uses exponent 10 instead of 20; this is
-/// the standard 2m = 20.)
+/// gᵢ(t) = sin t · sin^{20}(i t²/π) on [0, π], and min f = −Σ gᵢ(xᵢ*). For i ≤ 10 the maximisers
+/// and maxima are refined offline ([`Michalewicz::REFINED_COORDINATES`]: mpmath, 60 digits, Newton's
+/// method on gᵢ′ from every peak of sin^{20}(i t²/π), keeping the best; `scripts/refine_optima.py`),
+/// which gives the **refined minima −1.8013034100985525327 (d = 2), −4.6876581790881462521 (d = 5),
+/// −9.6601517156413414135 (d = 10)**, the published ones to their printed digits; bohf's maxima are
+/// their negations. For i > 10, xᵢ* is computed at run time (a 20 001-point grid, then
+/// golden-section search in the bracket around the best grid point). (MaxMinLCB's code uses exponent
+/// 10 instead of 20; this is the standard 2m = 20.)
 #[derive(Debug, Clone)]
 pub struct Michalewicz {
     d: usize,
@@ -166,6 +169,24 @@ impl Michalewicz {
     /// The steepness m (the exponent is 2m).
     pub const M: i32 = 10;
 
+    /// (tᵢ*, gᵢ(tᵢ*)) for i = 1, …, 10: the maximiser of the i-th coordinate term
+    /// [`Michalewicz::coordinate_term`] on [0, π] and its maximum, refined offline with mpmath
+    /// (60 digits; `scripts/refine_optima.py`). For i = 2, 6, 10, t* = π/2 and g* = 1 exactly
+    /// (i (π/2)²/π = π/2 + kπ; mpmath prints 1.5707963267948966192).
+    #[allow(clippy::excessive_precision)] // mpmath's 20 significant digits
+    pub const REFINED_COORDINATES: [(f64, f64); 10] = [
+        (2.2029055201726093461, 0.80130341009855253271),
+        (FRAC_PI_2, 1.0),
+        (1.2849915705529243599, 0.9590912698960059482),
+        (1.9230584698663628432, 0.93846241847208341012),
+        (1.7204697725658412801, 0.9888010806215043611),
+        (FRAC_PI_2, 1.0),
+        (1.4544139713623790276, 0.99322713535588160453),
+        (1.7560865209450263727, 0.9828720362722105987),
+        (1.6557174168210291042, 0.99639436492510295811),
+        (FRAC_PI_2, 1.0),
+    ];
+
     /// Michalewicz in dimension `d ≥ 1`.
     pub fn new(d: usize) -> Result<Self> {
         check_dim_at_least("Michalewicz", d, 1)?;
@@ -177,14 +198,19 @@ impl Michalewicz {
         t.sin() * (i as f64 * t * t / PI).sin().powi(2 * Self::M)
     }
 
-    /// The computed minimiser of f (maximiser of −f), coordinate by coordinate.
+    /// The minimiser of f (maximiser of −f), coordinate by coordinate: refined
+    /// ([`Michalewicz::REFINED_COORDINATES`]) for i ≤ 10, computed at run time beyond.
     pub fn minimiser(&self) -> &[f64] {
-        self.minimiser.get_or_init(|| (1..=self.d).map(maximise_coordinate_term).collect())
+        self.minimiser.get_or_init(|| {
+            (1..=self.d)
+                .map(|i| Self::REFINED_COORDINATES.get(i - 1).map_or_else(|| maximise_coordinate_term(i), |c| c.0))
+                .collect()
+        })
     }
 }
 
 /// Maximises gᵢ on [0, π]: grid search, then golden-section search in the neighbouring bracket.
-fn maximise_coordinate_term(i: usize) -> f64 {
+pub(crate) fn maximise_coordinate_term(i: usize) -> f64 {
     const N: usize = 20_000;
     let h = PI / N as f64;
     let g = |t: f64| Michalewicz::coordinate_term(i, t);
@@ -227,13 +253,22 @@ impl TestFunction for Michalewicz {
     fn published(&self, x: &[f64]) -> f64 {
         -x.iter().enumerate().map(|(i, &t)| Self::coordinate_term(i + 1, t)).sum::<f64>()
     }
+    // mpmath's 20 significant digits; BoTorch prints 1.57079633 (π/2 to eight decimals).
+    #[allow(clippy::excessive_precision, clippy::approx_constant)]
     fn published_optimum(&self) -> Option<KnownOptimum> {
         let x = self.minimiser().to_vec();
-        const SRC: &str = "value: SFU Virtual Library / BoTorch; minimiser: computed coordinate-wise (f is separable)";
+        const SRC: &str = "published: SFU Virtual Library / BoTorch (d = 2, 5, 10); refined: mpmath per coordinate \
+                           (f is separable; scripts/refine_optima.py)";
+        let table = &Self::REFINED_COORDINATES;
         Some(match self.d {
-            2 => KnownOptimum::published(vec![x], -1.80130341, 8, SRC),
-            5 => KnownOptimum::published(vec![x], -4.687658, 6, SRC),
-            10 => KnownOptimum::published(vec![x], -9.66015, 5, SRC),
+            2 => KnownOptimum::refined(vec![x], -1.8013034100985525327, SRC).with_published(
+                vec![vec![2.20290552, 1.57079633]],
+                -1.80130341,
+                8,
+            ),
+            5 => KnownOptimum::refined(vec![x], -4.6876581790881462521, SRC).with_published(vec![], -4.687658, 6),
+            10 => KnownOptimum::refined(vec![x], -9.6601517156413414135, SRC).with_published(vec![], -9.66015, 5),
+            d if d <= table.len() => KnownOptimum::refined(vec![x], -table[..d].iter().map(|c| c.1).sum::<f64>(), SRC),
             _ => {
                 let v = self.published(&x);
                 // Golden-section search to 1e-14 in t leaves an error of order 1e-16 in each gᵢ.
@@ -241,7 +276,8 @@ impl TestFunction for Michalewicz {
                     points: vec![x],
                     value: v,
                     precision: 1e-12 * self.d as f64,
-                    source: "computed coordinate-wise (f is separable)",
+                    source: "coordinates 1-10 refined with mpmath, the others computed by golden-section search",
+                    published: None,
                 }
             }
         })
@@ -250,16 +286,22 @@ impl TestFunction for Michalewicz {
 
 /// Styblinski–Tang: f(x) = ½ Σᵢ (xᵢ⁴ − 16xᵢ² + 5xᵢ).
 ///
-/// Domain [−5, 5]^d. Published minimum (BoTorch) −39.166166·d at xᵢ = −2.903534, so bohf's maximum
-/// is **39.166166·d**. The minimiser given by [`TestFunction::optimum`] is the exact root of
-/// 4t³ − 32t + 5 = 0 (f′ = 0 in each coordinate) from the trigonometric cubic formula,
-/// t* = −2.9035340277711770…; the per-coordinate minimum is −39.16616570377142…
+/// Domain [−5, 5]^d. Published minimum (BoTorch) −39.166166·d at xᵢ = −2.903534. The minimiser
+/// given by [`TestFunction::optimum`] is the exact root of 4t³ − 32t + 5 = 0 (f′ = 0 in each
+/// coordinate) from the trigonometric cubic formula, t* = −2.9035340277711770951; the refined
+/// per-coordinate minimum is [`StyblinskiTang::COORDINATE_MINIMUM`] = −39.166165703771415464 (mpmath
+/// `polyroots`, 60 digits; `scripts/refine_optima.py`), so **min f = −39.166165703771415464·d** and
+/// bohf's maximum is its negation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StyblinskiTang {
     d: usize,
 }
 
 impl StyblinskiTang {
+    /// The per-coordinate minimum ½(t*⁴ − 16t*² + 5t*), refined offline with mpmath.
+    #[allow(clippy::excessive_precision)] // mpmath's 20 significant digits
+    pub const COORDINATE_MINIMUM: f64 = -39.166165703771415464;
+
     /// Styblinski–Tang in dimension `d ≥ 1`.
     pub fn new(d: usize) -> Result<Self> {
         check_dim_at_least("Styblinski-Tang", d, 1)?;
@@ -299,11 +341,19 @@ impl TestFunction for StyblinskiTang {
     }
     fn published_optimum(&self) -> Option<KnownOptimum> {
         let d = self.d as f64;
+        let refined = KnownOptimum::refined(
+            vec![vec![Self::coordinate_minimiser(); self.d]],
+            Self::COORDINATE_MINIMUM * d,
+            "published: BoTorch (−39.166166·d at −2.903534); refined: exact root of f′, value with mpmath",
+        );
+        // Printed per coordinate to six decimals, so the d-dimensional value is good to d · ½·10⁻⁶.
         Some(KnownOptimum {
-            points: vec![vec![Self::coordinate_minimiser(); self.d]],
-            value: -39.166166 * d,
-            precision: 0.5e-6 * d,
-            source: "value: BoTorch (−39.166166·d); minimiser: exact root of f′",
+            published: Some(PublishedFigures {
+                points: vec![vec![-2.903534; self.d]],
+                value: -39.166166 * d,
+                precision: 0.5e-6 * d,
+            }),
+            ..refined
         })
     }
 }

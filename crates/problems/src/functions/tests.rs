@@ -20,31 +20,190 @@ fn all_functions() -> Vec<Box<dyn TestFunction>> {
     fs
 }
 
-/// How far f(x*) may be from the known optimum: the published precision (half a unit in the last
-/// published digit; the published optimisers are rounded too, but at an interior optimum that costs
-/// only a second-order amount, below 1e−7 for every function here), or 1e−9 relative for exact
-/// values (a few ulps of rounding in the formulas).
-fn optimum_tolerance(o: &KnownOptimum) -> f64 {
-    if o.precision == 0.0 { 1e-9 * o.value.abs().max(1.0) } else { o.precision }
+/// The scale of a function's values near its optimum, max(1, |f*|), against which the tolerances
+/// below are relative.
+fn scale(o: &KnownOptimum) -> f64 {
+    o.value.abs().max(1.0)
 }
 
+/// How far the double-precision f(x*) may be from the stored optimum: 10⁻¹² max(1, |f*|). That is
+/// far stricter than the 10⁻⁶ the foundation issue asks for, and still loose for double precision:
+/// x* is stored to the nearest double (at a stationary point an error δ in x costs only O(δ²) in
+/// f; EggHolder's and Borehole's bound coordinates are exact), the stored values are within
+/// 16 ε |f*| of the true ones, and evaluating these short formulas loses at most a few tens of ulps
+/// (Michalewicz's sin²⁰ about 20, Cross-in-Tray's exp(≈ 99.6) about 100 before the 10th root shrinks
+/// it). The largest error measured over all functions is 2·10⁻¹⁵ relative.
+const VALUE_TOL: f64 = 1e-12;
+
+/// (a) The value at every stored optimiser is the stored optimum, and the stored optimum is accurate
+/// (its `precision` is within the same tolerance).
 #[test]
 fn value_at_each_known_optimiser_is_the_known_optimum() {
     for f in all_functions() {
         let o = f.optimum().unwrap_or_else(|| panic!("{} (d = {}) has a known optimum", f.name(), f.dim()));
         assert!(!o.points.is_empty(), "{}", f.name());
+        let tol = VALUE_TOL * scale(&o);
+        assert!(o.precision <= tol, "{} (d = {}): stored optimum only good to {}", f.name(), f.dim(), o.precision);
         for x in &o.points {
             assert!(f.domain().contains(x), "{}: optimiser {x:?} outside the domain", f.name());
             let v = f.value(x).unwrap();
             assert!(
-                (v - o.value).abs() <= optimum_tolerance(&o),
-                "{} (d = {}): f({x:?}) = {v}, known optimum {} ± {}",
+                (v - o.value).abs() <= tol,
+                "{} (d = {}): f({x:?}) = {v}, known optimum {}",
                 f.name(),
                 f.dim(),
-                o.value,
-                o.precision
+                o.value
             );
         }
+    }
+}
+
+/// Finite-difference step in unit-cube coordinates u = (x − ℓ) ⊘ (h − ℓ).
+const FD_STEP: f64 = 1e-5;
+
+/// ∂F/∂uⱼ at x, F the maximisation-convention function and u = (x − ℓ) ⊘ (h − ℓ) the unit-cube
+/// coordinates (so that one tolerance fits every box, from Borehole's to EggHolder's). Inside the
+/// box: the five-point central difference [8(F(u + s/2) − F(u − s/2)) − (F(u + s) − F(u − s))]/(6s)
+/// (truncation error s⁴ F⁽⁵⁾/1920); on a bound: the second-order one-sided difference
+/// ±[−3F(u) + 4F(u ± s) − F(u ± 2s)]/(2s) pointing into the box (truncation s² F‴/3).
+fn unit_derivative(f: &dyn TestFunction, x: &[f64], j: usize, s: f64) -> f64 {
+    let dom = f.domain();
+    let (l, u) = (dom.lower()[j], dom.upper()[j]);
+    let at = |t: f64| {
+        let mut y = x.to_vec();
+        y[j] = x[j] + t * (u - l);
+        f.eval(&y)
+    };
+    if x[j] <= l {
+        (-3.0 * at(0.0) + 4.0 * at(s) - at(2.0 * s)) / (2.0 * s)
+    } else if x[j] >= u {
+        (3.0 * at(0.0) - 4.0 * at(-s) + at(-2.0 * s)) / (2.0 * s)
+    } else {
+        (8.0 * (at(s / 2.0) - at(-s / 2.0)) - (at(s) - at(-s))) / (6.0 * s)
+    }
+}
+
+/// The largest violation of the first-order optimality (KKT) conditions of a maximum on a box, in
+/// unit-cube coordinates: |∂F/∂uⱼ| in an interior coordinate, max(0, ∂F/∂uⱼ) at a lower bound (F must
+/// not increase into the box), max(0, −∂F/∂uⱼ) at an upper bound.
+fn kkt_violation(f: &dyn TestFunction, x: &[f64]) -> f64 {
+    let dom = f.domain();
+    (0..f.dim())
+        .map(|j| {
+            let g = unit_derivative(f, x, j, FD_STEP);
+            if x[j] <= dom.lower()[j] {
+                g.max(0.0)
+            } else if x[j] >= dom.upper()[j] {
+                (-g).max(0.0)
+            } else {
+                g.abs()
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The stationarity tolerance, relative to max(1, |f*|). With s = 10⁻⁵ the five-point difference's
+/// rounding error is about 3 ε |F| / s ≈ 7·10⁻¹¹ |F| (measured: at most 1.3·10⁻¹⁰ max(1, |f*|), at
+/// Cross-in-Tray, whose nested exp amplifies rounding), and its truncation error is below 10⁻¹³
+/// here (it is 5·10⁻¹⁰ at s = 10⁻⁴ for Michalewicz d = 10, the steepest, and scales as s⁴); 10⁻⁸ is
+/// 75 times the largest. It is also sharp enough to reject every published optimiser that differs
+/// from the refined one (checked below): an error δ in x gives a gradient of about λ δ.
+const KKT_TOL: f64 = 1e-8;
+
+/// Functions whose maximiser is a non-differentiable peak, where finite differences say nothing:
+/// Ackley (a cone, −20 exp(−0.2‖x‖/√d)) and Bukin N.6 (a √|·| cusp across the ridge x₂ = 0.01x₁²).
+const NON_SMOOTH: &[&str] = &["ackley", "bukin6"];
+
+/// (b) Every known maximiser of a function differentiable there satisfies the first-order conditions:
+/// a stationary point inside the box, the gradient pointing out of the box on a bound (EggHolder's
+/// x₁ = 512, CurrinExp's x₂ = 0, Borehole's corner). And the test can fail: every published
+/// optimiser that differs from the refined one violates them.
+#[test]
+fn each_known_optimiser_is_a_kkt_point_and_the_published_ones_are_not() {
+    for f in all_functions() {
+        if NON_SMOOTH.contains(&f.name()) {
+            continue;
+        }
+        let o = f.optimum().unwrap();
+        let tol = KKT_TOL * scale(&o);
+        for x in &o.points {
+            let v = kkt_violation(f.as_ref(), x);
+            assert!(v <= tol, "{} (d = {}): KKT violation {v:e} at {x:?} (tolerance {tol:e})", f.name(), f.dim());
+        }
+        for (p, x) in o.published.iter().flat_map(|p| p.points.iter().zip(&o.points)) {
+            if p != x {
+                let v = kkt_violation(f.as_ref(), p);
+                assert!(v > tol, "{} (d = {}): published {p:?} passes the KKT check ({v:e})", f.name(), f.dim());
+            }
+        }
+    }
+    // EggHolder: the outward derivative at x₁ = 512 is strictly positive and equals mpmath's
+    // −∂f/∂x₁ = 3.385571337 (in x units; 1024 per unit of u). The one-sided difference's truncation
+    // error s²F‴/3 is about 10⁻⁷ relative here, so compare to 10⁻⁶.
+    let egg = EggHolder.optimum().unwrap();
+    let outward = unit_derivative(&EggHolder, &egg.points[0], 0, FD_STEP) / 1024.0;
+    assert!((outward - 3.385571337).abs() <= 1e-6 * 3.385571337, "{outward}");
+}
+
+/// (c) Consistency with the literature: each refined value lies within the published precision of
+/// the published value; each published optimiser is the refined one rounded to its printed digits
+/// (half a unit in the last printed digit of each coordinate), except for the documented errata; and
+/// f at each published optimiser matches the published value to the published precision.
+#[test]
+fn refined_optima_agree_with_the_published_figures() {
+    /// Published optimisers that are off by more than their printed digits, with the largest offset
+    /// (refined figures in the doc comments): Hartmann-3's x₁ 0.114614 (refined 0.1145889),
+    /// EggHolder's x₂ 404.2319 (404.2318051), Six-Hump Camel's x₂ ∓0.7126 (∓0.7126564, truncated
+    /// rather than rounded) and Cross-in-Tray's ±1.3491 (±1.3494066).
+    const ERRATA: &[(&str, f64)] =
+        &[("hartmann3", 2.6e-5), ("eggholder", 9.6e-5), ("six_hump_camel", 5.7e-5), ("cross_in_tray", 3.1e-4)];
+    /// Half a unit in the last digit of `c` as printed (the shortest decimal that round-trips, which
+    /// is how the literals are written in the source).
+    fn half_unit(c: f64) -> f64 {
+        let s = format!("{c}");
+        let decimals = s.split_once('.').map_or(0, |(_, frac)| frac.len());
+        0.5 * 10f64.powi(-(decimals as i32))
+    }
+    let mut seen_errata = Vec::new();
+    for f in all_functions() {
+        let o = f.optimum().unwrap();
+        let Some(p) = &o.published else { continue };
+        assert!(
+            (o.value - p.value).abs() <= p.precision,
+            "{} (d = {}): refined {} vs published {} ± {}",
+            f.name(),
+            f.dim(),
+            o.value,
+            p.value,
+            p.precision
+        );
+        assert!(p.points.is_empty() || p.points.len() == o.points.len(), "{}", f.name());
+        let erratum = ERRATA.iter().find(|(n, _)| *n == f.name()).map(|e| e.1);
+        for (pp, x) in p.points.iter().zip(&o.points) {
+            let rounded = pp.iter().zip(x).all(|(a, b)| (a - b).abs() <= half_unit(*a));
+            match erratum {
+                None => assert!(rounded, "{}: published {pp:?} is not refined {x:?} rounded", f.name()),
+                Some(offset) => {
+                    // The erratum is real, and no larger than documented.
+                    assert!(!rounded, "{}: published {pp:?} is {x:?} rounded after all", f.name());
+                    let off = pp.iter().zip(x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                    assert!(off <= offset, "{}: published point off by {off}", f.name());
+                    seen_errata.push(f.name().to_string());
+                }
+            }
+            let v = f.value(pp).unwrap();
+            assert!(
+                (v - p.value).abs() <= p.precision,
+                "{} (d = {}): f(published {pp:?}) = {v} vs published {} ± {}",
+                f.name(),
+                f.dim(),
+                p.value,
+                p.precision
+            );
+        }
+    }
+    for (name, _) in ERRATA {
+        assert!(seen_errata.iter().any(|n| n == name), "{name} has no published point");
     }
 }
 
@@ -134,9 +293,10 @@ fn sample_points(f: &dyn TestFunction, rng: &mut bohf_core::BohfRng) -> Vec<Vec<
     pts
 }
 
-/// An independent check of the sign convention and of the optimum: no sampled point of the domain
-/// beats the known maximum (by more than its published precision). With the wrong sign every
-/// function here would fail (its other extreme is far above the optimum).
+/// (d) An independent check of the sign convention and of the optimum: no sampled point of the
+/// domain beats the known maximum by more than the value tolerance [`VALUE_TOL`] (which covers the
+/// stored optimum's `precision` and the rounding of f near it). With the wrong sign every function
+/// here would fail (its other extreme is far above the optimum).
 #[test]
 fn known_optimum_is_at_least_the_max_over_a_dense_sample() {
     let mut rng = seeded(20240601);
@@ -145,7 +305,7 @@ fn known_optimum_is_at_least_the_max_over_a_dense_sample() {
         let best =
             sample_points(f.as_ref(), &mut rng).iter().map(|x| f.value(x).unwrap()).fold(f64::NEG_INFINITY, f64::max);
         assert!(
-            best <= o.value + o.precision + 1e-9 * o.value.abs().max(1.0),
+            best <= o.value + VALUE_TOL * scale(&o),
             "{} (d = {}): sampled {best} > known maximum {}",
             f.name(),
             f.dim(),
@@ -155,19 +315,34 @@ fn known_optimum_is_at_least_the_max_over_a_dense_sample() {
 }
 
 #[test]
-fn michalewicz_computed_optimum_beats_a_fine_grid_per_coordinate() {
-    // Separable: for d = 3 compare each computed coordinate with a 10⁶-point grid of gᵢ on [0, π].
-    let m = Michalewicz::new(3).unwrap();
-    for (i, &t) in m.minimiser().iter().enumerate() {
+fn michalewicz_refined_coordinates_beat_a_fine_grid() {
+    // Separable: compare each refined coordinate i = 1..10 with a 10⁶-point grid of gᵢ on [0, π].
+    for (i, &(t, g)) in Michalewicz::REFINED_COORDINATES.iter().enumerate() {
         let n = 1_000_000;
         let grid_best = (0..=n)
             .map(|k| Michalewicz::coordinate_term(i + 1, std::f64::consts::PI * k as f64 / n as f64))
             .fold(f64::NEG_INFINITY, f64::max);
         let at = Michalewicz::coordinate_term(i + 1, t);
-        // The grid's spacing 3·10⁻⁶ leaves it below the true peak by O(10⁻⁹); the refined point must
-        // be at least as good, and not better than the grid by more than that.
-        assert!(at >= grid_best - 1e-15 && at - grid_best < 1e-8, "coordinate {i}: {at} vs grid {grid_best}");
+        // The tabulated maximum is what gᵢ gives at the tabulated maximiser (sin²⁰ costs about 20
+        // ulps of rounding); the grid (spacing 3·10⁻⁶) can only come within rounding of it from
+        // below, and its miss is at most ½ gᵢ″ h² ≈ 10⁻⁸ for the steepest term (i = 10).
+        assert!((at - g).abs() <= 1e-14, "coordinate {}: g(t*) = {at} vs tabulated {g}", i + 1);
+        assert!(at >= grid_best - 1e-14 && at - grid_best < 1e-8, "coordinate {}: {at} vs grid {grid_best}", i + 1);
     }
+}
+
+#[test]
+fn michalewicz_golden_section_search_finds_the_refined_coordinates() {
+    // The run-time search used beyond i = 10, checked against the mpmath table: a flat maximum
+    // locates t only to about √(ε / |gᵢ″|) ≈ 10⁻⁹, but the value to a few ulps.
+    for (i, &(t, g)) in Michalewicz::REFINED_COORDINATES.iter().enumerate() {
+        let found = super::scalable::maximise_coordinate_term(i + 1);
+        assert!((found - t).abs() <= 1e-7, "coordinate {}: {found} vs {t}", i + 1);
+        assert!((Michalewicz::coordinate_term(i + 1, found) - g).abs() <= 1e-14, "coordinate {}", i + 1);
+    }
+    // d = 11 uses the search for its last coordinate; its optimum is still a maximum of the sample.
+    let m = Michalewicz::new(11).unwrap();
+    assert_eq!(&m.minimiser()[..10], Michalewicz::new(10).unwrap().minimiser());
 }
 
 #[test]
@@ -202,7 +377,10 @@ fn unit_cube_and_restricted_domains() {
     let off = WithDomain::new(Ackley::new(1).unwrap(), BoxDomain::cube(1.0, 2.0, 1).unwrap()).unwrap();
     assert!(off.optimum().is_none());
     let holder = WithDomain::new(HolderTable, BoxDomain::cube(0.0, 10.0, 2).unwrap()).unwrap();
-    assert_eq!(holder.optimum().unwrap().points, vec![vec![8.05502, 9.66459]]);
+    let o = holder.optimum().unwrap();
+    assert_eq!(o.points, vec![HolderTable.optimum().unwrap().points[0].clone()]);
+    // The published optimisers are filtered alongside the refined ones.
+    assert_eq!(o.published.unwrap().points, vec![vec![8.05502, 9.66459]]);
     assert!(WithDomain::new(Ackley::new(2).unwrap(), BoxDomain::cube(-1.0, 1.0, 3).unwrap()).is_err());
 }
 
