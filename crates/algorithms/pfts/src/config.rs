@@ -1,0 +1,39 @@
+//! The configuration of PF-TS.
+
+use bohf_core::Result;
+use bohf_gp::{ExplorationSchedule, InferenceConfig};
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`crate::PfTs`]. Defaults are the PF-TS paper's experiments (App. F.1): Matérn-5/2
+/// with ℓ = 0.1, λ = 0.05 with the ‖θ‖² regulariser, ρ = λκ = 0.05, and
+/// v_t² = √(t + 1 + log 40).
+///
+/// In a config file (TOML):
+///
+/// ```toml
+/// [inference]
+/// kernel = { kind = "matern52", lengthscale = 0.1 }
+/// kappa = 1.0
+/// [inference.mle]
+/// lambda = 0.05
+/// [exploration]
+/// kind = "theoretical"
+/// b = 2.0
+/// delta = 0.05
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct PfTsConfig {
+    /// Kernel, kernel logistic MLE and posterior noise ρ = λκ, shared by all BOHF methods.
+    pub inference: InferenceConfig,
+    /// The exploration scale v_t (PF-TS §3.6; default the experiments' v_t² = √(t + 1 + log 40)).
+    pub exploration: ExplorationSchedule,
+}
+
+impl PfTsConfig {
+    /// Errors naming the first invalid field (`kappa`, `lambda`, `lengthscale`, `delta`, `b`, …).
+    pub fn validate(&self) -> Result<()> {
+        self.inference.validate()?;
+        self.exploration.validate()
+    }
+}
