@@ -7,3 +7,7 @@
 pub mod maxminlcb;
 pub mod random;
 pub mod scalar;
+
+pub use maxminlcb::{MaxMinLcb, MaxMinLcbConfig, PlausibleSet};
+pub use random::{RandomDuels, RandomDuelsConfig};
+pub use scalar::{GpTs, GpTsConfig, GpUcb, GpUcbConfig};
