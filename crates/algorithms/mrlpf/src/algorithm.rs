@@ -54,8 +54,9 @@ pub struct RoundRecord {
 ///
 /// **Protocol.** [`Optimizer::suggest`] returns the next duel (again, unchanged, while it is
 /// unanswered; it ignores the RNG: MR-LPF is deterministic); [`Optimizer::observe`] takes the answer
-/// to exactly that duel. Both error after T duels. Replaying a history through suggest/observe
-/// reproduces the state.
+/// to exactly that duel. With nothing pending, `observe` accepts exactly the duel `suggest` would
+/// return, so a saved (query, answer) history can be replayed by `observe` alone; any other duel is
+/// an error (MR-LPF's rounds are made of its own queries only). Both error after T duels.
 #[derive(Debug, Clone)]
 pub struct MrLpf {
     config: MrLpfConfig,
@@ -255,15 +256,21 @@ impl Optimizer for MrLpf {
         let Answer::Duel { first_wins } = answer else {
             return Err(Error::invalid("answer", format!("a duel needs a duel answer, got {answer:?}")));
         };
-        match self.pending {
-            None => return Err(Error::invalid("query", "no duel is pending: call suggest() first")),
-            Some(s) if s != (i, j) => {
-                return Err(Error::invalid(
-                    "query",
-                    format!("duel ({i}, {j}) does not match the suggested duel ({}, {})", s.0, s.1),
-                ));
-            }
-            Some(_) => {}
+        // MR-LPF's data must be its own queries: the pending suggestion, or (replaying a saved history
+        // without calling suggest) the duel suggest() would return now.
+        let expected = self
+            .pending
+            .unwrap_or_else(|| next_pair(&self.posterior, &self.active, self.position, self.config.initial_sigma));
+        if expected != (i, j) {
+            return Err(Error::invalid(
+                "query",
+                format!(
+                    "duel ({i}, {j}) does not match MR-LPF's {} duel ({}, {})",
+                    if self.pending.is_some() { "suggested" } else { "next" },
+                    expected.0,
+                    expected.1
+                ),
+            ));
         }
         let closes_round = self.position + 1 == self.schedule[self.round];
         // Fit first (on a copy), so that a solver failure leaves the state untouched.

@@ -201,8 +201,8 @@ fn observe_rejects_what_was_not_suggested() {
     let win = Answer::Duel { first_wins: true };
     let p = |i: usize| ctx.domain.point(i).unwrap();
     let msg = |e: Error| e.to_string();
-    // Nothing suggested yet.
-    assert!(msg(alg.observe(&Query::Duel(p(0), p(9)), win).unwrap_err()).contains("call suggest()"));
+    // Nothing suggested yet: only the duel MR-LPF would suggest, (0, 9), is accepted.
+    assert!(msg(alg.observe(&Query::Duel(p(0), p(8)), win).unwrap_err()).contains("next duel (0, 9)"));
     let q = alg.suggest(&mut r).unwrap();
     assert_eq!(alg.suggest(&mut r).unwrap(), q, "suggest is idempotent while a duel is pending");
     let (i, j) = pair_of(&q);
@@ -218,8 +218,8 @@ fn observe_rejects_what_was_not_suggested() {
     assert!(msg(alg.observe(&q, Answer::Value(1.0)).unwrap_err()).contains("`answer`"));
     assert_eq!(alg.steps(), 0, "rejected observations change nothing");
     alg.observe(&q, win).unwrap();
-    // A second answer to the same duel is not pending any more.
-    assert!(msg(alg.observe(&q, win).unwrap_err()).contains("call suggest()"));
+    // A second answer to the same duel is not MR-LPF's next duel.
+    assert!(msg(alg.observe(&q, win).unwrap_err()).contains("does not match"));
     for _ in 0..3 {
         let q = alg.suggest(&mut r).unwrap();
         alg.observe(&q, win).unwrap();
@@ -240,6 +240,29 @@ fn construction_validates_config_and_horizon() {
     assert!(MrLpf::new(&ctx, bad).unwrap_err().to_string().contains("`inference.kernel.lengthscale`"));
     let zero = SearchContext { domain: ctx.domain.clone(), horizon: 0 };
     assert!(MrLpf::new(&zero, MrLpfConfig::default()).unwrap_err().to_string().contains("`horizon`"));
+}
+
+/// A saved history replayed through `observe` alone (no `suggest`) rebuilds the same state.
+#[test]
+fn history_replay_without_suggest() {
+    let ctx = context(30, 100);
+    let f = utility(&ctx.domain);
+    let mut live = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let mut answers = rng::seeded(3);
+    let mut history = Vec::new();
+    let mut unused = rng::seeded(4);
+    while !live.is_finished() {
+        let q = live.suggest(&mut unused).unwrap();
+        let a = answer(&f, pair_of(&q), &mut answers);
+        live.observe(&q, a).unwrap();
+        history.push((q, a));
+    }
+    let mut replay = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    for (q, a) in &history {
+        replay.observe(q, *a).unwrap();
+    }
+    assert_eq!(replay.records(), live.records());
+    assert_eq!(replay.recommend().unwrap(), live.recommend().unwrap());
 }
 
 #[test]
