@@ -44,7 +44,8 @@ fn step(c: &mut Criterion) {
     let ctx = SearchContext::new(domain.clone(), 3000).unwrap();
     let history: Vec<(Query, Answer)> = (0..2000)
         .map(|_| {
-            let q = Query::Duel(domain.point(r.random_range(0..n)).unwrap(), domain.point(r.random_range(0..n)).unwrap());
+            let q =
+                Query::Duel(domain.point(r.random_range(0..n)).unwrap(), domain.point(r.random_range(0..n)).unwrap());
             let a = answer(&u, &q, &mut r);
             (q, a)
         })
