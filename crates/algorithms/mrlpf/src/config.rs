@@ -60,7 +60,7 @@ pub enum InitialSigma {
     #[default]
     Prior,
     /// The authors' early code (note §3.2 [CODE-EARLY]): σ ≡ 0 before the round's first duel, so the
-    /// first query of every round is the self-pair (M_r[0], M_r[0]).
+    /// first query of every round is the self-pair (M_r\[0\], M_r\[0\]).
     Zero,
 }
 

@@ -40,13 +40,10 @@ pub fn round_schedule(horizon: usize) -> Result<Vec<usize>> {
 }
 
 /// The bound ⌈log₂ log₂ T⌉ + 1 on the number of rounds R (Li & Scarlett 2022, Prop. 1; MR-LPF
-/// Theorem 4.1), for T ≥ 4 (below that, log₂ log₂ T ≤ 0 and the bound is taken as 1 + [T > 2]).
+/// Theorem 4.1); 1 for T ≤ 2, where log₂ log₂ T ≤ 0 (and −∞ at T = 1).
 pub fn max_rounds_bound(horizon: usize) -> usize {
     if horizon <= 2 {
         return 1;
-    }
-    if horizon < 4 {
-        return 2;
     }
     ((horizon as f64).log2().log2().ceil() as usize) + 1
 }
@@ -103,7 +100,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Σ N_r = T, rounds grow strictly until the truncated last one, and R ≤ ⌈log₂ log₂ T⌉ + 1.
         #[test]
-        fn schedule_invariants(t in 4usize..1_000_000) {
+        fn schedule_invariants(t in 1usize..1_000_000) {
             let s = round_schedule(t).unwrap();
             prop_assert_eq!(s.iter().sum::<usize>(), t);
             prop_assert!(s.iter().all(|&n| n >= 1));

@@ -14,7 +14,7 @@ use nalgebra::DMatrix;
 /// Ties go to the first pair in row-major order of M_r × M_r with M_r sorted by candidate index
 /// (the authors' code, note §3.2), i.e. the lexicographically smallest (x, x′). Since σ is symmetric
 /// and σ(x, x) = 0, the chosen pair has x < x′ unless every σ is 0 (|M_r| = 1), when it is
-/// (M_r[0], M_r[0]).
+/// (M_r\[0\], M_r\[0\]).
 ///
 /// `active` must be non-empty, sorted and within the posterior's candidates (checked by callers).
 pub fn max_variance_pair(posterior: &DuelingPosterior, active: &[usize]) -> IndexPair {
@@ -46,7 +46,7 @@ fn max_variance_in(s: &DMatrix<f64>, active: &[usize]) -> IndexPair {
 /// structure"): starting from the prior posterior (no duels of this round) with noise ρ, repeat
 /// `count` times: pick [`max_variance_pair`] within `active`, condition on it ([`DuelingPosterior::add_duel`]).
 ///
-/// With [`InitialSigma::Zero`] the first pair is (M_r[0], M_r[0]) (the authors' early code treats σ
+/// With [`InitialSigma::Zero`] the first pair is (M_r\[0\], M_r\[0\]) (the authors' early code treats σ
 /// as 0 before the round's first duel; a self-duel changes nothing, so the rest follows as usual).
 pub fn max_variance_batch(
     base_gram: &DMatrix<f64>,
