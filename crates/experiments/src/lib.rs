@@ -1,1 +1,65 @@
-//! Experiments for bohf: TOML specs, a parallel deterministic runner, regret metrics, results and plots.
+//! # bohf-experiments
+//!
+//! Experiments for bohf: [TOML specs](spec), a parallel deterministic [runner], the papers'
+//! [regret metrics](metrics), [results](results) as CSV, [summaries](summary) as JSON, and
+//! [plots](plot) (PNG and SVG).
+//!
+//! ```no_run
+//! use bohf_experiments::{Experiment, ExperimentSpec, Registry, write_results};
+//!
+//! let spec = ExperimentSpec::from_toml_str(r#"
+//!     name = "mr-lpf-rkhs-se"
+//!     horizon = 300
+//!     runs = 60
+//!     seed = 1
+//!     [problem]
+//!     kind = "rkhs"
+//!     kernel = "se"
+//!     [[algorithms]]
+//!     name = "mr-lpf"
+//!     [algorithms.params.inference.kernel]
+//!     kind = "se"
+//! "#)?;
+//! let experiment = Experiment::new(spec, &Registry::builtin())?;
+//! let results = experiment.run()?;                      // all runs, on the current rayon pool
+//! let files = write_results(&results, "results/mr-lpf-rkhs-se")?;
+//! println!("{}", results.summary()?.markdown_table());
+//! # Ok::<(), bohf_experiments::ExperimentError>(())
+//! ```
+//!
+//! **Determinism.** Run r of algorithm a uses its own random streams derived from the base seed
+//! and (a, r) ([`runner`]), so results do not depend on the number of threads or on which runs
+//! execute together; the CSV without timings ([`Timing::Omit`]) is a deterministic function of the
+//! spec.
+//!
+//! **Building blocks for resuming and sharding.** [`Experiment::tasks`] lists every (algorithm,
+//! run), [`Experiment::shard`] a subset, [`Experiment::run_tasks`] runs any subset and hands each
+//! finished [`RunRecord`] to a callback (to be written at once, e.g. with
+//! [`RunRecord::to_csv`] and [`write_atomic`]), and [`Results::new`] reassembles runs from any
+//! number of pieces, refusing a missing or repeated run.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod metrics;
+pub mod output;
+pub mod plot;
+pub mod problem;
+pub mod registry;
+pub mod results;
+pub mod runner;
+pub mod spec;
+pub mod summary;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{ExperimentError, Result};
+pub use metrics::RegretModel;
+pub use output::{OutputFiles, plot_atomic, write_atomic, write_results};
+pub use plot::{Metric, plot};
+pub use problem::PreparedProblem;
+pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
+pub use results::{QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
+pub use runner::{Experiment, Results, RunId};
+pub use spec::{AlgorithmSpec, ExperimentSpec, ProblemSpec, RespondentSpec, ResponseModel};
+pub use summary::{AlgorithmSummary, Curve, MeanSe, Summary, mean_se};

@@ -1,0 +1,94 @@
+//! Writing an experiment's results to a folder, each file atomically (written to a temporary file
+//! in the same folder, synced, then renamed over the target), so an interrupted write never leaves a
+//! truncated file behind.
+//!
+//! | file | content |
+//! |---|---|
+//! | `spec.toml` | the spec (parses back to the same spec) |
+//! | `steps.csv` | one row per run × step, with `elapsed_s` ([`crate::results`]) |
+//! | `summary.json` | mean and standard error per step and at the horizon ([`crate::summary`]) |
+//! | `regret_instantaneous.{png,svg}`, `regret_cumulative.{png,svg}` | the plots ([`crate::plot`]) |
+
+use crate::error::{ExperimentError, Result};
+use crate::plot::{Metric, plot};
+use crate::results::Timing;
+use crate::runner::Results;
+use crate::summary::Summary;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A temporary sibling of `path` that keeps its extension (plot backends choose the format by it).
+fn temp_sibling(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) => (s.to_string(), format!(".{e}")),
+        None => (name.clone(), String::new()),
+    };
+    path.with_file_name(format!(".{stem}.tmp-{}{ext}", std::process::id()))
+}
+
+fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ExperimentError + 'a {
+    move |source| ExperimentError::Io { action, path: path.to_path_buf(), source }
+}
+
+/// Writes `bytes` to `path` atomically: temporary file, fsync, rename.
+pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    let path = path.as_ref();
+    let tmp = temp_sibling(path);
+    let mut f = std::fs::File::create(&tmp).map_err(io_err("create", &tmp))?;
+    f.write_all(bytes).map_err(io_err("write", &tmp))?;
+    f.sync_all().map_err(io_err("write", &tmp))?;
+    drop(f);
+    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+}
+
+/// Draws a plot atomically (to a temporary file, then renamed).
+pub fn plot_atomic(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let tmp = temp_sibling(path);
+    let result = plot(summary, metric, &tmp);
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(match e {
+            ExperimentError::Plot { reason, .. } => ExperimentError::Plot { path: path.to_path_buf(), reason },
+            other => other,
+        });
+    }
+    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+}
+
+/// The files [`write_results`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFiles {
+    /// `spec.toml`.
+    pub spec: PathBuf,
+    /// `steps.csv`.
+    pub steps: PathBuf,
+    /// `summary.json`.
+    pub summary: PathBuf,
+    /// The plots.
+    pub plots: Vec<PathBuf>,
+}
+
+/// Writes the spec, the per-step CSV, the JSON summary and the instantaneous and cumulative regret
+/// plots (PNG and SVG) into `dir` (created if needed).
+pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputFiles> {
+    let dir = dir.as_ref();
+    std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
+    let spec = dir.join("spec.toml");
+    write_atomic(&spec, results.spec().to_toml_string()?.as_bytes())?;
+    let steps = dir.join("steps.csv");
+    write_atomic(&steps, results.to_csv(Timing::Include).as_bytes())?;
+    let summary = results.summary()?;
+    let summary_path = dir.join("summary.json");
+    write_atomic(&summary_path, summary.to_json()?.as_bytes())?;
+    let mut plots = Vec::new();
+    for metric in [Metric::Instantaneous, Metric::Cumulative] {
+        for ext in ["png", "svg"] {
+            let p = dir.join(format!("regret_{}.{ext}", metric.as_str()));
+            plot_atomic(&summary, metric, &p)?;
+            plots.push(p);
+        }
+    }
+    Ok(OutputFiles { spec, steps, summary: summary_path, plots })
+}

@@ -1,0 +1,217 @@
+//! The algorithm registry: a name in a spec → the algorithm's config, deserialised from the spec's
+//! `params` table and validated → a boxed [`Optimizer`] built for the problem's [`SearchContext`].
+//!
+//! [`Registry::builtin`] holds the papers' algorithms under the names the specs use:
+//!
+//! | name | algorithm | crate |
+//! |---|---|---|
+//! | `pf-ts` | PF-TS (Thompson sampling from preferences) | `bohf-pfts` |
+//! | `mr-lpf` | MR-LPF (multi-round learning with elimination) | `bohf-mrlpf` |
+//! | `maxminlcb` | MaxMinLCB (Pásztor et al. 2024) | `bohf-baselines` |
+//! | `gp-ucb` | GP-UCB with scalar feedback | `bohf-baselines` |
+//! | `gp-ts` | GP-TS with scalar feedback | `bohf-baselines` |
+//! | `random` | uniformly random duels | `bohf-baselines` |
+//!
+//! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, validation and
+//! constructor) and being added with [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with
+//! its own parameters) can be registered from closures with [`AlgorithmEntry::new`].
+
+use crate::error::{ExperimentError, Result};
+use bohf_core::{Optimizer, SearchContext};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::sync::Arc;
+
+/// An optimiser built by the registry.
+pub type BoxedOptimizer = Box<dyn Optimizer + Send>;
+
+/// An algorithm the registry can build: a config type with serde and validation, and a
+/// constructor `X::new(&SearchContext, config)` (the convention of every algorithm crate).
+pub trait RegisteredAlgorithm: Optimizer + Send + Sized + 'static {
+    /// The configuration, deserialised from a spec's `params` table (missing keys take their
+    /// defaults, unknown keys are errors).
+    type Config: DeserializeOwned + Serialize + Default;
+    /// Checks the config; an error names the invalid field.
+    fn validate(config: &Self::Config) -> bohf_core::Result<()>;
+    /// Builds the algorithm for a problem.
+    fn build(ctx: &SearchContext, config: Self::Config) -> bohf_core::Result<Self>;
+}
+
+macro_rules! registered {
+    ($ty:ty, $cfg:ty) => {
+        impl RegisteredAlgorithm for $ty {
+            type Config = $cfg;
+            fn validate(config: &$cfg) -> bohf_core::Result<()> {
+                config.validate()
+            }
+            fn build(ctx: &SearchContext, config: $cfg) -> bohf_core::Result<Self> {
+                <$ty>::new(ctx, config)
+            }
+        }
+    };
+}
+
+registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig);
+
+type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
+type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
+
+/// One algorithm of a [`Registry`]: its name, a description, and how to check its parameters and
+/// build it.
+#[derive(Clone)]
+pub struct AlgorithmEntry {
+    name: String,
+    description: String,
+    check: Arc<CheckFn>,
+    build: Arc<BuildFn>,
+}
+
+impl fmt::Debug for AlgorithmEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AlgorithmEntry").field("name", &self.name).field("description", &self.description).finish()
+    }
+}
+
+/// The config `A::Config` from a `params` table; errors name `prefix` or `prefix.<field>`.
+fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Config> {
+    let config: A::Config =
+        toml::Value::Table(params.clone()).try_into().map_err(|e| ExperimentError::spec(prefix, e.message()))?;
+    A::validate(&config).map_err(|e| ExperimentError::in_field(prefix, e))?;
+    Ok(config)
+}
+
+impl AlgorithmEntry {
+    /// The entry of a [`RegisteredAlgorithm`].
+    pub fn of<A: RegisteredAlgorithm>(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            check: Arc::new(|params, prefix| parse_params::<A>(params, prefix).map(|_| ())),
+            build: Arc::new(|ctx, params| {
+                let config = parse_params::<A>(params, "params").map_err(|e| match e {
+                    ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
+                    other => bohf_core::Error::invalid("params", other.to_string()),
+                })?;
+                Ok(Box::new(A::build(ctx, config)?) as BoxedOptimizer)
+            }),
+        }
+    }
+
+    /// An entry from closures: `check(params, prefix)` validates a `params` table (naming fields
+    /// under `prefix`), `build(ctx, params)` builds the optimiser.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        check: impl Fn(&toml::Table, &str) -> Result<()> + Send + Sync + 'static,
+        build: impl Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync + 'static,
+    ) -> Self {
+        Self { name: name.into(), description: description.into(), check: Arc::new(check), build: Arc::new(build) }
+    }
+
+    /// The name specs use.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A one-line description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Checks a `params` table; errors name `prefix.<field>`.
+    pub fn check(&self, params: &toml::Table, prefix: &str) -> Result<()> {
+        (self.check)(params, prefix)
+    }
+
+    /// Builds the optimiser for a problem (the parameters should have been checked).
+    pub fn build(&self, ctx: &SearchContext, params: &toml::Table) -> bohf_core::Result<BoxedOptimizer> {
+        (self.build)(ctx, params)
+    }
+}
+
+/// Algorithms by name.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    entries: Vec<AlgorithmEntry>,
+}
+
+impl Registry {
+    /// A registry with no algorithm.
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// The papers' algorithms (see the module documentation).
+    pub fn builtin() -> Self {
+        let mut r = Self::empty();
+        let entries = [AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
+            "mr-lpf",
+            "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
+        )];
+        for e in entries {
+            r.register(e).expect("built-in names are distinct");
+        }
+        r
+    }
+
+    /// Adds an entry; a name that is already registered is an error.
+    pub fn register(&mut self, entry: AlgorithmEntry) -> Result<()> {
+        if entry.name.is_empty() || self.get(&entry.name).is_some() {
+            return Err(ExperimentError::spec(
+                "name",
+                format!("algorithm name `{}` is empty or already registered", entry.name),
+            ));
+        }
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// The entry called `name`.
+    pub fn get(&self, name: &str) -> Option<&AlgorithmEntry> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// The registered names, in registration order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    /// The entries, in registration order.
+    pub fn entries(&self) -> &[AlgorithmEntry] {
+        &self.entries
+    }
+
+    /// The error for an unknown algorithm `name` in spec field `field`: it lists the valid names
+    /// and suggests the closest one.
+    pub fn unknown(&self, field: &str, name: &str) -> ExperimentError {
+        let names = self.names();
+        let closest = names
+            .iter()
+            .map(|n| (edit_distance(&n.to_lowercase(), &name.to_lowercase()), *n))
+            .min()
+            .filter(|(d, n)| *d <= (n.len().max(name.len()) / 2).max(1));
+        let hint = closest.map(|(_, n)| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+        ExperimentError::spec(
+            field,
+            format!(
+                "unknown algorithm `{name}`{hint}; valid names: {}",
+                if names.is_empty() { "none".into() } else { names.join(", ") }
+            ),
+        )
+    }
+}
+
+/// The Levenshtein distance between two strings (by characters).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,261 @@
+//! Per-step records of runs and their CSV form (one row per run × step).
+//!
+//! Columns of the CSV, in order:
+//!
+//! | column | meaning |
+//! |---|---|
+//! | `algorithm` | the algorithm's label |
+//! | `run` | the run index (0-based) |
+//! | `t` | the step (1-based) |
+//! | `query` | `duel`, `evaluate` or `label` |
+//! | `first`, `second` | candidate indices of the query (`second` empty unless a duel) |
+//! | `answer` | a duel: 1 if the first point won, else 0; a label: 1 if accepted; a value: the number |
+//! | `regret` | the instantaneous regret r_t ([`crate::metrics`]) |
+//! | `cumulative_regret` | R(t) = Σ_{s ≤ t} r_s |
+//! | `recommendation` | the candidate index of the recommendation x̂_t after step t |
+//! | `simple_regret` | P(x* ≻ x̂_t) − ½ |
+//! | `elapsed_s` | seconds spent in the algorithm (suggest, observe, recommend) up to step t; written only with [`Timing::Include`] |
+//!
+//! Numbers are written in Rust's shortest round-trip form, so reading a CSV back gives the same
+//! values bit for bit. Everything but `elapsed_s` is a deterministic function of the spec, so two
+//! CSVs written with [`Timing::Omit`] can be compared byte for byte.
+
+use crate::error::{ExperimentError, Result};
+use crate::runner::RunId;
+use bohf_core::Answer;
+use bohf_problems::datasets::CsvTable;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The kind of a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryKind {
+    /// Two points, a preference.
+    Duel,
+    /// One point, a value.
+    Evaluate,
+    /// One point, accept/reject.
+    Label,
+}
+
+impl QueryKind {
+    /// The CSV spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueryKind::Duel => "duel",
+            QueryKind::Evaluate => "evaluate",
+            QueryKind::Label => "label",
+        }
+    }
+}
+
+/// What happened at one step of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step t (1-based).
+    pub t: usize,
+    /// The kind of query.
+    pub query: QueryKind,
+    /// The candidate index of the (first) point.
+    pub first: usize,
+    /// The candidate index of the second point of a duel.
+    pub second: Option<usize>,
+    /// The respondent's answer.
+    pub answer: Answer,
+    /// The instantaneous regret r_t.
+    pub regret: f64,
+    /// The cumulative regret R(t).
+    pub cumulative_regret: f64,
+    /// The candidate index of the recommendation after step t.
+    pub recommendation: usize,
+    /// The simple regret of the recommendation.
+    pub simple_regret: f64,
+    /// Seconds spent in the algorithm up to step t (not deterministic).
+    pub elapsed_s: f64,
+}
+
+/// All steps of one run of one algorithm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Which algorithm and run.
+    pub id: RunId,
+    /// The algorithm's label.
+    pub label: String,
+    /// Steps 1..=T.
+    pub steps: Vec<StepRecord>,
+}
+
+/// Whether a CSV has the (non-deterministic) `elapsed_s` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// Write `elapsed_s`.
+    Include,
+    /// Leave it out, so that the CSV is a deterministic function of the spec.
+    Omit,
+}
+
+/// The CSV header without `elapsed_s`.
+pub const CSV_COLUMNS: [&str; 11] = [
+    "algorithm",
+    "run",
+    "t",
+    "query",
+    "first",
+    "second",
+    "answer",
+    "regret",
+    "cumulative_regret",
+    "recommendation",
+    "simple_regret",
+];
+
+/// The CSV header line (with a final newline).
+pub fn csv_header(timing: Timing) -> String {
+    let mut h = CSV_COLUMNS.join(",");
+    if timing == Timing::Include {
+        h.push_str(",elapsed_s");
+    }
+    h.push('\n');
+    h
+}
+
+/// A field quoted if it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+impl RunRecord {
+    /// The wall time of the run's algorithm calls (the last step's `elapsed_s`).
+    pub fn wall_seconds(&self) -> f64 {
+        self.steps.last().map_or(0.0, |s| s.elapsed_s)
+    }
+
+    /// The run's rows of the CSV (no header).
+    pub fn csv_rows(&self, timing: Timing) -> String {
+        let mut out = String::new();
+        let label = csv_field(&self.label);
+        for s in &self.steps {
+            let answer = match s.answer {
+                Answer::Duel { first_wins } => u8::from(first_wins).to_string(),
+                Answer::Label { accept } => u8::from(accept).to_string(),
+                Answer::Value(v) => format!("{v:?}"),
+            };
+            let second = s.second.map(|j| j.to_string()).unwrap_or_default();
+            let _ = write!(
+                out,
+                "{label},{},{},{},{},{second},{answer},{:?},{:?},{},{:?}",
+                self.id.run,
+                s.t,
+                s.query.as_str(),
+                s.first,
+                s.regret,
+                s.cumulative_regret,
+                s.recommendation,
+                s.simple_regret
+            );
+            if timing == Timing::Include {
+                let _ = write!(out, ",{:?}", s.elapsed_s);
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The run as a CSV file with header.
+    pub fn to_csv(&self, timing: Timing) -> String {
+        csv_header(timing) + &self.csv_rows(timing)
+    }
+}
+
+/// All runs as one CSV (header, then the runs in the given order).
+pub fn runs_to_csv(runs: &[RunRecord], timing: Timing) -> String {
+    let mut out = csv_header(timing);
+    for r in runs {
+        out.push_str(&r.csv_rows(timing));
+    }
+    out
+}
+
+/// Reads runs back from CSV text written by [`runs_to_csv`] or [`RunRecord::to_csv`] (with or
+/// without `elapsed_s`, which reads as 0 when absent). `labels` maps each label to its algorithm
+/// index. Rows of one run must be consecutive with t = 1, 2, …; runs come back in file order.
+pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Result<Vec<RunRecord>> {
+    let source = path.map(Path::to_path_buf).unwrap_or_else(|| "<csv>".into());
+    let bad = |reason: String| ExperimentError::Results { path: path.map(Path::to_path_buf), reason };
+    let table = CsvTable::parse(text, &source)?;
+    let col = |name: &str| table.column(name).map_err(ExperimentError::from);
+    let c: Vec<usize> = CSV_COLUMNS.iter().map(|n| col(n)).collect::<Result<_>>()?;
+    let c_elapsed = table.header().iter().position(|h| h == "elapsed_s");
+    let mut runs: Vec<RunRecord> = Vec::new();
+    for (line, rec) in table.records() {
+        let uint = |k: usize| -> Result<usize> {
+            rec[c[k]]
+                .parse()
+                .map_err(|_| bad(format!("line {line}: `{}` is not an index: {:?}", CSV_COLUMNS[k], rec[c[k]])))
+        };
+        let float = |i: usize| -> Result<f64> { Ok(table.number(line, rec, i)?) };
+        let label = &rec[c[0]];
+        let algorithm = labels
+            .iter()
+            .position(|l| l == label)
+            .ok_or_else(|| bad(format!("line {line}: unknown algorithm label `{label}`")))?;
+        let run = uint(1)?;
+        let t = uint(2)?;
+        let query = match rec[c[3]].as_str() {
+            "duel" => QueryKind::Duel,
+            "evaluate" => QueryKind::Evaluate,
+            "label" => QueryKind::Label,
+            other => return Err(bad(format!("line {line}: unknown query kind {other:?}"))),
+        };
+        let second = if rec[c[5]].is_empty() { None } else { Some(uint(5)?) };
+        if (query == QueryKind::Duel) != second.is_some() {
+            return Err(bad(format!("line {line}: a duel needs `second`, other queries must leave it empty")));
+        }
+        let flag = || match rec[c[6]].as_str() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            other => Err(bad(format!("line {line}: answer {other:?} is not 0 or 1"))),
+        };
+        let answer = match query {
+            QueryKind::Duel => Answer::Duel { first_wins: flag()? },
+            QueryKind::Label => Answer::Label { accept: flag()? },
+            QueryKind::Evaluate => Answer::Value(float(c[6])?),
+        };
+        let step = StepRecord {
+            t,
+            query,
+            first: uint(4)?,
+            second,
+            answer,
+            regret: float(c[7])?,
+            cumulative_regret: float(c[8])?,
+            recommendation: uint(9)?,
+            simple_regret: float(c[10])?,
+            elapsed_s: match c_elapsed {
+                Some(i) => float(i)?,
+                None => 0.0,
+            },
+        };
+        let id = RunId { algorithm, run };
+        match runs.last_mut() {
+            Some(r) if r.id == id => {
+                if t != r.steps.len() + 1 {
+                    return Err(bad(format!("line {line}: step {t} follows step {}", r.steps.len())));
+                }
+                r.steps.push(step);
+            }
+            _ => {
+                if t != 1 {
+                    return Err(bad(format!("line {line}: run {run} of `{label}` starts at step {t}, not 1")));
+                }
+                if runs.iter().any(|r| r.id == id) {
+                    return Err(bad(format!("line {line}: run {run} of `{label}` appears twice")));
+                }
+                runs.push(RunRecord { id, label: label.clone(), steps: vec![step] });
+            }
+        }
+    }
+    Ok(runs)
+}

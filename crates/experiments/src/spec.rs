@@ -1,0 +1,414 @@
+//! Experiment specs: what to run, written in TOML.
+//!
+//! ```toml
+//! name = "pf-ts-ackley"          # used in summaries and file names
+//! title = "Ackley (PF-TS §5.2)"  # optional: plot title (default: a description of the problem)
+//! horizon = 300                  # T, queries per run
+//! runs = 30                      # independent runs per algorithm
+//! seed = 1                       # base seed of every random stream
+//!
+//! [problem]                      # the utility and its candidate set
+//! kind = "ackley"                # rkhs | ackley | catalyst | function
+//! points = 40
+//! sign = "negated"
+//! scaling = "none"
+//!
+//! [respondent]                   # the simulated person (defaults shown)
+//! model = "stochastic"           # or "deterministic"
+//! link = "logistic"              # or "probit"
+//! scale = 1.0                    # h = scale·(u(x) − u(x′))
+//! noise_sd = 1.0                 # σ of scalar evaluations u(x) + N(0, σ²)
+//!
+//! [[algorithms]]
+//! name = "pf-ts"                 # a name of the algorithm registry
+//! label = "PF-TS"                # optional: display name, unique (default: name)
+//! [algorithms.params]            # the algorithm's config, as its crate documents it
+//!
+//! [[algorithms]]
+//! name = "maxminlcb"
+//! ```
+//!
+//! [`ExperimentSpec::validate`] checks every field against the [`Registry`] and names the first bad
+//! one by its path (`horizon`, `problem.points`, `algorithms[1].params.beta`, …).
+//!
+//! ## Problems ([`ProblemSpec`])
+//!
+//! | `kind` | fields (defaults) | source |
+//! |---|---|---|
+//! | `rkhs` | `kernel` (`matern52`; `se`, `matern32`, `matern12`), `points` (100), `scaling` (`{ multiply = 5.0 }`) | MR-LPF §5.1(a) on linspace(0, 1, points); PF-TS uses 30 points |
+//! | `ackley` | `points` (100), `lower` (−5), `upper` (5), `sign` (`raw`; or `negated`), `scaling` (`{ difference_range = 3.0 }`) | MR-LPF §5.1(b); PF-TS: 40 points, `negated`, `none` |
+//! | `catalyst` | `path` (required), `filter` (PF-TS's: `{ reaction = "CO2R", current_density = 300.0, elements = ["Ag", "Au", "Zn"], composition_column = "composition", utility_column = "fe_h2", divisor = 10.0 }`), `scaling` (`none`) | PF-TS §5.2, OCx24 |
+//! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `points_per_dim` (10), `lower`/`upper` (the function's box), `scaling` (`none`) | any test function on a tensor grid |
+//!
+//! `scaling` is one of `"none"`, `{ multiply = c }`, `{ difference_range = b }`,
+//! `{ range = [lo, hi] }`, `"standardise"` (see [`bohf_problems::Scaling`]). A relative catalyst
+//! `path` is resolved against the spec file's folder by [`ExperimentSpec::from_file`].
+
+use crate::error::{ExperimentError, Result};
+use crate::registry::Registry;
+use bohf_core::Link;
+use bohf_kernels::Family;
+use bohf_problems::{AckleySign, Ocx24Filter, Scaling};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// An experiment: a problem, a simulated respondent, algorithms, a horizon, a number of runs and a
+/// base seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// A short name.
+    pub name: String,
+    /// The plot title; by default a description of the problem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The number of queries T of each run (≥ 1).
+    pub horizon: usize,
+    /// The number of independent runs per algorithm (≥ 1).
+    pub runs: usize,
+    /// The base seed from which every random stream is derived.
+    #[serde(default)]
+    pub seed: u64,
+    /// The utility and its candidate set.
+    pub problem: ProblemSpec,
+    /// The simulated respondent.
+    #[serde(default)]
+    pub respondent: RespondentSpec,
+    /// The algorithms, in the order of their streams (see [`crate::runner`]).
+    pub algorithms: Vec<AlgorithmSpec>,
+}
+
+/// One algorithm of an experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlgorithmSpec {
+    /// Its name in the [`Registry`] (e.g. `pf-ts`).
+    pub name: String,
+    /// Its display name, unique in the experiment; by default the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Its configuration, deserialised into the algorithm's config type (unknown keys are errors).
+    #[serde(default)]
+    pub params: toml::Table,
+}
+
+impl AlgorithmSpec {
+    /// An algorithm with default parameters.
+    pub fn named(name: impl Into<String>) -> Self {
+        Self { name: name.into(), label: None, params: toml::Table::new() }
+    }
+
+    /// The display name: the label, or the name.
+    pub fn label(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// How the simulated respondent answers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RespondentSpec {
+    /// Stochastic (BTL / Thurstone) or deterministic duels.
+    pub model: ResponseModel,
+    /// The link μ of stochastic duels: P(x ≻ x′) = μ(h), h = scale·(u(x) − u(x′)).
+    pub link: Link,
+    /// The utility scale s > 0: the respondent's utility is s·u (for duels and for values).
+    pub scale: f64,
+    /// The standard deviation σ ≥ 0 of scalar evaluations s·u(x) + N(0, σ²) (PF-TS App. F.1: 1).
+    pub noise_sd: f64,
+}
+
+impl Default for RespondentSpec {
+    fn default() -> Self {
+        Self { model: ResponseModel::Stochastic, link: Link::Logistic, scale: 1.0, noise_sd: 1.0 }
+    }
+}
+
+/// The duel model of the respondent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseModel {
+    /// P(x ≻ x′) = μ(h): BTL for the logistic link, Thurstone for the probit.
+    #[default]
+    Stochastic,
+    /// x wins iff h > 0, ties by a fair coin.
+    Deterministic,
+}
+
+/// The problem: a utility tabulated on a finite candidate set (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ProblemSpec {
+    /// A kernel-ridge RKHS function of MR-LPF's construction on an even grid of [0, 1].
+    Rkhs(RkhsProblem),
+    /// 1-D Ackley on an even grid.
+    Ackley(AckleyProblem),
+    /// The OCx24 catalyst compositions.
+    Catalyst(CatalystProblem),
+    /// A benchmark test function on a tensor grid.
+    Function(FunctionProblem),
+}
+
+/// `kind = "rkhs"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RkhsProblem {
+    /// The kernel that generates the function (MR-LPF: SE, Matérn-5/2, Matérn-3/2).
+    pub kernel: Family,
+    /// The number of grid points of [0, 1] (MR-LPF 100, PF-TS 30).
+    pub points: usize,
+    /// The rescaling (MR-LPF's code: ×5).
+    pub scaling: Scaling,
+}
+
+impl Default for RkhsProblem {
+    fn default() -> Self {
+        Self { kernel: Family::Matern52, points: 100, scaling: Scaling::Multiply(5.0) }
+    }
+}
+
+/// `kind = "ackley"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AckleyProblem {
+    /// The number of grid points (MR-LPF 100, PF-TS 40).
+    pub points: usize,
+    /// The lower end of the interval (−5).
+    pub lower: f64,
+    /// The upper end of the interval (5).
+    pub upper: f64,
+    /// Maximise A (`raw`, MR-LPF's code) or −A (`negated`, PF-TS).
+    pub sign: AckleySign,
+    /// The rescaling (MR-LPF's code: differences to [−3, 3]).
+    pub scaling: Scaling,
+}
+
+impl Default for AckleyProblem {
+    fn default() -> Self {
+        Self {
+            points: 100,
+            lower: -5.0,
+            upper: 5.0,
+            sign: bohf_problems::presets::MR_LPF_ACKLEY_SIGN,
+            scaling: Scaling::DifferenceRange(3.0),
+        }
+    }
+}
+
+/// `kind = "catalyst"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalystProblem {
+    /// The OCx24 CSV file.
+    pub path: PathBuf,
+    /// Which rows and how to aggregate them (PF-TS's filter by default).
+    #[serde(default)]
+    pub filter: Ocx24Filter,
+    /// A rescaling after the filter's division (none).
+    #[serde(default = "no_scaling")]
+    pub scaling: Scaling,
+}
+
+/// `kind = "function"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionProblem {
+    /// The function's name, as `bohf_problems::by_name` accepts it.
+    pub function: String,
+    /// The dimension of a scalable function.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dim: Option<usize>,
+    /// Grid points per dimension (≥ 2).
+    #[serde(default = "default_points_per_dim")]
+    pub points_per_dim: usize,
+    /// Lower corner of the box (default: the function's standard domain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<Vec<f64>>,
+    /// Upper corner of the box (default: the function's standard domain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<Vec<f64>>,
+    /// The rescaling (none).
+    #[serde(default = "no_scaling")]
+    pub scaling: Scaling,
+}
+
+fn no_scaling() -> Scaling {
+    Scaling::None
+}
+
+fn default_points_per_dim() -> usize {
+    10
+}
+
+impl ExperimentSpec {
+    /// Parses a spec from TOML text (syntax and shape only; see [`ExperimentSpec::validate`]).
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        toml::from_str(text).map_err(|e| ExperimentError::Toml { path: None, source: Box::new(e) })
+    }
+
+    /// Reads a spec file; a relative catalyst `path` is resolved against the file's folder.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ExperimentError::Io {
+            action: "read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut spec: Self = toml::from_str(&text)
+            .map_err(|e| ExperimentError::Toml { path: Some(path.to_path_buf()), source: Box::new(e) })?;
+        if let ProblemSpec::Catalyst(c) = &mut spec.problem
+            && c.path.is_relative()
+            && let Some(dir) = path.parent()
+        {
+            c.path = dir.join(&c.path);
+        }
+        Ok(spec)
+    }
+
+    /// The spec as TOML text (parses back to an equal spec). The seed must fit in an i64 (TOML
+    /// integers are 64-bit signed).
+    pub fn to_toml_string(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| ExperimentError::spec("seed", format!("cannot write the spec as TOML: {e}")))
+    }
+
+    /// The labels of the algorithms, in order.
+    pub fn labels(&self) -> Vec<String> {
+        self.algorithms.iter().map(|a| a.label().to_string()).collect()
+    }
+
+    /// Checks every field; the error names the first invalid one by its path in the spec.
+    pub fn validate(&self, registry: &Registry) -> Result<()> {
+        if self.name.trim().is_empty() {
+            return Err(ExperimentError::spec("name", "must not be empty"));
+        }
+        if self.horizon == 0 {
+            return Err(ExperimentError::spec("horizon", "T must be at least 1, got 0"));
+        }
+        if self.runs == 0 {
+            return Err(ExperimentError::spec("runs", "need at least one run, got 0"));
+        }
+        if self.seed > i64::MAX as u64 {
+            return Err(ExperimentError::spec(
+                "seed",
+                format!("must be at most {} (TOML integers), got {}", i64::MAX, self.seed),
+            ));
+        }
+        self.problem.validate()?;
+        self.respondent.validate()?;
+        if self.algorithms.is_empty() {
+            return Err(ExperimentError::spec("algorithms", "need at least one algorithm"));
+        }
+        for (i, a) in self.algorithms.iter().enumerate() {
+            let at = format!("algorithms[{i}]");
+            let entry = registry.get(&a.name).ok_or_else(|| registry.unknown(&format!("{at}.name"), &a.name))?;
+            let label = a.label();
+            if label.trim().is_empty() || label.chars().any(char::is_control) {
+                return Err(ExperimentError::spec(
+                    format!("{at}.label"),
+                    format!("must be non-empty text without control characters, got {label:?}"),
+                ));
+            }
+            if let Some(j) = self.algorithms[..i].iter().position(|b| b.label() == label) {
+                return Err(ExperimentError::spec(
+                    format!("{at}.label"),
+                    format!("`{label}` is also the label of algorithms[{j}]; give each a distinct `label`"),
+                ));
+            }
+            entry.check(&a.params, &format!("{at}.params"))?;
+        }
+        Ok(())
+    }
+}
+
+impl RespondentSpec {
+    /// Errors naming the invalid field (`respondent.scale`, `respondent.noise_sd`).
+    pub fn validate(&self) -> Result<()> {
+        if !(self.scale.is_finite() && self.scale > 0.0) {
+            return Err(ExperimentError::spec(
+                "respondent.scale",
+                format!("must be finite and > 0, got {}", self.scale),
+            ));
+        }
+        if !(self.noise_sd.is_finite() && self.noise_sd >= 0.0) {
+            return Err(ExperimentError::spec(
+                "respondent.noise_sd",
+                format!("must be finite and >= 0, got {}", self.noise_sd),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ProblemSpec {
+    /// Checks the fields that can be checked without loading data; errors name `problem.<field>`.
+    pub fn validate(&self) -> Result<()> {
+        let empty = |n: usize, field: &str, min: usize| -> Result<()> {
+            if n < min {
+                let what =
+                    if n == 0 { "the candidate set is empty".to_string() } else { format!("need at least {min}") };
+                Err(ExperimentError::spec(format!("problem.{field}"), format!("{what} (got {n})")))
+            } else {
+                Ok(())
+            }
+        };
+        let scaling = |s: &Scaling| s.validate().map_err(|e| ExperimentError::in_field("problem.scaling", e));
+        match self {
+            ProblemSpec::Rkhs(p) => {
+                empty(p.points, "points", 1)?;
+                scaling(&p.scaling)
+            }
+            ProblemSpec::Ackley(p) => {
+                empty(p.points, "points", 1)?;
+                if !(p.lower.is_finite() && p.upper.is_finite() && p.lower < p.upper) {
+                    return Err(ExperimentError::spec(
+                        "problem.upper",
+                        format!("need finite lower < upper, got [{}, {}]", p.lower, p.upper),
+                    ));
+                }
+                scaling(&p.scaling)
+            }
+            ProblemSpec::Catalyst(p) => {
+                if p.path.as_os_str().is_empty() {
+                    return Err(ExperimentError::spec("problem.path", "the path of the OCx24 CSV file is empty"));
+                }
+                p.filter.validate().map_err(|e| match e {
+                    bohf_problems::DataError::Option { name, reason } => {
+                        ExperimentError::spec(format!("problem.filter.{name}"), reason)
+                    }
+                    other => ExperimentError::Data(other),
+                })?;
+                scaling(&p.scaling)
+            }
+            ProblemSpec::Function(p) => {
+                empty(p.points_per_dim, "points_per_dim", 2)?;
+                let f = bohf_problems::by_name(&p.function, p.dim).map_err(|e| match e {
+                    bohf_core::Error::InvalidParameter { name, reason } if name == "d" || name == "dim" => {
+                        ExperimentError::spec("problem.dim", reason)
+                    }
+                    other => ExperimentError::spec("problem.function", other.to_string()),
+                })?;
+                match (&p.lower, &p.upper) {
+                    (None, None) => {}
+                    (Some(l), Some(u)) => {
+                        if l.len() != f.dim() || u.len() != f.dim() {
+                            return Err(ExperimentError::spec(
+                                "problem.lower",
+                                format!(
+                                    "`{}` has dimension {}; lower and upper must have that length",
+                                    p.function,
+                                    f.dim()
+                                ),
+                            ));
+                        }
+                        bohf_core::BoxDomain::new(l.clone(), u.clone())
+                            .map_err(|e| ExperimentError::spec("problem.upper", e.to_string()))?;
+                    }
+                    _ => {
+                        return Err(ExperimentError::spec("problem.lower", "give both `lower` and `upper`, or neither"));
+                    }
+                }
+                scaling(&p.scaling)
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Mean and standard error over runs, per step and at the horizon, per algorithm.
+//!
+//! The standard error is s.e. = std/√n with the **population** standard deviation
+//! std = √(Σ(xᵢ − x̄)²/n) (`ddof = 0`), as in the authors' plotting code (MR-LPF notes §5.3:
+//! `std(ddof=0)/sqrt(n_runs)`; PF-TS: "std/√30"). With one run it is 0.
+
+use crate::error::{ExperimentError, Result};
+use crate::plot::Metric;
+use crate::results::RunRecord;
+use crate::spec::ExperimentSpec;
+use serde::{Deserialize, Serialize};
+
+/// A mean and its standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeanSe {
+    /// x̄ = Σxᵢ/n.
+    pub mean: f64,
+    /// √(Σ(xᵢ − x̄)²/n)/√n.
+    pub se: f64,
+}
+
+/// The mean and standard error (ddof = 0, see the module documentation) of `xs`; NaN for no values.
+pub fn mean_se(xs: &[f64]) -> MeanSe {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    MeanSe { mean, se: (var / n).sqrt() }
+}
+
+/// Mean and standard error per step t = 1..=T.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// Mean over runs at each step.
+    pub mean: Vec<f64>,
+    /// Standard error at each step.
+    pub se: Vec<f64>,
+}
+
+/// The values at the horizon T.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AtHorizon {
+    /// r_T.
+    pub instantaneous: MeanSe,
+    /// R(T).
+    pub cumulative: MeanSe,
+    /// Simple regret of x̂_T.
+    pub simple: MeanSe,
+    /// Wall time of a run's algorithm calls, in seconds.
+    pub wall_seconds: MeanSe,
+}
+
+/// The summary of one algorithm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlgorithmSummary {
+    /// Its label.
+    pub label: String,
+    /// Its registry name.
+    pub name: String,
+    /// The number of runs summarised.
+    pub runs: usize,
+    /// Instantaneous regret r_t.
+    pub instantaneous: Curve,
+    /// Cumulative regret R(t).
+    pub cumulative: Curve,
+    /// Simple regret of the recommendation.
+    pub simple: Curve,
+    /// The values at T.
+    pub at_horizon: AtHorizon,
+}
+
+impl AlgorithmSummary {
+    /// The curve of a metric.
+    pub fn curve(&self, metric: Metric) -> &Curve {
+        match metric {
+            Metric::Instantaneous => &self.instantaneous,
+            Metric::Cumulative => &self.cumulative,
+            Metric::Simple => &self.simple,
+        }
+    }
+}
+
+/// The JSON summary of an experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The problem's description (the plot title).
+    pub title: String,
+    /// How the standard error is computed.
+    pub standard_error: String,
+    /// The spec that produced the results.
+    pub spec: ExperimentSpec,
+    /// One entry per algorithm, in the spec's order.
+    pub algorithms: Vec<AlgorithmSummary>,
+}
+
+/// The description written into [`Summary::standard_error`].
+pub const STANDARD_ERROR: &str = "std(ddof=0)/sqrt(runs)";
+
+impl Summary {
+    /// Summarises `runs` (each with `spec.horizon` steps, at least one per algorithm of `spec`).
+    pub fn from_runs(spec: &ExperimentSpec, title: &str, runs: &[RunRecord]) -> Result<Self> {
+        let mut algorithms = Vec::with_capacity(spec.algorithms.len());
+        for (a, alg) in spec.algorithms.iter().enumerate() {
+            let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.id.algorithm == a).collect();
+            if mine.is_empty() {
+                return Err(ExperimentError::Results {
+                    path: None,
+                    reason: format!("no run of `{}` to summarise", alg.label()),
+                });
+            }
+            if let Some(r) = mine.iter().find(|r| r.steps.len() != spec.horizon) {
+                return Err(ExperimentError::Results {
+                    path: None,
+                    reason: format!(
+                        "run {} of `{}` has {} steps, not T = {}",
+                        r.id.run,
+                        r.label,
+                        r.steps.len(),
+                        spec.horizon
+                    ),
+                });
+            }
+            let curve = |f: &dyn Fn(&crate::results::StepRecord) -> f64| {
+                let per_step: Vec<MeanSe> = (0..spec.horizon)
+                    .map(|t| mean_se(&mine.iter().map(|r| f(&r.steps[t])).collect::<Vec<_>>()))
+                    .collect();
+                Curve { mean: per_step.iter().map(|m| m.mean).collect(), se: per_step.iter().map(|m| m.se).collect() }
+            };
+            let last = |f: &dyn Fn(&RunRecord) -> f64| mean_se(&mine.iter().map(|r| f(r)).collect::<Vec<_>>());
+            let horizon = spec.horizon - 1;
+            algorithms.push(AlgorithmSummary {
+                label: alg.label().to_string(),
+                name: alg.name.clone(),
+                runs: mine.len(),
+                instantaneous: curve(&|s| s.regret),
+                cumulative: curve(&|s| s.cumulative_regret),
+                simple: curve(&|s| s.simple_regret),
+                at_horizon: AtHorizon {
+                    instantaneous: last(&|r| r.steps[horizon].regret),
+                    cumulative: last(&|r| r.steps[horizon].cumulative_regret),
+                    simple: last(&|r| r.steps[horizon].simple_regret),
+                    wall_seconds: last(&|r| r.wall_seconds()),
+                },
+            });
+        }
+        Ok(Self { title: title.to_string(), standard_error: STANDARD_ERROR.into(), spec: spec.clone(), algorithms })
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(self)?)
+    }
+
+    /// Parses the JSON of [`Summary::to_json`].
+    pub fn from_json(text: &str) -> Result<Self> {
+        Ok(serde_json::from_str(text)?)
+    }
+
+    /// A markdown table of the values at the horizon (mean ± s.e.).
+    pub fn markdown_table(&self) -> String {
+        let mut s = String::from(
+            "| algorithm | runs | instantaneous regret r_T | cumulative regret R(T) | simple regret | wall time per run (s) |\n|---|---|---|---|---|---|\n",
+        );
+        for a in &self.algorithms {
+            let h = &a.at_horizon;
+            let f = |m: MeanSe| format!("{:.4} ± {:.4}", m.mean, m.se);
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {:.3} ± {:.3} |\n",
+                a.label,
+                a.runs,
+                f(h.instantaneous),
+                f(h.cumulative),
+                f(h.simple),
+                h.wall_seconds.mean,
+                h.wall_seconds.se
+            ));
+        }
+        s
+    }
+}

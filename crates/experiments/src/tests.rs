@@ -1,0 +1,585 @@
+//! Tests of the experiment layer with small test-only optimisers (and MR-LPF where a real
+//! algorithm is needed).
+
+use crate::*;
+use bohf_core::rand::{Rng, RngExt};
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, SearchContext};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Uniformly random duels; recommends the candidate with the most wins so far (lowest index on ties).
+struct UniformDuels {
+    domain: FiniteDomain,
+    wins: Vec<usize>,
+    pending: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct UniformConfig {
+    /// Probability of a self-duel (x, x); must lie in [0, 1].
+    self_duel: f64,
+}
+
+impl Optimizer for UniformDuels {
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let n = self.domain.len();
+        let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
+        self.pending = Some((i, j));
+        Ok(Query::Duel(self.domain.point(i)?, self.domain.point(j)?))
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        let (i, j) = self.pending.take().ok_or_else(|| Error::invalid("query", "nothing was suggested"))?;
+        match (query, answer) {
+            (Query::Duel(x, y), Answer::Duel { first_wins }) if x.index == Some(i) && y.index == Some(j) => {
+                self.wins[if first_wins { i } else { j }] += 1;
+                Ok(())
+            }
+            _ => Err(Error::invalid("query", "does not match the suggestion")),
+        }
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        let best = (0..self.wins.len()).fold(0, |b, i| if self.wins[i] > self.wins[b] { i } else { b });
+        self.domain.point(best)
+    }
+}
+
+impl RegisteredAlgorithm for UniformDuels {
+    type Config = UniformConfig;
+    fn validate(c: &UniformConfig) -> bohf_core::Result<()> {
+        if (0.0..=1.0).contains(&c.self_duel) {
+            Ok(())
+        } else {
+            Err(Error::invalid("self_duel", format!("must lie in [0, 1], got {}", c.self_duel)))
+        }
+    }
+    fn build(ctx: &SearchContext, _: UniformConfig) -> bohf_core::Result<Self> {
+        Ok(Self { domain: ctx.domain.clone(), wins: vec![0; ctx.domain.len()], pending: None })
+    }
+}
+
+/// Noisy evaluations of uniformly random points; recommends the best value seen.
+struct UniformValues {
+    domain: FiniteDomain,
+    best: Option<(usize, f64)>,
+}
+
+impl Optimizer for UniformValues {
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        Ok(Query::Evaluate(self.domain.point(rng.random_range(0..self.domain.len()))?))
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        if let (Query::Evaluate(x), Answer::Value(v)) = (query, answer)
+            && self.best.is_none_or(|(_, b)| v > b)
+        {
+            self.best = Some((x.index.unwrap(), v));
+        }
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.domain.point(self.best.map_or(0, |(i, _)| i))
+    }
+}
+
+/// Asks a fixed list of queries (candidate pairs; `(i, None)` is an evaluation) and recommends a
+/// fixed list of candidates.
+struct Scripted {
+    domain: FiniteDomain,
+    queries: Vec<(usize, Option<usize>)>,
+    recommendations: Vec<usize>,
+    t: usize,
+}
+
+impl Optimizer for Scripted {
+    fn suggest(&mut self, _: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let (i, j) = self.queries[self.t];
+        Ok(match j {
+            Some(j) => Query::Duel(self.domain.point(i)?, self.domain.point(j)?),
+            None => Query::Evaluate(self.domain.point(i)?),
+        })
+    }
+    fn observe(&mut self, _: &Query, _: Answer) -> bohf_core::Result<()> {
+        self.t += 1;
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.domain.point(self.recommendations[self.t - 1])
+    }
+}
+
+fn registry() -> Registry {
+    let mut r = Registry::builtin();
+    r.register(AlgorithmEntry::of::<UniformDuels>("uniform", "uniform random duels (test)")).unwrap();
+    r.register(AlgorithmEntry::new(
+        "uniform-values",
+        "uniform random evaluations (test)",
+        |_, _| Ok(()),
+        |ctx, _| Ok(Box::new(UniformValues { domain: ctx.domain.clone(), best: None }) as BoxedOptimizer),
+    ))
+    .unwrap();
+    r
+}
+
+fn scripted_registry(queries: Vec<(usize, Option<usize>)>, recommendations: Vec<usize>) -> Registry {
+    let mut r = Registry::empty();
+    let (q, rec) = (Arc::new(queries), Arc::new(recommendations));
+    r.register(AlgorithmEntry::new(
+        "scripted",
+        "a fixed script (test)",
+        |_, _| Ok(()),
+        move |ctx, _| {
+            Ok(Box::new(Scripted {
+                domain: ctx.domain.clone(),
+                queries: q.to_vec(),
+                recommendations: rec.to_vec(),
+                t: 0,
+            }) as BoxedOptimizer)
+        },
+    ))
+    .unwrap();
+    r
+}
+
+const SMALL: &str = r#"
+name = "small"
+horizon = 25
+runs = 4
+seed = 11
+
+[problem]
+kind = "rkhs"
+kernel = "se"
+points = 12
+
+[[algorithms]]
+name = "uniform"
+label = "Uniform, 10% self"
+params = { self_duel = 0.1 }
+
+[[algorithms]]
+name = "uniform-values"
+"#;
+
+fn small_spec() -> ExperimentSpec {
+    ExperimentSpec::from_toml_str(SMALL).unwrap()
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bohf-experiments-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ocx24_path() -> PathBuf {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/ocx24/ExpDataDump_241113_clean.csv");
+    assert!(
+        p.is_file(),
+        "the OCx24 data file is missing: expected it at {} (the `shared/` folder beside the checkout)",
+        p.display()
+    );
+    p
+}
+
+// ---------------------------------------------------------------------------------------------
+// Specs
+
+#[test]
+fn spec_parses_with_defaults_and_round_trips() {
+    let s = small_spec();
+    assert_eq!((s.horizon, s.runs, s.seed), (25, 4, 11));
+    assert_eq!(s.respondent, RespondentSpec::default());
+    assert_eq!(s.labels(), ["Uniform, 10% self", "uniform-values"]);
+    match &s.problem {
+        ProblemSpec::Rkhs(p) => {
+            assert_eq!(p.kernel, bohf_kernels::Family::Se);
+            assert_eq!(p.points, 12);
+            assert_eq!(p.scaling, bohf_problems::Scaling::Multiply(5.0));
+        }
+        other => panic!("{other:?}"),
+    }
+    s.validate(&registry()).unwrap();
+    let back = ExperimentSpec::from_toml_str(&s.to_toml_string().unwrap()).unwrap();
+    assert_eq!(back, s);
+
+    // Every problem kind and the respondent options.
+    let text = r#"
+        name = "kinds"
+        horizon = 3
+        runs = 1
+        [problem]
+        kind = "ackley"
+        points = 40
+        sign = "negated"
+        scaling = "none"
+        [respondent]
+        model = "deterministic"
+        link = "probit"
+        scale = 2.0
+        noise_sd = 0.5
+        [[algorithms]]
+        name = "mr-lpf"
+        [algorithms.params.beta]
+        rule = "constant"
+        value = 0.5
+    "#;
+    let s = ExperimentSpec::from_toml_str(text).unwrap();
+    s.validate(&registry()).unwrap();
+    assert_eq!(s.respondent.model, ResponseModel::Deterministic);
+    assert_eq!(s.respondent.link, bohf_core::Link::Probit);
+    let f = r#"name = "f"
+        horizon = 3
+        runs = 1
+        problem = { kind = "function", function = "branin", points_per_dim = 5, scaling = { range = [-3.0, 3.0] } }
+        algorithms = [{ name = "uniform" }]"#;
+    let s = ExperimentSpec::from_toml_str(f).unwrap();
+    s.validate(&registry()).unwrap();
+    let e = Experiment::new(s, &registry()).unwrap();
+    assert_eq!(e.problem().domain().len(), 25);
+    assert!((e.problem().utility().max() - 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn the_crate_example_spec_is_valid() {
+    // The spec of the crate documentation's example.
+    let text = r#"
+        name = "mr-lpf-rkhs-se"
+        horizon = 300
+        runs = 60
+        seed = 1
+        [problem]
+        kind = "rkhs"
+        kernel = "se"
+        [[algorithms]]
+        name = "mr-lpf"
+        [algorithms.params.inference.kernel]
+        kind = "se"
+    "#;
+    ExperimentSpec::from_toml_str(text).unwrap().validate(&Registry::builtin()).unwrap();
+}
+
+/// The field named by a failed validation.
+fn field_of(text: &str) -> String {
+    let s = ExperimentSpec::from_toml_str(text).unwrap();
+    let e = s.validate(&registry()).unwrap_err();
+    assert!(e.to_string().contains(e.field().unwrap()), "{e}");
+    e.field().unwrap().to_string()
+}
+
+#[test]
+fn validation_names_the_field() {
+    let base = SMALL.to_string();
+    // T = 0, no runs.
+    assert_eq!(field_of(&base.replace("horizon = 25", "horizon = 0")), "horizon");
+    assert_eq!(field_of(&base.replace("runs = 4", "runs = 0")), "runs");
+    // An empty candidate set.
+    let e = ExperimentSpec::from_toml_str(&base.replace("points = 12", "points = 0")).unwrap().validate(&registry());
+    let e = e.unwrap_err();
+    assert_eq!(e.field(), Some("problem.points"));
+    assert!(e.to_string().contains("empty"), "{e}");
+    // An unknown algorithm: the message lists the valid names and suggests the closest.
+    let s =
+        ExperimentSpec::from_toml_str(&base.replace("name = \"uniform-values\"", "name = \"unifrom-values\"")).unwrap();
+    let e = s.validate(&registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[1].name"));
+    let msg = e.to_string();
+    assert!(msg.contains("did you mean `uniform-values`") && msg.contains("mr-lpf"), "{msg}");
+    // Parameters out of range, of a test optimiser and of MR-LPF.
+    assert_eq!(field_of(&base.replace("self_duel = 0.1", "self_duel = 1.5")), "algorithms[0].params.self_duel");
+    let mr = base.replace(
+        "name = \"uniform-values\"",
+        "name = \"mr-lpf\"\nparams = { beta = { rule = \"constant\", value = -1.0 } }",
+    );
+    assert_eq!(field_of(&mr), "algorithms[1].params.beta.value");
+    let mr = base.replace("name = \"uniform-values\"", "name = \"mr-lpf\"\nparams = { inference = { kappa = 0.0 } }");
+    assert!(field_of(&mr).starts_with("algorithms[1].params.inference"), "{}", field_of(&mr));
+    // An unknown parameter key is named in the message.
+    let s = ExperimentSpec::from_toml_str(&base.replace("self_duel = 0.1", "self_dual = 0.1")).unwrap();
+    let e = s.validate(&registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[0].params"));
+    assert!(e.to_string().contains("self_dual"), "{e}");
+    // Duplicate labels, respondent, problem details.
+    let dup = base.replace("label = \"Uniform, 10% self\"", "label = \"uniform-values\"");
+    assert_eq!(field_of(&dup), "algorithms[1].label");
+    assert_eq!(field_of(&format!("{base}\n[respondent]\nscale = 0.0\n")), "respondent.scale");
+    assert_eq!(field_of(&format!("{base}\n[respondent]\nnoise_sd = -1.0\n")), "respondent.noise_sd");
+    assert_eq!(
+        field_of(&base.replace("points = 12", "points = 12\nscaling = { multiply = -5.0 }")),
+        "problem.scaling.multiply"
+    );
+    let no_alg = "name = \"x\"\nhorizon = 1\nruns = 1\nalgorithms = []\n[problem]\nkind = \"rkhs\"\n";
+    assert_eq!(field_of(no_alg), "algorithms");
+    let fun = "name = \"x\"\nhorizon = 1\nruns = 1\nalgorithms = [{ name = \"uniform\" }]\n[problem]\nkind = \"function\"\nfunction = \"ackley\"\n";
+    assert_eq!(field_of(fun), "problem.dim");
+    assert_eq!(field_of(&fun.replace("ackley", "ackly")), "problem.function");
+    let cat = "name = \"x\"\nhorizon = 1\nruns = 1\nalgorithms = [{ name = \"uniform\" }]\n[problem]\nkind = \"catalyst\"\npath = \"a.csv\"\nfilter = { divisor = 0.0 }\n";
+    assert_eq!(field_of(cat), "problem.filter.divisor");
+}
+
+#[test]
+fn toml_errors_give_line_and_column_and_missing_files_their_path() {
+    let e = ExperimentSpec::from_toml_str("name = \"x\"\nhorizon = = 3\n").unwrap_err();
+    assert!(matches!(e, ExperimentError::Toml { .. }));
+    assert!(e.to_string().contains("line 2"), "{e}");
+    // A misspelt top-level key.
+    let e = ExperimentSpec::from_toml_str(&SMALL.replace("horizon", "horizn")).unwrap_err();
+    assert!(e.to_string().contains("horizn"), "{e}");
+    // A negative horizon is a shape error, not a panic.
+    assert!(ExperimentSpec::from_toml_str(&SMALL.replace("horizon = 25", "horizon = -1")).is_err());
+    // A spec file that does not exist, and a catalyst file that does not exist.
+    let e = ExperimentSpec::from_file("/nonexistent/spec.toml").unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/spec.toml"), "{e}");
+    let dir = scratch_dir("relative");
+    let spec_path = dir.join("spec.toml");
+    std::fs::write(
+        &spec_path,
+        "name = \"c\"\nhorizon = 2\nruns = 1\nalgorithms = [{ name = \"uniform\" }]\n[problem]\nkind = \"catalyst\"\npath = \"data/missing.csv\"\n",
+    )
+    .unwrap();
+    let spec = ExperimentSpec::from_file(&spec_path).unwrap();
+    let e = Experiment::new(spec, &registry()).unwrap_err();
+    assert!(matches!(e, ExperimentError::Data(bohf_problems::DataError::Io { .. })), "{e}");
+    assert!(e.to_string().contains(&dir.join("data/missing.csv").display().to_string()), "{e}");
+}
+
+#[test]
+fn catalyst_problem_from_the_real_file() {
+    let text = format!(
+        "name = \"cat\"\nhorizon = 5\nruns = 2\nalgorithms = [{{ name = \"uniform\" }}]\n[problem]\nkind = \"catalyst\"\npath = {:?}\n",
+        ocx24_path().display().to_string()
+    );
+    let e = Experiment::new(ExperimentSpec::from_toml_str(&text).unwrap(), &registry()).unwrap();
+    assert_eq!(e.problem().domain().len(), 60);
+    assert_eq!(e.problem().domain().dim(), 3);
+    assert!(e.title().contains("60 Ag/Au/Zn compositions"), "{}", e.title());
+    let r = e.run().unwrap();
+    assert_eq!(r.runs().len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runner
+
+fn run_with_threads(spec: &ExperimentSpec, threads: usize) -> Results {
+    let e = Experiment::new(spec.clone(), &registry()).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| e.run()).unwrap()
+}
+
+#[test]
+fn one_and_two_threads_give_identical_csv() {
+    let mut spec = small_spec();
+    // A real algorithm too: MR-LPF on the same problem.
+    spec.algorithms.push(AlgorithmSpec::named("mr-lpf"));
+    let one = run_with_threads(&spec, 1);
+    let two = run_with_threads(&spec, 2);
+    let csv1 = one.to_csv(Timing::Omit);
+    assert_eq!(csv1, two.to_csv(Timing::Omit));
+    assert_eq!(csv1.lines().count(), 1 + 3 * 4 * 25);
+    // The streams differ between runs and seeds (the CSV is not trivially constant).
+    let runs = one.runs();
+    assert_ne!(runs[0].steps, runs[1].steps);
+    spec.seed += 1;
+    assert_ne!(run_with_threads(&spec, 2).to_csv(Timing::Omit), csv1);
+    // A run on its own equals the same run inside the full experiment (what shards and resume use).
+    spec.seed -= 1;
+    let e = Experiment::new(spec, &registry()).unwrap();
+    let id = RunId { algorithm: 2, run: 3 };
+    let alone = e.run_one(id).unwrap();
+    let inside = one.runs().iter().find(|r| r.id == id).unwrap();
+    assert_eq!(alone.to_csv(Timing::Omit), inside.to_csv(Timing::Omit));
+}
+
+#[test]
+fn shards_cover_every_task_once_and_merge_into_the_full_results() {
+    let spec = small_spec();
+    let e = Experiment::new(spec.clone(), &registry()).unwrap();
+    let mut all: Vec<RunId> = (0..3).flat_map(|k| e.shard(k, 3).unwrap()).collect();
+    all.sort();
+    let mut tasks = e.tasks();
+    tasks.sort();
+    assert_eq!(all, tasks);
+    assert!(e.shard(3, 3).is_err());
+    // Two shards run separately (reporting finished runs through the callback), merged.
+    let seen = std::sync::Mutex::new(Vec::new());
+    let mut pieces = Vec::new();
+    for k in 0..2 {
+        pieces.extend(e.run_tasks(&e.shard(k, 2).unwrap(), &|r| seen.lock().unwrap().push(r.id)).unwrap());
+    }
+    assert_eq!(seen.lock().unwrap().len(), 8);
+    let merged = Results::new(spec.clone(), e.title(), pieces.clone()).unwrap();
+    assert!(merged.to_csv(Timing::Omit) == e.run().unwrap().to_csv(Timing::Omit), "merged shards differ");
+    // A missing or repeated run is refused.
+    assert!(Results::new(spec.clone(), "", pieces[1..].to_vec()).is_err());
+    let mut twice = pieces.clone();
+    twice[0] = pieces[1].clone();
+    assert!(Results::new(spec, "", twice).is_err());
+}
+
+#[test]
+fn metrics_on_a_hand_computable_script() {
+    // Utility 5·f on 3 points of [0, 1]: use a deterministic respondent, so every answer and regret
+    // follows from the order of the utilities alone.
+    let spec_text = r#"
+        name = "script"
+        horizon = 4
+        runs = 2
+        [problem]
+        kind = "rkhs"
+        kernel = "se"
+        points = 3
+        [respondent]
+        model = "deterministic"
+        [[algorithms]]
+        name = "scripted"
+    "#;
+    let spec = ExperimentSpec::from_toml_str(spec_text).unwrap();
+    let u =
+        bohf_problems::presets::rkhs_grid(bohf_kernels::Family::Se, 3, &bohf_problems::Scaling::Multiply(5.0)).unwrap();
+    let mut order: Vec<usize> = (0..3).collect();
+    order.sort_by(|&a, &b| u.values()[b].partial_cmp(&u.values()[a]).unwrap());
+    let (best, mid, worst) = (order[0], order[1], order[2]);
+    assert!(u.values()[best] > u.values()[mid] && u.values()[mid] > u.values()[worst]);
+    // Queries: (best, best), (mid, worst), (worst, best), evaluate(mid); recommendations.
+    let queries = vec![(best, Some(best)), (mid, Some(worst)), (worst, Some(best)), (mid, None)];
+    let recs = vec![worst, mid, best, best];
+    let reg = scripted_registry(queries, recs.clone());
+    let r = Experiment::new(spec, &reg).unwrap().run().unwrap();
+    // Deterministic P(x* ≻ x): ½ for x*, 1 otherwise, so the gaps are 0 for x*, ½ otherwise.
+    let want_r = [0.0, 0.5, 0.25, 0.5];
+    let want_cum = [0.0, 0.5, 0.75, 1.25];
+    let want_simple = [0.5, 0.5, 0.0, 0.0];
+    for run in r.runs() {
+        for (k, s) in run.steps.iter().enumerate() {
+            assert_eq!(s.t, k + 1);
+            assert_eq!(s.regret, want_r[k], "step {}", k + 1);
+            assert_eq!(s.cumulative_regret, want_cum[k]);
+            assert_eq!(s.simple_regret, want_simple[k]);
+            assert_eq!(s.recommendation, recs[k]);
+            assert!(s.elapsed_s >= 0.0);
+        }
+        // Duel answers: (mid, worst) → first wins; (worst, best) → second wins.
+        assert_eq!(run.steps[1].answer, Answer::Duel { first_wins: true });
+        assert_eq!(run.steps[2].answer, Answer::Duel { first_wins: false });
+        assert_eq!(run.steps[3].query, QueryKind::Evaluate);
+        assert_eq!(run.steps[3].second, None);
+        assert!(matches!(run.steps[3].answer, Answer::Value(_)));
+    }
+    // Summary: identical regrets in both runs, so s.e. 0; wall time mean over the two runs.
+    let s = r.summary().unwrap();
+    let a = &s.algorithms[0];
+    assert_eq!(a.instantaneous.mean, want_r);
+    assert_eq!(a.cumulative.mean, want_cum);
+    assert!(a.cumulative.se.iter().all(|&x| x == 0.0));
+    assert_eq!(a.at_horizon.cumulative, MeanSe { mean: 1.25, se: 0.0 });
+
+    // With a BTL respondent (logistic, scale 1) the regret of (mid, worst) is
+    // (σ(u* − u_mid) + σ(u* − u_worst) − 1)/2, computed here by hand.
+    let spec = ExperimentSpec::from_toml_str(&spec_text.replace("model = \"deterministic\"", "model = \"stochastic\""))
+        .unwrap();
+    let reg = scripted_registry(
+        vec![(mid, Some(worst)), (best, None), (mid, None), (best, Some(best))],
+        vec![mid, best, worst, best],
+    );
+    let r = Experiment::new(spec, &reg).unwrap().run().unwrap();
+    let sig = |t: f64| 1.0 / (1.0 + (-t).exp());
+    let v = u.values();
+    let g = |i: usize| sig(v[best] - v[i]) - 0.5;
+    let want = [0.5 * (g(mid) + g(worst)), 0.0, g(mid), 0.0];
+    let steps = &r.runs()[0].steps;
+    let mut cum = 0.0;
+    for (k, s) in steps.iter().enumerate() {
+        cum += want[k];
+        // One exp and a few additions on values of order 1: 1e−15 relative.
+        assert!((s.regret - want[k]).abs() < 1e-15, "step {}: {} vs {}", k + 1, s.regret, want[k]);
+        assert!((s.cumulative_regret - cum).abs() < 1e-15);
+    }
+    assert!((steps[0].simple_regret - g(mid)).abs() < 1e-15);
+    assert!((steps[2].simple_regret - g(worst)).abs() < 1e-15);
+}
+
+#[test]
+fn mean_and_standard_error_by_hand() {
+    // mean 2.5, population variance (2.25 + 0.25 + 0.25 + 2.25)/4 = 1.25, s.e. √1.25/2.
+    let m = mean_se(&[1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(m.mean, 2.5);
+    assert!((m.se - 1.25f64.sqrt() / 2.0).abs() < 1e-15);
+    assert_eq!(mean_se(&[7.0]), MeanSe { mean: 7.0, se: 0.0 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+#[test]
+fn csv_and_json_round_trip() {
+    let r = run_with_threads(&small_spec(), 2);
+    // With timings: exact round trip (shortest round-trip float formatting).
+    let csv = r.to_csv(Timing::Include);
+    let back = Results::from_csv(r.spec().clone(), r.title(), &csv).unwrap();
+    assert!(back == r, "CSV round trip changed the results");
+    // Without timings: everything but elapsed_s, which reads as 0.
+    let back = Results::from_csv(r.spec().clone(), r.title(), &r.to_csv(Timing::Omit)).unwrap();
+    for (a, b) in back.runs().iter().zip(r.runs()) {
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert_eq!(StepRecord { elapsed_s: y.elapsed_s, ..x.clone() }, *y);
+        }
+    }
+    // The label with a comma is quoted.
+    assert!(csv.contains("\"Uniform, 10% self\",0,1,duel,"), "{}", &csv[..300]);
+    // A per-run CSV reads back to the run.
+    let one = &r.runs()[5];
+    let parsed = runs_from_csv(&one.to_csv(Timing::Include), &r.spec().labels(), None).unwrap();
+    assert_eq!(parsed, vec![one.clone()]);
+    // JSON summary.
+    let s = r.summary().unwrap();
+    let json = s.to_json().unwrap();
+    assert!(Summary::from_json(&json).unwrap() == s, "JSON round trip changed the summary");
+    assert!(json.contains("std(ddof=0)/sqrt(runs)"));
+    let a = &s.algorithms[1];
+    assert_eq!(a.instantaneous.mean.len(), 25);
+    let last: Vec<f64> =
+        r.runs().iter().filter(|x| x.id.algorithm == 1).map(|x| x.steps[24].cumulative_regret).collect();
+    assert_eq!(a.at_horizon.cumulative, mean_se(&last));
+    // Malformed CSV: a step out of order names the line.
+    let broken = csv.replacen(",0,2,duel,", ",0,3,duel,", 1);
+    let e = Results::from_csv(r.spec().clone(), "", &broken).unwrap_err();
+    assert!(e.to_string().contains("line 3"), "{e}");
+    let e = runs_from_csv("algorithm,run\n", &[], None).unwrap_err();
+    assert!(e.to_string().contains("`t`"), "{e}");
+}
+
+#[test]
+fn results_folder_with_plots() {
+    let r = run_with_threads(&small_spec(), 2);
+    let dir = scratch_dir("folder");
+    let files = write_results(&r, &dir).unwrap();
+    let spec = ExperimentSpec::from_file(&files.spec).unwrap();
+    assert_eq!(&spec, r.spec());
+    let csv = std::fs::read_to_string(&files.steps).unwrap();
+    assert!(csv.starts_with(
+        "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"
+    ));
+    assert!(Results::from_csv(spec, r.title(), &csv).unwrap() == r, "steps.csv does not read back");
+    assert_eq!(files.plots.len(), 4);
+    for p in &files.plots {
+        let bytes = std::fs::read(p).unwrap();
+        assert!(bytes.len() > 1000, "{} has {} bytes", p.display(), bytes.len());
+        if p.extension().unwrap() == "png" {
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        } else {
+            let svg = String::from_utf8(bytes).unwrap();
+            assert!(svg.contains("<svg") && svg.contains("RKHS function (SE)"), "title missing");
+            assert!(svg.contains("uniform-values (4 runs)"), "legend missing");
+        }
+    }
+    // No temporary file is left behind.
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    // A plot to an unknown extension is an error naming the file.
+    let e = plot(&r.summary().unwrap(), Metric::Simple, dir.join("x.gif")).unwrap_err();
+    assert!(e.to_string().contains("x.gif"), "{e}");
+    assert_eq!("cumulative".parse::<Metric>().unwrap(), Metric::Cumulative);
+    assert!("total".parse::<Metric>().is_err());
+}
