@@ -35,7 +35,15 @@ pub fn condition_on_observation(cov: &mut DMatrix<f64>, direction: &[(usize, f64
             reason: format!("non-positive innovation variance {denom:.3e}"),
         });
     }
-    cov.ger(-1.0 / denom, &s, &s, 1.0);
+    // Σ_ij −= (s_i s_j)/denom, with the product formed as s_i·s_j so that a symmetric Σ stays exactly
+    // symmetric (BLAS-style ger computes (α s_i) s_j, which differs from (α s_j) s_i by an ulp).
+    let inv = 1.0 / denom;
+    for j in 0..n {
+        let sj = s[j];
+        for (i, si) in s.iter().enumerate() {
+            cov[(i, j)] -= (si * sj) * inv;
+        }
+    }
     Ok(prior_var)
 }
 
@@ -59,6 +67,17 @@ mod tests {
         let inner = &dm * &prior * dm.transpose() + DMatrix::identity(obs.len(), obs.len()) * rho;
         let batch = &prior - &prior * dm.transpose() * inner.lu().solve(&(&dm * &prior)).unwrap();
         assert!((cov - batch).abs().max() < 1e-12);
+    }
+
+    #[test]
+    fn keeps_a_symmetric_matrix_exactly_symmetric() {
+        let b = DMatrix::from_fn(9, 9, |i, j| ((i * 7 + j * 3) % 11) as f64 / 3.7 + 0.01 * i as f64);
+        let mut cov = &b * b.transpose();
+        cov = (&cov + cov.transpose()) * 0.5;
+        for k in 0..20 {
+            condition_on_observation(&mut cov, &[(k % 9, 1.0), ((k * 5 + 2) % 9, -0.7)], 0.13).unwrap();
+            assert_eq!(cov, cov.transpose(), "after {} updates", k + 1);
+        }
     }
 
     #[test]
