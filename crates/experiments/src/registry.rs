@@ -52,7 +52,12 @@ macro_rules! registered {
     };
 }
 
+registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig);
 registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig);
+registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig);
+registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig);
+registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig);
+registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig);
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
@@ -145,10 +150,23 @@ impl Registry {
     /// The papers' algorithms (see the module documentation).
     pub fn builtin() -> Self {
         let mut r = Self::empty();
-        let entries = [AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
-            "mr-lpf",
-            "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
-        )];
+        let entries = [
+            AlgorithmEntry::of::<bohf_pfts::PfTs>(
+                "pf-ts",
+                "PF-TS: Thompson sampling from preferential feedback with double-TS pairing",
+            ),
+            AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
+                "mr-lpf",
+                "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
+            ),
+            AlgorithmEntry::of::<bohf_baselines::MaxMinLcb>(
+                "maxminlcb",
+                "MaxMinLCB: max-min lower confidence bounds on duels (Pásztor et al. 2024)",
+            ),
+            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback"),
+            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback"),
+            AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),
+        ];
         for e in entries {
             r.register(e).expect("built-in names are distinct");
         }

@@ -404,7 +404,10 @@ impl ProblemSpec {
                             .map_err(|e| ExperimentError::spec("problem.upper", e.to_string()))?;
                     }
                     _ => {
-                        return Err(ExperimentError::spec("problem.lower", "give both `lower` and `upper`, or neither"));
+                        return Err(ExperimentError::spec(
+                            "problem.lower",
+                            "give both `lower` and `upper`, or neither",
+                        ));
                     }
                 }
                 scaling(&p.scaling)
