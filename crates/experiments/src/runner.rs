@@ -13,7 +13,8 @@
 //!
 //! **A step.** At t = 1..=T: `query = suggest(rng_alg)`, `answer = respondent(query, rng_resp)`,
 //! `observe(query, answer)`, `x̂_t = recommend()`; then the regrets of [`crate::metrics`] are
-//! recorded. `elapsed_s` accumulates the wall time of the three algorithm calls only.
+//! recorded. `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
+//! base Gram) and its three calls at each step, but not the respondent or the metrics.
 
 use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
@@ -211,6 +212,15 @@ impl Results {
         let bad = |reason: String| ExperimentError::Results { path: None, reason };
         let expected = labels.len() * spec.runs;
         for (k, r) in runs.iter().enumerate() {
+            if k >= expected {
+                return Err(bad(format!(
+                    "run {} of algorithm {} is beyond the spec's {} algorithms × {} runs",
+                    r.id.run,
+                    r.id.algorithm,
+                    labels.len(),
+                    spec.runs
+                )));
+            }
             let want = RunId { algorithm: k / spec.runs, run: k % spec.runs };
             if r.id != want {
                 return Err(bad(format!(

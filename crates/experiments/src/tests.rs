@@ -434,7 +434,10 @@ fn shards_cover_every_task_once_and_merge_into_the_full_results() {
     assert!(Results::new(spec.clone(), "", pieces[1..].to_vec()).is_err());
     let mut twice = pieces.clone();
     twice[0] = pieces[1].clone();
-    assert!(Results::new(spec, "", twice).is_err());
+    assert!(Results::new(spec.clone(), "", twice).is_err());
+    let mut extra = pieces.clone();
+    extra.push(RunRecord { id: RunId { algorithm: 2, run: 0 }, ..pieces[0].clone() });
+    assert!(Results::new(spec, "", extra).is_err());
 }
 
 #[test]
