@@ -38,10 +38,10 @@ pub fn condition_on_observation(cov: &mut DMatrix<f64>, direction: &[(usize, f64
     // Σ_ij −= (s_i s_j)/denom, with the product formed as s_i·s_j so that a symmetric Σ stays exactly
     // symmetric (BLAS-style ger computes (α s_i) s_j, which differs from (α s_j) s_i by an ulp).
     let inv = 1.0 / denom;
-    for j in 0..n {
-        let sj = s[j];
-        for (i, si) in s.iter().enumerate() {
-            cov[(i, j)] -= (si * sj) * inv;
+    let s = s.as_slice();
+    for (col, &sj) in cov.as_mut_slice().chunks_exact_mut(n).zip(s) {
+        for (c, &si) in col.iter_mut().zip(s) {
+            *c -= (si * sj) * inv;
         }
     }
     Ok(prior_var)
