@@ -34,7 +34,7 @@ fn default_delta() -> f64 {
 /// How the exploration scale v_t grows with the round t (module docs give the formulas).
 ///
 /// In a config file: `{ kind = "experiment" }`, `{ kind = "square_root", delta = 0.05 }` or
-/// `{ kind = "theoretical", b = 1.0, delta = 0.05 }`.
+/// `{ kind = "theoretical", norm_bound = 1.0, delta = 0.05 }`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ExplorationSchedule {
@@ -54,7 +54,7 @@ pub enum ExplorationSchedule {
     /// scalar values (module docs).
     Theoretical {
         /// B ≥ 0, the bound on the RKHS norm of the utility (Assumption 1).
-        b: f64,
+        norm_bound: f64,
         /// δ ∈ (0, 1), the failure probability (default 0.05).
         #[serde(default = "default_delta")]
         delta: f64,
@@ -150,10 +150,13 @@ impl ExplorationSchedule {
         if !(delta.is_finite() && delta > 0.0 && delta < 1.0) {
             return Err(Error::invalid("delta", format!("must lie in (0, 1), got {delta}")));
         }
-        if let ExplorationSchedule::Theoretical { b, .. } = *self
+        if let ExplorationSchedule::Theoretical { norm_bound: b, .. } = *self
             && !(b.is_finite() && b >= 0.0)
         {
-            return Err(Error::invalid("b", format!("the RKHS-norm bound B must be finite and >= 0, got {b}")));
+            return Err(Error::invalid(
+                "norm_bound",
+                format!("the RKHS-norm bound B must be finite and >= 0, got {b}"),
+            ));
         }
         Ok(())
     }
@@ -184,7 +187,7 @@ impl ExplorationSchedule {
         match *self {
             ExplorationSchedule::Experiment { delta } => Ok((tf + 1.0 + (2.0 / delta).ln()).sqrt().sqrt()),
             ExplorationSchedule::SquareRoot { delta } => Ok((tf + 1.0 + (2.0 / delta).ln()).sqrt()),
-            ExplorationSchedule::Theoretical { b, delta } => {
+            ExplorationSchedule::Theoretical { norm_bound: b, delta } => {
                 let theory = theory.ok_or_else(|| {
                     Error::invalid("theory", "the theoretical schedule needs Γ(t) and the feedback model")
                 })?;
@@ -227,7 +230,7 @@ mod tests {
     fn theoretical_schedules_follow_their_formulas() {
         let gamma = vec![0.0, 1.0, 1.5, 2.5];
         let pref = TheoryInputs::new(Feedback::Preference { kappa: 2.0, lambda: 0.5 }, gamma.clone()).unwrap();
-        let s = ExplorationSchedule::Theoretical { b: 1.5, delta: 0.1 };
+        let s = ExplorationSchedule::Theoretical { norm_bound: 1.5, delta: 0.1 };
         // Hand evaluation of eq. (12) at t = 2: 4·1.5 + 2√((4/0.5)(1.5 + log 10)).
         let expected = 6.0 + 2.0 * (8.0 * (1.5 + 10f64.ln())).sqrt();
         assert_relative_eq!(s.scale(2, Some(&pref)).unwrap(), expected, max_relative = 1e-14);
@@ -245,8 +248,8 @@ mod tests {
     fn invalid_fields_are_named() {
         assert!(ExplorationSchedule::Experiment { delta: 0.0 }.validate().unwrap_err().to_string().contains("`delta`"));
         assert!(ExplorationSchedule::SquareRoot { delta: 1.0 }.validate().unwrap_err().to_string().contains("`delta`"));
-        let bad_b = ExplorationSchedule::Theoretical { b: -1.0, delta: 0.05 };
-        assert!(bad_b.validate().unwrap_err().to_string().contains("`b`"));
+        let bad_b = ExplorationSchedule::Theoretical { norm_bound: -1.0, delta: 0.05 };
+        assert!(bad_b.validate().unwrap_err().to_string().contains("`norm_bound`"));
         let bad_gamma = TheoryInputs::new(Feedback::Scalar { noise_std: 1.0 }, vec![0.0, 2.0, 1.0]);
         assert!(bad_gamma.unwrap_err().to_string().contains("`gamma`"));
         let bad_kappa = TheoryInputs::new(Feedback::Preference { kappa: 0.0, lambda: 1.0 }, vec![0.0]);

@@ -463,7 +463,7 @@ mod tests {
     fn gp_ts_theoretical_schedule_follows_chowdhury_gopalan() {
         let c = ctx(15, 20);
         let cfg = GpTsConfig {
-            exploration: ExplorationSchedule::Theoretical { b: 2.0, delta: 0.1 },
+            exploration: ExplorationSchedule::Theoretical { norm_bound: 2.0, delta: 0.1 },
             noise: 0.25,
             ..Default::default()
         };

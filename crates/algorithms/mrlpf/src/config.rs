@@ -27,9 +27,14 @@ pub enum Beta {
     Theory {
         /// B ≥ 0, the bound on ‖f‖ in the RKHS of k (Assumption 2.1).
         norm_bound: f64,
-        /// δ ∈ (0, 1), the failure probability.
+        /// δ ∈ (0, 1), the failure probability (default 0.05, as in PF-TS's schedule).
+        #[serde(default = "default_delta")]
         delta: f64,
     },
+}
+
+fn default_delta() -> f64 {
+    0.05
 }
 
 impl Default for Beta {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 /// lambda = 0.05
 /// [exploration]
 /// kind = "theoretical"
-/// b = 2.0
+/// norm_bound = 2.0
 /// delta = 0.05
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

@@ -80,9 +80,11 @@ fn config_validation_names_the_field() {
     assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
     let bad = PfTsConfig { exploration: ExplorationSchedule::Experiment { delta: 1.5 }, ..Default::default() };
     assert!(bad.validate().unwrap_err().to_string().contains("`delta`"));
-    let bad =
-        PfTsConfig { exploration: ExplorationSchedule::Theoretical { b: f64::NAN, delta: 0.05 }, ..Default::default() };
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`b`"));
+    let bad = PfTsConfig {
+        exploration: ExplorationSchedule::Theoretical { norm_bound: f64::NAN, delta: 0.05 },
+        ..Default::default()
+    };
+    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`norm_bound`"));
     let zero_horizon = SearchContext { domain: FiniteDomain::linspace(0.0, 1.0, 3).unwrap(), horizon: 0 };
     assert!(PfTs::new(&zero_horizon, PfTsConfig::default()).unwrap_err().to_string().contains("`horizon`"));
 }
@@ -97,17 +99,17 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
         lambda = 0.1
         [exploration]
         kind = "theoretical"
-        b = 2.0
+        norm_bound = 2.0
     "#;
     let c: PfTsConfig = toml::from_str(toml_text).unwrap();
     assert_eq!(c.inference.kappa, 2.0);
     assert_eq!(c.inference.mle.lambda, 0.1);
-    assert_eq!(c.exploration, ExplorationSchedule::Theoretical { b: 2.0, delta: 0.05 });
+    assert_eq!(c.exploration, ExplorationSchedule::Theoretical { norm_bound: 2.0, delta: 0.05 });
     let empty: PfTsConfig = toml::from_str("").unwrap();
     assert_eq!(empty, PfTsConfig::default());
     assert_eq!(empty.exploration, ExplorationSchedule::Experiment { delta: 0.05 });
     assert!(toml::from_str::<PfTsConfig>("beta = 1.0").is_err());
-    assert!(toml::from_str::<PfTsConfig>("[exploration]\nkind = \"experiment\"\nb = 1.0").is_err());
+    assert!(toml::from_str::<PfTsConfig>("[exploration]\nkind = \"experiment\"\nnorm_bound = 1.0").is_err());
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(serde_json::from_str::<PfTsConfig>(&json).unwrap(), c);
 }
@@ -408,7 +410,10 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
 #[test]
 fn theoretical_schedule_uses_the_upper_greedy_bracket_of_the_dueling_gain() {
     let c = ctx(15, 30);
-    let cfg = PfTsConfig { exploration: ExplorationSchedule::Theoretical { b: 1.0, delta: 0.1 }, ..Default::default() };
+    let cfg = PfTsConfig {
+        exploration: ExplorationSchedule::Theoretical { norm_bound: 1.0, delta: 0.1 },
+        ..Default::default()
+    };
     let mut p = PfTs::new(&c, cfg).unwrap();
     let theory = p.theory().unwrap();
     assert_eq!(theory.horizon(), 30);
