@@ -176,7 +176,7 @@ impl ExplorationSchedule {
     }
 
     /// v_t at the 1-based round t (module docs). `theory` is required by the theoretical schedule
-    /// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), `delta`, `b`, or
+    /// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), `delta`, `norm_bound`, or
     /// `theory` when it is missing.
     pub fn scale(&self, t: usize, theory: Option<&TheoryInputs>) -> Result<f64> {
         self.validate()?;

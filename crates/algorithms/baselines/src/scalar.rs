@@ -99,7 +99,7 @@ impl Default for GpTsConfig {
 }
 
 impl GpTsConfig {
-    /// Errors naming the first invalid field (`lengthscale`, …, `noise`, `delta`, `b`).
+    /// Errors naming the first invalid field (`lengthscale`, …, `noise`, `delta`, `norm_bound`).
     pub fn validate(&self) -> Result<()> {
         self.kernel.build()?;
         bohf_core::error::ensure_positive("noise", self.noise)?;

@@ -31,7 +31,7 @@ pub struct PfTsConfig {
 }
 
 impl PfTsConfig {
-    /// Errors naming the first invalid field (`kappa`, `lambda`, `lengthscale`, `delta`, `b`, …).
+    /// Errors naming the first invalid field (`kappa`, `lambda`, `lengthscale`, `delta`, `norm_bound`, …).
     pub fn validate(&self) -> Result<()> {
         self.inference.validate()?;
         self.exploration.validate()
