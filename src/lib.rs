@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub use bohf_baselines as baselines;
+pub use bohf_confidence as confidence;
 pub use bohf_core as core;
 pub use bohf_experiments as experiments;
 pub use bohf_gp as gp;
@@ -28,4 +29,5 @@ pub use bohf_infogain as infogain;
 pub use bohf_kernels as kernels;
 pub use bohf_mrlpf as mrlpf;
 pub use bohf_pfts as pfts;
+pub use bohf_popbo as popbo;
 pub use bohf_problems as problems;

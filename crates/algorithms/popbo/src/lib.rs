@@ -1,0 +1,2 @@
+//! POP-BO: principled optimistic preferential Bayesian optimisation.
+#![warn(missing_docs)]
