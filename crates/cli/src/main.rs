@@ -1,5 +1,316 @@
-//! The `bohf` command.
+//! The `bohf` command: run and reproduce experiments, plot and summarise them, and let a person
+//! answer an algorithm's queries live. See `docs/cli.md`.
+
+mod ask;
+mod presets;
+mod report;
+mod run;
+
+use bohf_experiments::{Experiment, ExperimentError, ExperimentSpec, Metric, Registry};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+/// An error of the command: a message for the person at the terminal.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// From the experiment layer.
+    #[error(transparent)]
+    Experiment(#[from] ExperimentError),
+    /// Anything else, already worded for the user.
+    #[error("{0}")]
+    Message(String),
+}
+
+impl CliError {
+    /// An error with this message.
+    pub fn msg(m: impl Into<String>) -> Self {
+        CliError::Message(m.into())
+    }
+}
+
+/// The closest of `names` to `name` by edit distance, if it is close enough to be a likely typo.
+pub fn suggest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for (j, cb) in b.iter().enumerate() {
+                cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+    names
+        .iter()
+        .map(|n| (distance(&n.to_lowercase(), &name.to_lowercase()), *n))
+        .min()
+        .filter(|(d, n)| *d <= (n.len().max(name.len()) / 2).max(1))
+        .map(|(_, n)| n)
+}
+
+/// Adds "did you mean" to serde's "unknown variant `x`, expected one of `a`, `b`" messages.
+fn with_variant_hint(message: String) -> String {
+    let Some(rest) = message.split("unknown variant `").nth(1) else { return message };
+    let Some((given, tail)) = rest.split_once('`') else { return message };
+    let Some(list) = tail.split("expected one of ").nth(1).or_else(|| tail.split("expected ").nth(1)) else {
+        return message;
+    };
+    let names: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+    match suggest(given, &names) {
+        Some(s) if s != given => format!("{message}\nhelp: did you mean `{s}`?"),
+        _ => message,
+    }
+}
+
+/// Reads and checks a spec file and builds the experiment (loading its data).
+pub fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
+    let spec = ExperimentSpec::from_file(path).map_err(|e| match e {
+        ExperimentError::Toml { .. } => CliError::msg(with_variant_hint(e.to_string())),
+        other => CliError::Experiment(other),
+    })?;
+    Experiment::new(spec, &Registry::builtin()).map_err(|e| {
+        let m = with_variant_hint(e.to_string());
+        CliError::msg(format!("`{}`: {m}", path.display()))
+    })
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "bohf",
+    version,
+    about = "Bayesian optimisation from human feedback: run and reproduce experiments, plot them, answer queries live",
+    after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley\n  bohf run specs/pfts-fig4-rkhs.toml --out results/fig4 --threads 2\n  bohf summary results/fig4\n  bohf ask new coffee.json --spec coffee.toml && bohf ask coffee.json\n\nDocumentation: docs/cli.md"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Debug, Clone)]
+struct RunArgs {
+    /// The results folder (default: results/<spec name>).
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+    /// Run only every N-th run starting at K (0 ≤ K < N), e.g. --shard $SLURM_ARRAY_TASK_ID/4.
+    #[arg(long, value_name = "K/N", value_parser = run::parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Continue in a folder that already holds finished runs of the same spec (skipping them).
+    #[arg(long)]
+    resume: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run an experiment spec; each finished run is saved at once (resumable, shardable).
+    #[command(after_help = "Examples:\n  bohf run specs/pfts-fig4-rkhs.toml --out results/fig4\n  \
+        bohf run spec.toml --out results/x --resume        # after an interruption\n  \
+        bohf run spec.toml --out results/x --shard 0/4     # one of four batch jobs; then: bohf merge results/x\n\n\
+        The folder gets spec.toml, runs/ (one CSV per finished run), and when all runs are done steps.csv,\n\
+        summary.json and regret plots. The spec format is described in docs/experiments.md.")]
+    Run {
+        /// The experiment spec (TOML).
+        spec: PathBuf,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Combine the runs of shard folders into one result set (the folders must hold the same spec).
+    #[command(
+        after_help = "Examples:\n  bohf merge results/x                    # shards that wrote into one folder\n  \
+        bohf merge node1/x node2/x --out results/x"
+    )]
+    Merge {
+        /// Results folders of `bohf run` (with the same spec).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write the merged results (default: the first folder).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Run a paper's experiment from a named preset and write its report.
+    #[command(
+        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 s on 2 cores\n  \
+        bohf reproduce mrlpf-fig1a-rkhs-se --quick   # seconds: 3 runs, T = 40\n  \
+        bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n\n\
+        The folder gets the spec used (spec.toml, to copy and edit), the runs, NAME.md (settings, table,\n\
+        the paper's claims judged), plots and summary.json."
+    )]
+    Reproduce {
+        /// The preset (see --list).
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// List the presets with their paper and figure.
+        #[arg(long)]
+        list: bool,
+        /// Runs per algorithm (default: the paper's).
+        #[arg(long)]
+        runs: Option<usize>,
+        /// A reduced version: at most 3 runs and T = 40 (seconds).
+        #[arg(long)]
+        quick: bool,
+        /// The data file (catalyst preset).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Plot regret curves (mean ± 1 s.e. per algorithm) of a results folder.
+    #[command(
+        after_help = "Examples:\n  bohf plot results/fig4\n  bohf plot results/fig4 --metric simple --out simple.svg"
+    )]
+    Plot {
+        /// A results folder (with summary.json).
+        dir: PathBuf,
+        /// The image (.png or .svg; default DIR/regret_<metric>.png).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Which regret.
+        #[arg(long, value_enum, default_value_t = MetricArg::Cumulative)]
+        metric: MetricArg,
+    },
+    /// Print the regret at the horizon (mean ± s.e.) and wall time per run of a results folder.
+    #[command(after_help = "Examples:\n  bohf summary results/fig4\n  bohf summary results/fig4 --format markdown")]
+    Summary {
+        /// A results folder (with summary.json).
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Answer an algorithm's queries yourself (a duel, a label or a value at a time).
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:\n  bohf ask new coffee.json --spec coffee.toml   # start a session\n  \
+            bohf ask coffee.json                          # answer queries (q to stop; run again to continue)\n  \
+            bohf ask coffee.json --json                   # JSON lines on stdin/stdout (docs/ask-protocol.md)"
+    )]
+    Ask {
+        #[command(subcommand)]
+        new: Option<AskCommand>,
+        /// The session file.
+        session: Option<PathBuf>,
+        /// Speak JSON lines on stdin/stdout instead of prompting.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum AskCommand {
+    /// Start a session from a spec (candidates: a CSV of named options, or a box with named dimensions).
+    #[command(after_help = "Example spec (coffee.toml):\n  name = \"coffee\"\n  budget = 12\n  seed = 7\n  \
+        [candidates]\n  csv = \"beans.csv\"      # a `name` column and numeric attribute columns\n  \
+        [algorithm]\n  name = \"pf-ts\"\n\nSee docs/cli.md for the box form and the options.")]
+    New {
+        /// The session file to create.
+        session: PathBuf,
+        /// The session spec (TOML).
+        #[arg(long)]
+        spec: PathBuf,
+        /// Replace an existing session file.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+enum MetricArg {
+    Instantaneous,
+    Cumulative,
+    Simple,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Instantaneous => Metric::Instantaneous,
+            MetricArg::Cumulative => Metric::Cumulative,
+            MetricArg::Simple => Metric::Simple,
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+enum Format {
+    Table,
+    Markdown,
+    Csv,
+}
+
+fn run_options(args: &RunArgs, default_out: PathBuf) -> run::RunOptions {
+    run::RunOptions::new(args.out.clone().unwrap_or(default_out), args.threads, args.shard, args.resume)
+}
+
 fn main() {
-    eprintln!("bohf: the command-line interface is being built");
-    std::process::exit(2);
+    let cli = Cli::parse();
+    if let Err(e) = dispatch(cli.command) {
+        eprintln!("bohf: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn dispatch(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run { spec, run } => {
+            let experiment = load_experiment(&spec)?;
+            let opts = run_options(&run, PathBuf::from("results").join(&experiment.spec().name));
+            match run::run_experiment(&experiment, &opts)? {
+                run::Outcome::Complete(results) => {
+                    print!("{}", report::terminal_table(&results.summary()?));
+                    println!("\nresults in {}", opts.out.display());
+                }
+                run::Outcome::ShardDone { mine, finished, total } => println!(
+                    "shard done ({mine} runs); {finished} of {total} runs finished in `{}`; \
+                     run `bohf merge` once every shard is done",
+                    opts.out.display()
+                ),
+            }
+        }
+        Command::Merge { dirs, out } => {
+            let out = out.unwrap_or_else(|| dirs[0].clone());
+            let results = run::merge(&dirs, &out)?;
+            print!("{}", report::terminal_table(&results.summary()?));
+            println!("\nmerged {} runs into {}", results.runs().len(), out.display());
+        }
+        Command::Reproduce { name, list, runs, quick, data, run } => {
+            if list {
+                print!("{}", presets::list());
+                return Ok(());
+            }
+            let name = name.expect("clap requires NAME without --list");
+            let preset = presets::find(&name)?;
+            if runs == Some(0) {
+                return Err(CliError::msg("--runs must be at least 1"));
+            }
+            let default_out = PathBuf::from("results").join(if quick { format!("{name}-quick") } else { name.clone() });
+            let opts = presets::ReproduceOptions { quick, runs, data, run: run_options(&run, default_out) };
+            if let Some(report) = presets::reproduce(preset, &opts)? {
+                println!("\nreport: {}\nresults in {}", report.display(), opts.run.out.display());
+            }
+        }
+        Command::Plot { dir, out, metric } => {
+            let path = report::plot(&dir, out, metric.into())?;
+            println!("{}", path.display());
+        }
+        Command::Summary { dir, format } => {
+            let s = report::load_summary(&dir)?;
+            match format {
+                Format::Table => print!("{}", report::terminal_table(&s)),
+                Format::Markdown => print!("{}", s.markdown_table()),
+                Format::Csv => print!("{}", report::csv_table(&s)),
+            }
+        }
+        Command::Ask { new, session, json } => match (new, session) {
+            (Some(AskCommand::New { session, spec, force }), _) => ask::new_session(&session, &spec, force)?,
+            (None, Some(session)) => ask::ask(&session, json)?,
+            (None, None) => {
+                return Err(CliError::msg("give a session file (bohf ask SESSION.json) or `bohf ask new`"));
+            }
+        },
+    }
+    Ok(())
 }

@@ -45,6 +45,7 @@ pub mod output;
 pub mod plot;
 pub mod problem;
 pub mod registry;
+pub mod reproduce;
 pub mod results;
 pub mod runner;
 pub mod spec;

@@ -1,0 +1,115 @@
+//! `bohf plot` and `bohf summary`: from a results folder's `summary.json`.
+
+use crate::CliError;
+use bohf_experiments::{MeanSe, Metric, Summary, plot_atomic};
+use std::path::{Path, PathBuf};
+
+/// Reads `DIR/summary.json` (or a summary file given directly).
+pub fn load_summary(dir: &Path) -> Result<Summary, CliError> {
+    let path = if dir.is_dir() { dir.join("summary.json") } else { dir.to_path_buf() };
+    if !path.exists() {
+        let hint = if dir.join("runs").is_dir() {
+            format!(
+                " (the runs are there: finish them with `bohf run SPEC --out {0} --resume`, or `bohf merge {0}` \
+                 after sharded runs)",
+                dir.display()
+            )
+        } else {
+            String::new()
+        };
+        return Err(CliError::msg(format!("no results summary at `{}`{hint}", path.display())));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|source| {
+        CliError::Experiment(bohf_experiments::ExperimentError::Io { action: "read", path: path.clone(), source })
+    })?;
+    Summary::from_json(&text).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))
+}
+
+/// `bohf plot`: writes the plot of `metric`; the default file is `DIR/regret_<metric>.png`.
+pub fn plot(dir: &Path, out: Option<PathBuf>, metric: Metric) -> Result<PathBuf, CliError> {
+    let summary = load_summary(dir)?;
+    let out = out.unwrap_or_else(|| dir.join(format!("regret_{}.png", metric.as_str())));
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("png" | "svg") => {}
+        _ => return Err(CliError::msg(format!("--out must end in .png or .svg, got `{}`", out.display()))),
+    }
+    plot_atomic(&summary, metric, &out)?;
+    Ok(out)
+}
+
+fn pm(m: MeanSe) -> String {
+    bohf_experiments::reproduce::pm(m)
+}
+
+/// The values at the horizon as an aligned plain-text table.
+pub fn terminal_table(s: &Summary) -> String {
+    let header = ["algorithm", "runs", "r_T", "R(T)", "simple regret", "wall s/run"];
+    let rows: Vec<[String; 6]> = s
+        .algorithms
+        .iter()
+        .map(|a| {
+            let h = &a.at_horizon;
+            [
+                a.label.clone(),
+                a.runs.to_string(),
+                pm(h.instantaneous),
+                pm(h.cumulative),
+                pm(h.simple),
+                format!("{:.3} ± {:.3}", h.wall_seconds.mean, h.wall_seconds.se),
+            ]
+        })
+        .collect();
+    let width =
+        |i: usize| rows.iter().map(|r| r[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..6).map(width).collect();
+    let line = |cells: Vec<&str>| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = widths[i] - c.chars().count();
+            if i == 0 {
+                l.push_str(c);
+                l.push_str(&" ".repeat(pad));
+            } else {
+                l.push_str("  ");
+                l.push_str(&" ".repeat(pad));
+                l.push_str(c);
+            }
+        }
+        l.trim_end().to_string() + "\n"
+    };
+    let mut out = format!("{}\nT = {}, mean ± s.e. ({}) at the horizon\n\n", s.title, s.spec.horizon, s.standard_error);
+    out.push_str(&line(header.to_vec()));
+    out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().iter().map(String::as_str).collect()));
+    for r in &rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+/// The values at the horizon as CSV (full precision).
+pub fn csv_table(s: &Summary) -> String {
+    let mut out = String::from(
+        "algorithm,runs,instantaneous_mean,instantaneous_se,cumulative_mean,cumulative_se,simple_mean,simple_se,wall_s_mean,wall_s_se\n",
+    );
+    for a in &s.algorithms {
+        let h = &a.at_horizon;
+        let label = if a.label.contains([',', '"']) {
+            format!("\"{}\"", a.label.replace('"', "\"\""))
+        } else {
+            a.label.clone()
+        };
+        out.push_str(&format!(
+            "{label},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?}\n",
+            a.runs,
+            h.instantaneous.mean,
+            h.instantaneous.se,
+            h.cumulative.mean,
+            h.cumulative.se,
+            h.simple.mean,
+            h.simple.se,
+            h.wall_seconds.mean,
+            h.wall_seconds.se
+        ));
+    }
+    out
+}

@@ -1,0 +1,312 @@
+//! `bohf run` and `bohf merge`: a results folder that fills up one finished run at a time.
+//!
+//! Layout of a results folder `DIR`:
+//!
+//! * `DIR/spec.toml`: the spec being run (a relative data path made absolute), written first;
+//!   every process that writes into `DIR` (a resume, another shard) must run the same spec.
+//! * `DIR/runs/a{algorithm}-r{run}.csv`: one file per finished run, written atomically (temp file +
+//!   rename) as soon as the run ends, so an interruption loses only the runs in flight.
+//! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
+
+use crate::CliError;
+use bohf_experiments::{
+    Experiment, ExperimentSpec, ProblemSpec, Registry, Results, RunId, RunRecord, Timing, runs_from_csv, write_atomic,
+    write_results,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// How to run an experiment into a folder.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The results folder.
+    pub out: PathBuf,
+    /// Threads of the pool (0 = rayon's default).
+    pub threads: usize,
+    /// Run only tasks k, k + n, … (0-based k).
+    pub shard: Option<(usize, usize)>,
+    /// Skip runs already finished in `out`.
+    pub resume: bool,
+    /// Progress bar (true) or plain lines (false).
+    pub progress_bar: bool,
+}
+
+impl RunOptions {
+    /// Options with the progress bar chosen by whether stderr is a terminal.
+    pub fn new(out: PathBuf, threads: usize, shard: Option<(usize, usize)>, resume: bool) -> Self {
+        Self { out, threads, shard, resume, progress_bar: std::io::stderr().is_terminal() }
+    }
+}
+
+/// What a run produced.
+pub enum Outcome {
+    /// Every run is finished; the results were written.
+    Complete(Box<Results>),
+    /// A shard finished its runs; the folder needs `bohf merge` once every shard is done.
+    ShardDone {
+        /// Runs of this shard.
+        mine: usize,
+        /// Runs finished in the folder (all shards).
+        finished: usize,
+        /// Runs of the whole experiment.
+        total: usize,
+    },
+}
+
+/// Parses `K/N` (0 ≤ K < N).
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s.split_once('/').ok_or_else(|| format!("expected K/N (e.g. 0/4), got `{s}`"))?;
+    let k: usize = k.trim().parse().map_err(|_| format!("K in K/N must be a number, got `{k}`"))?;
+    let n: usize = n.trim().parse().map_err(|_| format!("N in K/N must be a number, got `{n}`"))?;
+    if n == 0 || k >= n {
+        return Err(format!("need 0 <= K < N (K counts from 0, like SLURM_ARRAY_TASK_ID), got {k}/{n}"));
+    }
+    Ok((k, n))
+}
+
+/// The spec as it is stored in a results folder: a relative catalyst path made absolute, so that
+/// the stored spec runs from anywhere.
+pub fn stored_spec(mut spec: ExperimentSpec) -> ExperimentSpec {
+    if let ProblemSpec::Catalyst(c) = &mut spec.problem
+        && let Ok(abs) = std::path::absolute(&c.path)
+    {
+        c.path = abs;
+    }
+    spec
+}
+
+/// The file of one finished run.
+pub fn run_file(dir: &Path, id: RunId) -> PathBuf {
+    dir.join("runs").join(format!("a{}-r{}.csv", id.algorithm, id.run))
+}
+
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> CliError + 'a {
+    move |e| CliError::Experiment(bohf_experiments::ExperimentError::Io { action, path: path.to_path_buf(), source: e })
+}
+
+/// Reads `DIR/spec.toml`.
+pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
+    let path = dir.join("spec.toml");
+    if !path.exists() {
+        return Err(CliError::msg(format!(
+            "`{}` is not a results folder of `bohf run` (no spec.toml in it)",
+            dir.display()
+        )));
+    }
+    Ok(ExperimentSpec::from_file(&path)?)
+}
+
+/// Top-level fields in which two specs differ (by their TOML).
+pub fn spec_differences(a: &ExperimentSpec, b: &ExperimentSpec) -> Vec<String> {
+    let table = |s: &ExperimentSpec| toml::Table::try_from(s).unwrap_or_default();
+    let (ta, tb) = (table(a), table(b));
+    let mut keys: Vec<&String> = ta.keys().chain(tb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter().filter(|k| ta.get(*k) != tb.get(*k)).cloned().collect()
+}
+
+/// Writes `DIR/spec.toml`, or checks that the one there is the same spec.
+fn claim_folder(dir: &Path, spec: &ExperimentSpec) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
+    let path = dir.join("spec.toml");
+    if path.exists() {
+        let there = read_stored_spec(dir)?;
+        let diff = spec_differences(&there, spec);
+        if !diff.is_empty() {
+            return Err(CliError::msg(format!(
+                "`{}` holds results of a different spec (they differ in: {}); choose another --out",
+                dir.display(),
+                diff.join(", ")
+            )));
+        }
+    } else {
+        write_atomic(&path, spec.to_toml_string()?.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Reads one finished run; `None` if its file is absent or unreadable (then it is run again).
+fn read_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> Option<RunRecord> {
+    let path = run_file(dir, id);
+    let text = std::fs::read_to_string(&path).ok()?;
+    match runs_from_csv(&text, &spec.labels(), Some(&path)) {
+        Ok(mut runs) if runs.len() == 1 && runs[0].id == id && runs[0].steps.len() == spec.horizon => runs.pop(),
+        _ => {
+            eprintln!("warning: `{}` is damaged; that run will be done again", path.display());
+            None
+        }
+    }
+}
+
+/// Runs `experiment` into `opts.out` (see the module documentation).
+pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outcome, CliError> {
+    let spec = stored_spec(experiment.spec().clone());
+    claim_folder(&opts.out, &spec)?;
+    let mine = match opts.shard {
+        Some((k, n)) => experiment.shard(k, n)?,
+        None => experiment.tasks(),
+    };
+    let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
+    if !done_before.is_empty() && !opts.resume {
+        return Err(CliError::msg(format!(
+            "`{}` already holds {} finished run(s) of this spec; pass --resume to continue, or choose another --out",
+            opts.out.display(),
+            done_before.len()
+        )));
+    }
+    let todo: Vec<RunId> =
+        mine.iter().copied().filter(|&id| read_run(&opts.out, experiment.spec(), id).is_none()).collect();
+    let skipped = mine.len() - todo.len();
+    eprintln!(
+        "{}: {} algorithm(s) × {} run(s), T = {}{}: {} to do{}",
+        spec.name,
+        spec.algorithms.len(),
+        spec.runs,
+        spec.horizon,
+        opts.shard.map(|(k, n)| format!(", shard {k}/{n}")).unwrap_or_default(),
+        todo.len(),
+        if skipped > 0 { format!(", {skipped} already finished (skipped)") } else { String::new() }
+    );
+    let start = Instant::now();
+    let bar = opts.progress_bar.then(|| {
+        let b = ProgressBar::new(todo.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} runs, ETA {eta} {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        b
+    });
+    let counter = AtomicUsize::new(0);
+    let total = todo.len();
+    let write_failures = std::sync::Mutex::new(Vec::new());
+    let on_done = |record: &RunRecord| {
+        let path = run_file(&opts.out, record.id);
+        if let Err(e) = write_atomic(&path, record.to_csv(Timing::Include).as_bytes()) {
+            write_failures.lock().expect("no poisoning").push(e.to_string());
+        }
+        let k = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        match &bar {
+            Some(b) => {
+                b.set_message(format!("(last: {} run {})", record.label, record.id.run));
+                b.inc(1);
+            }
+            None => eprintln!(
+                "[{k}/{total}] {} run {} done in {:.2} s ({:.1} s elapsed)",
+                record.label,
+                record.id.run,
+                record.wall_seconds(),
+                start.elapsed().as_secs_f64()
+            ),
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.threads)))?;
+    let result = pool.install(|| experiment.run_tasks(&todo, &on_done));
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    result?;
+    let failures = write_failures.into_inner().expect("no poisoning");
+    if let Some(first) = failures.first() {
+        return Err(CliError::msg(format!("{} run file(s) could not be written: {first}", failures.len())));
+    }
+    eprintln!("{} run(s) in {:.1} s", total, start.elapsed().as_secs_f64());
+    if opts.shard.is_some() {
+        let finished = experiment.tasks().into_iter().filter(|&id| run_file(&opts.out, id).exists()).count();
+        if finished < experiment.tasks().len() {
+            return Ok(Outcome::ShardDone { mine: mine.len(), finished, total: experiment.tasks().len() });
+        }
+    }
+    let results = collect(std::slice::from_ref(&opts.out), &spec, &experiment.title())?;
+    write_results(&results, &opts.out)?;
+    Ok(Outcome::Complete(Box::new(results)))
+}
+
+/// Every run of `spec` from the `runs/` folders of `dirs`; a run found in two folders must be
+/// identical in both (its timing aside).
+fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Results, CliError> {
+    let mut runs = Vec::new();
+    let mut missing = Vec::new();
+    let ids: Vec<RunId> = (0..spec.runs)
+        .flat_map(|run| (0..spec.algorithms.len()).map(move |algorithm| RunId { algorithm, run }))
+        .collect();
+    for id in ids {
+        let mut found: Option<(RunRecord, &PathBuf)> = None;
+        for d in dirs {
+            if let Some(r) = read_run(d, spec, id) {
+                match &found {
+                    Some((prev, pd)) => {
+                        if prev.to_csv(Timing::Omit) != r.to_csv(Timing::Omit) {
+                            return Err(CliError::msg(format!(
+                                "run {} of `{}` differs between `{}` and `{}`",
+                                id.run,
+                                r.label,
+                                pd.display(),
+                                d.display()
+                            )));
+                        }
+                    }
+                    None => found = Some((r, d)),
+                }
+            }
+        }
+        match found {
+            Some((r, _)) => runs.push(r),
+            None => missing.push(id),
+        }
+    }
+    if !missing.is_empty() {
+        let labels = spec.labels();
+        let list: Vec<String> =
+            missing.iter().take(5).map(|id| format!("{} run {}", labels[id.algorithm], id.run)).collect();
+        return Err(CliError::msg(format!(
+            "{} of {} runs are missing (e.g. {}{}); finish the shards (bohf run --shard K/N --resume) first",
+            missing.len(),
+            spec.runs * spec.algorithms.len(),
+            list.join(", "),
+            if missing.len() > 5 { ", …" } else { "" }
+        )));
+    }
+    Ok(Results::new(spec.clone(), title, runs)?)
+}
+
+/// `bohf merge DIR… --out OUT`: the runs of every folder into one result set; the folders must hold
+/// the same spec.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
+    let first = dirs.first().ok_or_else(|| CliError::msg("give at least one results folder"))?;
+    let spec = read_stored_spec(first)?;
+    for d in &dirs[1..] {
+        let other = read_stored_spec(d)?;
+        let diff = spec_differences(&spec, &other);
+        if !diff.is_empty() {
+            return Err(CliError::msg(format!(
+                "refusing to merge results of different specs: `{}` and `{}` differ in {}",
+                first.display(),
+                d.display(),
+                diff.join(", ")
+            )));
+        }
+    }
+    // The title as the runner would give it (the problem description needs the problem built).
+    let title = match Experiment::new(spec.clone(), &Registry::builtin()) {
+        Ok(e) => e.title(),
+        Err(_) => spec.title.clone().unwrap_or_else(|| spec.name.clone()),
+    };
+    let results = collect(dirs, &spec, &title)?;
+    std::fs::create_dir_all(out).map_err(io("create", out))?;
+    if dirs.iter().all(|d| d != out) {
+        claim_folder(out, &spec)?;
+        for r in results.runs() {
+            write_atomic(run_file(out, r.id), r.to_csv(Timing::Include).as_bytes())?;
+        }
+    }
+    write_results(&results, out)?;
+    Ok(results)
+}
