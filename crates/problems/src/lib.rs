@@ -12,6 +12,8 @@
 //! * [`rkhs`]: kernel-ridge means through knots (MR-LPF, PF-TS), POP-BO's minimum-norm
 //!   interpolants, and joint GP-prior draws on a candidate set.
 //! * [`datasets`]: loaders for real data (the OCx24 catalyst table), with typed [`DataError`]s.
+//! * [`popbo`]: POP-BO's problems (Table 2's standardised 2-D functions, GP-sample instances,
+//!   6-D Ackley); [`thermal`]: Fanger's PMV/PPD (ISO 7730) and the thermal-comfort problems.
 //! * [`presets`]: the papers' 1-D and catalyst problems on their candidate sets, with the authors'
 //!   rescalings.
 //! * [`respondents`]: simulated people answering queries: BTL/Thurstone duels, noisy values,
@@ -41,10 +43,12 @@
 pub mod datasets;
 pub mod functions;
 pub mod grid;
+pub mod popbo;
 pub mod presets;
 pub mod rescale;
 pub mod respondents;
 pub mod rkhs;
+pub mod thermal;
 
 pub use datasets::{DataError, Ocx24Filter, load_ocx24};
 pub use functions::{FunctionSpec, KnownOptimum, PublishedFigures, Sense, TestFunction, by_name};
