@@ -1,20 +1,177 @@
-//! Project automation: `cargo xtask verify` (theory checks) and `cargo xtask docs` (generated pages).
+//! Project automation.
 //!
-//! Both commands arrive with their own issue; until then this binary names them and says so, so that
-//! nobody mistakes the stub for a passing check.
+//! * `cargo xtask verify [--quick] [--only NAME] [--json FILE]`: the papers' numerically checkable
+//!   claims (MR-LPF note §8, PF-TS note §9), one row per check; exits 1 if any fails.
+//! * `cargo xtask docs [--check]`: regenerates `docs/generated/` from the code (algorithm reference
+//!   from the experiment registry, verification report from `docs/generated/verification.json`,
+//!   index of `docs/reproduction/`); `--check` exits 1 if the checked-in pages are stale.
+//!
+//! The numerics live in the library crates; this binary only calls them and compares.
+//!
+//! The `cargo xtask` alias builds the dev profile, where workspace crates are unoptimised; the checks
+//! are numerical, so an unoptimised build re-runs itself with `cargo run --release` (set
+//! `XTASK_NO_RELEASE=1` to stop this).
 
-use std::process::ExitCode;
+mod checks;
+mod docs;
+mod report;
+
+use report::{Row, Status};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+fn usage() -> ExitCode {
+    eprintln!("usage: cargo xtask verify [--quick] [--only NAME] [--json FILE]\n       cargo xtask docs [--check]");
+    ExitCode::from(2)
+}
 
 fn main() -> ExitCode {
-    let cmd = std::env::args().nth(1);
-    match cmd.as_deref() {
-        Some("verify") | Some("docs") => {
-            eprintln!("xtask {}: not implemented yet (tracked as its own issue); nothing was checked", cmd.unwrap());
-            ExitCode::from(2)
-        }
-        _ => {
-            eprintln!("usage: cargo xtask <verify|docs>");
-            ExitCode::from(2)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if cfg!(debug_assertions)
+        && std::env::var_os("XTASK_NO_RELEASE").is_none()
+        && args.first().is_some_and(|a| a == "verify")
+    {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
+            .args(&args)
+            .env("XTASK_NO_RELEASE", "1")
+            .status();
+        return match status {
+            Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(0, 255) as u8),
+            Err(e) => {
+                eprintln!("xtask: could not re-run itself in release mode: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    match args.first().map(String::as_str) {
+        Some("verify") => verify(&args[1..]),
+        Some("docs") => docs::run(&args[1..]),
+        _ => usage(),
+    }
+}
+
+/// The workspace root (xtask's parent directory).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+}
+
+/// The verification report as stored in JSON.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct VerifyReport {
+    /// UTC date of the run.
+    pub date: String,
+    /// The git commit the run was made on (with `+dirty` if the tree had changes).
+    pub commit: String,
+    /// Whether it was the `--quick` subset.
+    pub quick: bool,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Components whose checks are pending.
+    pub pending: Vec<(String, String)>,
+    /// The rows.
+    pub rows: Vec<Row>,
+}
+
+fn git(args: &[&str]) -> String {
+    Command::new("git")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn verify(args: &[String]) -> ExitCode {
+    let mut quick = false;
+    let mut only: Option<String> = None;
+    let mut json: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--only" => match it.next() {
+                Some(v) => only = Some(v.clone()),
+                None => return usage(),
+            },
+            "--json" => match it.next() {
+                Some(v) => json = Some(PathBuf::from(v)),
+                None => return usage(),
+            },
+            _ => return usage(),
         }
     }
+    let start = Instant::now();
+    let mut rows = Vec::new();
+    let selected: Vec<_> = checks::catalogue()
+        .into_iter()
+        .filter(|c| !quick || c.in_quick)
+        .filter(|c| only.as_deref().is_none_or(|o| c.name.starts_with(o) || o.starts_with(c.name)))
+        .collect();
+    if selected.is_empty() {
+        eprintln!("xtask verify: no check matches {:?}", only.unwrap_or_default());
+        return ExitCode::from(2);
+    }
+    for check in selected {
+        let t = Instant::now();
+        let mut r = (check.run)(quick);
+        eprintln!("  {} ({} rows, {:.1} s)", check.name, r.len(), t.elapsed().as_secs_f64());
+        rows.append(&mut r);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let dirty = !git(&["status", "--porcelain", "--untracked-files=no"]).is_empty();
+    let report = VerifyReport {
+        date: git(&["log", "-1", "--format=%cs"]).replace("unknown", "") + &format!(" (run at unix {})", unix_now()),
+        commit: git(&["rev-parse", "--short=12", "HEAD"]) + if dirty { "+dirty" } else { "" },
+        quick,
+        seconds,
+        pending: checks::PENDING.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        rows,
+    };
+    println!("{}", report::markdown(&report.rows));
+    println!("Pending (components being written; their checks join when they land):");
+    for (c, what) in &report.pending {
+        println!("  - {c}: {what}");
+    }
+    let failed: Vec<&Row> = report.rows.iter().filter(|r| r.status == Status::Fail).collect();
+    let passed = report.rows.iter().filter(|r| r.status == Status::Pass).count();
+    println!(
+        "\n{} rows: {passed} pass, {} fail, {} info; {:.1} s ({}{})",
+        report.rows.len(),
+        failed.len(),
+        report.rows.len() - passed - failed.len(),
+        seconds,
+        if quick { "--quick, " } else { "" },
+        report.commit
+    );
+    if let Some(path) = json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(text) => {
+                if let Err(e) = std::fs::write(&path, text + "\n") {
+                    eprintln!("xtask verify: cannot write {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            Err(e) => {
+                eprintln!("xtask verify: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        for r in failed {
+            eprintln!("FAILED {}: {} — {} vs {}", r.check, r.claim, r.measured, r.bound);
+        }
+        ExitCode::from(1)
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }

@@ -1,0 +1,139 @@
+//! One row of the verification table, and the table as text, markdown and JSON.
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a row passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The measured quantity satisfies the bound.
+    Pass,
+    /// It does not.
+    Fail,
+    /// A value reported for reference (a table entry, a practical setting without a guarantee).
+    Info,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Info => "info",
+        }
+    }
+}
+
+/// One row: the claim, what was measured, what it is held against, the margin, the verdict.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Row {
+    /// The check's name (`--only` matches its prefix).
+    pub check: String,
+    /// The claim with its paper and equation.
+    pub claim: String,
+    /// The measured quantity and its value.
+    pub measured: String,
+    /// The bound or reference.
+    pub bound: String,
+    /// The margin (positive = room to spare), as text.
+    pub margin: String,
+    /// The verdict.
+    pub status: Status,
+}
+
+impl Row {
+    /// A row whose verdict is `measured ≤ bound` (margin = bound − measured, and relative).
+    pub fn at_most(check: &str, claim: &str, what: &str, measured: f64, bound_what: &str, bound: f64) -> Self {
+        let ok = measured <= bound;
+        Row {
+            check: check.into(),
+            claim: claim.into(),
+            measured: format!("{what} = {}", fmt(measured)),
+            bound: format!("≤ {bound_what} = {}", fmt(bound)),
+            margin: margin(bound - measured, bound),
+            status: if ok { Status::Pass } else { Status::Fail },
+        }
+    }
+
+    /// A row whose verdict is `measured ≥ bound`.
+    pub fn at_least(check: &str, claim: &str, what: &str, measured: f64, bound_what: &str, bound: f64) -> Self {
+        let ok = measured >= bound;
+        Row {
+            check: check.into(),
+            claim: claim.into(),
+            measured: format!("{what} = {}", fmt(measured)),
+            bound: format!("≥ {bound_what} = {}", fmt(bound)),
+            margin: margin(measured - bound, bound),
+            status: if ok { Status::Pass } else { Status::Fail },
+        }
+    }
+
+    /// A row for a value that is reported, not judged.
+    pub fn info(check: &str, claim: &str, measured: String, reference: String) -> Self {
+        Row {
+            check: check.into(),
+            claim: claim.into(),
+            measured,
+            bound: reference,
+            margin: "—".into(),
+            status: Status::Info,
+        }
+    }
+
+    /// A row for a failure to compute the quantity at all (an error from a library call).
+    pub fn error(check: &str, claim: &str, err: impl std::fmt::Display) -> Self {
+        Row {
+            check: check.into(),
+            claim: claim.into(),
+            measured: format!("error: {err}"),
+            bound: "—".into(),
+            margin: "—".into(),
+            status: Status::Fail,
+        }
+    }
+}
+
+/// A number in 4 significant digits (scientific outside [1e-3, 1e5]).
+pub fn fmt(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if !x.is_finite() {
+        format!("{x}")
+    } else if x.abs() >= 1e5 || x.abs() < 1e-3 {
+        format!("{x:.3e}")
+    } else {
+        let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    }
+}
+
+fn margin(abs: f64, reference: f64) -> String {
+    if reference != 0.0 && reference.is_finite() {
+        format!("{} ({:+.1}%)", fmt(abs), 100.0 * abs / reference.abs())
+    } else {
+        fmt(abs)
+    }
+}
+
+/// Escapes `|` for a markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The rows as a markdown table.
+pub fn markdown(rows: &[Row]) -> String {
+    let mut s = String::from("| check | claim (paper, equation) | measured | bound / reference | margin | verdict |\n");
+    s.push_str("|---|---|---|---|---|---|\n");
+    for r in rows {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            r.check,
+            cell(&r.claim),
+            cell(&r.measured),
+            cell(&r.bound),
+            cell(&r.margin),
+            r.status.as_str()
+        ));
+    }
+    s
+}
