@@ -518,6 +518,9 @@ fn show_query(live: &Live, q: StoredQuery) -> String {
             for (j, name) in c.attributes.iter().enumerate() {
                 s.push_str(&format!("  {name:w0$}   {:w1$}   {}\n", cell(a, Some(j)), cell(b, Some(j))));
             }
+            if a == b {
+                s.push_str("\n(the same option twice: the algorithm is checking it; either answer will do)\n");
+            }
             s.push_str("\nA or B? [a/b, q to stop] ");
             s
         }
@@ -559,7 +562,7 @@ fn ask_terminal(path: &Path, live: &mut Live, input: &mut impl BufRead, out: &mu
                     break;
                 }
                 Err(hint) => {
-                    write!(out, "`{}` is not an answer: {hint} ", line.trim()).map_err(io_err)?;
+                    write!(out, "`{}` is not an answer: {hint}: ", line.trim()).map_err(io_err)?;
                     out.flush().map_err(io_err)?;
                 }
             }

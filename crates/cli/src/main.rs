@@ -50,8 +50,20 @@ pub fn suggest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
         .map(|(_, n)| n)
 }
 
-/// Adds "did you mean" to serde's "unknown variant `x`, expected one of `a`, `b`" messages.
+/// Adds "did you mean" to serde's "unknown variant `x`, expected one of `a`, `b`" messages and to
+/// bohf-problems' "unknown test function `x`; known: a (d), b" messages.
 fn with_variant_hint(message: String) -> String {
+    if let Some(rest) = message.split("unknown test function `").nth(1)
+        && let Some((given, tail)) = rest.split_once('`')
+        && let Some(list) = tail.split("known: ").nth(1)
+    {
+        let names: Vec<&str> =
+            list.split(',').map(|n| n.trim().trim_end_matches("(d)").trim()).filter(|n| !n.is_empty()).collect();
+        return match suggest(given, &names) {
+            Some(s) => format!("{message}\nhelp: did you mean `{s}`?"),
+            None => message,
+        };
+    }
     let Some(rest) = message.split("unknown variant `").nth(1) else { return message };
     let Some((given, tail)) = rest.split_once('`') else { return message };
     let Some(list) = tail.split("expected one of ").nth(1).or_else(|| tail.split("expected ").nth(1)) else {
@@ -70,6 +82,8 @@ pub fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
         ExperimentError::Toml { .. } => CliError::msg(with_variant_hint(e.to_string())),
         other => CliError::Experiment(other),
     })?;
+    // A relative data path made absolute, so that a missing file is reported by its full path.
+    let spec = run::stored_spec(spec);
     Experiment::new(spec, &Registry::builtin()).map_err(|e| {
         let m = with_variant_hint(e.to_string());
         CliError::msg(format!("`{}`: {m}", path.display()))

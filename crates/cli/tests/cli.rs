@@ -1,0 +1,460 @@
+//! Tests that run the `bohf` binary: resume after a kill, shards, merge, reproduce presets, plots
+//! and summaries, `ask --json` against the library, damaged sessions, and the error messages of bad
+//! specs. Horizons are small so that the suite stays fast.
+
+use bohf_core::{Answer, FiniteDomain, Query, SearchContext, rng};
+use bohf_experiments::Registry;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_bohf");
+
+/// A fresh folder under the system's temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("bohf-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+
+    fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn bohf(args: &[&str], dir: &Path) -> Output {
+    Command::new(BIN).args(args).current_dir(dir).output().expect("the binary runs")
+}
+
+fn ok(args: &[&str], dir: &Path) -> String {
+    let out = bohf(args, dir);
+    assert!(
+        out.status.success(),
+        "bohf {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str], dir: &Path) -> String {
+    let out = bohf(args, dir);
+    assert!(!out.status.success(), "bohf {args:?} should have failed");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// `steps.csv` without its last column (`elapsed_s`, the only non-deterministic one).
+fn deterministic_steps(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("steps.csv")).unwrap();
+    let lines: Vec<String> = text.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string()).collect();
+    assert!(lines[0].ends_with("simple_regret"), "{}", lines[0]);
+    lines.join("\n")
+}
+
+/// PF-TS and random duels on 1-D Ackley: 2 algorithms × `runs` runs of T steps.
+fn spec_text(runs: usize, horizon: usize, seed: u64) -> String {
+    format!(
+        "name = \"small\"\nhorizon = {horizon}\nruns = {runs}\nseed = {seed}\n\
+         [problem]\nkind = \"ackley\"\npoints = 25\nsign = \"negated\"\nscaling = \"none\"\n\
+         [[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"random\"\n"
+    )
+}
+
+#[test]
+fn resume_after_kill_equals_an_uninterrupted_run() {
+    let tmp = TempDir::new("resume");
+    std::fs::write(tmp.join("spec.toml"), spec_text(6, 100, 3)).unwrap();
+    ok(&["run", "spec.toml", "--out", "whole", "--threads", "2"], &tmp.0);
+
+    // Start again into another folder on one thread and kill it once some runs are written.
+    let mut child = Command::new(BIN)
+        .args(["run", "spec.toml", "--out", "killed", "--threads", "1"])
+        .current_dir(&tmp.0)
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let runs_dir = tmp.join("killed/runs");
+    let count = || {
+        std::fs::read_dir(&runs_dir)
+            .map(|d| d.filter_map(|e| e.ok()).filter(|e| !e.file_name().to_string_lossy().starts_with('.')).count())
+            .unwrap_or(0)
+    };
+    let start = Instant::now();
+    while count() < 2 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let finished = count();
+    assert!(finished >= 2, "no run finished before the kill");
+    assert!(finished < 12, "all 12 runs finished before the kill: the test did not interrupt anything");
+    assert!(!tmp.join("killed/steps.csv").exists());
+
+    // Without --resume the folder is refused; with it the finished runs are skipped.
+    let e = fails(&["run", "spec.toml", "--out", "killed"], &tmp.0);
+    assert!(e.contains("--resume"), "{e}");
+    let out = bohf(&["run", "spec.toml", "--out", "killed", "--resume"], &tmp.0);
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains(&format!("{} to do, {finished} already finished (skipped)", 12 - finished)), "{log}");
+    assert_eq!(deterministic_steps(&tmp.join("whole")), deterministic_steps(&tmp.join("killed")));
+}
+
+#[test]
+fn two_shards_merged_equal_the_unsharded_run_and_mixed_specs_are_refused() {
+    let tmp = TempDir::new("shards");
+    std::fs::write(tmp.join("spec.toml"), spec_text(3, 15, 5)).unwrap();
+    std::fs::write(tmp.join("other.toml"), spec_text(3, 15, 6)).unwrap();
+    ok(&["run", "spec.toml", "--out", "whole"], &tmp.0);
+    let s0 = ok(&["run", "spec.toml", "--out", "s0", "--shard", "0/2"], &tmp.0);
+    assert!(s0.contains("shard done (3 runs)"), "{s0}");
+    ok(&["run", "spec.toml", "--out", "s1", "--shard", "1/2"], &tmp.0);
+    // A shard alone is not a result set.
+    let e = fails(&["merge", "s0", "--out", "partial"], &tmp.0);
+    assert!(e.contains("3 of 6 runs are missing"), "{e}");
+    let m = ok(&["merge", "s0", "s1", "--out", "merged"], &tmp.0);
+    assert!(m.contains("merged 6 runs"), "{m}");
+    assert_eq!(deterministic_steps(&tmp.join("whole")), deterministic_steps(&tmp.join("merged")));
+
+    // Shards writing into one folder (a SLURM array): the last one to finish writes the results.
+    ok(&["run", "spec.toml", "--out", "shared", "--shard", "1/2"], &tmp.0);
+    ok(&["run", "spec.toml", "--out", "shared", "--shard", "0/2"], &tmp.0);
+    assert_eq!(deterministic_steps(&tmp.join("whole")), deterministic_steps(&tmp.join("shared")));
+
+    // A different seed is a different spec: refused, naming the field.
+    ok(&["run", "other.toml", "--out", "o1", "--shard", "1/2"], &tmp.0);
+    let e = fails(&["merge", "s0", "o1", "--out", "mixed"], &tmp.0);
+    assert!(e.contains("refusing to merge results of different specs") && e.contains("seed"), "{e}");
+    let e = fails(&["run", "other.toml", "--out", "s0", "--shard", "0/2"], &tmp.0);
+    assert!(e.contains("different spec") && e.contains("seed"), "{e}");
+    let e = fails(&["run", "spec.toml", "--shard", "2/2"], &tmp.0);
+    assert!(e.contains("0 <= K < N"), "{e}");
+}
+
+#[test]
+fn reproduce_quick_writes_spec_report_plots_and_summaries() {
+    let tmp = TempDir::new("reproduce");
+    let list = ok(&["reproduce", "--list"], &tmp.0);
+    for name in ["mrlpf-fig1a-rkhs-se", "mrlpf-fig1f-ackley-matern32", "pfts-fig2-catalyst", "pfts-fig4-rkhs"] {
+        assert!(list.contains(name), "{list}");
+    }
+    assert!(list.contains("Figure 4"));
+    let out = ok(&["reproduce", "pfts-fig4-rkhs", "--quick", "--runs", "2", "--out", "r"], &tmp.0);
+    assert!(out.contains("PF-TS") && out.contains("GP-TS (scalar)"), "{out}");
+    let r = tmp.join("r");
+    // The spec written next to the results is the one that ran, and runs again as it is.
+    let spec = bohf_experiments::ExperimentSpec::from_file(r.join("spec.toml")).unwrap();
+    assert_eq!((spec.horizon, spec.runs, spec.name.as_str()), (40, 2, "pfts-fig4-rkhs"));
+    for f in ["pfts-fig4-rkhs.md", "pfts-fig4-rkhs-cumulative.png", "steps.csv", "summary.json"] {
+        assert!(r.join(f).exists(), "{f}");
+    }
+    let md = std::fs::read_to_string(r.join("pfts-fig4-rkhs.md")).unwrap();
+    assert!(md.contains("bohf reproduce pfts-fig4-rkhs --quick --runs 2"), "{md}");
+    assert!(md.contains("PF-TS < MR-LPF"));
+
+    let csv = ok(&["summary", "r", "--format", "csv"], &tmp.0);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 5, "{csv}");
+    assert!(rows[1].starts_with("PF-TS,2,"));
+    let md = ok(&["summary", "r", "--format", "markdown"], &tmp.0);
+    assert!(md.starts_with("| algorithm |"));
+    let table = ok(&["summary", "r"], &tmp.0);
+    assert!(table.contains("R(T)") && table.contains("MaxMinLCB"));
+    ok(&["plot", "r", "--out", "simple.svg", "--metric", "simple"], &tmp.0);
+    let svg = std::fs::read_to_string(tmp.join("simple.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("PF-TS"));
+    let e = fails(&["plot", "r", "--out", "x.pdf"], &tmp.0);
+    assert!(e.contains(".png or .svg"), "{e}");
+    let e = fails(&["reproduce", "pfts-fig4-rkh"], &tmp.0);
+    assert!(e.contains("did you mean `pfts-fig4-rkhs`"), "{e}");
+}
+
+#[test]
+fn bad_specs_give_useful_errors() {
+    let tmp = TempDir::new("errors");
+    let base = "name = \"x\"\nhorizon = 5\nruns = 1\n";
+    let cases: [(&str, String, &[&str]); 5] = [
+        ("syntax.toml", format!("{base}[problem\nkind = \"rkhs\"\n"), &["syntax.toml", "line 4, column 9"]),
+        (
+            "kind.toml",
+            format!("{base}[problem]\nkind = \"ackly\"\n[[algorithms]]\nname = \"pf-ts\"\n"),
+            &["kind.toml", "line 5", "unknown variant `ackly`", "`rkhs`, `ackley`", "did you mean `ackley`?"],
+        ),
+        (
+            "alg.toml",
+            format!("{base}[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"pfts\"\n"),
+            &["algorithms[0].name", "did you mean `pf-ts`?", "valid names: pf-ts, mr-lpf, maxminlcb"],
+        ),
+        (
+            "data.toml",
+            format!(
+                "{base}[problem]\nkind = \"catalyst\"\npath = \"nowhere/data.csv\"\n[[algorithms]]\nname = \"pf-ts\"\n"
+            ),
+            &["nowhere/data.csv", "No such file"],
+        ),
+        (
+            "function.toml",
+            format!("{base}[problem]\nkind = \"function\"\nfunction = \"brannin\"\n[[algorithms]]\nname = \"pf-ts\"\n"),
+            &["unknown test function `brannin`", "hartmann3", "did you mean `branin`?"],
+        ),
+    ];
+    for (file, text, wants) in &cases {
+        std::fs::write(tmp.join(file), text).unwrap();
+        let e = fails(&["run", file, "--out", "o"], &tmp.0);
+        for w in *wants {
+            assert!(e.contains(w), "{file}: `{w}` not in:\n{e}");
+        }
+    }
+    // The data path is named in full (made absolute against the spec's folder).
+    let e = fails(&["run", "data.toml"], &tmp.0);
+    assert!(e.contains(&tmp.join("nowhere/data.csv").display().to_string()), "{e}");
+    let e = fails(&["run", "missing.toml"], &tmp.0);
+    assert!(e.contains("missing.toml"), "{e}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// bohf ask
+// ------------------------------------------------------------------------------------------------
+
+const OPTIONS: &str = "name,sweetness,strength\nA,1,9\nB,2,7\nC,3,8\nD,5,5\nE,6,3\nF,8,4\nG,9,1\nH,4,6\n";
+
+/// The scripted person's utility: prefers sweetness 6 and strength 4.
+fn utility(sweet: f64, strong: f64) -> f64 {
+    -((sweet - 6.0).powi(2) + (strong - 4.0).powi(2))
+}
+
+fn write_session_spec(dir: &Path, algorithm: &str, budget: usize) {
+    std::fs::write(dir.join("options.csv"), OPTIONS).unwrap();
+    std::fs::write(
+        dir.join("ask.toml"),
+        format!(
+            "name = \"drinks\"\nbudget = {budget}\nseed = 11\n[candidates]\ncsv = \"options.csv\"\n\
+             [algorithm]\nname = \"{algorithm}\"\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// Drives `bohf ask SESSION --json`, answering `limit` queries by the utility, then quitting (or
+/// letting the budget end it). Returns (queries asked as candidate-index pairs, the final message).
+fn drive(dir: &Path, limit: usize, garbage_first: bool) -> (Vec<(usize, usize)>, serde_json::Value) {
+    let mut child = Command::new(BIN)
+        .args(["ask", "s.json", "--json"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> serde_json::Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let hello = next();
+    assert_eq!(hello["type"], "session");
+    let mut asked = Vec::new();
+    let mut garbage = garbage_first;
+    loop {
+        let m = next();
+        match m["type"].as_str().unwrap() {
+            "query" => {
+                assert_eq!(m["kind"], "duel");
+                if garbage {
+                    // Invalid input is answered with an error and the same query again.
+                    writeln!(stdin, "{{\"choice\": \"c\"}}").unwrap();
+                    let e = next();
+                    assert_eq!(e["type"], "error");
+                    let again = next();
+                    assert_eq!(again, m);
+                    garbage = false;
+                }
+                if asked.len() == limit {
+                    writeln!(stdin, "{{\"quit\": true}}").unwrap();
+                    continue;
+                }
+                let (a, b) = (&m["a"], &m["b"]);
+                let u = |o: &serde_json::Value| {
+                    utility(
+                        o["attributes"]["sweetness"].as_f64().unwrap(),
+                        o["attributes"]["strength"].as_f64().unwrap(),
+                    )
+                };
+                asked.push((a["index"].as_u64().unwrap() as usize, b["index"].as_u64().unwrap() as usize));
+                let choice = if u(a) >= u(b) { "a" } else { "b" };
+                writeln!(stdin, "{{\"choice\": \"{choice}\"}}").unwrap();
+                assert_eq!(next()["type"], "saved");
+            }
+            "done" => {
+                child.wait().unwrap();
+                return (asked, m);
+            }
+            other => panic!("unexpected message {other}: {m}"),
+        }
+    }
+}
+
+/// The same session through the library: the candidates min–max scaled per attribute (the
+/// documented contract), the registry's algorithm with default parameters, `rng::seeded(seed)`.
+fn library_run(algorithm: &str, budget: usize) -> (Vec<(usize, usize)>, usize) {
+    let raw: Vec<[f64; 2]> = OPTIONS
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            [f[1].parse().unwrap(), f[2].parse().unwrap()]
+        })
+        .collect();
+    // sweetness spans [1, 9], strength [1, 9].
+    let rows: Vec<Vec<f64>> = raw.iter().map(|r| vec![(r[0] - 1.0) / 8.0, (r[1] - 1.0) / 8.0]).collect();
+    let domain = FiniteDomain::from_rows(&rows).unwrap();
+    let ctx = SearchContext::new(domain, budget).unwrap();
+    let registry = Registry::builtin();
+    let mut opt = registry.get(algorithm).unwrap().build(&ctx, &toml::Table::new()).unwrap();
+    let mut r = rng::seeded(11);
+    let mut asked = Vec::new();
+    for _ in 0..budget {
+        let q = opt.suggest(&mut r).unwrap();
+        let Query::Duel(x, y) = &q else { panic!("a duel") };
+        let (a, b) = (x.index.unwrap(), y.index.unwrap());
+        asked.push((a, b));
+        let first_wins = utility(raw[a][0], raw[a][1]) >= utility(raw[b][0], raw[b][1]);
+        opt.observe(&q, Answer::Duel { first_wins }).unwrap();
+    }
+    (asked, opt.recommend().unwrap().index.unwrap())
+}
+
+#[test]
+fn ask_json_reaches_the_library_recommendation_across_restarts() {
+    for algorithm in ["pf-ts", "maxminlcb"] {
+        let tmp = TempDir::new(&format!("ask-{algorithm}"));
+        let budget = 10;
+        write_session_spec(&tmp.0, algorithm, budget);
+        let created = ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+        assert!(created.contains("8 candidates"), "{created}");
+        // Four answers, quit; then the rest in a second process (the session is replayed on load).
+        let (first, done) = drive(&tmp.0, 4, true);
+        assert_eq!(done["reason"], "quit");
+        assert_eq!(done["answered"], 4);
+        let (rest, done) = drive(&tmp.0, usize::MAX, false);
+        assert_eq!(done["reason"], "budget");
+        assert_eq!(done["answered"], budget);
+        let asked: Vec<(usize, usize)> = first.into_iter().chain(rest).collect();
+        let (lib_asked, lib_rec) = library_run(algorithm, budget);
+        assert_eq!(asked, lib_asked, "{algorithm}: the queries differ from the library's");
+        assert_eq!(done["recommendation"]["index"].as_u64().unwrap() as usize, lib_rec, "{algorithm}");
+        // The budget is spent: asking again only reports the recommendation.
+        let (none, again) = drive(&tmp.0, usize::MAX, false);
+        assert!(none.is_empty());
+        assert_eq!(again["recommendation"], done["recommendation"]);
+    }
+}
+
+#[test]
+fn damaged_session_files_are_detected_and_left_alone() {
+    let tmp = TempDir::new("ask-damage");
+    write_session_spec(&tmp.0, "pf-ts", 6);
+    ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    drive(&tmp.0, 3, false);
+    let good = std::fs::read_to_string(tmp.join("s.json")).unwrap();
+    assert!(tmp.join("s.json.bak").exists());
+
+    // Truncated.
+    let truncated = &good[..good.len() / 2];
+    std::fs::write(tmp.join("s.json"), truncated).unwrap();
+    let e = fails(&["ask", "s.json", "--json"], &tmp.0);
+    assert!(e.contains("damaged") && e.contains("truncated"), "{e}");
+    assert!(e.contains("s.json.bak") && e.contains("2 answer(s)"), "{e}");
+    assert_eq!(std::fs::read_to_string(tmp.join("s.json")).unwrap(), truncated, "the damaged file was rewritten");
+
+    // Edited by hand: one answer flipped, checksum left as it was.
+    let edited = good.replacen("\"first_wins\": true", "\"first_wins\": false", 1);
+    let edited =
+        if edited == good { good.replacen("\"first_wins\": false", "\"first_wins\": true", 1) } else { edited };
+    assert_ne!(edited, good);
+    std::fs::write(tmp.join("s.json"), &edited).unwrap();
+    let e = fails(&["ask", "s.json"], &tmp.0);
+    assert!(e.contains("damaged") && e.contains("checksum mismatch"), "{e}");
+    assert_eq!(std::fs::read_to_string(tmp.join("s.json")).unwrap(), edited);
+
+    // The good copy still works.
+    std::fs::write(tmp.join("s.json"), &good).unwrap();
+    let (_, done) = drive(&tmp.0, usize::MAX, false);
+    assert_eq!(done["answered"], 6);
+
+    // An existing session is not overwritten by `new` without --force.
+    let e = fails(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    assert!(e.contains("--force"), "{e}");
+}
+
+#[test]
+fn ask_in_the_terminal_reasks_invalid_input_and_saves_every_answer() {
+    let tmp = TempDir::new("ask-terminal");
+    write_session_spec(&tmp.0, "random", 5);
+    ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    let mut child = Command::new(BIN)
+        .args(["ask", "s.json"])
+        .current_dir(&tmp.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"maybe\na\nb\nq\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("`maybe` is not an answer"), "{text}");
+    assert!(text.contains("Query 1 of 5") && text.contains("Query 3 of 5"), "{text}");
+    assert!(text.contains("sweetness") && text.contains("Stopped after 2 answers"), "{text}");
+    assert!(text.contains("Current recommendation:"), "{text}");
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.join("s.json")).unwrap()).unwrap();
+    assert_eq!(session["body"]["history"].as_array().unwrap().len(), 2);
+
+    // A box with named dimensions.
+    std::fs::write(
+        tmp.join("box.toml"),
+        "name = \"oven\"\nbudget = 3\n[candidates.box]\nnames = [\"temperature\", \"minutes\"]\n\
+         lower = [150, 10]\nupper = [250, 40]\npoints_per_dim = 3\n[algorithm]\nname = \"gp-ucb\"\n",
+    )
+    .unwrap();
+    let created = ok(&["ask", "new", "b.json", "--spec", "box.toml"], &tmp.0);
+    assert!(created.contains("9 candidates"), "{created}");
+    let mut child = Command::new(BIN)
+        .args(["ask", "b.json"])
+        .current_dir(&tmp.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"lots\n2.5\n1\n0\n").unwrap();
+    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(text.contains("your value for") && text.contains("temperature = "), "{text}");
+    assert!(text.contains("`lots` is not an answer: type a number"), "{text}");
+    assert!(text.contains("The budget of 3 queries is spent."), "{text}");
+
+    // Unknown algorithm in a session spec: valid names and a suggestion.
+    std::fs::write(
+        tmp.join("bad.toml"),
+        "name = \"x\"\nbudget = 3\n[candidates]\ncsv = \"options.csv\"\n[algorithm]\nname = \"maxmin\"\n",
+    )
+    .unwrap();
+    let e = fails(&["ask", "new", "x.json", "--spec", "bad.toml"], &tmp.0);
+    assert!(e.contains("unknown algorithm `maxmin`") && e.contains("did you mean `maxminlcb`"), "{e}");
+    std::fs::write(
+        tmp.join("nocsv.toml"),
+        "name = \"x\"\nbudget = 3\n[candidates]\ncsv = \"gone.csv\"\n[algorithm]\nname = \"pf-ts\"\n",
+    )
+    .unwrap();
+    let e = fails(&["ask", "new", "x.json", "--spec", "nocsv.toml"], &tmp.0);
+    assert!(e.contains("gone.csv") && e.contains("not found"), "{e}");
+}
