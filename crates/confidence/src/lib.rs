@@ -1,2 +1,79 @@
-//! Likelihood-ratio confidence sets for bohf as conic programs solved with clarabel; the papers' beta formulas.
+//! # bohf-confidence
+//!
+//! Likelihood-ratio confidence sets over an RKHS ball (POP-BO Theorem 3.1, COBOL Lemma 3.2) in the
+//! finite-dimensional form of the representer theorem (POP-BO Lemma 4.1), solved as conic programs
+//! with clarabel: one exponential-cone pair per observation for its softplus term, one second-order
+//! cone for the norm bound, and whitened variables Z = Lw with K + εI = LLᵀ (bohf-core's jittered
+//! Cholesky; the jitter ε is recorded in [`ConfidenceProblem::jitter`]).
+//!
+//! * [`ConfidenceProblem`]: the data part (support Gram factor, duels or unary labels, B), and the
+//!   norm-constrained MLE max ℓ(Z) s.t. ZᵀK⁻¹Z ≤ B² ([`ConfidenceProblem::mle`], POP-BO eq. (22),
+//!   COBOL eq. (37)).
+//! * [`ConfidenceSet`]: C_t = {‖f̃‖ ≤ B, ℓ(f̃) ≥ ℓ* − β}; at a [`Candidate`] x: the optimistic
+//!   advantage max_{f̃∈C_t} f̃(x) − f̃(x_r) (POP-BO eq. (24)) and the pointwise bounds sup/inf f̃(x)
+//!   (eq. (12)); certified cheap bounds and a pruned argmax over a candidate list.
+//! * [`beta1`], [`BetaSchedule`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1).
+//! * [`doubling_test`], [`adapt_norm_bound`]: the B-doubling hypothesis test (POP-BO App. G).
+//!
+//! Every solve checks clarabel's status: anything but `Solved` (or an `AlmostSolved` whose gap and
+//! residuals meet [`ConfidenceConfig::acceptable_tolerance`]) is an [`bohf_core::Error::SolverFailed`]
+//! naming the program and explaining the status; successful results carry a [`SolveInfo`].
+//!
+//! ## Many candidates quickly (POP-BO's inner loop)
+//!
+//! Everything that does not depend on x is built once per step: the Gram factor and observation
+//! rows ([`ConfidenceProblem`]), the MLE, and the clarabel solver with its constraint data
+//! ([`ConfidenceSet`]); a candidate changes only the objective vector (and, with the latent box, two
+//! constraint rows), updated in place. Clarabel is an interior-point method without warm starts, so
+//! the saving is the setup; the big saving is pruning: the value at x is the support function of one
+//! convex set in the B-ball, so B‖g_x‖ (the t = 0 closed form B√(k(x,x) − 2k(x,x′) + k(x′,x′)) on the
+//! support) bounds it from above, every solved candidate adds a halfspace that tightens the bound at
+//! all others, and feasible points (the MLE, earlier optima) bound it from below.
+//! [`ConfidenceSet::maximise_advantage`] solves candidates in decreasing order of their bound and
+//! stops when no bound can beat the best value.
+//!
+//! ```
+//! use bohf_confidence::{BetaSchedule, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
+//! use nalgebra::DMatrix;
+//!
+//! // 20 candidates on [0, 1] with an SE kernel (ℓ = 0.2); two duels chained as in POP-BO.
+//! let xs: Vec<f64> = (0..20).map(|i| i as f64 / 19.0).collect();
+//! let base = DMatrix::from_fn(20, 20, |i, j| (-(xs[i] - xs[j]).powi(2) / (2.0 * 0.04)).exp());
+//! let duels = [
+//!     Observation::Duel { first: 5, second: 0, first_wins: true },
+//!     Observation::Duel { first: 12, second: 5, first_wins: false },
+//! ];
+//! let config = ConfidenceConfig::with_norm_bound(2.0);
+//! // Support = [x₀ = 0] ∪ observed candidates; the duels are remapped to support positions.
+//! let problem = ConfidenceProblem::on_candidates(&base, &[0], &duels, &config)?;
+//! let mle = problem.mle()?;
+//! let beta = BetaSchedule::SqrtTPlusOne { beta0: 1.0 }.beta(duels.len(), config.norm_bound)?;
+//! let mut set = ConfidenceSet::new(&problem, &mle, beta)?;
+//! let reference = problem.support_position(12).unwrap(); // x′_t = x_{t−1}
+//! let all: Vec<usize> = (0..20).collect();
+//! let candidates = problem.candidates_from_gram(&base, &all)?;
+//! let search = set.maximise_advantage(&candidates, reference)?;
+//! assert!(search.value >= 0.0 && search.solved <= 20);
+//! let (lo, hi) = (set.lower_bound(&candidates[search.best])?, set.upper_bound(&candidates[search.best])?);
+//! assert!(lo.value <= hi.value);
+//! # Ok::<(), bohf_core::Error>(())
+//! ```
 #![warn(missing_docs)]
+
+mod beta;
+mod config;
+mod conic;
+mod doubling;
+mod problem;
+mod set;
+
+pub use beta::{BetaSchedule, beta1, lipschitz_constant};
+pub use clarabel::solver::SolverStatus;
+pub use config::ConfidenceConfig;
+pub use conic::SolveInfo;
+pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
+pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
+pub use set::{AdvantageSearch, ConfidenceSet, ConicSolution};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+//! Widths β of the likelihood-ratio confidence sets.
+
+use bohf_core::error::ensure_positive;
+use bohf_core::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::f64::consts::PI;
+
+/// C_L = 1 + 2/(1 + e^{−2B}), the Lipschitz constant of Lemma C.3 (POP-BO App. B; in [2, 3)).
+pub fn lipschitz_constant(norm_bound: f64) -> Result<f64> {
+    ensure_positive("norm_bound", norm_bound)?;
+    Ok(1.0 + 2.0 / (1.0 + (-2.0 * norm_bound).exp()))
+}
+
+/// The theoretical width of POP-BO Theorem 3.1, eq. (9):
+///
+/// ```text
+/// β₁(ε, δ, t) = √(32 t B² · log(π² t² N(B_f, ε, ‖·‖∞) / (6δ))) + C_L ε t,
+/// ```
+///
+/// with `log_covering = log N(B_f, ε, ‖·‖∞)` supplied by the caller (it is not computable in general;
+/// POP-BO Table 3 gives its growth orders). β₁ = 0 at t = 0 (no data, no likelihood constraint). For
+/// the guarantees of Lemma 3.5 / Thm 3.6 pass δ/2 (notes Appendix B, item 4).
+pub fn beta1(norm_bound: f64, epsilon: f64, delta: f64, t: usize, log_covering: f64) -> Result<f64> {
+    let cl = lipschitz_constant(norm_bound)?;
+    if !(epsilon.is_finite() && epsilon >= 0.0) {
+        return Err(Error::invalid("epsilon", format!("must be finite and >= 0, got {epsilon}")));
+    }
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(Error::invalid("delta", format!("must be in (0, 1), got {delta}")));
+    }
+    if !(log_covering.is_finite() && log_covering >= 0.0) {
+        return Err(Error::invalid("log_covering", format!("must be finite and >= 0, got {log_covering}")));
+    }
+    if t == 0 {
+        return Ok(0.0);
+    }
+    let tf = t as f64;
+    let log_term = (PI * PI * tf * tf / (6.0 * delta)).ln() + log_covering;
+    Ok((32.0 * tf * norm_bound * norm_bound * log_term).sqrt() + cl * epsilon * tf)
+}
+
+/// How β grows with the number t of observations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum BetaSchedule {
+    /// β = value at every t (POP-BO Fig. 1 uses 1.0).
+    Constant {
+        /// The width.
+        value: f64,
+    },
+    /// β = β₀√t (POP-BO App. P, "β_t = β₀√t", paper default β₀ = 1).
+    SqrtT {
+        /// β₀.
+        beta0: f64,
+    },
+    /// β = β₀√(t + 1) (the authors' code, `beta_func(num_data)`; β₀ = 0.1 on GP instances, 1 by
+    /// default on test functions).
+    SqrtTPlusOne {
+        /// β₀.
+        beta0: f64,
+    },
+    /// β₁(ε, δ, t) of Theorem 3.1 with a fixed log covering number, see [`beta1`].
+    Theorem31 {
+        /// ε (Remark 3.2: 1/T).
+        epsilon: f64,
+        /// δ.
+        delta: f64,
+        /// log N(B_f, ε, ‖·‖∞).
+        log_covering: f64,
+    },
+}
+
+impl Default for BetaSchedule {
+    /// β₀√(t + 1) with β₀ = 1: the authors' code on the test functions.
+    fn default() -> Self {
+        BetaSchedule::SqrtTPlusOne { beta0: 1.0 }
+    }
+}
+
+impl BetaSchedule {
+    /// Errors naming the first invalid field.
+    pub fn validate(&self) -> Result<()> {
+        match *self {
+            BetaSchedule::Constant { value } => ensure_positive("beta.value", value),
+            BetaSchedule::SqrtT { beta0 } | BetaSchedule::SqrtTPlusOne { beta0 } => {
+                ensure_positive("beta.beta0", beta0)
+            }
+            BetaSchedule::Theorem31 { epsilon, delta, log_covering } => {
+                beta1(1.0, epsilon, delta, 1, log_covering).map(|_| ())
+            }
+        }
+    }
+
+    /// β after t observations, for norm bound B (used only by [`BetaSchedule::Theorem31`]).
+    pub fn beta(&self, t: usize, norm_bound: f64) -> Result<f64> {
+        self.validate()?;
+        ensure_positive("norm_bound", norm_bound)?;
+        Ok(match *self {
+            BetaSchedule::Constant { value } => value,
+            BetaSchedule::SqrtT { beta0 } => beta0 * (t as f64).sqrt(),
+            BetaSchedule::SqrtTPlusOne { beta0 } => beta0 * (t as f64 + 1.0).sqrt(),
+            BetaSchedule::Theorem31 { epsilon, delta, log_covering } => {
+                beta1(norm_bound, epsilon, delta, t, log_covering)?
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn lipschitz_constant_matches_the_notes_table() {
+        // POP-BO notes §2.4 table (computed independently in Python), 5 significant digits.
+        for (b, cl) in [(0.5, 2.46212), (1.0, 2.76159), (2.0, 2.96403), (3.0, 2.99505)] {
+            assert_relative_eq!(lipschitz_constant(b).unwrap(), cl, max_relative = 3e-6);
+        }
+    }
+
+    #[test]
+    fn beta1_by_hand() {
+        // t = 2, B = 1, δ = 0.1, ε = 0.5, log N = 3: √(64·(ln(4π²/0.6) + 3)) + C_L·1.
+        let by_hand = (64.0 * ((4.0 * PI * PI / 0.6).ln() + 3.0)).sqrt() + (1.0 + 2.0 / (1.0 + (-2.0f64).exp()));
+        assert_relative_eq!(beta1(1.0, 0.5, 0.1, 2, 3.0).unwrap(), by_hand, max_relative = 1e-14);
+        assert_eq!(beta1(1.0, 0.5, 0.1, 0, 3.0).unwrap(), 0.0);
+        // Monotone in t, B, log N; decreasing in δ.
+        let b = |t, bb, d, ln| beta1(bb, 0.01, d, t, ln).unwrap();
+        assert!(b(10, 1.0, 0.1, 1.0) < b(11, 1.0, 0.1, 1.0));
+        assert!(b(10, 1.0, 0.1, 1.0) < b(10, 2.0, 0.1, 1.0));
+        assert!(b(10, 1.0, 0.1, 1.0) < b(10, 1.0, 0.1, 2.0));
+        assert!(b(10, 1.0, 0.1, 1.0) > b(10, 1.0, 0.2, 1.0));
+    }
+
+    #[test]
+    fn schedules_and_errors() {
+        assert_relative_eq!(BetaSchedule::SqrtTPlusOne { beta0: 0.1 }.beta(3, 1.0).unwrap(), 0.2, max_relative = 1e-15);
+        assert_relative_eq!(BetaSchedule::SqrtT { beta0: 2.0 }.beta(9, 1.0).unwrap(), 6.0, max_relative = 1e-15);
+        assert_eq!(BetaSchedule::Constant { value: 1.0 }.beta(50, 1.0).unwrap(), 1.0);
+        let th = BetaSchedule::Theorem31 { epsilon: 0.1, delta: 0.05, log_covering: 2.0 };
+        assert_eq!(th.beta(7, 3.0).unwrap(), beta1(3.0, 0.1, 0.05, 7, 2.0).unwrap());
+        let msg = |r: Result<f64>| r.unwrap_err().to_string();
+        assert!(msg(beta1(0.0, 0.1, 0.1, 1, 0.0)).contains("norm_bound"));
+        assert!(msg(beta1(1.0, 0.1, 1.5, 1, 0.0)).contains("delta"));
+        assert!(msg(beta1(1.0, -0.1, 0.1, 1, 0.0)).contains("epsilon"));
+        assert!(msg(beta1(1.0, 0.1, 0.1, 1, f64::NAN)).contains("log_covering"));
+        assert!(msg(BetaSchedule::SqrtT { beta0: -1.0 }.beta(1, 1.0)).contains("beta0"));
+    }
+}

@@ -1,0 +1,113 @@
+//! Settings of the confidence-set programs.
+
+use bohf_core::error::ensure_positive;
+use bohf_core::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Settings shared by the MLE and the confidence-set programs.
+///
+/// Defaults: B = 6 (POP-BO App. P, test functions), no latent box (the paper; the authors' code
+/// boxes every latent value to |z| ≤ 3, set `latent_box = Some(3.0)` for that), no nugget (jitter
+/// is added only if the Cholesky factorisation needs it, and recorded; the code adds ε_K = 1e-6, POP-BO
+/// Remark 4.2), clarabel tolerances 1e-9 (1e-11 for the MLE), at most 200 iterations, and `AlmostSolved` accepted only within
+/// 1e-7.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConfidenceConfig {
+    /// B, the RKHS-norm bound ‖f‖_k ≤ B (POP-BO Assumption 2.2, COBOL B_g).
+    pub norm_bound: f64,
+    /// Optional box |z_i| ≤ value on every latent value (the authors' code uses 3).
+    pub latent_box: Option<f64>,
+    /// ε_K ≥ 0 added to the Gram diagonal before factorising (POP-BO Remark 4.2); further jitter is
+    /// added only if needed and recorded.
+    pub nugget: f64,
+    /// Clarabel's gap and feasibility tolerances for the confidence-set programs (advantage, bounds):
+    /// their optimal values are accurate to about this, relative.
+    pub tolerance: f64,
+    /// The same for the MLE. Tighter by default (1e-11): the latent values of an interior-point
+    /// solution are only about √tolerance accurate near a flat optimum, and at 1e-11 they agree with
+    /// an independent Newton solution to ~1e-8.
+    pub mle_tolerance: f64,
+    /// Clarabel's iteration limit.
+    pub max_iterations: u32,
+    /// Clarabel sometimes stalls just short of a tight target (status `AlmostSolved`); such a
+    /// solution is accepted when its duality gap and residuals are within this (default 1e-7), and
+    /// reported as an error otherwise. The status is kept in [`crate::SolveInfo`].
+    pub acceptable_tolerance: f64,
+}
+
+impl Default for ConfidenceConfig {
+    fn default() -> Self {
+        Self {
+            norm_bound: 6.0,
+            latent_box: None,
+            nugget: 0.0,
+            tolerance: 1e-9,
+            mle_tolerance: 1e-11,
+            max_iterations: 200,
+            acceptable_tolerance: 1e-7,
+        }
+    }
+}
+
+impl ConfidenceConfig {
+    /// The default settings with norm bound `b`.
+    pub fn with_norm_bound(b: f64) -> Self {
+        Self { norm_bound: b, ..Self::default() }
+    }
+
+    /// Errors naming the first invalid field.
+    pub fn validate(&self) -> Result<()> {
+        ensure_positive("norm_bound", self.norm_bound)?;
+        if let Some(b) = self.latent_box {
+            ensure_positive("latent_box", b)?;
+        }
+        if !(self.nugget.is_finite() && self.nugget >= 0.0) {
+            return Err(Error::invalid("nugget", format!("must be finite and >= 0, got {}", self.nugget)));
+        }
+        let tolerances = [
+            ("tolerance", self.tolerance),
+            ("mle_tolerance", self.mle_tolerance),
+            ("acceptable_tolerance", self.acceptable_tolerance),
+        ];
+        for (name, tol) in tolerances {
+            if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
+                return Err(Error::invalid(name, format!("must be in (0, 1), got {tol}")));
+            }
+        }
+        if self.max_iterations == 0 {
+            return Err(Error::invalid("max_iterations", "must be >= 1"));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn solver_options(&self, tolerance: f64) -> crate::conic::SolverOptions {
+        crate::conic::SolverOptions {
+            tolerance,
+            max_iterations: self.max_iterations,
+            acceptable_tolerance: self.acceptable_tolerance.max(tolerance),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_fields_are_named() {
+        let bad = |c: ConfidenceConfig, field: &str| {
+            let e = c.validate().unwrap_err().to_string();
+            assert!(e.contains(field), "{e}");
+        };
+        bad(ConfidenceConfig::with_norm_bound(0.0), "norm_bound");
+        bad(ConfidenceConfig::with_norm_bound(-1.0), "norm_bound");
+        bad(ConfidenceConfig::with_norm_bound(f64::NAN), "norm_bound");
+        bad(ConfidenceConfig { latent_box: Some(0.0), ..Default::default() }, "latent_box");
+        bad(ConfidenceConfig { nugget: -1e-6, ..Default::default() }, "nugget");
+        bad(ConfidenceConfig { tolerance: 0.0, ..Default::default() }, "tolerance");
+        bad(ConfidenceConfig { mle_tolerance: 2.0, ..Default::default() }, "mle_tolerance");
+        bad(ConfidenceConfig { max_iterations: 0, ..Default::default() }, "max_iterations");
+        ConfidenceConfig::default().validate().unwrap();
+    }
+}

@@ -1,0 +1,327 @@
+//! Assembly of the conic programs (POP-BO notes §3.4, COBOL notes §2.4) and the checked clarabel solve.
+//!
+//! Clarabel solves `min ½xᵀPx + qᵀx  s.t.  Ax + s = b, s ∈ K`. The exponential cone is
+//! `K_exp = cl{(s₁, s₂, s₃): s₂ > 0, s₂·e^{s₁/s₂} ≤ s₃}` and the second-order cone is
+//! `{(t, v): ‖v‖₂ ≤ t}` with `t` first.
+//!
+//! Variables, in this order: `w ∈ ℝⁿ` (whitened latent values, Z = Lw), optionally `ω ∈ ℝ` (the
+//! whitened coordinate of a candidate x outside the span of the data representers), and for each of
+//! the m observations `u_τ, a_τ, b_τ`. Observation τ contributes the term −softplus(−r_τᵀw) to the
+//! log-likelihood, r_τ = s_τ Lᵀc_τ (c_τ = e_i − e_j for a duel, e_i for a label, s_τ = ±1). Its
+//! epigraph `u_τ ≥ softplus(−r_τᵀw)` is `e^{−u_τ} + e^{−r_τᵀw − u_τ} ≤ 1`, i.e.
+//!
+//! ```text
+//! (−u_τ, 1, a_τ) ∈ K_exp,   (−r_τᵀw − u_τ, 1, b_τ) ∈ K_exp,   a_τ + b_τ ≤ 1.
+//! ```
+//!
+//! Rows, in this order: the SOC `(B, w[, ω])`; the 2m exponential cones (3 rows each); the
+//! nonnegative rows `1 − a_τ − b_τ ≥ 0`, then (confidence sets only) the likelihood row
+//! `β − ℓ* − Σ_τ u_τ ≥ 0`, then the optional latent box `box ∓ (Lw)_i ≥ 0` and, with ω, `box ∓ z ≥ 0`
+//! for the candidate value z = l_xᵀw + ρ_x ω.
+
+use bohf_core::{Error, Result};
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{
+    DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT,
+    SupportedConeT::{ExponentialConeT, NonnegativeConeT, SecondOrderConeT},
+};
+use nalgebra::DMatrix;
+
+/// What one clarabel solve reported: its status and the figures that show how it went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolveInfo {
+    /// The solver status: [`SolverStatus::Solved`] (the target tolerance was met), or
+    /// [`SolverStatus::AlmostSolved`] when clarabel stalled short of the target but its gap and
+    /// residuals meet [`crate::ConfidenceConfig::acceptable_tolerance`].
+    pub status: SolverStatus,
+    /// Interior-point iterations.
+    pub iterations: u32,
+    /// Wall time of the solve in seconds, as clarabel measured it.
+    pub solve_time: f64,
+    /// Primal residual at termination.
+    pub primal_residual: f64,
+    /// Dual residual at termination.
+    pub dual_residual: f64,
+    /// Absolute duality gap at termination.
+    pub gap_abs: f64,
+    /// Relative duality gap at termination.
+    pub gap_rel: f64,
+}
+
+/// Solver settings derived from [`crate::ConfidenceConfig`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SolverOptions {
+    pub tolerance: f64,
+    pub max_iterations: u32,
+    pub acceptable_tolerance: f64,
+}
+
+impl SolverOptions {
+    pub(crate) fn settings(&self) -> DefaultSettings<f64> {
+        DefaultSettings {
+            verbose: false,
+            max_iter: self.max_iterations,
+            tol_gap_abs: self.tolerance,
+            tol_gap_rel: self.tolerance,
+            tol_feas: self.tolerance,
+            tol_ktratio: self.tolerance.min(1e-6),
+            // Data updates (the per-candidate objective and box rows) need the problem kept as built.
+            presolve_enable: false,
+            input_sparse_dropzeros: false,
+            ..DefaultSettings::default()
+        }
+    }
+}
+
+/// Why a status other than solved happened, in words a researcher can act on.
+fn explain(status: SolverStatus) -> &'static str {
+    match status {
+        SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
+            "the constraints are infeasible: no function in the B-ball reaches the log-likelihood threshold \
+             ℓ* − β (β too small for the solver tolerance, or ℓ* does not come from these data and this B)"
+        }
+        SolverStatus::DualInfeasible | SolverStatus::AlmostDualInfeasible => {
+            "the objective is unbounded over the feasible set (a missing norm bound)"
+        }
+        SolverStatus::MaxIterations => "the iteration limit was reached (raise `max_iterations`)",
+        SolverStatus::MaxTime => "the time limit was reached",
+        SolverStatus::NumericalError | SolverStatus::InsufficientProgress => {
+            "numerical trouble (an ill-conditioned Gram matrix: raise the nugget, or loosen `tolerance`)"
+        }
+        SolverStatus::AlmostSolved => {
+            "only reduced accuracy was reached, worse than `acceptable_tolerance` (raise it to accept such solutions)"
+        }
+        SolverStatus::Unsolved => "the solver did not run",
+        SolverStatus::CallbackTerminated => "a callback stopped the solver",
+        SolverStatus::Solved => "solved",
+    }
+}
+
+/// Runs `solver` and turns any status other than solved into [`Error::SolverFailed`] naming `problem`.
+///
+/// `AlmostSolved` is accepted when clarabel's duality gap (absolute or relative) and primal and dual
+/// residuals are all within `acceptable_tolerance`: clarabel then stalled between that and its target.
+pub(crate) fn solve_checked(
+    solver: &mut DefaultSolver<f64>,
+    problem: &str,
+    acceptable_tolerance: f64,
+) -> Result<SolveInfo> {
+    solver.solve();
+    let s = &solver.solution;
+    let i = &solver.info;
+    let info = SolveInfo {
+        status: s.status,
+        iterations: s.iterations,
+        solve_time: s.solve_time,
+        primal_residual: i.res_primal,
+        dual_residual: i.res_dual,
+        gap_abs: i.gap_abs,
+        gap_rel: i.gap_rel,
+    };
+    let acc = acceptable_tolerance;
+    let good_enough = (i.gap_abs <= acc || i.gap_rel <= acc) && i.res_primal <= acc && i.res_dual <= acc;
+    let ok = s.status == SolverStatus::Solved || (s.status == SolverStatus::AlmostSolved && good_enough);
+    if ok && s.x.iter().all(|v| v.is_finite()) {
+        Ok(info)
+    } else {
+        let why = if ok { "the solution contains non-finite values" } else { explain(s.status) };
+        Err(Error::SolverFailed {
+            solver: format!("clarabel ({problem})"),
+            reason: format!(
+                "status {:?} after {} iterations (gap {:.2e} abs / {:.2e} rel, primal residual {:.2e}, \
+                 dual residual {:.2e}): {why}",
+                s.status, s.iterations, i.gap_abs, i.gap_rel, i.res_primal, i.res_dual
+            ),
+        })
+    }
+}
+
+/// Builds a clarabel solver, mapping a setup failure to [`Error::SolverFailed`].
+pub(crate) fn new_solver(
+    problem: &str,
+    q: &[f64],
+    a: &CscMatrix<f64>,
+    b: &[f64],
+    cones: &[SupportedConeT<f64>],
+    options: &SolverOptions,
+) -> Result<DefaultSolver<f64>> {
+    let p = CscMatrix::zeros((q.len(), q.len()));
+    DefaultSolver::new(&p, q, a, b, cones, options.settings()).map_err(|e| Error::SolverFailed {
+        solver: format!("clarabel ({problem})"),
+        reason: format!("setup failed: {e}"),
+    })
+}
+
+/// The x-independent data of every program: the whitened observation rows and the norm bound.
+#[derive(Debug, Clone)]
+pub(crate) struct ConicData {
+    /// Lower Cholesky factor L of K + jitter·I (n×n).
+    pub l: DMatrix<f64>,
+    /// m×n matrix whose row τ is r_τᵀ = s_τ c_τᵀ L.
+    pub rows: DMatrix<f64>,
+    /// The RKHS-norm bound B.
+    pub norm_bound: f64,
+    /// Optional latent box |z| ≤ box.
+    pub latent_box: Option<f64>,
+}
+
+/// Index bookkeeping of one assembled program.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    pub n: usize,
+    pub m: usize,
+    pub omega: bool,
+    /// First row of the candidate box rows (+z, then −z), if present.
+    pub candidate_box_row: Option<usize>,
+}
+
+impl Layout {
+    pub fn n_vars(&self) -> usize {
+        self.n + usize::from(self.omega) + 3 * self.m
+    }
+    pub fn u(&self, tau: usize) -> usize {
+        self.n + usize::from(self.omega) + tau
+    }
+    pub fn a(&self, tau: usize) -> usize {
+        self.u(tau) + self.m
+    }
+    pub fn b(&self, tau: usize) -> usize {
+        self.u(tau) + 2 * self.m
+    }
+}
+
+/// The assembled program: constraint matrix, right-hand side, cones and layout.
+pub(crate) struct Assembled {
+    pub a: CscMatrix<f64>,
+    pub b: Vec<f64>,
+    pub cones: Vec<SupportedConeT<f64>>,
+    pub layout: Layout,
+}
+
+/// Assembles the constraints. `omega` adds the candidate coordinate (confidence-set programs);
+/// `likelihood_rhs = Some(β − ℓ*)` adds the likelihood row Σu ≤ β − ℓ*.
+pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>) -> Assembled {
+    let n = data.l.nrows();
+    let m = data.rows.nrows();
+    let mut layout = Layout { n, m, omega, candidate_box_row: None };
+    let (mut ii, mut jj, mut vv) = (Vec::new(), Vec::new(), Vec::new());
+    let mut b = Vec::new();
+    let mut cones = Vec::new();
+    let push = |i: usize, j: usize, v: f64, ii: &mut Vec<usize>, jj: &mut Vec<usize>, vv: &mut Vec<f64>| {
+        ii.push(i);
+        jj.push(j);
+        vv.push(v);
+    };
+    // SOC (B, w[, ω]): s = b − A x, so rows of w carry A = −1.
+    let soc = n + 1 + usize::from(omega);
+    b.push(data.norm_bound);
+    for j in 0..n {
+        push(1 + j, j, -1.0, &mut ii, &mut jj, &mut vv);
+        b.push(0.0);
+    }
+    if omega {
+        push(1 + n, n, -1.0, &mut ii, &mut jj, &mut vv);
+        b.push(0.0);
+    }
+    cones.push(SecondOrderConeT(soc));
+    let mut row = soc;
+    for tau in 0..m {
+        // (−u, 1, a) ∈ K_exp.
+        push(row, layout.u(tau), 1.0, &mut ii, &mut jj, &mut vv);
+        push(row + 2, layout.a(tau), -1.0, &mut ii, &mut jj, &mut vv);
+        b.extend_from_slice(&[0.0, 1.0, 0.0]);
+        cones.push(ExponentialConeT());
+        row += 3;
+        // (−rᵀw − u, 1, b) ∈ K_exp.
+        for j in 0..n {
+            let r = data.rows[(tau, j)];
+            if r != 0.0 {
+                push(row, j, r, &mut ii, &mut jj, &mut vv);
+            }
+        }
+        push(row, layout.u(tau), 1.0, &mut ii, &mut jj, &mut vv);
+        push(row + 2, layout.b(tau), -1.0, &mut ii, &mut jj, &mut vv);
+        b.extend_from_slice(&[0.0, 1.0, 0.0]);
+        cones.push(ExponentialConeT());
+        row += 3;
+    }
+    let first_nonneg = row;
+    for tau in 0..m {
+        push(row, layout.a(tau), 1.0, &mut ii, &mut jj, &mut vv);
+        push(row, layout.b(tau), 1.0, &mut ii, &mut jj, &mut vv);
+        b.push(1.0);
+        row += 1;
+    }
+    if let Some(rhs) = likelihood_rhs
+        && m > 0
+    {
+        for tau in 0..m {
+            push(row, layout.u(tau), 1.0, &mut ii, &mut jj, &mut vv);
+        }
+        b.push(rhs);
+        row += 1;
+    }
+    if let Some(bx) = data.latent_box {
+        for i in 0..n {
+            for sign in [1.0, -1.0] {
+                for j in 0..=i {
+                    push(row, j, sign * data.l[(i, j)], &mut ii, &mut jj, &mut vv);
+                }
+                b.push(bx);
+                row += 1;
+            }
+        }
+        if omega {
+            layout.candidate_box_row = Some(row);
+            for sign in [1.0, -1.0] {
+                // Structural entries on every w and on ω; values are set per candidate.
+                for j in 0..=n {
+                    push(row, j, sign, &mut ii, &mut jj, &mut vv);
+                }
+                b.push(bx);
+                row += 1;
+            }
+        }
+    }
+    if row > first_nonneg {
+        cones.push(NonnegativeConeT(row - first_nonneg));
+    }
+    let a = CscMatrix::new_from_triplets(row, layout.n_vars(), ii, jj, vv);
+    Assembled { a, b, cones, layout }
+}
+
+/// Position in `a.nzval` of the structural entry (row, col).
+pub(crate) fn nz_position(a: &CscMatrix<f64>, row: usize, col: usize) -> Option<usize> {
+    (a.colptr[col]..a.colptr[col + 1]).find(|&k| a.rowval[k] == row)
+}
+
+/// softplus(u) = log(1 + e^u), computed without overflow.
+pub(crate) fn softplus(u: f64) -> f64 {
+    if u > 0.0 { u + (-u).exp().ln_1p() } else { u.exp().ln_1p() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unbounded_problem_is_reported_with_its_status() {
+        // min −x s.t. x ≥ 0: unbounded below, so clarabel returns a dual-infeasibility certificate.
+        let a = CscMatrix::new_from_triplets(1, 1, vec![0], vec![0], vec![-1.0]);
+        let opts = SolverOptions { tolerance: 1e-8, max_iterations: 100, acceptable_tolerance: 1e-7 };
+        let mut s = new_solver("test program", &[-1.0], &a, &[0.0], &[NonnegativeConeT(1)], &opts).unwrap();
+        let err = solve_checked(&mut s, "test program", 1e-7).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("test program") && msg.contains("DualInfeasible") && msg.contains("unbounded"), "{msg}");
+    }
+
+    #[test]
+    fn softplus_is_stable_and_exact() {
+        // Independent: direct formula where it does not overflow; asymptote u for large u.
+        for u in [-30.0, -1.0, 0.0, 0.5, 20.0] {
+            assert!((softplus(u) - (1.0 + f64::exp(u)).ln()).abs() < 1e-14);
+        }
+        assert_eq!(softplus(1000.0), 1000.0);
+        assert!(softplus(-1000.0) >= 0.0);
+    }
+}

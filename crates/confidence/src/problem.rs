@@ -1,0 +1,357 @@
+//! The x-independent part: observations, the whitened Gram factor, and the norm-constrained MLE.
+
+use crate::ConfidenceConfig;
+use crate::conic::{self, ConicData, SolveInfo};
+use bohf_core::linalg::{Cholesky, JitterPolicy, max_asymmetry};
+use bohf_core::{Error, Result};
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+/// One observation of the latent function f at the support points (indices into the support).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Observation {
+    /// A duel (BTL): P(first ≻ second) = σ(f(first) − f(second)) (POP-BO Assumption 2.5, eq. (3)).
+    Duel {
+        /// Support index of x.
+        first: usize,
+        /// Support index of x′.
+        second: usize,
+        /// 1_{x ≻ x′}.
+        first_wins: bool,
+    },
+    /// A unary logistic label: P(label = 1) = σ(f(point)) (COBOL eq. (4)).
+    Label {
+        /// Support index of the labelled point.
+        point: usize,
+        /// The label 1_τ (true = 1).
+        positive: bool,
+    },
+}
+
+impl Observation {
+    /// The support indices the observation refers to.
+    fn indices(&self) -> [Option<usize>; 2] {
+        match *self {
+            Observation::Duel { first, second, .. } => [Some(first), Some(second)],
+            Observation::Label { point, .. } => [Some(point), None],
+        }
+    }
+
+    fn remap(&self, map: impl Fn(usize) -> usize) -> Self {
+        match *self {
+            Observation::Duel { first, second, first_wins } => {
+                Observation::Duel { first: map(first), second: map(second), first_wins }
+            }
+            Observation::Label { point, positive } => Observation::Label { point: map(point), positive },
+        }
+    }
+
+    /// (s_τ, c_τ) with the observation's log-likelihood −softplus(−s_τ c_τᵀZ): c = e_i − e_j for a duel
+    /// (POP-BO eq. (7) rewritten, notes §2.1), c = e_i for a label (COBOL eq. (4)), s = 2·1_τ − 1.
+    fn signed_functional(&self) -> (f64, usize, Option<usize>) {
+        match *self {
+            Observation::Duel { first, second, first_wins } => {
+                (if first_wins { 1.0 } else { -1.0 }, first, Some(second))
+            }
+            Observation::Label { point, positive } => (if positive { 1.0 } else { -1.0 }, point, None),
+        }
+    }
+}
+
+/// The log-likelihood ℓ(Z | D) = −Σ_τ softplus(−s_τ c_τᵀZ) of latent values `z` at the support
+/// (POP-BO eq. (21), COBOL eq. (4)).
+pub fn log_likelihood(observations: &[Observation], z: &DVector<f64>) -> Result<f64> {
+    bohf_core::error::ensure_finite("latent values", z.iter())?;
+    let mut ll = 0.0;
+    for o in observations {
+        let (s, i, j) = o.signed_functional();
+        for k in [Some(i), j].into_iter().flatten() {
+            if k >= z.len() {
+                return Err(Error::IndexOutOfRange {
+                    context: "observation support index".into(),
+                    index: k,
+                    len: z.len(),
+                });
+            }
+        }
+        let d = z[i] - j.map_or(0.0, |j| z[j]);
+        ll -= conic::softplus(-s * d);
+    }
+    Ok(ll)
+}
+
+/// A point x described by its kernel values against the support: l_x = L⁻¹k_x and
+/// ρ_x = √(k(x,x) + ε − ‖l_x‖²), so that the Cholesky factor of the support Gram bordered by x is
+/// [[L, 0], [l_xᵀ, ρ_x]] and f̃(x) = l_xᵀw + ρ_x ω (POP-BO notes §3.4, COBOL notes §2.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    l: DVector<f64>,
+    rho: f64,
+}
+
+impl Candidate {
+    /// l_x = L⁻¹k_x, the whitened coordinates of k(x, ·) in the span of the support representers.
+    pub fn coordinates(&self) -> &DVector<f64> {
+        &self.l
+    }
+
+    /// ρ_x ≥ 0, the RKHS distance of k(x, ·) from that span (the noise-free posterior standard deviation).
+    pub fn rho(&self) -> f64 {
+        self.rho
+    }
+}
+
+/// The norm-constrained MLE (POP-BO eq. (8)/(22), COBOL eq. (37)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MleFit {
+    /// Ẑ = Lŵ, the latent values at the support points.
+    pub z: DVector<f64>,
+    /// ŵ, the whitened values (‖ŵ‖ = the RKHS norm of the minimum-norm interpolant of Ẑ).
+    pub w: DVector<f64>,
+    /// ℓ* = ℓ(Ẑ), evaluated from Ẑ (not the solver's objective).
+    pub log_likelihood: f64,
+    /// The norm bound B it was solved with.
+    pub norm_bound: f64,
+    /// The clarabel solve.
+    pub info: SolveInfo,
+}
+
+impl MleFit {
+    /// The minimum-norm MLE interpolant f̂(x) = k_xᵀK⁻¹Ẑ = l_xᵀŵ (POP-BO §3.3).
+    pub fn value_at(&self, candidate: &Candidate) -> Result<f64> {
+        if candidate.l.len() != self.w.len() {
+            return Err(Error::dims("MLE value at a candidate (support size)", self.w.len(), candidate.l.len()));
+        }
+        Ok(candidate.l.dot(&self.w))
+    }
+
+    /// ‖ŵ‖, the RKHS norm of the minimum-norm interpolant (≤ B up to the solver tolerance).
+    pub fn norm(&self) -> f64 {
+        self.w.norm()
+    }
+}
+
+/// The data part of the likelihood-ratio confidence set: support points (their Gram factor), the
+/// observations, and the settings. Nothing here depends on the candidate x.
+#[derive(Debug, Clone)]
+pub struct ConfidenceProblem {
+    config: ConfidenceConfig,
+    chol: Cholesky,
+    jitter: f64,
+    observations: Vec<Observation>,
+    data: ConicData,
+    support: Option<Vec<usize>>,
+}
+
+impl ConfidenceProblem {
+    /// A problem on n support points with Gram `gram` (n×n) and observations indexing the support.
+    ///
+    /// Errors: invalid config (naming the field, e.g. `norm_bound` for B ≤ 0), an empty or
+    /// non-square, non-symmetric or non-finite Gram, an index out of range, or a Gram that is not
+    /// positive definite even with the allowed jitter. Repeated support points make K singular:
+    /// deduplicate them (as [`ConfidenceProblem::on_candidates`] does).
+    pub fn new(gram: &DMatrix<f64>, observations: &[Observation], config: &ConfidenceConfig) -> Result<Self> {
+        config.validate()?;
+        let n = gram.nrows();
+        if n == 0 {
+            return Err(Error::Empty("confidence problem support (no points)".into()));
+        }
+        if gram.ncols() != n {
+            return Err(Error::dims("support Gram (square)", n, gram.ncols()));
+        }
+        bohf_core::error::ensure_finite("support Gram", gram.iter())?;
+        let scale = gram.diagonal().iter().fold(0.0_f64, |a, v| a.max(v.abs())).max(1.0);
+        if max_asymmetry(gram) > 1e-10 * scale {
+            return Err(Error::invalid("gram", "the support Gram matrix is not symmetric"));
+        }
+        for o in observations {
+            for i in o.indices().into_iter().flatten() {
+                if i >= n {
+                    return Err(Error::IndexOutOfRange {
+                        context: "observation support index".into(),
+                        index: i,
+                        len: n,
+                    });
+                }
+            }
+        }
+        let mut k = gram.clone();
+        for i in 0..n {
+            k[(i, i)] += config.nugget;
+        }
+        let chol = Cholesky::with_jitter(&k, JitterPolicy::default())?;
+        let jitter = config.nugget + chol.jitter();
+        let l = chol.l().clone();
+        let mut rows = DMatrix::zeros(observations.len(), n);
+        for (tau, o) in observations.iter().enumerate() {
+            let (s, i, j) = o.signed_functional();
+            for c in 0..n {
+                rows[(tau, c)] = s * (l[(i, c)] - j.map_or(0.0, |j| l[(j, c)]));
+            }
+        }
+        let data = ConicData { l, rows, norm_bound: config.norm_bound, latent_box: config.latent_box };
+        Ok(Self { config: config.clone(), chol, jitter, observations: observations.to_vec(), data, support: None })
+    }
+
+    /// A problem on a finite candidate set with base Gram `base_gram` (N×N), observations given in
+    /// candidate indices. The support is `anchors` (e.g. POP-BO's x₀ before any duel) followed by the
+    /// observed candidates, each once, in order of first appearance.
+    pub fn on_candidates(
+        base_gram: &DMatrix<f64>,
+        anchors: &[usize],
+        observations: &[Observation],
+        config: &ConfidenceConfig,
+    ) -> Result<Self> {
+        let big_n = base_gram.nrows();
+        if base_gram.ncols() != big_n {
+            return Err(Error::dims("base Gram (square)", big_n, base_gram.ncols()));
+        }
+        let mut support: Vec<usize> = Vec::new();
+        let mut position = vec![usize::MAX; big_n];
+        let all = anchors.iter().copied().chain(observations.iter().flat_map(|o| o.indices().into_iter().flatten()));
+        for c in all {
+            if c >= big_n {
+                return Err(Error::IndexOutOfRange { context: "candidate index".into(), index: c, len: big_n });
+            }
+            if position[c] == usize::MAX {
+                position[c] = support.len();
+                support.push(c);
+            }
+        }
+        let gram = DMatrix::from_fn(support.len(), support.len(), |i, j| base_gram[(support[i], support[j])]);
+        let obs: Vec<Observation> = observations.iter().map(|o| o.remap(|c| position[c])).collect();
+        let mut p = Self::new(&gram, &obs, config)?;
+        p.support = Some(support);
+        Ok(p)
+    }
+
+    /// Number of support points n.
+    pub fn len(&self) -> usize {
+        self.data.l.nrows()
+    }
+
+    /// Whether the support is empty (never, for a constructed problem).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The observations (support indices).
+    pub fn observations(&self) -> &[Observation] {
+        &self.observations
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ConfidenceConfig {
+        &self.config
+    }
+
+    /// B.
+    pub fn norm_bound(&self) -> f64 {
+        self.config.norm_bound
+    }
+
+    /// The total diagonal ε added to the support Gram: the nugget plus any Cholesky jitter.
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+
+    /// The factor L with L Lᵀ = K + ε I.
+    pub fn cholesky(&self) -> &Cholesky {
+        &self.chol
+    }
+
+    /// Candidate indices of the support points (problems built with [`ConfidenceProblem::on_candidates`]).
+    pub fn support(&self) -> Option<&[usize]> {
+        self.support.as_deref()
+    }
+
+    /// The support position of candidate `index`, if it is a support point.
+    pub fn support_position(&self, index: usize) -> Option<usize> {
+        self.support.as_ref()?.iter().position(|&c| c == index)
+    }
+
+    pub(crate) fn conic_data(&self) -> &ConicData {
+        &self.data
+    }
+
+    /// The same data with another norm bound B (for the B-doubling test); reuses the factorisation.
+    pub fn with_norm_bound(&self, norm_bound: f64) -> Result<Self> {
+        let config = ConfidenceConfig { norm_bound, ..self.config.clone() };
+        config.validate()?;
+        let mut p = self.clone();
+        p.data.norm_bound = norm_bound;
+        p.config = config;
+        Ok(p)
+    }
+
+    /// ℓ(Z | D) at latent values `z` on the support.
+    pub fn log_likelihood(&self, z: &DVector<f64>) -> Result<f64> {
+        if z.len() != self.len() {
+            return Err(Error::dims("latent values (support size)", self.len(), z.len()));
+        }
+        log_likelihood(&self.observations, z)
+    }
+
+    /// A point x from its kernel values k_x = (k(x_i, x))_i against the support and k(x, x).
+    pub fn candidate(&self, k_x: &DVector<f64>, k_xx: f64) -> Result<Candidate> {
+        if k_x.len() != self.len() {
+            return Err(Error::dims("candidate kernel vector (support size)", self.len(), k_x.len()));
+        }
+        bohf_core::error::ensure_finite("candidate kernel values", k_x.iter().chain(std::iter::once(&k_xx)))?;
+        let mut l = k_x.clone();
+        self.data.l.solve_lower_triangular_unchecked_mut(&mut l);
+        let rho2 = k_xx + self.jitter - l.norm_squared();
+        Ok(Candidate { l, rho: rho2.max(0.0).sqrt() })
+    }
+
+    /// Candidates for columns `indices` of the base Gram (problems built with
+    /// [`ConfidenceProblem::on_candidates`]); one triangular solve with all right-hand sides.
+    pub fn candidates_from_gram(&self, base_gram: &DMatrix<f64>, indices: &[usize]) -> Result<Vec<Candidate>> {
+        let support = self
+            .support
+            .as_ref()
+            .ok_or_else(|| Error::invalid("support", "the problem was not built on a candidate set"))?;
+        let big_n = base_gram.nrows();
+        if base_gram.ncols() != big_n {
+            return Err(Error::dims("base Gram (square)", big_n, base_gram.ncols()));
+        }
+        for &j in indices.iter().chain(support.iter()) {
+            if j >= big_n {
+                return Err(Error::IndexOutOfRange { context: "candidate index".into(), index: j, len: big_n });
+            }
+        }
+        let kx = DMatrix::from_fn(self.len(), indices.len(), |i, c| base_gram[(support[i], indices[c])]);
+        bohf_core::error::ensure_finite("candidate kernel values", kx.iter())?;
+        let l = self.chol.solve_lower(&kx)?;
+        Ok(indices
+            .iter()
+            .enumerate()
+            .map(|(c, &j)| {
+                let col = l.column(c).clone_owned();
+                let rho2 = base_gram[(j, j)] + self.jitter - col.norm_squared();
+                Candidate { l: col, rho: rho2.max(0.0).sqrt() }
+            })
+            .collect())
+    }
+
+    /// The norm-constrained MLE max_Z ℓ(Z | D) s.t. ZᵀK⁻¹Z ≤ B² (POP-BO eq. (22), COBOL eq. (37)),
+    /// solved as (C-MLE) of the notes: min Σu s.t. (B, w) ∈ SOC, softplus epigraphs, with Z = Lw.
+    ///
+    /// When the norm constraint is inactive the maximiser need not be unique (e.g. a common shift of
+    /// all duel values); clarabel then returns one interior point of the optimal set.
+    pub fn mle(&self) -> Result<MleFit> {
+        let asm = conic::assemble(&self.data, false, None);
+        let mut q = vec![0.0; asm.layout.n_vars()];
+        for tau in 0..asm.layout.m {
+            q[asm.layout.u(tau)] = 1.0;
+        }
+        let opts = self.config.solver_options(self.config.mle_tolerance);
+        let name = "norm-constrained MLE";
+        let mut solver = conic::new_solver(name, &q, &asm.a, &asm.b, &asm.cones, &opts)?;
+        let info = conic::solve_checked(&mut solver, name, opts.acceptable_tolerance)?;
+        let w = DVector::from_column_slice(&solver.solution.x[..self.len()]);
+        let z = &self.data.l * &w;
+        let log_likelihood = log_likelihood(&self.observations, &z)?;
+        Ok(MleFit { z, w, log_likelihood, norm_bound: self.config.norm_bound, info })
+    }
+}

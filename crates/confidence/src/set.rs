@@ -1,0 +1,389 @@
+//! The likelihood-ratio confidence set and the programs over it that depend on a candidate x.
+//!
+//! C_t = {f̃ : ‖f̃‖_k ≤ B, ℓ_t(f̃) ≥ ℓ* − β} (POP-BO eq. (9), COBOL Lemma 3.2). For a candidate x,
+//! with the bordered factor of the support Gram (see [`Candidate`]), every program here is
+//!
+//! ```text
+//! h(g) = max { g_wᵀw + g_ω ω :  ‖(w, ω)‖ ≤ B,  −Σ_τ softplus(−r_τᵀw) ≥ ℓ* − β [, box] },
+//! ```
+//!
+//! with g = (l_x − L[r,:]ᵀ, ρ_x) for the optimistic advantage f̃(x) − f̃(x_r) (POP-BO eq. (24)),
+//! g = (l_x, ρ_x) for sup f̃(x) and g = −(l_x, ρ_x) for −inf f̃(x) (POP-BO eq. (12), COBOL (38)/(39)).
+//! Only the objective depends on x (and, with the latent box, the two box rows of z), so one clarabel
+//! solver is built per confidence set and updated in place for each candidate.
+//!
+//! Without the box, h is the support function of one fixed convex set C′ ⊂ ℝ^{n+1} contained in the
+//! B-ball, which gives cheap certified bounds used to prune candidates:
+//! * upper: h(g) ≤ B‖g‖ (at t = 0 this is B√(k(x,x) − 2k(x,x′) + k(x′,x′)), the exact value), and
+//!   after solving at u with value h(u), h(g) ≤ support function of {‖p‖ ≤ B, uᵀp ≤ h(u)}
+//!   = hα/‖u‖ + B·π·√(1 − (h/(B‖u‖))²) with α = gᵀu/‖u‖, π = ‖g − αu/‖u‖‖ (or B‖g‖ if the ball's
+//!   maximiser already satisfies the halfspace);
+//! * lower: any feasible ŵ (the MLE, earlier optima) gives h(g) ≥ g_wᵀŵ + g_ω √(B² − ‖ŵ‖²).
+
+use crate::conic::{self, ConicData, Layout, SolveInfo, SolverOptions};
+use crate::problem::{Candidate, ConfidenceProblem, MleFit};
+use bohf_core::{Error, Result};
+use clarabel::solver::DefaultSolver;
+use nalgebra::DVector;
+
+/// The optimum of one confidence-set program at a candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConicSolution {
+    /// The optimal value: the advantage f̃(x) − f̃(x_r), sup f̃(x), or inf f̃(x).
+    pub value: f64,
+    /// The optimal latent values Z = Lw at the support points.
+    pub z: DVector<f64>,
+    /// The optimal value f̃(x) = l_xᵀw + ρ_x ω at the candidate.
+    pub z_candidate: f64,
+    /// The whitened optimiser w.
+    pub w: DVector<f64>,
+    /// The optimal candidate coordinate ω.
+    pub omega: f64,
+    /// The clarabel solve.
+    pub info: SolveInfo,
+}
+
+/// The result of maximising the optimistic advantage over a candidate list (POP-BO Alg. 1 line 4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdvantageSearch {
+    /// Position in the candidate list of the maximiser.
+    pub best: usize,
+    /// Its optimistic advantage.
+    pub value: f64,
+    /// The full solution at the maximiser.
+    pub solution: ConicSolution,
+    /// How many conic programs were solved (the rest were pruned by the certified bounds).
+    pub solved: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Halfspace {
+    u: DVector<f64>,
+    unorm: f64,
+    h: f64,
+}
+
+/// A likelihood-ratio confidence set with its clarabel solver, ready to be queried at many candidates.
+pub struct ConfidenceSet {
+    data: ConicData,
+    layout: Layout,
+    solver: DefaultSolver<f64>,
+    options: SolverOptions,
+    threshold: f64,
+    box_positions: Vec<usize>,
+    cuts: Vec<Halfspace>,
+    feasible: Vec<DVector<f64>>,
+}
+
+impl std::fmt::Debug for ConfidenceSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConfidenceSet")
+            .field("support", &self.layout.n)
+            .field("observations", &self.layout.m)
+            .field("norm_bound", &self.data.norm_bound)
+            .field("threshold", &self.threshold)
+            .finish()
+    }
+}
+
+impl ConfidenceSet {
+    /// C_t with width β ≥ 0 around the MLE: ℓ(Z) ≥ ℓ* − β (POP-BO eq. (9)). The MLE must come from
+    /// this problem (same data and B).
+    pub fn new(problem: &ConfidenceProblem, mle: &MleFit, beta: f64) -> Result<Self> {
+        if !(beta.is_finite() && beta >= 0.0) {
+            return Err(Error::invalid("beta", format!("must be finite and >= 0, got {beta}")));
+        }
+        if mle.w.len() != problem.len() {
+            return Err(Error::dims("MLE given to the confidence set (support size)", problem.len(), mle.w.len()));
+        }
+        if (mle.norm_bound - problem.norm_bound()).abs() > 1e-12 * problem.norm_bound() {
+            return Err(Error::invalid(
+                "mle",
+                format!("solved with B = {} but the problem has B = {}", mle.norm_bound, problem.norm_bound()),
+            ));
+        }
+        let mut set = Self::with_threshold(problem, mle.log_likelihood - beta)?;
+        set.feasible.push(mle.w.clone());
+        Ok(set)
+    }
+
+    /// The set {‖f̃‖ ≤ B, ℓ(Z) ≥ `threshold`} for a given log-likelihood threshold (e.g. to check
+    /// coverage at a known ℓ(f)). A threshold above the maximum makes every program infeasible.
+    pub fn with_threshold(problem: &ConfidenceProblem, threshold: f64) -> Result<Self> {
+        if !threshold.is_finite() {
+            return Err(Error::NonFinite("log-likelihood threshold".into()));
+        }
+        let data = problem.conic_data().clone();
+        let asm = conic::assemble(&data, true, Some(-threshold));
+        let options = problem.config().solver_options(problem.config().tolerance);
+        let q = vec![0.0; asm.layout.n_vars()];
+        let solver = conic::new_solver("confidence set", &q, &asm.a, &asm.b, &asm.cones, &options)?;
+        let mut box_positions = Vec::new();
+        if let Some(row) = asm.layout.candidate_box_row {
+            for r in [row, row + 1] {
+                for j in 0..=asm.layout.n {
+                    box_positions.push(conic::nz_position(&asm.a, r, j).expect("structural box entry"));
+                }
+            }
+        }
+        Ok(Self {
+            data,
+            layout: asm.layout,
+            solver,
+            options,
+            threshold,
+            box_positions,
+            cuts: Vec::new(),
+            feasible: Vec::new(),
+        })
+    }
+
+    /// The log-likelihood threshold ℓ* − β.
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// B.
+    pub fn norm_bound(&self) -> f64 {
+        self.data.norm_bound
+    }
+
+    fn check_candidate(&self, c: &Candidate) -> Result<()> {
+        if c.coordinates().len() != self.layout.n {
+            return Err(Error::dims("candidate (support size)", self.layout.n, c.coordinates().len()));
+        }
+        Ok(())
+    }
+
+    fn check_reference(&self, reference: usize) -> Result<()> {
+        if reference >= self.layout.n {
+            return Err(Error::IndexOutOfRange {
+                context: "reference support index".into(),
+                index: reference,
+                len: self.layout.n,
+            });
+        }
+        Ok(())
+    }
+
+    /// The objective direction g = (l_x − L[r,:]ᵀ, ρ_x) of the optimistic advantage.
+    fn advantage_direction(&self, c: &Candidate, reference: usize) -> DVector<f64> {
+        let n = self.layout.n;
+        let mut g = DVector::zeros(n + 1);
+        for j in 0..n {
+            g[j] = c.coordinates()[j] - self.data.l[(reference, j)];
+        }
+        g[n] = c.rho();
+        g
+    }
+
+    /// Solves max gᵀ(w, ω) over the set, with the candidate box rows of `c`.
+    fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str) -> Result<ConicSolution> {
+        let n = self.layout.n;
+        let mut q = vec![0.0; self.layout.n_vars()];
+        for j in 0..=n {
+            q[j] = -g[j];
+        }
+        let fail = |e: clarabel::solver::DataUpdateError| Error::SolverFailed {
+            solver: format!("clarabel ({problem})"),
+            reason: format!("data update failed: {e}"),
+        };
+        self.solver.update_q(&q).map_err(fail)?;
+        if !self.box_positions.is_empty() {
+            // Rows −A·x + s = b: the +z row carries (l_x, ρ_x), the −z row its negative.
+            let mut vals = Vec::with_capacity(2 * (n + 1));
+            for sign in [1.0, -1.0] {
+                vals.extend(c.coordinates().iter().map(|v| sign * v));
+                vals.push(sign * c.rho());
+            }
+            self.solver.update_A(&(self.box_positions.clone(), vals)).map_err(fail)?;
+        }
+        let info = conic::solve_checked(&mut self.solver, problem, self.options.acceptable_tolerance)?;
+        let x = &self.solver.solution.x;
+        let w = DVector::from_column_slice(&x[..n]);
+        let omega = x[n];
+        let value = g.rows(0, n).dot(&w) + g[n] * omega;
+        let z = &self.data.l * &w;
+        let z_candidate = c.coordinates().dot(&w) + c.rho() * omega;
+        Ok(ConicSolution { value, z, z_candidate, w, omega, info })
+    }
+
+    /// Records a solved direction as a pruning cut (only when no candidate-dependent box row is
+    /// active, so that the value is the support function of the common set).
+    fn record(&mut self, g: DVector<f64>, sol: &ConicSolution) {
+        let box_inactive = match self.data.latent_box {
+            None => true,
+            Some(b) => sol.z_candidate.abs() < b * (1.0 - 1e-6),
+        };
+        if box_inactive {
+            let unorm = g.norm();
+            if unorm > 0.0 {
+                let h = sol.value + self.slack(sol.value);
+                self.cuts.push(Halfspace { u: g, unorm, h });
+            }
+        }
+        if self.feasible.len() < 64 {
+            self.feasible.push(sol.w.clone());
+        }
+    }
+
+    fn slack(&self, value: f64) -> f64 {
+        100.0 * self.options.tolerance * value.abs().max(self.data.norm_bound)
+    }
+
+    /// The optimistic advantage max_{f̃ ∈ C_t} f̃(x) − f̃(x_r) (POP-BO eq. (24), Lemma 4.1) against the
+    /// support point `reference` (POP-BO: x′_t = x_{t−1}).
+    pub fn optimistic_advantage(&mut self, candidate: &Candidate, reference: usize) -> Result<ConicSolution> {
+        self.check_candidate(candidate)?;
+        self.check_reference(reference)?;
+        let g = self.advantage_direction(candidate, reference);
+        let sol = self.maximise(&g, candidate, "optimistic advantage (POP-BO eq. 24)")?;
+        self.record(g, &sol);
+        Ok(sol)
+    }
+
+    /// sup_{f̃ ∈ C_t} f̃(x) (POP-BO eq. (12), COBOL eq. (38)).
+    pub fn upper_bound(&mut self, candidate: &Candidate) -> Result<ConicSolution> {
+        self.check_candidate(candidate)?;
+        let g = direction(candidate, 1.0);
+        self.maximise(&g, candidate, "pointwise upper bound (POP-BO eq. 12)")
+    }
+
+    /// inf_{f̃ ∈ C_t} f̃(x) (POP-BO eq. (12), COBOL eq. (39)); `value` is the infimum.
+    pub fn lower_bound(&mut self, candidate: &Candidate) -> Result<ConicSolution> {
+        self.check_candidate(candidate)?;
+        let g = direction(candidate, -1.0);
+        let mut sol = self.maximise(&g, candidate, "pointwise lower bound (POP-BO eq. 12)")?;
+        sol.value = -sol.value;
+        Ok(sol)
+    }
+
+    /// Certified bounds (lower, upper) on the optimistic advantage at `candidate` without solving:
+    /// the upper bound is B‖g‖ tightened by every cut recorded so far (only without the latent box;
+    /// with it, B‖g‖ alone), the lower bound the best value of the known feasible points (−∞ if none
+    /// fits the box). See the module documentation for the formulas.
+    pub fn advantage_bounds(&self, candidate: &Candidate, reference: usize) -> Result<(f64, f64)> {
+        self.check_candidate(candidate)?;
+        self.check_reference(reference)?;
+        let g = self.advantage_direction(candidate, reference);
+        Ok((self.lower_from_feasible(&g, candidate), self.upper_from_cuts(&g)))
+    }
+
+    fn upper_from_cuts(&self, g: &DVector<f64>) -> f64 {
+        let b = self.data.norm_bound;
+        let gnorm = g.norm();
+        let mut best = b * gnorm;
+        if self.data.latent_box.is_some() {
+            return best;
+        }
+        for cut in &self.cuts {
+            best = best.min(ball_halfspace_support(g, gnorm, cut, b));
+        }
+        best
+    }
+
+    fn lower_from_feasible(&self, g: &DVector<f64>, c: &Candidate) -> f64 {
+        let n = self.layout.n;
+        let b = self.data.norm_bound;
+        let mut best = f64::NEG_INFINITY;
+        for w in &self.feasible {
+            let lin = g.rows(0, n).dot(w);
+            let room = (b * b - w.norm_squared()).max(0.0).sqrt();
+            // ω ∈ [−room, room], and with the box |l_xᵀw + ρω| ≤ box.
+            let (mut lo, mut hi) = (-room, room);
+            if let Some(bx) = self.data.latent_box {
+                let zw = c.coordinates().dot(w);
+                if c.rho() > 0.0 {
+                    lo = lo.max((-bx - zw) / c.rho());
+                    hi = hi.min((bx - zw) / c.rho());
+                } else if zw.abs() > bx {
+                    continue;
+                }
+                if lo > hi {
+                    continue;
+                }
+            }
+            let omega = if g[n] >= 0.0 { hi } else { lo };
+            best = best.max(lin + g[n] * omega);
+        }
+        best
+    }
+
+    /// argmax over `candidates` of the optimistic advantage against support point `reference`,
+    /// solving only the candidates whose certified upper bound can still beat the best value found
+    /// (largest bound first). Exact up to the solver tolerance; ties go to the first solved.
+    pub fn maximise_advantage(&mut self, candidates: &[Candidate], reference: usize) -> Result<AdvantageSearch> {
+        if candidates.is_empty() {
+            return Err(Error::Empty("candidate list for the optimistic advantage".into()));
+        }
+        self.check_reference(reference)?;
+        for c in candidates {
+            self.check_candidate(c)?;
+        }
+        let dirs: Vec<DVector<f64>> = candidates.iter().map(|c| self.advantage_direction(c, reference)).collect();
+        let mut upper: Vec<f64> = dirs.iter().map(|g| self.upper_from_cuts(g)).collect();
+        let mut floor =
+            dirs.iter().zip(candidates).map(|(g, c)| self.lower_from_feasible(g, c)).fold(f64::NEG_INFINITY, f64::max);
+        let mut solved = vec![false; candidates.len()];
+        let mut best: Option<(usize, ConicSolution)> = None;
+        let mut count = 0;
+        loop {
+            let best_value = best.as_ref().map_or(f64::NEG_INFINITY, |(_, s)| s.value);
+            let bar = floor.max(best_value);
+            let tol = self.slack(bar);
+            let next = (0..candidates.len())
+                .filter(|&i| !solved[i] && upper[i] > bar - tol)
+                .max_by(|&i, &j| upper[i].total_cmp(&upper[j]));
+            let Some(i) = next else { break };
+            if best.is_some() && upper[i] <= best_value + tol {
+                break;
+            }
+            let sol = self.maximise(&dirs[i], &candidates[i], "optimistic advantage (POP-BO eq. 24)")?;
+            count += 1;
+            solved[i] = true;
+            self.record(dirs[i].clone(), &sol);
+            if self.data.latent_box.is_none()
+                && let Some(cut) = self.cuts.last()
+            {
+                let b = self.data.norm_bound;
+                for (j, g) in dirs.iter().enumerate() {
+                    if !solved[j] {
+                        upper[j] = upper[j].min(ball_halfspace_support(g, g.norm(), cut, b));
+                    }
+                }
+            }
+            floor = floor.max(sol.value);
+            if best.as_ref().is_none_or(|(_, s)| sol.value > s.value) {
+                best = Some((i, sol));
+            }
+        }
+        let (i, solution) = best.expect("at least one candidate is solved");
+        Ok(AdvantageSearch { best: i, value: solution.value, solution, solved: count })
+    }
+}
+
+/// (±l_x, ±ρ_x).
+fn direction(c: &Candidate, sign: f64) -> DVector<f64> {
+    let n = c.coordinates().len();
+    let mut g = DVector::zeros(n + 1);
+    for j in 0..n {
+        g[j] = sign * c.coordinates()[j];
+    }
+    g[n] = sign * c.rho();
+    g
+}
+
+/// Support function at g of {‖p‖ ≤ B} ∩ {uᵀp ≤ h}: B‖g‖ if the ball's maximiser Bg/‖g‖ satisfies the
+/// halfspace, else hα/‖u‖ + Bπ√(1 − (h/(B‖u‖))²), α = gᵀu/‖u‖, π = √(‖g‖² − α²).
+fn ball_halfspace_support(g: &DVector<f64>, gnorm: f64, cut: &Halfspace, b: f64) -> f64 {
+    if gnorm == 0.0 {
+        return 0.0;
+    }
+    let alpha = g.dot(&cut.u) / cut.unorm;
+    if b * cut.unorm * alpha / gnorm <= cut.h {
+        return b * gnorm;
+    }
+    let r = (cut.h / (b * cut.unorm)).clamp(-1.0, 1.0);
+    let perp = (gnorm * gnorm - alpha * alpha).max(0.0).sqrt();
+    cut.h * alpha / cut.unorm + b * perp * (1.0 - r * r).max(0.0).sqrt()
+}

@@ -1,0 +1,412 @@
+//! Tests of the conic programs against independent computations.
+
+use crate::*;
+use approx::assert_relative_eq;
+use bohf_core::Error;
+use nalgebra::{DMatrix, DVector};
+
+/// SE Gram on 1-D points, lengthscale `ls`.
+fn se_gram(xs: &[f64], ls: f64) -> DMatrix<f64> {
+    DMatrix::from_fn(xs.len(), xs.len(), |i, j| (-(xs[i] - xs[j]).powi(2) / (2.0 * ls * ls)).exp())
+}
+
+fn grid(n: usize) -> Vec<f64> {
+    (0..n).map(|i| i as f64 / (n - 1) as f64).collect()
+}
+
+/// The default tolerances (set programs 1e-9, MLE 1e-11) with norm bound `b`.
+fn tight(b: f64) -> ConfidenceConfig {
+    ConfidenceConfig::with_norm_bound(b)
+}
+
+fn sigmoid(u: f64) -> f64 {
+    1.0 / (1.0 + (-u).exp())
+}
+
+/// (s_τ, c_τ) as a dense matrix S·C (rows s_τ c_τᵀ), built here independently of the crate.
+fn signed_design(obs: &[Observation], n: usize) -> DMatrix<f64> {
+    let mut c = DMatrix::zeros(obs.len(), n);
+    for (t, o) in obs.iter().enumerate() {
+        match *o {
+            Observation::Duel { first, second, first_wins } => {
+                let s = if first_wins { 1.0 } else { -1.0 };
+                c[(t, first)] += s;
+                c[(t, second)] -= s;
+            }
+            Observation::Label { point, positive } => c[(t, point)] = if positive { 1.0 } else { -1.0 },
+        }
+    }
+    c
+}
+
+/// Independent solution of max ℓ(Z) s.t. ZᵀK⁻¹Z ≤ B² with the constraint active: for a multiplier
+/// μ > 0, damped Newton on F_μ(Z) = ℓ(Z) − (μ/2) ZᵀK⁻¹Z (strictly concave), with ℓ = Σ log σ(s_τc_τᵀZ);
+/// then bisection on log μ until ZᵀK⁻¹Z = B² (the norm decreases in μ). K⁻¹ through LU, not Cholesky.
+fn newton_constrained_mle(k: &DMatrix<f64>, obs: &[Observation], b: f64) -> DVector<f64> {
+    let n = k.nrows();
+    let sc = signed_design(obs, n);
+    let lu = k.clone().lu();
+    let kinv = |z: &DVector<f64>| lu.solve(z).unwrap();
+    let ll = |z: &DVector<f64>| (&sc * z).iter().map(|&d| sigmoid(d).ln()).sum::<f64>();
+    let newton = |mu: f64, start: &DVector<f64>| {
+        let mut z = start.clone();
+        let f = |z: &DVector<f64>| ll(z) - 0.5 * mu * z.dot(&kinv(z));
+        for _ in 0..200 {
+            let d = &sc * &z;
+            // ∇ℓ = (SC)ᵀ σ(−d), ∇²ℓ = −(SC)ᵀ W (SC), W = σ(d)σ(−d).
+            let r = DVector::from_fn(d.len(), |i, _| sigmoid(-d[i]));
+            let wdiag = DVector::from_fn(d.len(), |i, _| sigmoid(d[i]) * sigmoid(-d[i]));
+            let grad = sc.transpose() * &r - mu * kinv(&z);
+            // (K CᵀWC + μI) Δ = K ∇F.
+            let ctwc = sc.transpose() * DMatrix::from_diagonal(&wdiag) * &sc;
+            let lhs = k * ctwc + DMatrix::identity(n, n) * mu;
+            let step = lhs.lu().solve(&(k * &grad)).unwrap();
+            let mut t = 1.0;
+            let f0 = f(&z);
+            while f(&(&z + &step * t)) < f0 - 1e-14 * f0.abs() && t > 1e-10 {
+                t *= 0.5;
+            }
+            z += &step * t;
+            if (step * t).norm() < 1e-14 {
+                break;
+            }
+        }
+        z
+    };
+    let (mut lo, mut hi) = (-30.0_f64, 15.0_f64);
+    let mut z = DVector::zeros(n);
+    let norm = |z: &DVector<f64>| z.dot(&kinv(z)).sqrt();
+    assert!(norm(&newton(lo.exp(), &z)) > b, "test design: the norm constraint must be active");
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        z = newton(mid.exp(), &z);
+        if norm(&z) > b {
+            lo = mid
+        } else {
+            hi = mid
+        }
+        if hi - lo < 1e-13 {
+            break;
+        }
+    }
+    newton((0.5 * (lo + hi)).exp(), &z)
+}
+
+fn duel_data() -> (DMatrix<f64>, Vec<Observation>) {
+    let k = se_gram(&grid(6), 0.3);
+    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let obs =
+        vec![d(1, 0, true), d(2, 1, true), d(3, 2, false), d(4, 2, true), d(5, 4, false), d(5, 0, true), d(3, 1, true)];
+    (k, obs)
+}
+
+fn label_data() -> (DMatrix<f64>, Vec<Observation>) {
+    let k = se_gram(&grid(6), 0.3);
+    let l = |point, positive| Observation::Label { point, positive };
+    let obs = vec![l(0, true), l(1, true), l(2, false), l(3, true), l(4, false), l(5, false), l(2, true)];
+    (k, obs)
+}
+
+#[test]
+fn mle_matches_independent_newton_for_duels_and_labels() {
+    for (k, obs) in [duel_data(), label_data()] {
+        for b in [0.5, 1.5] {
+            let p = ConfidenceProblem::new(&k, &obs, &tight(b)).unwrap();
+            assert_eq!(p.jitter(), 0.0, "well-conditioned Gram: no jitter expected");
+            let fit = p.mle().unwrap();
+            assert!(matches!(fit.info.status, SolverStatus::Solved | SolverStatus::AlmostSolved));
+            let z_newton = newton_constrained_mle(&k, &obs, b);
+            // 1e-6 is the target; at the MLE tolerance 1e-11 the solve agrees to ~1e-8.
+            for i in 0..6 {
+                assert!((fit.z[i] - z_newton[i]).abs() < 1e-6, "B = {b}, i = {i}: {} vs {}", fit.z[i], z_newton[i]);
+            }
+            assert_relative_eq!(fit.log_likelihood, p.log_likelihood(&z_newton).unwrap(), max_relative = 1e-8);
+            assert_relative_eq!(fit.norm(), b, max_relative = 1e-7);
+        }
+    }
+}
+
+#[test]
+fn inactive_constraint_gives_the_closed_form_logits() {
+    // Repeated labels at three well-separated points: the unconstrained MLE is ẑ_i = logit(share of
+    // positives), finite and inside a large ball.
+    let k = se_gram(&[0.0, 1.0, 2.0], 0.25);
+    let l = |point, positive| Observation::Label { point, positive };
+    let obs = vec![
+        l(0, true),
+        l(0, true),
+        l(0, true),
+        l(0, false),
+        l(1, true),
+        l(1, false),
+        l(2, false),
+        l(2, false),
+        l(2, false),
+        l(2, true),
+    ];
+    let fit = ConfidenceProblem::new(&k, &obs, &tight(10.0)).unwrap().mle().unwrap();
+    let expect = [3f64.ln(), 0.0, -(3f64.ln())];
+    for (i, e) in expect.iter().enumerate() {
+        // The optimum is strictly interior and strongly concave: tolerance 1e-6 as for the MLE target.
+        assert!((fit.z[i] - e).abs() < 1e-6, "{i}: {}", fit.z[i]);
+    }
+    // Duels: 3 wins of x₁ over x₀ and 1 loss, and a 1:1 split between x₂ and x₁: differences are
+    // logit(3/4) and 0 (the common level is not identified).
+    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let obs = vec![d(1, 0, true), d(1, 0, true), d(1, 0, true), d(1, 0, false), d(2, 1, true), d(2, 1, false)];
+    let fit = ConfidenceProblem::new(&k, &obs, &tight(10.0)).unwrap().mle().unwrap();
+    assert!((fit.z[1] - fit.z[0] - 3f64.ln()).abs() < 1e-6);
+    assert!((fit.z[2] - fit.z[1]).abs() < 1e-6);
+}
+
+#[test]
+fn advantage_at_t0_is_the_closed_form() {
+    // One support point x₀ and no data: max f̃(x) − f̃(x₀) over the B-ball is B‖k(x,·) − k(x₀,·)‖.
+    let xs = grid(15);
+    let base = se_gram(&xs, 0.2);
+    for b in [0.7, 3.0] {
+        let p = ConfidenceProblem::on_candidates(&base, &[4], &[], &tight(b)).unwrap();
+        let mle = p.mle().unwrap();
+        let mut set = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
+        let cands = p.candidates_from_gram(&base, &(0..15).collect::<Vec<_>>()).unwrap();
+        for (x, c) in cands.iter().enumerate() {
+            let closed = b * (base[(x, x)] - 2.0 * base[(x, 4)] + base[(4, 4)]).max(0.0).sqrt();
+            let adv = set.optimistic_advantage(c, 0).unwrap();
+            // Solver tolerance 1e-9 on a value of order B: 1e-7 absolute is ample and meaningful.
+            assert!((adv.value - closed).abs() < 1e-7, "x = {x}: {} vs {closed}", adv.value);
+            // The cheap upper bound is exact at t = 0.
+            let (_, ub) = set.advantage_bounds(c, 0).unwrap();
+            assert!((ub - closed).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn advantage_matches_brute_force_in_two_dimensions() {
+    // One support point, one label, one candidate: (w, ω) ∈ ℝ², so the program is a 2-D maximisation
+    // over the disk ∩ {−softplus(−r w) ≥ thr}, brute-forced on a polar grid.
+    let k = DMatrix::from_element(1, 1, 1.0);
+    let obs = [Observation::Label { point: 0, positive: true }];
+    let b = 2.0;
+    let p = ConfidenceProblem::new(&k, &obs, &tight(b)).unwrap();
+    let mle = p.mle().unwrap();
+    // MLE: w = B (z = B maximises log σ(z)).
+    assert!((mle.w[0] - b).abs() < 1e-6);
+    let beta = 0.5;
+    let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+    let kx = 0.6;
+    let cand = p.candidate(&DVector::from_element(1, kx), 1.0).unwrap();
+    let (l, rho) = (kx, (1.0 - kx * kx).sqrt());
+    assert!((cand.rho() - rho).abs() < 1e-14);
+    let thr = mle.log_likelihood - beta;
+    let (mut best_hi, mut best_lo, mut best_adv) = (f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let m = 1500;
+    for i in 0..=m {
+        let r = b * i as f64 / m as f64;
+        for j in 0..(4 * m) {
+            let th = std::f64::consts::TAU * j as f64 / (4 * m) as f64;
+            let (w, om) = (r * th.cos(), r * th.sin());
+            if sigmoid(w).ln() >= thr {
+                let z = l * w + rho * om;
+                best_hi = best_hi.max(z);
+                best_lo = best_lo.min(z);
+                best_adv = best_adv.max(z - w);
+            }
+        }
+    }
+    // Grid spacing B/1500 ≈ 1.3e-3 in radius: the brute force is within ~2e-3 of the optimum.
+    assert!((set.upper_bound(&cand).unwrap().value - best_hi).abs() < 3e-3);
+    assert!((set.lower_bound(&cand).unwrap().value - best_lo).abs() < 3e-3);
+    assert!((set.optimistic_advantage(&cand, 0).unwrap().value - best_adv).abs() < 3e-3);
+}
+
+#[test]
+fn bounds_bracket_the_mle_and_shrink_with_beta() {
+    let (k, obs) = duel_data();
+    let xs = grid(6);
+    let p = ConfidenceProblem::new(&k, &obs, &tight(2.0)).unwrap();
+    let mle = p.mle().unwrap();
+    let mut wide = ConfidenceSet::new(&p, &mle, 2.0).unwrap();
+    let mut narrow = ConfidenceSet::new(&p, &mle, 0.5).unwrap();
+    for x in [0.05, 0.33, 0.5, 0.71, 0.99, 1.3] {
+        let kx = DVector::from_fn(6, |i, _| (-(xs[i] - x).powi(2) / (2.0 * 0.09)).exp());
+        let c = p.candidate(&kx, 1.0).unwrap();
+        let f = mle.value_at(&c).unwrap();
+        let tol = 1e-7; // solver tolerance 1e-9, values O(1)
+        let (lw, uw) = (wide.lower_bound(&c).unwrap().value, wide.upper_bound(&c).unwrap().value);
+        let (ln, un) = (narrow.lower_bound(&c).unwrap().value, narrow.upper_bound(&c).unwrap().value);
+        assert!(lw - tol <= ln && ln <= f + tol && f <= un + tol && un <= uw + tol, "x = {x}: {lw} {ln} {f} {un} {uw}");
+        assert!(un - ln < uw - lw, "tightening β must shrink the interval at x = {x}");
+        // Every f̃ in the ball obeys |f̃(x)| ≤ B√k(x,x) (POP-BO Lemma A.2).
+        assert!(uw <= 2.0 + tol && lw >= -2.0 - tol);
+        for r in 0..6 {
+            let fr = mle.z[r];
+            let an = narrow.optimistic_advantage(&c, r).unwrap().value;
+            let aw = wide.optimistic_advantage(&c, r).unwrap().value;
+            // The MLE is in the set, so the optimistic advantage is at least its advantage.
+            assert!(an >= f - fr - tol && aw >= an - tol, "x = {x}, r = {r}");
+        }
+    }
+}
+
+#[test]
+fn mle_is_feasible_and_optima_satisfy_the_constraints() {
+    let (k, obs) = label_data();
+    let p = ConfidenceProblem::new(&k, &obs, &tight(1.5)).unwrap();
+    let mle = p.mle().unwrap();
+    let beta = 0.3;
+    // f̃ = MLE: ℓ(Ẑ) = ℓ* ≥ ℓ* − β and ‖ŵ‖ ≤ B (up to the solver tolerance).
+    assert!(mle.norm() <= 1.5 * (1.0 + 1e-8));
+    assert!(p.log_likelihood(&mle.z).unwrap() >= mle.log_likelihood - beta);
+    let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+    let kx = DVector::from_fn(6, |i, _| (-(grid(6)[i] - 0.4).powi(2) / 0.18).exp());
+    let c = p.candidate(&kx, 1.0).unwrap();
+    for sol in [set.upper_bound(&c).unwrap(), set.lower_bound(&c).unwrap(), set.optimistic_advantage(&c, 2).unwrap()] {
+        // The optimum reaches the likelihood and norm boundaries only up to the solver tolerance.
+        assert!(p.log_likelihood(&sol.z).unwrap() >= set.threshold() - 1e-7);
+        assert!((sol.w.norm_squared() + sol.omega * sol.omega).sqrt() <= 1.5 + 1e-7);
+        // The candidate value is the interpolant through (Z, z): z = l_xᵀw + ρω.
+        assert_relative_eq!(sol.z_candidate, c.coordinates().dot(&sol.w) + c.rho() * sol.omega, epsilon = 1e-12);
+    }
+}
+
+#[test]
+fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
+    let xs = grid(60);
+    let base = se_gram(&xs, 0.15);
+    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    // A chain as in POP-BO (x′_t = x_{t−1}), preferring points near 0.7.
+    let chain = [3, 50, 20, 40, 44, 30, 42];
+    let f = |i: usize| -(xs[i] - 0.7).powi(2);
+    let obs: Vec<Observation> = chain.windows(2).map(|w| d(w[1], w[0], f(w[1]) > f(w[0]))).collect();
+    for latent_box in [None, Some(1.0)] {
+        let config = ConfidenceConfig { latent_box, ..ConfidenceConfig::with_norm_bound(3.0) };
+        let p = ConfidenceProblem::on_candidates(&base, &[chain[0]], &obs, &config).unwrap();
+        let mle = p.mle().unwrap();
+        let cands = p.candidates_from_gram(&base, &(0..60).collect::<Vec<_>>()).unwrap();
+        let reference = p.support_position(*chain.last().unwrap()).unwrap();
+        let mut brute = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
+        let exact: Vec<f64> = cands.iter().map(|c| brute.optimistic_advantage(c, reference).unwrap().value).collect();
+        let argmax = (0..60).max_by(|&i, &j| exact[i].total_cmp(&exact[j])).unwrap();
+        let mut fresh = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
+        let search = fresh.maximise_advantage(&cands, reference).unwrap();
+        // Same maximum value to solver accuracy (the argmax may differ only between near-ties).
+        assert!((search.value - exact[argmax]).abs() < 1e-6, "{latent_box:?}: {} vs {}", search.value, exact[argmax]);
+        assert!((exact[search.best] - exact[argmax]).abs() < 1e-6);
+        if latent_box.is_none() {
+            assert!(search.solved < 60, "pruning solved all {} candidates", search.solved);
+        }
+        if let Some(bx) = latent_box {
+            assert!(search.solution.z_candidate.abs() <= bx + 1e-6);
+            assert!(search.solution.z.iter().all(|z| z.abs() <= bx + 1e-6));
+        }
+        // After all those solves the bounds must still bracket every exact value.
+        for (c, &e) in cands.iter().zip(&exact) {
+            let (lo, hi) = brute.advantage_bounds(c, reference).unwrap();
+            assert!(lo <= e + 1e-6 && e <= hi + 1e-6, "{lo} <= {e} <= {hi}");
+        }
+    }
+}
+
+#[test]
+fn on_candidates_matches_the_direct_support_problem() {
+    let xs = grid(10);
+    let base = se_gram(&xs, 0.3);
+    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let obs = [d(7, 2, true), d(4, 7, false), d(4, 2, true)];
+    let p = ConfidenceProblem::on_candidates(&base, &[2], &obs, &tight(1.0)).unwrap();
+    assert_eq!(p.support().unwrap(), &[2, 7, 4]);
+    let sub = DMatrix::from_fn(3, 3, |i, j| base[([2, 7, 4][i], [2, 7, 4][j])]);
+    let direct = [d(1, 0, true), d(2, 1, false), d(2, 0, true)];
+    let q = ConfidenceProblem::new(&sub, &direct, &tight(1.0)).unwrap();
+    let (a, b) = (p.mle().unwrap(), q.mle().unwrap());
+    assert!((a.z - b.z).norm() < 1e-9);
+    // A support point's candidate has ρ = 0 and l_x = L[i,:]ᵀ.
+    let c = p.candidates_from_gram(&base, &[7]).unwrap().remove(0);
+    assert!(c.rho() < 1e-7);
+    assert!((c.coordinates() - p.cholesky().l().row(1).transpose()).norm() < 1e-12);
+}
+
+#[test]
+fn clear_errors_for_bad_input_and_failed_solves() {
+    let (k, obs) = duel_data();
+    // B ≤ 0.
+    let e = ConfidenceProblem::new(&k, &obs, &ConfidenceConfig::with_norm_bound(0.0)).unwrap_err();
+    assert!(e.to_string().contains("norm_bound"), "{e}");
+    // Non-finite datum.
+    let mut bad = k.clone();
+    bad[(2, 3)] = f64::NAN;
+    bad[(3, 2)] = f64::NAN;
+    assert!(matches!(ConfidenceProblem::new(&bad, &obs, &ConfidenceConfig::default()), Err(Error::NonFinite(_))));
+    let p = ConfidenceProblem::new(&k, &obs, &ConfidenceConfig::with_norm_bound(1.0)).unwrap();
+    assert!(matches!(p.candidate(&DVector::from_element(6, f64::INFINITY), 1.0), Err(Error::NonFinite(_))));
+    // Index out of range, wrong sizes.
+    let far = [Observation::Label { point: 6, positive: true }];
+    assert!(matches!(
+        ConfidenceProblem::new(&k, &far, &ConfidenceConfig::default()),
+        Err(Error::IndexOutOfRange { .. })
+    ));
+    assert!(matches!(p.candidate(&DVector::zeros(5), 1.0), Err(Error::DimensionMismatch { .. })));
+    // Negative β.
+    let mle = p.mle().unwrap();
+    assert!(ConfidenceSet::new(&p, &mle, -0.1).unwrap_err().to_string().contains("beta"));
+    // Infeasible program: a likelihood threshold above the maximum in the ball.
+    let mut set = ConfidenceSet::with_threshold(&p, mle.log_likelihood + 1.0).unwrap();
+    let c = p.candidate(&k.column(0).clone_owned(), 1.0).unwrap();
+    let e = set.upper_bound(&c).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::SolverFailed { .. }));
+    assert!(msg.contains("pointwise upper bound") && msg.contains("Infeasible") && msg.contains("infeasible"), "{msg}");
+    // An MLE from another B is refused.
+    let other = p.with_norm_bound(2.0).unwrap().mle().unwrap();
+    assert!(ConfidenceSet::new(&p, &other, 1.0).unwrap_err().to_string().contains("mle"));
+}
+
+#[test]
+fn latent_box_constrains_the_mle() {
+    // Separable labels drive the MLE to the norm bound; a box of 0.5 caps every latent value.
+    let (k, obs) = label_data();
+    let config = ConfidenceConfig { latent_box: Some(0.5), ..tight(5.0) };
+    let fit = ConfidenceProblem::new(&k, &obs, &config).unwrap().mle().unwrap();
+    assert!(fit.z.iter().all(|z| z.abs() <= 0.5 + 1e-8));
+    assert!(fit.z.iter().any(|z| z.abs() > 0.5 - 1e-4), "the box should be active");
+    let free = ConfidenceProblem::new(&k, &obs, &tight(5.0)).unwrap().mle().unwrap();
+    assert!(free.log_likelihood > fit.log_likelihood);
+}
+
+#[test]
+fn doubling_test_follows_appendix_g() {
+    // Many consistent labels from a steep function: B̂ = 0.25 is far too small.
+    let xs = grid(8);
+    let k = se_gram(&xs, 0.2);
+    let mut obs = Vec::new();
+    for rep in 0..4 {
+        for (i, &x) in xs.iter().enumerate() {
+            obs.push(Observation::Label { point: i, positive: (x < 0.5) ^ (rep == 3 && i % 3 == 0) });
+        }
+    }
+    let p = ConfidenceProblem::new(&k, &obs, &ConfidenceConfig::with_norm_bound(0.25)).unwrap();
+    let test = doubling_test(&p, 0.5).unwrap();
+    // Independent consequence: a larger ball cannot lower the maximum likelihood.
+    assert!(test.mle_doubled.log_likelihood >= test.mle.log_likelihood - 1e-7);
+    assert_eq!(test.double, test.mle.log_likelihood < test.mle_doubled.log_likelihood - 0.5);
+    assert!(
+        test.double,
+        "B̂ = 0.25 should be rejected: {} vs {}",
+        test.mle.log_likelihood, test.mle_doubled.log_likelihood
+    );
+    // A huge β never rejects.
+    assert!(!doubling_test(&p, 1e6).unwrap().double);
+    let (adapted, tests) = adapt_norm_bound(&p, |b| Ok(0.5 * b), 10).unwrap();
+    assert!(adapted.norm_bound() > 0.25);
+    assert_eq!(adapted.norm_bound(), 0.25 * 2f64.powi(tests.iter().filter(|t| t.double).count() as i32));
+    assert!(!tests.last().unwrap().double || tests.len() == 10);
+}
+
+#[test]
+fn types_are_send() {
+    fn send<T: Send>() {}
+    send::<ConfidenceProblem>();
+    send::<ConfidenceSet>();
+    send::<MleFit>();
+}
