@@ -34,6 +34,9 @@ pub struct ConfidenceConfig {
     /// solution is accepted when its duality gap and residuals are within this (default 1e-7), and
     /// reported as an error otherwise. The status is kept in [`crate::SolveInfo`].
     pub acceptable_tolerance: f64,
+    /// Accept every `AlmostSolved` (clarabel's reduced tolerances, gap ~5e-5) whatever
+    /// `acceptable_tolerance` says. Off by default.
+    pub accept_almost_solved: bool,
 }
 
 impl Default for ConfidenceConfig {
@@ -46,6 +49,7 @@ impl Default for ConfidenceConfig {
             mle_tolerance: 1e-11,
             max_iterations: 200,
             acceptable_tolerance: 1e-7,
+            accept_almost_solved: false,
         }
     }
 }
@@ -85,7 +89,11 @@ impl ConfidenceConfig {
         crate::conic::SolverOptions {
             tolerance,
             max_iterations: self.max_iterations,
-            acceptable_tolerance: self.acceptable_tolerance.max(tolerance),
+            acceptable_tolerance: if self.accept_almost_solved {
+                f64::INFINITY
+            } else {
+                self.acceptable_tolerance.max(tolerance)
+            },
         }
     }
 }

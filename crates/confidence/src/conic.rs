@@ -89,7 +89,8 @@ fn explain(status: SolverStatus) -> &'static str {
             "numerical trouble (an ill-conditioned Gram matrix: raise the nugget, or loosen `tolerance`)"
         }
         SolverStatus::AlmostSolved => {
-            "only reduced accuracy was reached, worse than `acceptable_tolerance` (raise it to accept such solutions)"
+            "only reduced accuracy was reached, worse than `acceptable_tolerance` (raise it, or set \
+             `accept_almost_solved`, to accept such solutions)"
         }
         SolverStatus::Unsolved => "the solver did not run",
         SolverStatus::CallbackTerminated => "a callback stopped the solver",
@@ -119,7 +120,8 @@ pub(crate) fn solve_checked(
         gap_rel: i.gap_rel,
     };
     let acc = acceptable_tolerance;
-    let good_enough = (i.gap_abs <= acc || i.gap_rel <= acc) && i.res_primal <= acc && i.res_dual <= acc;
+    let within = (i.gap_abs <= acc || i.gap_rel <= acc) && i.res_primal <= acc && i.res_dual <= acc;
+    let good_enough = acc == f64::INFINITY || within;
     let ok = s.status == SolverStatus::Solved || (s.status == SolverStatus::AlmostSolved && good_enough);
     if ok && s.x.iter().all(|v| v.is_finite()) {
         Ok(info)
