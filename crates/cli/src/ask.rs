@@ -519,7 +519,7 @@ fn show_query(live: &Live, q: StoredQuery) -> String {
                 s.push_str(&format!("  {name:w0$}   {:w1$}   {}\n", cell(a, Some(j)), cell(b, Some(j))));
             }
             if a == b {
-                s.push_str("\n(the same option twice: the algorithm is checking it; either answer will do)\n");
+                s.push_str("\n(the same option twice: the algorithm thinks it is the best; either answer is fine)\n");
             }
             s.push_str("\nA or B? [a/b, q to stop] ");
             s

@@ -91,7 +91,8 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
         }
         if !c.path.exists() {
             return Err(CliError::msg(format!(
-                "preset `{}` needs the OCx24 data file, not found at `{}`; download it (see docs/problems.md) \
+                "preset `{}` needs the OCx24 data file, not found at `{}`; get `ExpDataDump_241113_clean.csv` \
+                 from github.com/facebookresearch/fairchem (src/fairchem/applications/ocx/data/experimental_data/) \
                  and pass --data FILE",
                 preset.name,
                 c.path.display()

@@ -70,10 +70,11 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 /// The spec as it is stored in a results folder: a relative catalyst path made absolute, so that
 /// the stored spec runs from anywhere.
 pub fn stored_spec(mut spec: ExperimentSpec) -> ExperimentSpec {
-    if let ProblemSpec::Catalyst(c) = &mut spec.problem
-        && let Ok(abs) = std::path::absolute(&c.path)
-    {
-        c.path = abs;
+    if let ProblemSpec::Catalyst(c) = &mut spec.problem {
+        // Canonical when the file exists (no `..`), else at least absolute.
+        if let Ok(p) = std::fs::canonicalize(&c.path).or_else(|_| std::path::absolute(&c.path)) {
+            c.path = p;
+        }
     }
     spec
 }
