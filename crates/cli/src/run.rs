@@ -301,13 +301,42 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
         Err(_) => spec.title.clone().unwrap_or_else(|| spec.name.clone()),
     };
     let results = collect(dirs, &spec, &title)?;
-    std::fs::create_dir_all(out).map_err(io("create", out))?;
-    if dirs.iter().all(|d| d != out) {
-        claim_folder(out, &spec)?;
-        for r in results.runs() {
-            write_atomic(run_file(out, r.id), r.to_csv(Timing::Include).as_bytes())?;
+    claim_folder(out, &spec)?;
+    for r in results.runs() {
+        let path = run_file(out, r.id);
+        if !path.exists() {
+            write_atomic(path, r.to_csv(Timing::Include).as_bytes())?;
         }
     }
     write_results(&results, out)?;
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_syntax() {
+        assert_eq!(parse_shard("0/4"), Ok((0, 4)));
+        assert_eq!(parse_shard(" 3 / 4 "), Ok((3, 4)));
+        for bad in ["4/4", "1/0", "1", "a/2", "1/b", "-1/2"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn spec_differences_name_the_top_level_fields() {
+        let text =
+            "name = \"x\"\nhorizon = 5\nruns = 2\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"pf-ts\"\n";
+        let a = ExperimentSpec::from_toml_str(text).unwrap();
+        let mut b = a.clone();
+        assert!(spec_differences(&a, &b).is_empty());
+        b.seed = 9;
+        b.runs = 3;
+        assert_eq!(spec_differences(&a, &b), ["runs", "seed"]);
+        let mut c = a.clone();
+        c.algorithms[0].params.insert("beta".into(), toml::Value::Float(1.0));
+        assert_eq!(spec_differences(&a, &c), ["algorithms"]);
+    }
 }
