@@ -104,6 +104,9 @@ impl ConfidenceSet {
         }
         let mut set = Self::with_threshold(problem, mle.log_likelihood - beta)?;
         set.feasible.push(mle.w.clone());
+        if let Some(cut) = set.tangent_cut(&mle.w) {
+            set.cuts.push(cut);
+        }
         Ok(set)
     }
 
@@ -222,9 +225,34 @@ impl ConfidenceSet {
                 self.cuts.push(Halfspace { u: g, unorm, h });
             }
         }
+        if let Some(cut) = self.tangent_cut(&sol.w) {
+            self.cuts.push(cut);
+        }
         if self.feasible.len() < 64 {
             self.feasible.push(sol.w.clone());
         }
+    }
+
+    /// The likelihood tangent cut at w₀: ℓ is concave, so ℓ(w) ≤ ℓ(w₀) + ∇ℓ(w₀)ᵀ(w − w₀) and every
+    /// feasible w satisfies −∇ℓ(w₀)ᵀw ≤ ℓ(w₀) − (ℓ* − β) − ∇ℓ(w₀)ᵀw₀, with
+    /// ∇ℓ(w) = Σ_τ σ(−r_τᵀw) r_τ (ℓ = Σ_τ log σ(r_τᵀw)).
+    fn tangent_cut(&self, w0: &DVector<f64>) -> Option<Halfspace> {
+        if self.layout.m == 0 {
+            return None;
+        }
+        let d = &self.data.rows * w0;
+        let sig = d.map(|v| 1.0 / (1.0 + v.exp()));
+        let grad = self.data.rows.transpose() * sig;
+        let ll0 = -d.iter().map(|&v| conic::softplus(-v)).sum::<f64>();
+        let n = self.layout.n;
+        let mut u = DVector::zeros(n + 1);
+        u.rows_mut(0, n).copy_from(&(-&grad));
+        let unorm = u.norm();
+        if unorm < 1e-12 {
+            return None;
+        }
+        let h = ll0 - self.threshold - grad.dot(w0);
+        Some(Halfspace { u, unorm, h: h + self.slack(h) })
     }
 
     fn slack(&self, value: f64) -> f64 {
@@ -259,8 +287,7 @@ impl ConfidenceSet {
     }
 
     /// Certified bounds (lower, upper) on the optimistic advantage at `candidate` without solving:
-    /// the upper bound is B‖g‖ tightened by every cut recorded so far (only without the latent box;
-    /// with it, B‖g‖ alone), the lower bound the best value of the known feasible points (−∞ if none
+    /// the upper bound is B‖g‖ tightened by every cut recorded so far, the lower bound the best value of the known feasible points (−∞ if none
     /// fits the box). See the module documentation for the formulas.
     pub fn advantage_bounds(&self, candidate: &Candidate, reference: usize) -> Result<(f64, f64)> {
         self.check_candidate(candidate)?;
@@ -273,9 +300,6 @@ impl ConfidenceSet {
         let b = self.data.norm_bound;
         let gnorm = g.norm();
         let mut best = b * gnorm;
-        if self.data.latent_box.is_some() {
-            return best;
-        }
         for cut in &self.cuts {
             best = best.min(ball_halfspace_support(g, gnorm, cut, b));
         }
@@ -341,11 +365,10 @@ impl ConfidenceSet {
             let sol = self.maximise(&dirs[i], &candidates[i], "optimistic advantage (POP-BO eq. 24)")?;
             count += 1;
             solved[i] = true;
+            let before = self.cuts.len();
             self.record(dirs[i].clone(), &sol);
-            if self.data.latent_box.is_none()
-                && let Some(cut) = self.cuts.last()
-            {
-                let b = self.data.norm_bound;
+            let b = self.data.norm_bound;
+            for cut in &self.cuts[before..] {
                 for (j, g) in dirs.iter().enumerate() {
                     if !solved[j] {
                         upper[j] = upper[j].min(ball_halfspace_support(g, g.norm(), cut, b));
