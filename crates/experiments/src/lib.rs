@@ -2,7 +2,8 @@
 //!
 //! Experiments for bohf: [TOML specs](spec), a parallel deterministic [runner], the papers'
 //! [regret metrics](metrics), [results](results) as CSV, [summaries](summary) as JSON, and
-//! [plots](plot) (PNG and SVG).
+//! [plots](plot) (PNG and SVG), and the [reproduction](reproduce) of the papers' experiments (their
+//! claims, the rule that judges them, the reports).
 //!
 //! ```no_run
 //! use bohf_experiments::{Experiment, ExperimentSpec, Registry, write_results};

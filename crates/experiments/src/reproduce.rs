@@ -666,3 +666,50 @@ pub fn build_index(out: &Path, files: &[PathBuf]) -> Result<String> {
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CATALYST: &str = r#"
+        name = "pfts-x"
+        title = "X"
+        horizon = 800
+        runs = 30
+        [problem]
+        kind = "catalyst"
+        path = "../data/file.csv"
+        [[algorithms]]
+        name = "pf-ts"
+        label = "PF-TS"
+    "#;
+
+    #[test]
+    fn prepared_panel_caps_quick_runs_and_resolves_the_data_path() {
+        let p = PreparedPanel::new(CATALYST, Path::new("specs/x.toml"), Path::new("/base/specs"), false, None).unwrap();
+        assert_eq!((p.spec.horizon, p.spec.runs), (800, 30));
+        let ProblemSpec::Catalyst(run) = &p.spec.problem else { panic!() };
+        let ProblemSpec::Catalyst(shown) = &p.shown.problem else { panic!() };
+        assert_eq!(run.path, Path::new("/base/specs/../data/file.csv"));
+        assert_eq!(shown.path, Path::new("../data/file.csv"));
+
+        let q = PreparedPanel::new(CATALYST, Path::new("x.toml"), Path::new("/b"), true, None).unwrap();
+        assert_eq!((q.spec.horizon, q.spec.runs), (QUICK_HORIZON, QUICK_RUNS));
+        assert_eq!(q.spec.title.as_deref(), Some("X [quick: T = 40, 3 runs]"));
+        assert!(q.quick);
+        // --runs applies after --quick, and the title says so.
+        let r = PreparedPanel::new(CATALYST, Path::new("x.toml"), Path::new("/b"), true, Some(7)).unwrap();
+        assert_eq!((r.spec.horizon, r.spec.runs), (QUICK_HORIZON, 7));
+        assert_eq!(r.shown.title.as_deref(), Some("X [quick: T = 40, 7 runs]"));
+        let e = PreparedPanel::new("name = ", Path::new("bad.toml"), Path::new("."), false, None).unwrap_err();
+        assert!(e.to_string().contains("bad.toml") && e.to_string().contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn pm_uses_two_significant_digits_of_the_standard_error() {
+        // s.e. 0.0123 → 2 significant digits (0.012) = 3 decimals; s.e. 4.6 → 1 decimal; s.e. 0 → 4 decimals.
+        assert_eq!(pm(MeanSe { mean: 0.123456, se: 0.0123 }), "0.123 ± 0.012");
+        assert_eq!(pm(MeanSe { mean: 27.94, se: 4.6 }), "27.9 ± 4.6");
+        assert_eq!(pm(MeanSe { mean: 1.0, se: 0.0 }), "1.0000 ± 0.0000");
+    }
+}
