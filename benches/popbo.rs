@@ -1,6 +1,106 @@
-use criterion::{Criterion, criterion_group, criterion_main};
+//! Budgets of bohf-popbo (criterion medians on the 2-core reference machine):
+//!
+//! * `popbo_run/branin_n400_T30_code`: a whole 30-step POP-BO run on Branin standardised over the
+//!   authors' 20×20 grid (400 candidates, Table 2's setting), BTL answers, with the authors' Branin
+//!   settings (Matérn-5/2 ARD ℓ = (10, 10), B = 10, β_t = 10√(t + 1), latent box |z| ≤ 3,
+//!   ε_K = 10⁻⁶): < 3 s (issue 4).
+//! * `popbo_run/branin_n400_T30_paper`: the same with the paper's defaults (B = 6, β_t = √t, no
+//!   box) and the same kernel.
+//! * `popbo_step/branin_n400_t29`: the last step alone (MLE after 29 duels, then the pruned argmax
+//!   of the optimistic advantage over 400 candidates).
 
-fn placeholder(_c: &mut Criterion) {}
+use bohf::confidence::BetaSchedule;
+use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
+use bohf::kernels::{KernelKind, KernelSpec};
+use bohf::popbo::{PopBo, PopBoConfig};
+use bohf::problems::popbo::table2_problem;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use rand::RngExt;
+use std::hint::black_box;
 
-criterion_group!(benches, placeholder);
+fn answer(u: &[f64], q: &Query, r: &mut impl rand::Rng) -> Answer {
+    let Query::Duel(p, q) = q else { unreachable!("POP-BO asks duels") };
+    let (i, j) = (p.index.unwrap(), q.index.unwrap());
+    Answer::Duel { first_wins: r.random_bool(Link::Logistic.mu(u[i] - u[j])) }
+}
+
+fn configs() -> (PopBoConfig, PopBoConfig) {
+    let settings = table2_problem("branin").unwrap().settings().clone();
+    let mut paper = PopBoConfig::default();
+    paper.inference.kernel = KernelSpec {
+        kind: KernelKind::Matern52,
+        lengthscale: None,
+        lengthscales: Some(settings.lengthscales),
+        variance: None,
+    };
+    let mut code = paper.clone();
+    code.confidence.norm_bound = settings.norm_bound;
+    code.confidence.latent_box = Some(3.0);
+    code.confidence.nugget = 1e-6;
+    code.beta = BetaSchedule::SqrtTPlusOne { beta0: settings.beta0 };
+    (code, paper)
+}
+
+fn run_once(ctx: &SearchContext, cfg: &PopBoConfig, u: &[f64], seed: u64) -> usize {
+    let mut p = PopBo::new(ctx, cfg.clone()).unwrap();
+    let mut algo = rng::seeded(seed);
+    let mut person = rng::seeded(seed + 1);
+    for _ in 0..30 {
+        let q = p.suggest(&mut algo).unwrap();
+        let a = answer(u, &q, &mut person);
+        p.observe(&q, a).unwrap();
+    }
+    p.recommend().unwrap().index.unwrap()
+}
+
+fn run(c: &mut Criterion) {
+    let problem = table2_problem("branin").unwrap();
+    let u = problem.utility().values().to_vec();
+    let ctx = SearchContext::new(problem.grid().clone(), 30).unwrap();
+    let (code, paper) = configs();
+    let mut g = c.benchmark_group("popbo_run");
+    g.sample_size(10);
+    for (name, cfg) in [("branin_n400_T30_code", &code), ("branin_n400_T30_paper", &paper)] {
+        let mut seed = 0;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                seed += 2;
+                black_box(run_once(&ctx, cfg, &u, seed))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn step(c: &mut Criterion) {
+    let problem = table2_problem("branin").unwrap();
+    let u = problem.utility().values().to_vec();
+    let ctx = SearchContext::new(problem.grid().clone(), 30).unwrap();
+    let (code, _) = configs();
+    let mut p = PopBo::new(&ctx, code).unwrap();
+    let mut algo = rng::seeded(3);
+    let mut person = rng::seeded(4);
+    for _ in 0..29 {
+        let q = p.suggest(&mut algo).unwrap();
+        let a = answer(&u, &q, &mut person);
+        p.observe(&q, a).unwrap();
+    }
+    let mut g = c.benchmark_group("popbo_step");
+    g.sample_size(10);
+    g.bench_function("branin_n400_t29", |b| {
+        b.iter_batched_ref(
+            || p.clone(),
+            |p| {
+                let q = p.suggest(&mut rng::seeded(5)).unwrap();
+                let a = answer(&u, &q, &mut person);
+                p.observe(&q, a).unwrap();
+                black_box(p.last_step().map(|s| s.solved))
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, run, step);
 criterion_main!(benches);

@@ -1,0 +1,138 @@
+//! The configuration of POP-BO.
+
+use bohf_confidence::{BetaSchedule, ConfidenceConfig};
+use bohf_core::error::ensure_positive;
+use bohf_core::{Error, Result};
+use bohf_gp::InferenceConfig;
+use serde::{Deserialize, Serialize};
+
+/// How POP-BO reports its estimate of the maximiser ([`bohf_core::Optimizer::recommend`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReportRule {
+    /// argmax of the MLE values Ẑ over the sampled points x₀, x₁, …, x_t (the authors' code,
+    /// `best_x_estim_method = 'max_mle'`, and the experiments of App. P; "POP-BO max-MLE"). The code
+    /// computes the report before appending the newest duel; bohf reports from all observed duels.
+    MaxMleSampled,
+    /// argmax over the whole candidate set of the minimum-norm MLE interpolant
+    /// f̂(x) = k_xᵀK⁻¹Ẑ (the code's `'grid_max_mle'`).
+    MaxMleGrid,
+    /// The theoretical rule of eq. (19): x_{t*} with
+    /// t* = argmin_{t ≤ T} 2(2B + λ^{−1/2}√β_t) σ_t^{ff′}((x_t, x′_t)), where σ_t^{ff′} is the
+    /// posterior-variance-like quantity of eq. (16) for the additive pair kernel
+    /// k^{ff′}((x, x′), (x̄, x̄′)) = k(x, x̄) + k(x′, x̄′) with regulariser λ, and β_t the configured
+    /// schedule at t (eq. (19) writes β(ε, δ/2, t); pass the theoretical schedule for that).
+    TheoreticalTStar {
+        /// λ > 0 of eq. (16) (the paper gives no value; default 1).
+        #[serde(default = "default_lambda")]
+        lambda: f64,
+    },
+}
+
+fn default_lambda() -> f64 {
+    1.0
+}
+
+impl Default for ReportRule {
+    /// [`ReportRule::MaxMleSampled`], the experiments' rule.
+    fn default() -> Self {
+        ReportRule::MaxMleSampled
+    }
+}
+
+/// How the initial point x₀ is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum InitialPoint {
+    /// Uniformly at random among the candidates, from the RNG of the first `suggest` (the
+    /// experiments: "random starting points").
+    #[default]
+    Random,
+    /// A given candidate index.
+    Candidate {
+        /// The index of x₀.
+        index: usize,
+    },
+}
+
+/// Settings of [`crate::PopBo`].
+///
+/// Defaults are the paper's (App. P): B = 6 and β_t = β₀√t with β₀ = 1; no latent box; the report
+/// is the argmax of the MLE over the sampled points; x₀ uniformly random. The conic-solver settings
+/// are bohf-confidence's defaults except `confidence.acceptable_tolerance = 1e-5`: clarabel stops
+/// with `AlmostSolved` on a few of the hundreds of inner programs of a run, with gaps and residuals
+/// around 10⁻⁸–10⁻⁶, which is ample for ranking candidates whose advantages differ by far more;
+/// any worse status is an error that names the program. The kernel is
+/// `inference.kernel` (shared with the other BOHF methods, default Matérn-5/2 with ℓ = 0.1); POP-BO
+/// uses only that field of [`InferenceConfig`] — its MLE is the norm-constrained one of
+/// bohf-confidence, not the kernel logistic MLE of `inference.mle`.
+///
+/// The authors' code differs (notes 001 §5.2): β_t = β₀√(t + 1) ([`BetaSchedule::SqrtTPlusOne`]),
+/// per-function B and β₀, a latent box |z| ≤ 3 (`confidence.latent_box = 3`) and ε_K = 10⁻⁶
+/// (`confidence.nugget`). In TOML:
+///
+/// ```toml
+/// [inference]
+/// kernel = { kind = "matern52", lengthscales = [4.5, 4.5] }
+/// [confidence]
+/// norm_bound = 6.0
+/// latent_box = 3.0
+/// nugget = 1e-6
+/// [beta]
+/// sqrt_t_plus_one = { beta0 = 1.0 }
+/// [report]
+/// kind = "max_mle_sampled"
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PopBoConfig {
+    /// The kernel (only `inference.kernel` is used).
+    pub inference: InferenceConfig,
+    /// B, the optional latent box, the nugget ε_K and the conic-solver settings.
+    pub confidence: ConfidenceConfig,
+    /// The width β_t of the likelihood-ratio confidence set after t duels.
+    pub beta: BetaSchedule,
+    /// How the estimate of the maximiser is reported.
+    pub report: ReportRule,
+    /// How x₀ is chosen.
+    pub initial: InitialPoint,
+}
+
+impl Default for PopBoConfig {
+    fn default() -> Self {
+        Self {
+            inference: InferenceConfig::default(),
+            confidence: ConfidenceConfig { acceptable_tolerance: 1e-5, ..ConfidenceConfig::default() },
+            beta: BetaSchedule::SqrtT { beta0: 1.0 },
+            report: ReportRule::default(),
+            initial: InitialPoint::default(),
+        }
+    }
+}
+
+impl PopBoConfig {
+    /// Errors naming the first invalid field (`lengthscale`, `norm_bound`, `beta0`, `lambda`, …).
+    pub fn validate(&self) -> Result<()> {
+        self.inference.kernel.build()?;
+        self.confidence.validate()?;
+        self.beta.validate()?;
+        if let ReportRule::TheoreticalTStar { lambda } = self.report {
+            ensure_positive("report.lambda", lambda)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the settings that depend on the candidate set (x₀'s index).
+    pub(crate) fn validate_for(&self, candidates: usize) -> Result<()> {
+        self.validate()?;
+        if let InitialPoint::Candidate { index } = self.initial
+            && index >= candidates
+        {
+            return Err(Error::invalid(
+                "initial.index",
+                format!("candidate {index} does not exist (the domain has {candidates} candidates)"),
+            ));
+        }
+        Ok(())
+    }
+}

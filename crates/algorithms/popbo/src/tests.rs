@@ -1,0 +1,249 @@
+//! Behaviour tests of POP-BO against independent computations.
+
+use crate::{InitialPoint, PopBo, PopBoConfig, ReportRule, pair_sigmas, t_star};
+use bohf_confidence::BetaSchedule;
+use bohf_core::rand::RngExt;
+use bohf_core::rng::seeded;
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, SearchContext};
+use bohf_kernels::KernelSpec;
+use nalgebra::DMatrix;
+
+/// A 2-D grid on [0, 1]² with `m` points per side.
+fn grid(m: usize) -> FiniteDomain {
+    bohf_core::BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(m).unwrap()
+}
+
+fn config(b: f64, lengthscale: f64) -> PopBoConfig {
+    let mut c = PopBoConfig::default();
+    c.confidence.norm_bound = b;
+    c.inference.kernel = KernelSpec { lengthscale: Some(lengthscale), ..KernelSpec::default() };
+    c
+}
+
+/// A smooth utility with its maximum at (0.7, 0.3), scaled so that differences are a few units.
+fn utility(x: &[f64]) -> f64 {
+    3.0 * (-((x[0] - 0.7).powi(2) + (x[1] - 0.3).powi(2)) / 0.08).exp()
+}
+
+/// Runs `steps` steps answering with BTL draws from `utility` (seeded), returning the history.
+fn run(p: &mut PopBo, steps: usize, seed: u64) -> Vec<(Query, Answer)> {
+    let mut rng = seeded(seed);
+    let mut answers = seeded(seed + 1000);
+    let mut history = Vec::new();
+    for _ in 0..steps {
+        let q = p.suggest(&mut rng).unwrap();
+        let Query::Duel(x, y) = &q else { unreachable!() };
+        let prob = 1.0 / (1.0 + (-(utility(&x.coords) - utility(&y.coords))).exp());
+        let a = Answer::Duel { first_wins: answers.random::<f64>() < prob };
+        p.observe(&q, a).unwrap();
+        history.push((q, a));
+    }
+    history
+}
+
+#[test]
+fn first_step_is_the_closed_form_farthest_point() {
+    // With no data, A_1(x) = B √(k(x,x) − 2k(x,x₀) + k(x₀,x₀)) (notes §3.4): for a stationary
+    // kernel the farthest candidate from x₀ wins.
+    let dom = FiniteDomain::linspace(0.0, 1.0, 25).unwrap();
+    let ctx = SearchContext::new(dom, 10).unwrap();
+    let mut cfg = config(2.0, 0.2);
+    cfg.initial = InitialPoint::Candidate { index: 6 };
+    let mut p = PopBo::new(&ctx, cfg).unwrap();
+    let q = p.suggest(&mut seeded(0)).unwrap();
+    let Query::Duel(x, y) = q else { unreachable!() };
+    assert_eq!((x.index, y.index), (Some(24), Some(6)));
+    let k = |r: f64| {
+        let s = 5f64.sqrt() * r / 0.2;
+        (1.0 + s + s * s / 3.0) * (-s).exp()
+    };
+    let want = 2.0 * (2.0 - 2.0 * k(1.0 - 0.25)).sqrt();
+    let info = p.last_step().unwrap();
+    // Interior-point tolerance 1e−8 on a value of order 3: agreement to 1e−6.
+    assert!((info.advantage - want).abs() < 1e-6, "{} vs {want}", info.advantage);
+    let all = p.optimistic_advantages().unwrap();
+    for (i, a) in all.iter().enumerate() {
+        let r = (i as f64 / 24.0 - 0.25).abs();
+        assert!((a - 2.0 * (2.0 - 2.0 * k(r)).max(0.0).sqrt()).abs() < 1e-6, "candidate {i}");
+    }
+}
+
+#[test]
+fn pruned_argmax_equals_the_brute_force_argmax() {
+    for seed in 0..4 {
+        let ctx = SearchContext::new(grid(9), 20).unwrap();
+        let mut cfg = config(3.0, 0.25);
+        cfg.beta = BetaSchedule::SqrtT { beta0: 0.5 + seed as f64 * 0.3 };
+        let mut p = PopBo::new(&ctx, cfg).unwrap();
+        run(&mut p, 6 + 2 * seed as usize, seed);
+        let exact = p.optimistic_advantages().unwrap();
+        let q = p.suggest(&mut seeded(99)).unwrap();
+        let Query::Duel(x, y) = q else { unreachable!() };
+        let info = *p.last_step().unwrap();
+        let max = exact.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        // Both are interior-point solutions with tolerance 1e−8 (values of order B = 3): 1e−6.
+        assert!((info.advantage - max).abs() < 1e-6, "seed {seed}: {} vs {max}", info.advantage);
+        assert!((exact[x.index.unwrap()] - max).abs() < 1e-6);
+        assert_eq!(y.index, p.reference());
+        assert!(info.solved <= info.candidates);
+        // The advantage at the reference is 0 (f̃(x′) − f̃(x′)); the MLE is feasible, so every
+        // advantage is at least f̂(x) − f̂(x′).
+        let r = p.reference().unwrap();
+        assert!(exact[r].abs() < 1e-6, "{}", exact[r]);
+        let fhat = p.mle_on_candidates().unwrap();
+        for (i, a) in exact.iter().enumerate() {
+            assert!(*a >= fhat[i] - fhat[r] - 1e-6, "candidate {i}: {a} < {}", fhat[i] - fhat[r]);
+        }
+    }
+}
+
+#[test]
+fn pruning_solves_fewer_programs_than_candidates() {
+    let ctx = SearchContext::new(grid(20), 30).unwrap();
+    let mut p = PopBo::new(&ctx, config(3.0, 0.2)).unwrap();
+    run(&mut p, 10, 3);
+    p.suggest(&mut seeded(0)).unwrap();
+    let info = p.last_step().unwrap();
+    assert_eq!(info.candidates, 400);
+    assert!(info.solved < 400, "solved {}", info.solved);
+}
+
+#[test]
+fn replaying_the_history_reproduces_the_state() {
+    let ctx = SearchContext::new(grid(8), 20).unwrap();
+    let mut a = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    let history = run(&mut a, 8, 11);
+    // One by one, without suggest.
+    let mut b = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    for (q, ans) in &history {
+        b.observe(q, *ans).unwrap();
+    }
+    // All at once.
+    let mut c = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    c.observe_all(&history).unwrap();
+    assert_eq!(a.duels(), b.duels());
+    assert_eq!(a.duels(), c.duels());
+    assert_eq!(a.initial_point(), b.initial_point());
+    let qa = a.suggest(&mut seeded(5)).unwrap();
+    let qb = b.suggest(&mut seeded(6)).unwrap();
+    let qc = c.suggest(&mut seeded(7)).unwrap();
+    assert_eq!(qa, qb);
+    assert_eq!(qa, qc);
+    assert_eq!(a.recommend().unwrap(), b.recommend().unwrap());
+    // The same seed gives the same x₀ and run.
+    let mut d = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    assert_eq!(run(&mut d, 8, 11), history);
+}
+
+#[test]
+fn report_rules_match_independent_computations() {
+    let dom = grid(7);
+    let ctx = SearchContext::new(dom.clone(), 20).unwrap();
+    let mut p = PopBo::new(&ctx, config(3.0, 0.3)).unwrap();
+    run(&mut p, 10, 21);
+    let problem = p.problem().unwrap();
+    let mle = p.mle().unwrap();
+    let support = problem.support().unwrap().to_vec();
+    // Max-MLE over the sampled points.
+    let best = (0..support.len()).max_by(|&i, &j| mle.z[i].total_cmp(&mle.z[j])).unwrap();
+    assert_eq!(p.report().unwrap(), support[best]);
+    assert_eq!(p.recommend().unwrap().index, Some(support[best]));
+    // Max of the min-norm interpolant f̂(x) = k_xᵀ(K + εI)⁻¹Ẑ, by an LU solve on the support Gram.
+    let k = p.base_gram();
+    let n = support.len();
+    let eps = problem.jitter();
+    let ks = DMatrix::from_fn(n, n, |i, j| k[(support[i], support[j])] + if i == j { eps } else { 0.0 });
+    let alpha = ks.lu().solve(&mle.z).unwrap();
+    let fhat: Vec<f64> = (0..dom.len()).map(|x| (0..n).map(|i| k[(support[i], x)] * alpha[i]).sum::<f64>()).collect();
+    let got = p.mle_on_candidates().unwrap();
+    for (a, b) in got.iter().zip(&fhat) {
+        // K has condition number up to ~1e6 on this grid; values of order 1: 1e−6.
+        assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+    }
+    let mut grid_cfg = config(3.0, 0.3);
+    grid_cfg.report = ReportRule::MaxMleGrid;
+    let mut g = PopBo::new(&ctx, grid_cfg).unwrap();
+    g.observe_all(&p.duels().iter().map(|&(i, j, w)| duel(&dom, i, j, w)).collect::<Vec<_>>()).unwrap();
+    let argmax = (0..fhat.len()).max_by(|&i, &j| fhat[i].total_cmp(&fhat[j])).unwrap();
+    assert_eq!(g.report().unwrap(), argmax);
+    // Theoretical t*: x_{t*} with the smallest 2(2B + λ^{−1/2}√β_t)σ_t.
+    let mut t_cfg = config(3.0, 0.3);
+    t_cfg.report = ReportRule::TheoreticalTStar { lambda: 0.5 };
+    let mut t = PopBo::new(&ctx, t_cfg).unwrap();
+    t.observe_all(&p.duels().iter().map(|&(i, j, w)| duel(&dom, i, j, w)).collect::<Vec<_>>()).unwrap();
+    let pairs: Vec<(usize, usize)> = p.duels().iter().map(|d| (d.0, d.1)).collect();
+    let sig = pair_sigmas(k, &pairs, 0.5).unwrap();
+    let betas: Vec<f64> = (1..=pairs.len()).map(|s| (s as f64).sqrt()).collect();
+    let ts = t_star(3.0, 0.5, &betas, &sig).unwrap();
+    assert_eq!(t.report().unwrap(), pairs[ts].0);
+}
+
+fn duel(dom: &FiniteDomain, i: usize, j: usize, first_wins: bool) -> (Query, Answer) {
+    (Query::Duel(dom.point(i).unwrap(), dom.point(j).unwrap()), Answer::Duel { first_wins })
+}
+
+#[test]
+fn finds_the_maximum_of_a_smooth_utility() {
+    // 30 steps on a 12×12 grid (the Table 2 budget): the reported point is near (0.7, 0.3).
+    let dom = grid(12);
+    let ctx = SearchContext::new(dom.clone(), 30).unwrap();
+    let mut regrets = Vec::new();
+    for seed in 0..3 {
+        let mut p = PopBo::new(&ctx, config(4.0, 0.25)).unwrap();
+        run(&mut p, 30, 40 + seed);
+        let best = p.recommend().unwrap();
+        regrets.push(3.0 - utility(&best.coords));
+    }
+    let mean = regrets.iter().sum::<f64>() / 3.0;
+    // A random point has expected regret ≈ 2.6 (most of the square is far from the bump).
+    assert!(mean < 1.0, "{regrets:?}");
+}
+
+#[test]
+fn protocol_and_config_errors() {
+    let dom = grid(5);
+    let ctx = SearchContext::new(dom.clone(), 5).unwrap();
+    let named = |cfg: PopBoConfig, field: &str| {
+        let e = PopBo::new(&ctx, cfg).unwrap_err().to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    };
+    let mut c = PopBoConfig::default();
+    c.confidence.norm_bound = 0.0;
+    named(c, "norm_bound");
+    named(PopBoConfig { beta: BetaSchedule::SqrtT { beta0: -1.0 }, ..Default::default() }, "beta0");
+    named(PopBoConfig { initial: InitialPoint::Candidate { index: 25 }, ..Default::default() }, "initial.index");
+    named(PopBoConfig { report: ReportRule::TheoreticalTStar { lambda: 0.0 }, ..Default::default() }, "lambda");
+    let mut c = PopBoConfig::default();
+    c.inference.kernel.lengthscale = Some(-1.0);
+    named(c, "lengthscale");
+
+    let mut p = PopBo::new(&ctx, config(2.0, 0.3)).unwrap();
+    let q = p.suggest(&mut seeded(1)).unwrap();
+    let Query::Duel(x, y) = &q else { unreachable!() };
+    // Not the pending duel.
+    let swapped = Query::Duel(y.clone(), x.clone());
+    assert!(matches!(p.observe(&swapped, Answer::Duel { first_wins: true }), Err(Error::InvalidParameter { .. })));
+    // Wrong answer kind, wrong query kind, wrong coordinates, index out of range.
+    assert!(p.observe(&q, Answer::Value(1.0)).is_err());
+    assert!(p.observe(&Query::Evaluate(x.clone()), Answer::Value(1.0)).is_err());
+    let moved = Query::Duel(Point::candidate(x.index.unwrap(), vec![9.0, 9.0]), y.clone());
+    assert!(p.observe(&moved, Answer::Duel { first_wins: true }).is_err());
+    let far = Query::Duel(Point::candidate(99, vec![0.0, 0.0]), y.clone());
+    assert!(matches!(p.observe(&far, Answer::Duel { first_wins: true }), Err(Error::IndexOutOfRange { .. })));
+    // Nothing changed; the right duel is accepted.
+    assert!(p.duels().is_empty());
+    p.observe(&q, Answer::Duel { first_wins: false }).unwrap();
+    assert_eq!(p.duels().len(), 1);
+}
+
+#[test]
+fn defaults_are_the_papers() {
+    let c = PopBoConfig::default();
+    // App. P: B = 6, β_t = β₀√t with β₀ = 1; the report of the experiments; random x₀.
+    assert_eq!(c.confidence.norm_bound, 6.0);
+    assert_eq!(c.beta, BetaSchedule::SqrtT { beta0: 1.0 });
+    assert_eq!(c.report, ReportRule::MaxMleSampled);
+    assert_eq!(c.initial, InitialPoint::Random);
+    assert_eq!(c.confidence.latent_box, None);
+    c.validate().unwrap();
+}
