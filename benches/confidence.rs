@@ -8,6 +8,11 @@
 //! * `argmax_pruned_400_t30`: a whole POP-BO step's inner search: set setup, 400 candidates, pruned
 //!   argmax (prints how many programs were solved).
 //! * `argmax_all_400_t30`: the same solving all 400 programs (the unpruned reference).
+//!
+//! Medians measured (`--quick`, 2 cores shared with concurrent builds, load ≈ 5): MLE 6.7 ms
+//! (39 interior-point iterations at tolerance 1e-11), set setup 0.28 ms, one advantage 2.6 ms
+//! (19 iterations; clarabel's own time 1.6 ms), pruned argmax 28 ms (8 of 400 programs solved),
+//! all 400 programs 1.34 s.
 
 use bohf::confidence::{BetaSchedule, Candidate, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 use bohf::core::rng;
@@ -58,7 +63,10 @@ fn bench(c: &mut Criterion) {
         let mut set = ConfidenceSet::new(&problem, &mle, s.beta).unwrap();
         let search = set.maximise_advantage(&cands, reference).unwrap();
         let one = set.optimistic_advantage(&cands[137], reference).unwrap();
-        eprintln!("one advantage: {} iterations, {:.2e} s clarabel time; MLE {} iterations", one.info.iterations, one.info.solve_time, mle.info.iterations);
+        eprintln!(
+            "one advantage: {} iterations, {:.2e} s clarabel time; MLE {} iterations",
+            one.info.iterations, one.info.solve_time, mle.info.iterations
+        );
         eprintln!(
             "pruned argmax at t = 30: {} of 400 programs solved, value {:.4} at candidate {}",
             search.solved, search.value, search.best

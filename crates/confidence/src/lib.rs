@@ -23,14 +23,17 @@
 //!
 //! Everything that does not depend on x is built once per step: the Gram factor and observation
 //! rows ([`ConfidenceProblem`]), the MLE, and the clarabel solver with its constraint data
-//! ([`ConfidenceSet`]); a candidate changes only the objective vector (and, with the latent box, two
-//! constraint rows), updated in place. Clarabel is an interior-point method without warm starts, so
-//! the saving is the setup; the big saving is pruning: the value at x is the support function of one
-//! convex set in the B-ball, so B‖g_x‖ (the t = 0 closed form B√(k(x,x) − 2k(x,x′) + k(x′,x′)) on the
-//! support) bounds it from above, every solved candidate adds a halfspace that tightens the bound at
-//! all others, and feasible points (the MLE, earlier optima) bound it from below.
+//! ([`ConfidenceSet::new`]); a candidate changes only the objective vector (and, with the latent box,
+//! two constraint rows), updated in place. Clarabel is an interior-point method without warm starts,
+//! so the saving there is the setup; the big saving is pruning. The value at x is the support
+//! function of one convex set inside the B-ball, so B‖g_x‖ (on the support, the t = 0 closed form
+//! B√(k(x,x) − 2k(x,x′) + k(x′,x′))) bounds it from above; every halfspace containing the set
+//! tightens that bound at all candidates at once (closed form for ball ∩ halfspace): the likelihood
+//! tangents at the MLE and at each optimum found (ℓ is concave), and the supporting halfspace of each
+//! solved direction. Feasible points (the MLE, earlier optima) bound it from below.
 //! [`ConfidenceSet::maximise_advantage`] solves candidates in decreasing order of their bound and
-//! stops when no bound can beat the best value.
+//! stops when no bound can beat the best value: at POP-BO's Table-2 size (t = 30, 400 candidates) it
+//! solved 8 programs instead of 400 (`benches/confidence.rs`). Per step, POP-BO then does:
 //!
 //! ```
 //! use bohf_confidence::{BetaSchedule, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
