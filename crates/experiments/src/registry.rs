@@ -11,6 +11,7 @@
 //! | `gp-ucb` | GP-UCB with scalar feedback | `bohf-baselines` |
 //! | `gp-ts` | GP-TS with scalar feedback | `bohf-baselines` |
 //! | `random` | uniformly random duels | `bohf-baselines` |
+//! | `pop-bo` | POP-BO (Xu et al. 2024) | `bohf-popbo` |
 //!
 //! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, validation and
 //! constructor) and being added with [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with
@@ -58,6 +59,7 @@ registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig);
 registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig);
 registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig);
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig);
+registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig);
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
@@ -166,6 +168,10 @@ impl Registry {
             AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback"),
             AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback"),
             AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),
+            AlgorithmEntry::of::<bohf_popbo::PopBo>(
+                "pop-bo",
+                "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
+            ),
         ];
         for e in entries {
             r.register(e).expect("built-in names are distinct");

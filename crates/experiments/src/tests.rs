@@ -397,7 +397,7 @@ fn every_builtin_algorithm_runs_and_is_deterministic_across_threads() {
     spec.horizon = 30;
     spec.runs = 2;
     spec.algorithms = Registry::builtin().names().into_iter().map(AlgorithmSpec::named).collect();
-    assert_eq!(spec.labels(), ["pf-ts", "mr-lpf", "maxminlcb", "gp-ucb", "gp-ts", "random"]);
+    assert_eq!(spec.labels(), ["pf-ts", "mr-lpf", "maxminlcb", "gp-ucb", "gp-ts", "random", "pop-bo"]);
     let one = run_with_threads(&spec, 1);
     let two = run_with_threads(&spec, 2);
     assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
