@@ -65,7 +65,7 @@ fn covered(
 }
 
 pub fn pfts_lemma1(quick: bool) -> Vec<Row> {
-    let (seeds, t_max) = if quick { (30, 50) } else { (200, 100) };
+    let (seeds, t_max) = if quick { (30, 50) } else { (1000, 100) };
     let result = (|| -> bohf_core::Result<Vec<Row>> {
         let n = 30;
         let inst = instance(n)?;
@@ -153,7 +153,7 @@ pub fn pfts_lemma1(quick: bool) -> Vec<Row> {
 }
 
 pub fn mrlpf_interval(quick: bool) -> Vec<Row> {
-    let (seeds, n_duels) = if quick { (30, 40) } else { (200, 100) };
+    let (seeds, n_duels) = if quick { (30, 40) } else { (1000, 100) };
     let result = (|| -> bohf_core::Result<Vec<Row>> {
         let n = 30;
         let inst = instance(n)?;

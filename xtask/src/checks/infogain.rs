@@ -96,6 +96,8 @@ fn one_kernel(family: Family, d: usize, t_max: usize, quick: bool, tag: &str) ->
     // The local slope over the last half of the window, to show the trend (reported, not judged).
     let tail: Vec<(f64, f64)> = pts.iter().copied().filter(|(t, _)| *t >= (t_max / 2) as f64).collect();
     let tail_slope = log_log_fit(&tail)?.slope;
+    let order_tail: Vec<(f64, f64)> = order_pts.iter().copied().filter(|(t, _)| *t >= (t_max / 2) as f64).collect();
+    let order_tail_slope = log_log_fit(&order_tail)?.slope;
     rows.push(Row::at_most(
         &format!("infogain.growth.{}", slug(tag)),
         &format!(
@@ -104,7 +106,7 @@ fn one_kernel(family: Family, d: usize, t_max: usize, quick: bool, tag: &str) ->
         ),
         &format!("greedy slope (over [{}, {t_max}] alone: {})", t_max / 2, fmt(tail_slope)),
         slope,
-        "slope of the order",
+        &format!("slope of the order (over [{}, {t_max}] alone: {})", t_max / 2, fmt(order_tail_slope)),
         order_slope,
     ));
     if family == Family::Se {

@@ -2,6 +2,7 @@
 
 pub mod constants;
 pub mod coverage;
+pub mod elimination;
 pub mod identities;
 pub mod infogain;
 pub mod regret;
@@ -34,7 +35,9 @@ pub fn catalogue() -> Vec<Check> {
         Check { name: "schedule.mrlpf", in_quick: true, run: constants::mrlpf_schedule },
         Check { name: "coverage.pfts-lemma1", in_quick: true, run: coverage::pfts_lemma1 },
         Check { name: "coverage.mrlpf-eq12", in_quick: true, run: coverage::mrlpf_interval },
+        Check { name: "elimination.mrlpf-best-kept", in_quick: true, run: elimination::best_never_eliminated },
         Check { name: "regret.growth", in_quick: true, run: regret::regret_growth },
+        Check { name: "regret.mrlpf-explicit-bound", in_quick: true, run: regret::mrlpf_explicit_bound },
     ]
 }
 
@@ -51,6 +54,6 @@ pub const PENDING: &[(&str, &str)] = &[
     ("bohf-cli", "the `bohf` binary's registry listing (docs then read the CLI's registry)"),
     (
         "explicit regret bounds",
-        "PF-TS explicit bound (C′ = 85, d_T) and MR-LPF 2CRβ_(R)√Γ(√T+1) evaluated with theoretical β runs; Lemmas 2–4 of PF-TS",
+        "PF-TS explicit bound (C′ = 85, d_T) with theoretical-β runs; PF-TS Lemmas 2–4 (sample concentration, anti-concentration, unsaturated arms); MR-LPF simple regret eq. (16) and the μ(h) ∈ [1/4, 3/4] claim after round 1 (needs T ≥ T₀, not reached)",
     ),
 ];
