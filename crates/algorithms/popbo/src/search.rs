@@ -3,10 +3,10 @@
 //! In the whitened variables of bohf-confidence (K + εI = LLᵀ, Z = Lw, f̃(x) = l_xᵀw + ρ_x ω), the
 //! optimistic advantage at x against the support point r is the support function of one convex set
 //!
-//! A(x) = h(g_x) = max { g_xᵀp : p = (w, ω) ∈ C },  g_x = (l_x − L[r,:]ᵀ, ρ_x),
+//! A(x) = h(g_x) = max { g_xᵀp : p = (w, ω) ∈ C },  g_x = (l_x − L\[r,:\]ᵀ, ρ_x),
 //! C = {‖p‖ ≤ B, ℓ(w) ≥ ℓ* − β} (∩ the latent box, if configured),
 //!
-//! with ℓ(w) = −Σ_τ softplus(−r_τᵀw), r_τ = s_τ (L[i_τ,:] − L[j_τ,:]) (POP-BO eq. (21), (24)). The
+//! with ℓ(w) = −Σ_τ softplus(−r_τᵀw), r_τ = s_τ (L\[i_τ,:\] − L\[j_τ,:\]) (POP-BO eq. (21), (24)). The
 //! screening uses two certified bounds and solves exactly (clarabel, [`ConfidenceSet::optimistic_advantage`])
 //! only the candidates whose upper bound can still beat the best value found:
 //!
@@ -66,7 +66,7 @@ pub fn ball_halfspace_support(g: &DVector<f64>, u: &DVector<f64>, c: f64, b: f64
     c * alpha / unorm + b * perp * (1.0 - r * r).max(0.0).sqrt()
 }
 
-/// The whitened observation rows r_τ = s_τ(L[i,:] − L[j,:]) (duels) or s_τ L[i,:] (labels), m×n.
+/// The whitened observation rows r_τ = s_τ(L\[i,:\] − L\[j,:\]) (duels) or s_τ L\[i,:\] (labels), m×n.
 fn observation_rows(problem: &ConfidenceProblem) -> DMatrix<f64> {
     let l = problem.cholesky().l();
     let n = l.nrows();
