@@ -39,6 +39,87 @@ pub fn beta1(norm_bound: f64, epsilon: f64, delta: f64, t: usize, log_covering: 
     Ok((32.0 * tf * norm_bound * norm_bound * log_term).sqrt() + cl * epsilon * tf)
 }
 
+/// The σ-related constants of POP-BO Appendix B for a norm bound B (differences u ∈ [−2B, 2B]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SigmoidConstants {
+    /// σ_lo = 1/(1 + e^{2B}).
+    pub sigma_lo: f64,
+    /// σ_hi = 1/(1 + e^{−2B}).
+    pub sigma_hi: f64,
+    /// σ′_lo = 1/(2 + e^{2B} + e^{−2B}) = 1/(4cosh²B).
+    pub dsigma_lo: f64,
+    /// σ′_hi = 1/4.
+    pub dsigma_hi: f64,
+    /// B_p = σ_hi/σ_lo − σ_lo/σ_hi (= e^{2B} − e^{−2B}).
+    pub b_p: f64,
+    /// H_σ = 1/(2σ_hi²).
+    pub h_sigma: f64,
+    /// C_L = 1 + 2/(1 + e^{−2B}).
+    pub c_l: f64,
+}
+
+impl SigmoidConstants {
+    /// The constants for norm bound B > 0.
+    pub fn new(norm_bound: f64) -> Result<Self> {
+        let c_l = lipschitz_constant(norm_bound)?;
+        let e = (2.0 * norm_bound).exp();
+        let sigma_lo = 1.0 / (1.0 + e);
+        let sigma_hi = 1.0 / (1.0 + 1.0 / e);
+        Ok(Self {
+            sigma_lo,
+            sigma_hi,
+            dsigma_lo: 1.0 / (2.0 + e + 1.0 / e),
+            dsigma_hi: 0.25,
+            b_p: sigma_hi / sigma_lo - sigma_lo / sigma_hi,
+            h_sigma: 1.0 / (2.0 * sigma_hi * sigma_hi),
+            c_l,
+        })
+    }
+}
+
+/// The width of the duel-wise elliptical bound, POP-BO Lemma 3.5 / eq. (13), with the notes'
+/// reconstruction (Appendix B items 2–3): prefactor 1/(H_σ σ′_lo²) and 6δ inside β₂'s log,
+///
+/// ```text
+/// β(ε, δ/2, t) = (β₂(ε, δ/2, t) + 2β₁(ε, δ/2, t)) / (H_σ σ′_lo²),
+/// β₂(ε, δ, t) = 8H_σσ′_hi²ε²t + 2C_Lεt + √(8tB_p² log(π²t²N/(6δ))).
+/// ```
+///
+/// `delta` is the overall δ (halved inside). Used by POP-BO's theoretical reporting rule, eq. (19).
+pub fn beta_lemma35(norm_bound: f64, epsilon: f64, delta: f64, t: usize, log_covering: f64) -> Result<f64> {
+    let c = SigmoidConstants::new(norm_bound)?;
+    let b1 = beta1(norm_bound, epsilon, delta / 2.0, t, log_covering)?;
+    if t == 0 {
+        return Ok(0.0);
+    }
+    let tf = t as f64;
+    let log_term = (PI * PI * tf * tf / (6.0 * delta / 2.0)).ln() + log_covering;
+    let b2 = 8.0 * c.h_sigma * c.dsigma_hi.powi(2) * epsilon * epsilon * tf
+        + 2.0 * c.c_l * epsilon * tf
+        + (8.0 * tf * c.b_p * c.b_p * log_term).sqrt();
+    Ok((b2 + 2.0 * b1) / (c.h_sigma * c.dsigma_lo * c.dsigma_lo))
+}
+
+/// COBOL's α₁ (Lemma 3.2) for unary labels: √(32 n B² log(π²t²N/(6δ))) + 2εt, n = number of labels,
+/// t = iteration (n ≤ t); 0 when n = 0.
+pub fn alpha1_cobol(
+    norm_bound: f64,
+    epsilon: f64,
+    delta: f64,
+    labels: usize,
+    t: usize,
+    log_covering: f64,
+) -> Result<f64> {
+    ensure_positive("norm_bound", norm_bound)?;
+    beta1(norm_bound, epsilon, delta, t.max(1), log_covering)?; // validates ε, δ, log N
+    if labels == 0 {
+        return Ok(0.0);
+    }
+    let tf = t.max(1) as f64;
+    let log_term = (PI * PI * tf * tf / (6.0 * delta)).ln() + log_covering;
+    Ok((32.0 * labels as f64 * norm_bound * norm_bound * log_term).sqrt() + 2.0 * epsilon * tf)
+}
+
 /// How β grows with the number t of observations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -131,6 +212,48 @@ mod tests {
         assert!(b(10, 1.0, 0.1, 1.0) < b(10, 2.0, 0.1, 1.0));
         assert!(b(10, 1.0, 0.1, 1.0) < b(10, 1.0, 0.1, 2.0));
         assert!(b(10, 1.0, 0.1, 1.0) > b(10, 1.0, 0.2, 1.0));
+    }
+
+    #[test]
+    fn appendix_b_constants_match_the_notes_table() {
+        // POP-BO notes §2.4 (computed independently in Python): B, σ_lo, σ′_lo, B_p, H_σ, 1/(H_σσ′_lo²).
+        let table = [
+            (0.5, 0.26894, 0.19661, 2.3504, 0.93555, 27.65),
+            (1.0, 0.11920, 0.10499, 7.2537, 0.64449, 140.75),
+            (2.0, 0.017986, 0.017663, 54.580, 0.51848, 6182.3),
+            (3.0, 2.4726e-3, 2.4665e-3, 403.43, 0.50248, 3.271e5),
+        ];
+        for (b, slo, dslo, bp, hs, pref) in table {
+            let c = SigmoidConstants::new(b).unwrap();
+            // The table has 4–5 significant digits.
+            assert_relative_eq!(c.sigma_lo, slo, max_relative = 5e-4);
+            assert_relative_eq!(c.dsigma_lo, dslo, max_relative = 5e-4);
+            assert_relative_eq!(c.b_p, bp, max_relative = 5e-4);
+            assert_relative_eq!(c.h_sigma, hs, max_relative = 5e-4);
+            assert_relative_eq!(1.0 / (c.h_sigma * c.dsigma_lo * c.dsigma_lo), pref, max_relative = 5e-4);
+            // Closed forms of the notes: B_p = 2 sinh(2B), 1/σ′_lo = 4cosh²B.
+            assert_relative_eq!(c.b_p, 2.0 * (2.0 * b).sinh(), max_relative = 1e-12);
+            assert_relative_eq!(1.0 / c.dsigma_lo, 4.0 * b.cosh().powi(2), max_relative = 1e-12);
+        }
+    }
+
+    #[test]
+    fn lemma35_and_cobol_widths_by_hand() {
+        // t = 3, B = 1, ε = 0.1, δ = 0.2 (δ/2 = 0.1 inside), log N = 1.
+        let c = SigmoidConstants::new(1.0).unwrap();
+        let l = (9.0 * PI * PI / 0.6).ln() + 1.0;
+        let b1 = (96.0 * l).sqrt() + c.c_l * 0.3;
+        let b2 = 8.0 * c.h_sigma / 16.0 * 0.01 * 3.0 + 2.0 * c.c_l * 0.3 + (24.0 * c.b_p * c.b_p * l).sqrt();
+        let by_hand = (b2 + 2.0 * b1) / (c.h_sigma * c.dsigma_lo * c.dsigma_lo);
+        assert_relative_eq!(beta_lemma35(1.0, 0.1, 0.2, 3, 1.0).unwrap(), by_hand, max_relative = 1e-13);
+        // Monotone in t (the regret proof uses β(ε, δ/2, t−1) ≤ β(ε, δ/2, t)).
+        assert!(beta_lemma35(1.0, 0.1, 0.2, 3, 1.0).unwrap() < beta_lemma35(1.0, 0.1, 0.2, 4, 1.0).unwrap());
+        // COBOL: n = 5 labels at t = 8.
+        let l8 = (64.0 * PI * PI / 0.6).ln() + 1.0;
+        let a = (32.0 * 5.0 * 4.0 * l8).sqrt() + 2.0 * 0.1 * 8.0;
+        assert_relative_eq!(alpha1_cobol(2.0, 0.1, 0.1, 5, 8, 1.0).unwrap(), a, max_relative = 1e-13);
+        assert_eq!(alpha1_cobol(2.0, 0.1, 0.1, 0, 8, 1.0).unwrap(), 0.0);
+        assert!(alpha1_cobol(-2.0, 0.1, 0.1, 1, 8, 1.0).unwrap_err().to_string().contains("norm_bound"));
     }
 
     #[test]

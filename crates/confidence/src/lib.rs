@@ -12,7 +12,9 @@
 //! * [`ConfidenceSet`]: C_t = {‖f̃‖ ≤ B, ℓ(f̃) ≥ ℓ* − β}; at a [`Candidate`] x: the optimistic
 //!   advantage max_{f̃∈C_t} f̃(x) − f̃(x_r) (POP-BO eq. (24)) and the pointwise bounds sup/inf f̃(x)
 //!   (eq. (12)); certified cheap bounds and a pruned argmax over a candidate list.
-//! * [`beta1`], [`BetaSchedule`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1).
+//! * [`beta1`], [`BetaSchedule`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1);
+//!   [`beta_lemma35`] (β(ε, δ/2, t) of Lemma 3.5, for the reporting rule (19)) with the
+//!   [`SigmoidConstants`] of App. B; COBOL's [`alpha1_cobol`].
 //! * [`doubling_test`], [`adapt_norm_bound`]: the B-doubling hypothesis test (POP-BO App. G).
 //!
 //! Every solve checks clarabel's status: anything but `Solved` (or an `AlmostSolved` whose gap and
@@ -70,7 +72,7 @@ mod doubling;
 mod problem;
 mod set;
 
-pub use beta::{BetaSchedule, beta1, lipschitz_constant};
+pub use beta::{BetaSchedule, SigmoidConstants, alpha1_cobol, beta_lemma35, beta1, lipschitz_constant};
 pub use clarabel::solver::SolverStatus;
 pub use config::ConfidenceConfig;
 pub use conic::SolveInfo;
