@@ -1,5 +1,5 @@
-//! Runs an experiment spec and writes its results folder (spec, CSV, JSON summary, plots), until
-//! the `bohf` command exists:
+//! Runs an experiment spec and writes its results folder (spec, CSV, JSON summary, plots): the
+//! library-only version of `bohf run` (which adds progress, resume and shards):
 //!
 //! ```text
 //! cargo run --release -p bohf-experiments --example run_spec -- SPEC.toml OUT_DIR [THREADS]

@@ -1,8 +1,8 @@
 //! # bohf-experiments
 //!
 //! Experiments for bohf: [TOML specs](spec), a parallel deterministic [runner], the papers'
-//! [regret metrics](metrics), [results](results) as CSV, [summaries](summary) as JSON, and
-//! [plots](plot) (PNG and SVG), and the [reproduction](reproduce) of the papers' experiments (their
+//! [regret metrics](metrics), [results] as CSV, [summaries](summary) as JSON, and
+//! [plots](mod@plot) (PNG and SVG), and the [reproduction](reproduce) of the papers' experiments (their
 //! claims, the rule that judges them, the reports).
 //!
 //! ```no_run

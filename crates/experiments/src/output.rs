@@ -7,7 +7,7 @@
 //! | `spec.toml` | the spec (parses back to the same spec) |
 //! | `steps.csv` | one row per run × step, with `elapsed_s` ([`crate::results`]) |
 //! | `summary.json` | mean and standard error per step and at the horizon ([`crate::summary`]) |
-//! | `regret_instantaneous.{png,svg}`, `regret_cumulative.{png,svg}` | the plots ([`crate::plot`]) |
+//! | `regret_instantaneous.{png,svg}`, `regret_cumulative.{png,svg}` | the plots ([`mod@crate::plot`]) |
 
 use crate::error::{ExperimentError, Result};
 use crate::plot::{Metric, plot};
