@@ -11,7 +11,8 @@
 //!   COBOL eq. (37)).
 //! * [`ConfidenceSet`]: C_t = {‖f̃‖ ≤ B, ℓ(f̃) ≥ ℓ* − β}; at a [`Candidate`] x: the optimistic
 //!   advantage max_{f̃∈C_t} f̃(x) − f̃(x_r) (POP-BO eq. (24)) and the pointwise bounds sup/inf f̃(x)
-//!   (eq. (12)); certified cheap bounds and a pruned argmax over a candidate list.
+//!   (eq. (12)); certified cheap bounds, a pruned argmax over a candidate list, and the sensitivity
+//!   of each value to the candidate's kernel values (for gradient search over a continuous domain).
 //! * [`beta1`], [`BetaSchedule`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1);
 //!   [`beta_lemma35`] (β(ε, δ/2, t) of Lemma 3.5, for the reporting rule (19)) with the
 //!   [`SigmoidConstants`] of App. B; COBOL's [`alpha1_cobol`].
@@ -78,7 +79,7 @@ pub use config::ConfidenceConfig;
 pub use conic::SolveInfo;
 pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
 pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
-pub use set::{AdvantageSearch, ConfidenceSet, ConicSolution};
+pub use set::{AdvantageSearch, ConfidenceSet, ConicSolution, KernelSensitivity};
 
 #[cfg(test)]
 mod tests;

@@ -56,6 +56,17 @@ pub struct AdvantageSearch {
     pub solved: usize,
 }
 
+/// First-order sensitivity of an optimal value v (advantage, sup or inf) to the candidate's kernel
+/// values: dv = d_kxᵀ dk_x + d_kxx dk(x,x). Chain it with ∂k(x_i, x)/∂x for gradient-based search
+/// over a continuous domain (POP-BO App. H's outer problem).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSensitivity {
+    /// ∂v/∂k_x.
+    pub d_kx: DVector<f64>,
+    /// ∂v/∂k(x, x).
+    pub d_kxx: f64,
+}
+
 #[derive(Debug, Clone)]
 struct Halfspace {
     u: DVector<f64>,
@@ -284,6 +295,43 @@ impl ConfidenceSet {
         let mut sol = self.maximise(&g, candidate, "pointwise lower bound (POP-BO eq. 12)")?;
         sol.value = -sol.value;
         Ok(sol)
+    }
+
+    /// The sensitivity of `solution`'s optimal value (from [`ConfidenceSet::optimistic_advantage`],
+    /// [`ConfidenceSet::upper_bound`] or [`ConfidenceSet::lower_bound`] at `candidate`) to the
+    /// candidate's kernel values. By the envelope theorem the value moves as the objective at the
+    /// fixed optimiser (w*, ω*), which depends on x only through l_x = L⁻¹k_x and
+    /// ρ_x = √(k(x,x) + ε − ‖l_x‖²):
+    ///
+    /// ```text
+    /// dv = w*ᵀ dl_x + ω* dρ_x = (L⁻ᵀ(w* − ω* l_x/ρ_x))ᵀ dk_x + ω*/(2ρ_x) dk(x,x).
+    /// ```
+    ///
+    /// Valid where the optimiser is unique and ρ_x > 0 (not at a support point), and only when the
+    /// candidate's latent-box row is inactive (otherwise an error).
+    pub fn kernel_sensitivity(&self, candidate: &Candidate, solution: &ConicSolution) -> Result<KernelSensitivity> {
+        self.check_candidate(candidate)?;
+        if solution.w.len() != self.layout.n {
+            return Err(Error::dims("solution (support size)", self.layout.n, solution.w.len()));
+        }
+        let rho = candidate.rho();
+        if rho <= 1e-10 {
+            return Err(Error::invalid(
+                "candidate",
+                format!("ρ_x = {rho:.2e}: the value is not differentiable at a support point"),
+            ));
+        }
+        if let Some(b) = self.data.latent_box
+            && solution.z_candidate.abs() >= b * (1.0 - 1e-6)
+        {
+            return Err(Error::invalid("candidate", "the latent box is active at the candidate: no envelope gradient"));
+        }
+        let v = &solution.w - candidate.coordinates() * (solution.omega / rho);
+        let d_kx = self.data.l.tr_solve_lower_triangular(&v).ok_or_else(|| Error::SolverFailed {
+            solver: "triangular solve".into(),
+            reason: "singular Cholesky factor".into(),
+        })?;
+        Ok(KernelSensitivity { d_kx, d_kxx: solution.omega / (2.0 * rho) })
     }
 
     /// Certified bounds (lower, upper) on the optimistic advantage at `candidate` without solving:

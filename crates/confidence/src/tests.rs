@@ -410,3 +410,46 @@ fn types_are_send() {
     send::<ConfidenceSet>();
     send::<MleFit>();
 }
+
+#[test]
+fn kernel_sensitivity_matches_finite_differences() {
+    // Central differences of the re-solved optimal values as the candidate x moves on the line
+    // (k_x(x) from the SE kernel, chain rule with ∂k(x_i, x)/∂x), and as k(x, x) alone moves.
+    let (k, obs) = duel_data();
+    let p = ConfidenceProblem::new(&k, &obs, &tight(2.0)).unwrap();
+    let mle = p.mle().unwrap();
+    let mut set = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
+    let xs = grid(6);
+    let kx = |x: f64| DVector::from_fn(6, |i, _| (-(xs[i] - x).powi(2) / (2.0 * 0.09)).exp());
+    let dkx = |x: f64| DVector::from_fn(6, |i, _| (-(xs[i] - x).powi(2) / (2.0 * 0.09)).exp() * (xs[i] - x) / 0.09);
+    let h = 1e-4;
+    type Program = fn(&mut ConfidenceSet, &Candidate) -> ConicSolution;
+    let programs: [(&str, Program); 3] = [
+        ("advantage", |s, c| s.optimistic_advantage(c, 3).unwrap()),
+        ("upper", |s, c| s.upper_bound(c).unwrap()),
+        ("lower", |s, c| s.lower_bound(c).unwrap()),
+    ];
+    for x in [-0.2, 1.15] {
+        for (name, solve) in programs {
+            let c = p.candidate(&kx(x), 1.0).unwrap();
+            assert!(c.rho() > 1e-2, "test design: x away from the support");
+            let sol = solve(&mut set, &c);
+            let sens = set.kernel_sensitivity(&c, &sol).unwrap();
+            let mut value = |kx: &DVector<f64>, kxx: f64| solve(&mut set, &p.candidate(kx, kxx).unwrap()).value;
+            let fd_x = (value(&kx(x + h), 1.0) - value(&kx(x - h), 1.0)) / (2.0 * h);
+            let fd_kxx = (value(&kx(x), 1.0 + h) - value(&kx(x), 1.0 - h)) / (2.0 * h);
+            let an_x = sens.d_kx.dot(&dkx(x));
+            // Values are accurate to ~1e-9, so the differences to ~1e-5; curvature adds O(h²).
+            assert!((fd_x - an_x).abs() < 1e-4 * (1.0 + fd_x.abs()), "{name} at {x}: {fd_x} vs {an_x}");
+            assert!(
+                (fd_kxx - sens.d_kxx).abs() < 1e-4 * (1.0 + fd_kxx.abs()),
+                "{name} at {x}: {fd_kxx} vs {}",
+                sens.d_kxx
+            );
+        }
+    }
+    // Not differentiable at a support point.
+    let at_support = p.candidate(&k.column(2).clone_owned(), 1.0).unwrap();
+    let sol = set.upper_bound(&at_support).unwrap();
+    assert!(set.kernel_sensitivity(&at_support, &sol).is_err());
+}
