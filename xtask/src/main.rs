@@ -191,3 +191,26 @@ fn utc_date(secs: u64) -> String {
 fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::utc_date;
+    use crate::report::fmt;
+
+    #[test]
+    fn utc_dates_of_known_instants() {
+        // Known instants: the epoch, a leap day, and 1.7e9 s (2023-11-14 22:13:20 UTC).
+        assert_eq!(utc_date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_date(1_700_000_000), "2023-11-14 22:13 UTC");
+    }
+
+    #[test]
+    fn numbers_keep_four_significant_digits() {
+        assert_eq!(fmt(0.0), "0");
+        assert_eq!(fmt(1.73340), "1.733");
+        assert_eq!(fmt(22028.46), "22028");
+        assert_eq!(fmt(0.05), "0.05000");
+        assert_eq!(fmt(1e-10), "1.000e-10");
+    }
+}
