@@ -135,7 +135,7 @@ pub fn mrlpf_round_potential(quick: bool) -> Vec<Row> {
 /// PF-TS Prop. 1: a joint draw h̃ on all n² pairs from N(h_t, k^D_t) is a utility difference, and
 /// argmax_x h̃(x, x₀) does not depend on the anchor x₀.
 pub fn separability_and_anchors(quick: bool) -> Vec<Row> {
-    let draws = if quick { 20 } else { 100 };
+    let draws = if quick { 20 } else { 200 };
     let result = (|| -> bohf_core::Result<Vec<Row>> {
         let (pfts, _, _) = pfts_run(50, 5)?;
         let n = pfts.domain().len();
@@ -147,11 +147,16 @@ pub fn separability_and_anchors(quick: bool) -> Vec<Row> {
         let factor = PsdFactor::new(&cov)?;
         let mut rng = bohf_core::rng::seeded(17);
         let (mut worst, mut anchor_disagreements, mut sampler_disagreements) = (0.0_f64, 0usize, 0usize);
+        // PF-TS Lemma 2 with v_t = 1: |h̃ − h_t| ≤ √(2 log(|C|²/δ)) σ_t on all pairs, probability ≥ 1 − δ.
+        let lemma2_width = (2.0 * ((n * n) as f64 / 0.05).ln()).sqrt();
+        let sd: Vec<f64> = (0..n * n).map(|z| cov[(z, z)].max(0.0).sqrt()).collect();
+        let mut lemma2_ok = 0usize;
         let scale = pfts.exploration_scale()?;
         let joint = pfts.sampler()?;
         for _ in 0..draws {
             let h = factor.sample(&mean, &mut rng)?;
             let hs = h.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            lemma2_ok += (0..n * n).all(|z| (h[z] - mean[z]).abs() <= lemma2_width * sd[z] + 1e-12) as usize;
             let at = |i: usize, j: usize| h[i * n + j];
             for x in 0..n {
                 for xp in 0..n {
@@ -182,6 +187,16 @@ pub fn separability_and_anchors(quick: bool) -> Vec<Row> {
                 worst,
                 "round-off",
                 1e-8,
+            ),
+            Row::at_least(
+                "identity.pfts-lemma2",
+                &format!(
+                    "PF-TS Lemma 2 (v_t = 1): P(∀ pairs: |h̃ − h_t| ≤ √(2log(|C|²/δ))σ_t) ≥ 1−δ, δ = 0.05, n={n}, {draws} joint draws"
+                ),
+                "empirical frequency",
+                lemma2_ok as f64 / draws as f64,
+                "1−δ",
+                0.95,
             ),
             Row::at_most(
                 "identity.anchor-invariance",

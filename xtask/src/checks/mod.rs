@@ -54,6 +54,6 @@ pub const PENDING: &[(&str, &str)] = &[
     ("bohf-cli", "the `bohf` binary's registry listing (docs then read the CLI's registry)"),
     (
         "explicit regret bounds",
-        "PF-TS explicit bound (C′ = 85, d_T) with theoretical-β runs; PF-TS Lemmas 2–4 (sample concentration, anti-concentration, unsaturated arms); MR-LPF simple regret eq. (16) and the μ(h) ∈ [1/4, 3/4] claim after round 1 (needs T ≥ T₀, not reached)",
+        "PF-TS explicit bound (C′ = 85, d_T) with theoretical-β runs; PF-TS Lemmas 3–4 (anti-concentration, unsaturated arms; need theoretical-β runs), the UCB anchor dependence of PF-TS Fig. 1; MR-LPF simple regret eq. (16) and the μ(h) ∈ [1/4, 3/4] claim after round 1 (needs T ≥ T₀, not reached)",
     ),
 ];

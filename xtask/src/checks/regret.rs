@@ -53,14 +53,40 @@ pub fn regret_growth(quick: bool) -> Vec<Row> {
         let best = u.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let mut worst = f64::NEG_INFINITY;
         let mut steps = 0usize;
+        // MR-LPF §8.13: r_t / (f(x*) − (f(x_t) + f(x′_t))/2) ∈ [μ′(H), 1/4], H = max f − min f.
+        let (mut ratio_lo, mut ratio_hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for run in results.runs() {
             for s in &run.steps {
                 let second = s.second.unwrap_or(s.first);
                 let bound = 0.25 / 2.0 * ((best - u[s.first]) + (best - u[second]));
                 worst = worst.max(s.regret - bound);
                 steps += 1;
+                let utility_regret = best - (u[s.first] + u[second]) / 2.0;
+                if utility_regret > 1e-12 {
+                    let r = s.regret / utility_regret;
+                    ratio_lo = ratio_lo.min(r);
+                    ratio_hi = ratio_hi.max(r);
+                }
             }
         }
+        let range = best - u.iter().cloned().fold(f64::INFINITY, f64::min);
+        let dmu_h = bohf_core::Link::Logistic.dmu(range);
+        rows.push(Row::at_least(
+            "regret.equivalence.lower",
+            &format!("MR-LPF §8.13: preference regret ≥ μ′(H)·utility regret, H = {}", fmt(range)),
+            "min r_t / utility regret",
+            ratio_lo,
+            "μ′(H)",
+            dmu_h,
+        ));
+        rows.push(Row::at_most(
+            "regret.equivalence.upper",
+            "MR-LPF §8.13: preference regret ≤ (1/4)·utility regret",
+            "max r_t / utility regret",
+            ratio_hi,
+            "1/4",
+            0.25,
+        ));
         rows.push(Row::at_most(
             "regret.lipschitz-reduction",
             &format!("PF-TS (21): r_t ≤ (L_μ/2)(h(x*,x_t) + h(x*,x′_t)), L_μ = 1/4, every step ({steps} steps of PF-TS and MR-LPF runs)"),
