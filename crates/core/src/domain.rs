@@ -1,7 +1,7 @@
 //! Search domains: a finite candidate set (the papers' experiments) or an axis-aligned box.
 
 use crate::error::{Error, Result};
-use crate::optimizer::Point;
+use crate::optimizer::{Answer, Point, Query};
 use nalgebra::DMatrix;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -94,6 +94,35 @@ impl FiniteDomain {
     /// Candidate `i` as a [`Point`] that carries its index.
     pub fn point(&self, i: usize) -> Result<Point> {
         Ok(Point::candidate(i, self.coords(i)?))
+    }
+
+    /// The candidate index a query point carries, checked: the index must be present and in range,
+    /// and the coordinates must be exactly those of that candidate. `which` names the point in the
+    /// error (e.g. "first"); errors name `query` (or are [`Error::IndexOutOfRange`]).
+    pub fn candidate_index(&self, p: &Point, which: &str) -> Result<usize> {
+        let i =
+            p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
+        self.check_index(i)?;
+        if p.coords.len() != self.dim() || p.coords.iter().zip(self.points.row(i).iter()).any(|(a, b)| a != b) {
+            return Err(Error::invalid(
+                "query",
+                format!("the coordinates of the {which} point {:?} are not those of candidate {i}", p.coords),
+            ));
+        }
+        Ok(i)
+    }
+
+    /// The (first, second, first_wins) candidate indices of a duel and its answer, checked with
+    /// [`FiniteDomain::candidate_index`]; `algorithm` names the asker in the error for any other
+    /// kind of query or answer.
+    pub fn duel_indices(&self, query: &Query, answer: &Answer, algorithm: &str) -> Result<(usize, usize, bool)> {
+        let Query::Duel(p, q) = query else {
+            return Err(Error::invalid("query", format!("{algorithm} asks duels, got {query:?}")));
+        };
+        let Answer::Duel { first_wins } = *answer else {
+            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
+        };
+        Ok((self.candidate_index(p, "first")?, self.candidate_index(q, "second")?, first_wins))
     }
 
     /// Errors unless `i < n`.
@@ -248,6 +277,21 @@ mod tests {
         assert!(matches!(FiniteDomain::from_rows(&[vec![0.0], vec![1.0, 2.0]]), Err(Error::DimensionMismatch { .. })));
         let g = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
         assert!(matches!(g.point(3), Err(Error::IndexOutOfRange { index: 3, len: 3, .. })));
+    }
+
+    #[test]
+    fn duel_indices_check_index_coordinates_and_kinds() {
+        let g = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        let q = Query::Duel(g.point(2).unwrap(), g.point(0).unwrap());
+        assert_eq!(g.duel_indices(&q, &Answer::Duel { first_wins: true }, "X").unwrap(), (2, 0, true));
+        assert!(g.duel_indices(&q, &Answer::Value(1.0), "X").unwrap_err().to_string().contains("`answer`"));
+        let moved = Query::Duel(Point::candidate(1, vec![0.7]), g.point(0).unwrap());
+        assert!(g.duel_indices(&moved, &Answer::Duel { first_wins: true }, "X").is_err());
+        let bare = Query::Duel(Point::continuous(vec![0.5]), g.point(0).unwrap());
+        assert!(g.duel_indices(&bare, &Answer::Duel { first_wins: true }, "X").is_err());
+        let eval = Query::Evaluate(g.point(0).unwrap());
+        let e = g.duel_indices(&eval, &Answer::Duel { first_wins: true }, "X").unwrap_err();
+        assert!(e.to_string().contains("X asks duels"));
     }
 
     #[test]

@@ -289,13 +289,6 @@ impl MaxMinLcb {
         };
         (m[leader], m[follower])
     }
-
-    fn candidate(&self, p: &Point, which: &str) -> Result<usize> {
-        let i =
-            p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
-        self.domain.check_index(i)?;
-        Ok(i)
-    }
 }
 
 /// A uniformly random member of a non-empty index set (the tie set always contains the optimum).
@@ -315,7 +308,7 @@ impl Optimizer for MaxMinLcb {
         let Query::Duel(p, q) = query else {
             return Err(Error::invalid("query", format!("MaxMinLCB asks duels, got {query:?}")));
         };
-        let (i, j) = (self.candidate(p, "first")?, self.candidate(q, "second")?);
+        let (i, j) = (self.domain.candidate_index(p, "first")?, self.domain.candidate_index(q, "second")?);
         let Answer::Duel { first_wins } = answer else {
             return Err(Error::invalid("answer", format!("a duel needs a duel answer, got {answer:?}")));
         };

@@ -99,8 +99,8 @@ impl Optimizer for RandomDuels {
         let Answer::Duel { first_wins } = answer else {
             return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
         };
-        let i = candidate_index(&self.domain, p, "first")?;
-        let j = candidate_index(&self.domain, q, "second")?;
+        let i = self.domain.candidate_index(p, "first")?;
+        let j = self.domain.candidate_index(q, "second")?;
         check_pending(self.pending, (i, j))?;
         if i != j {
             self.wins[if first_wins { i } else { j }] += 1;
@@ -119,21 +119,6 @@ impl Optimizer for RandomDuels {
         };
         self.domain.point(index)
     }
-}
-
-/// The candidate index a query point carries, checked against the domain: the index must be
-/// present and in range, and the coordinates must be exactly those of that candidate. Errors name
-/// `query` (or are [`Error::IndexOutOfRange`]).
-pub(crate) fn candidate_index(domain: &FiniteDomain, p: &Point, which: &str) -> Result<usize> {
-    let i = p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
-    domain.check_index(i)?;
-    if p.coords.len() != domain.dim() || p.coords.iter().zip(domain.points().row(i).iter()).any(|(a, b)| a != b) {
-        return Err(Error::invalid(
-            "query",
-            format!("the coordinates of the {which} point {:?} are not those of candidate {i}", p.coords),
-        ));
-    }
-    Ok(i)
 }
 
 /// Errors (naming `query`) unless nothing is pending or `got` is the pending suggestion.

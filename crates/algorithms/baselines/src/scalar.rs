@@ -25,7 +25,8 @@
 //! ties (so candidate 0 at the prior). A query is [`Query::Evaluate`] and its answer
 //! [`Answer::Value`]; the protocol (pending suggestion, replay) is that of every bohf algorithm.
 
-use crate::random::{candidate_index, check_pending};
+use crate::random::check_pending;
+use bohf_core::argmax_lowest;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{CandidateGp, ExplorationSchedule, JointSampler};
@@ -38,17 +39,6 @@ use serde::{Deserialize, Serialize};
 
 /// The papers' observation noise: ε ~ N(0, 1) (PF-TS App. F.1).
 pub const DEFAULT_NOISE: f64 = 1.0;
-
-/// The index of the largest value, lowest index on ties (0 for an empty input).
-fn argmax_lowest(values: impl IntoIterator<Item = f64>) -> usize {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, v) in values.into_iter().enumerate() {
-        if v > best.1 || i == 0 {
-            best = (i, v);
-        }
-    }
-    best.0
-}
 
 /// Settings of [`GpUcb`]; defaults: Matérn-5/2 with ℓ = 0.1, noise variance 1, β = 1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,7 +132,7 @@ impl ScalarState {
         let Answer::Value(y) = answer else {
             return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
         };
-        let i = candidate_index(&self.domain, p, "evaluated")?;
+        let i = self.domain.candidate_index(p, "evaluated")?;
         check_pending(self.pending, i)?;
         self.gp.observe(i, y)?;
         self.pending = None;

@@ -225,13 +225,6 @@ impl MrLpf {
     }
 }
 
-/// The candidate index of a point of a duel, or an error naming the query.
-pub(crate) fn candidate_index(domain: &FiniteDomain, p: &Point, which: &str) -> Result<usize> {
-    let i = p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
-    domain.check_index(i)?;
-    Ok(i)
-}
-
 impl Optimizer for MrLpf {
     fn suggest(&mut self, _rng: &mut dyn Rng) -> Result<Query> {
         if self.is_finished() {
@@ -252,7 +245,7 @@ impl Optimizer for MrLpf {
         let Query::Duel(p, q) = query else {
             return Err(Error::invalid("query", format!("MR-LPF asks duels, got {query:?}")));
         };
-        let (i, j) = (candidate_index(&self.domain, p, "first")?, candidate_index(&self.domain, q, "second")?);
+        let (i, j) = (self.domain.candidate_index(p, "first")?, self.domain.candidate_index(q, "second")?);
         let Answer::Duel { first_wins } = answer else {
             return Err(Error::invalid("answer", format!("a duel needs a duel answer, got {answer:?}")));
         };

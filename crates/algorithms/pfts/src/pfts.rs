@@ -10,17 +10,7 @@ use bohf_infogain::{PairKernel, greedy_pairs};
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
-/// The index of the largest value, the **lowest** index among ties (0 for an empty input). This is
-/// the tie rule of every argmax in PF-TS (the paper leaves tie-breaking unspecified, note §6).
-pub fn argmax_lowest(values: impl IntoIterator<Item = f64>) -> usize {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, v) in values.into_iter().enumerate() {
-        if v > best.1 || i == 0 {
-            best = (i, v);
-        }
-    }
-    best.0
-}
+pub use bohf_core::argmax_lowest;
 
 /// PF-TS (Lazzaro et al. 2026, Algorithm 1) on a finite candidate set.
 ///
@@ -214,29 +204,8 @@ impl PfTs {
         Ok(())
     }
 
-    fn candidate(&self, p: &Point, which: &str) -> Result<usize> {
-        let i =
-            p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
-        self.domain.check_index(i)?;
-        if p.coords.len() != self.domain.dim()
-            || p.coords.iter().zip(self.domain.points().row(i).iter()).any(|(a, b)| a != b)
-        {
-            return Err(Error::invalid(
-                "query",
-                format!("the coordinates of the {which} point {:?} are not those of candidate {i}", p.coords),
-            ));
-        }
-        Ok(i)
-    }
-
     fn parse(&self, query: &Query, answer: &Answer) -> Result<(usize, usize, bool)> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("PF-TS asks duels, got {query:?}")));
-        };
-        let Answer::Duel { first_wins } = *answer else {
-            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
-        };
-        Ok((self.candidate(p, "first")?, self.candidate(q, "second")?, first_wins))
+        self.domain.duel_indices(query, answer, "PF-TS")
     }
 
     /// Appends duels, refits (warm start) and updates Ŝ; the state changes only if everything succeeds.
