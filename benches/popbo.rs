@@ -8,11 +8,16 @@
 //!   box) and the same kernel.
 //! * `popbo_step/branin_n400_t29`: the last step alone (MLE after 29 duels, then the pruned argmax
 //!   of the optimistic advantage over 400 candidates).
+//! * `popbo_box_step/gp7d_t100`: one continuous-box suggestion (default search: 1000 screened
+//!   samples, 4 starts × ≤ 10 exact solves) on a 7-D GP-sample instance (SE, variance 9,
+//!   ℓ = 5√7, [0, 10]^7, B = 1.1‖f‖) after 100 duels: < 1 s (issue 4; the paper reports 11 s).
 
 use bohf::confidence::BetaSchedule;
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
 use bohf::kernels::{KernelKind, KernelSpec};
-use bohf::popbo::{PopBo, PopBoConfig};
+use bohf::popbo::{BoxSearchConfig, PopBo, PopBoBox, PopBoConfig};
+use bohf::problems::TestFunction;
+use bohf::problems::popbo::GpInstanceSpec;
 use bohf::problems::popbo::table2_problem;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use rand::RngExt;
@@ -102,5 +107,39 @@ fn step(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, run, step);
+fn box_step(c: &mut Criterion) {
+    let spec = GpInstanceSpec::seven_d();
+    let instance = spec.sample(&mut rng::seeded(11)).unwrap();
+    let f = instance.function();
+    let mut cfg = PopBoConfig::default();
+    cfg.inference.kernel = KernelSpec {
+        kind: KernelKind::Se,
+        lengthscale: Some(spec.lengthscale),
+        lengthscales: None,
+        variance: Some(spec.variance),
+    };
+    cfg.confidence.norm_bound = instance.norm_bound();
+    cfg.beta = BetaSchedule::SqrtTPlusOne { beta0: 0.1 };
+    let domain = spec.domain().unwrap();
+    let mut p = PopBoBox::new(domain.clone(), cfg, BoxSearchConfig::default()).unwrap();
+    // 100 duels along a random chain x_t, x′_t = x_{t−1}, BTL answers on the instance.
+    let mut r = rng::seeded(12);
+    let mut prev = domain.sample(&mut r);
+    for _ in 0..100 {
+        let x = domain.sample(&mut r);
+        let d = f.value(&x).unwrap() - f.value(&prev).unwrap();
+        let q = Query::Duel(bohf::core::Point::continuous(x.clone()), bohf::core::Point::continuous(prev.clone()));
+        p.observe(&q, Answer::Duel { first_wins: r.random_bool(Link::Logistic.mu(d)) }).unwrap();
+        prev = x;
+    }
+    let mut g = c.benchmark_group("popbo_box_step");
+    g.sample_size(10);
+    g.bench_function("gp7d_t100", |b| {
+        let mut algo = rng::seeded(13);
+        b.iter(|| black_box(p.suggest(&mut algo).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, run, step, box_step);
 criterion_main!(benches);

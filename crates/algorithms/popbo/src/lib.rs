@@ -13,6 +13,8 @@
 //!   conic programs were solved).
 //! * [`ReportRule`]: max-MLE over the sampled points (the experiments' default), max of the
 //!   minimum-norm MLE interpolant over the candidates, or the theoretical t* of eq. (19).
+//! * [`PopBoBox`] ([`continuous`]): the continuous-box mode, multistart projected gradient ascent
+//!   (Danskin gradients) around the exact conic inner problem.
 //! * [`search`]: the exact argmax of the optimistic advantage over candidates with certified
 //!   screening (tangent halfspaces of the log-likelihood, feasible points).
 //! * [`pair_sigmas`], [`duel_error_bound`], [`t_star`]: σ^{ff′} of eq. (16) and the rule (19).
@@ -40,12 +42,14 @@
 #![warn(missing_docs)]
 
 mod config;
+pub mod continuous;
 mod popbo;
 mod report;
 pub mod search;
 
 pub use bohf_confidence::{BetaSchedule, ConfidenceConfig};
 pub use config::{InitialPoint, PopBoConfig, ReportRule};
+pub use continuous::{BoxSearchConfig, BoxStepInfo, PopBoBox};
 pub use popbo::{PopBo, StepInfo};
 pub use report::{duel_error_bound, pair_sigmas, t_star};
 
