@@ -262,16 +262,19 @@ fn verification_page(root: &Path) -> Result<String, String> {
     let report: VerifyReport = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let count = |st: Status| report.rows.iter().filter(|r| r.status == st).count();
     s.push_str(&format!(
-        "`cargo xtask verify{}` on {}, commit `{}`: {} rows, {} pass, {} fail, {} reported; {:.1} s.\n\n\
+        "`cargo xtask verify{}` on {}, commit `{}`: {} rows, {} pass, {} fail, {} known findings (failing as documented), {} reported; {:.1} s.\n\n\
          Refresh with `cargo xtask verify --json docs/generated/verification.json && cargo xtask docs`. \
          Each check's criterion is documented in `xtask/src/checks/`. Rows marked `info` are values reported \
-         without a guarantee to hold them against (tables, practical settings).\n\n",
+         without a guarantee to hold them against (tables, practical settings). Rows marked `FAIL (known finding)` \
+         fail their pre-registered criterion and are documented findings about the papers (`KNOWN_FINDINGS` in \
+         `xtask/src/report.rs`); they do not fail the command.\n\n",
         if report.quick { " --quick" } else { "" },
         report.date,
         report.commit,
         report.rows.len(),
         count(Status::Pass),
         count(Status::Fail),
+        count(Status::Finding),
         count(Status::Info),
         report.seconds
     ));

@@ -12,6 +12,49 @@ pub enum Status {
     Fail,
     /// A value reported for reference (a table entry, a practical setting without a guarantee).
     Info,
+    /// A failure of the check's pre-registered criterion that is a documented finding about the
+    /// paper (see [`KNOWN_FINDINGS`]): shown as failing, with its explanation, but not a regression.
+    Finding,
+}
+
+/// Checks whose failure is a known, documented finding about a paper rather than a defect of bohf.
+/// The check and its criterion stay exactly as registered; only the exit code treats the failure as
+/// expected. A listed check that starts passing is reported (the finding no longer reproduces).
+pub const KNOWN_FINDINGS: &[(&str, &str)] = &[
+    (
+        "infogain.growth.m32-d2",
+        "pre-asymptotic: in 2-D at T ≤ 1000 greedy Γ grows faster than the order's slope (over [500, 1000] \
+         alone it is below); the O(·) rate is asymptotic, so the papers' horizons do not show it",
+    ),
+    (
+        "infogain.growth.m52-d2",
+        "pre-asymptotic, as for Matérn-3/2 in 2-D: the order T^{d/(2ν+d)} understates Γ's growth at T ≤ 1000",
+    ),
+    (
+        "regret.pf-ts.growth",
+        "measured with the experiments' v_t, not Theorem 1's β_t (≈ 1000 here): the rate is not claimed for the \
+         practical schedule, and R(T)/√(TΓ) still rises at T = 1000",
+    ),
+];
+
+/// Marks failing rows that are [`KNOWN_FINDINGS`] as [`Status::Finding`] (appending the explanation to
+/// the claim), and returns the known findings that did not fail.
+pub fn apply_known_findings(rows: &mut [Row]) -> Vec<&'static str> {
+    let mut not_failing = Vec::new();
+    for (name, why) in KNOWN_FINDINGS {
+        let mut failed = false;
+        for r in rows.iter_mut().filter(|r| r.check == *name) {
+            if r.status == Status::Fail {
+                r.status = Status::Finding;
+                r.claim = format!("{} — known finding: {why}", r.claim);
+                failed = true;
+            }
+        }
+        if !failed && rows.iter().any(|r| r.check == *name) {
+            not_failing.push(*name);
+        }
+    }
+    not_failing
 }
 
 impl Status {
@@ -20,6 +63,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "FAIL",
             Status::Info => "info",
+            Status::Finding => "FAIL (known finding)",
         }
     }
 }
