@@ -356,7 +356,8 @@ impl Optimizer for PopBo {
         let reference = self.reference().expect("initialised");
         let r = self.reference_position()?;
         let (problem, mle) = (self.problem.as_ref().expect("initialised"), self.mle.as_ref().expect("initialised"));
-        let search = crate::search::maximise_advantage(&mut set, problem, mle, &candidates, r)?;
+        let search =
+            crate::search::maximise_advantage(&mut set, problem, mle, &candidates, r, Some(&candidates[reference]))?;
         let chosen = search.best;
         self.last_step = Some(StepInfo {
             duels: self.duels.len(),

@@ -15,8 +15,11 @@
 //!   h(g) ≤ support function of {‖p‖ ≤ B} ∩ {uᵀp ≤ c} ([`ball_halfspace_support`]) for each such
 //!   halfspace; bohf takes ŵ = the optimum of every candidate solved so far, where the halfspace
 //!   touches C, so the bound is exact at that candidate and tight at its neighbours. Without any
-//!   halfspace, h(g) ≤ B‖g‖ (the exact value at t = 0); with a latent box b, A(x) ≤ 2b. (These
-//!   halfspaces hold with or without the box, unlike the support cuts of the boxed programs.)
+//!   halfspace, h(g) ≤ B‖g‖ (the exact value at t = 0). (These halfspaces hold with or without the
+//!   box, unlike the support cuts of the boxed programs.) With a latent box b,
+//!   A(x) ≤ sup_C f̃(x) − inf_C f̃(x_r) ≤ b − inf_C f̃(x_r) for every x: one extra program (the lower
+//!   bound at the reference) caps all candidates at once, which ends the search as soon as one
+//!   candidate reaches the cap (many do, far from the data, where the box binds).
 //! * **lower** — any point of C gives h(g) ≥ g_wᵀŵ + g_ω ω for the best admissible ω: the MLE and
 //!   every solved optimum.
 //!
@@ -106,6 +109,7 @@ pub fn maximise_advantage(
     mle: &MleFit,
     candidates: &[Candidate],
     reference: usize,
+    reference_candidate: Option<&Candidate>,
 ) -> Result<Search> {
     if candidates.is_empty() {
         return Err(Error::Empty("candidate list for the optimistic advantage".into()));
@@ -131,9 +135,16 @@ pub fn maximise_advantage(
         })
         .collect();
     let mut upper: Vec<f64> = dirs.iter().map(|g| b * g.norm()).collect();
+    let mut count = 0;
+    let mut cap = f64::INFINITY;
     if let Some(bx) = latent_box {
+        cap = 2.0 * bx;
+        if let Some(rc) = reference_candidate {
+            cap = cap.min(bx - set.lower_bound(rc)?.value);
+            count += 1;
+        }
         for u in &mut upper {
-            *u = u.min(2.0 * bx);
+            *u = u.min(cap);
         }
     }
     // Lower bounds from a feasible point ŵ: max over admissible ω of g_wᵀŵ + g_ω ω.
@@ -166,7 +177,6 @@ pub fn maximise_advantage(
     let first = (0..candidates.len()).max_by(|&i, &j| mle_lower[i].total_cmp(&mle_lower[j])).expect("non-empty");
     let mut solved = vec![false; candidates.len()];
     let mut best: Option<(usize, ConicSolution)> = None;
-    let mut count = 0;
     let mut next = Some(first);
     let tol = |v: f64| 1e-7 * v.abs().max(b);
     while let Some(i) = next {
@@ -190,6 +200,9 @@ pub fn maximise_advantage(
         }
         let best_value = best.as_ref().map(|(_, s)| s.value).expect("set above");
         let bar = best_value.max(floor);
+        if best_value >= cap - tol(cap) {
+            break;
+        }
         next = (0..candidates.len())
             .filter(|&j| !solved[j] && upper[j] > bar + tol(bar))
             .max_by(|&x, &y| upper[x].total_cmp(&upper[y]));
