@@ -3,14 +3,15 @@
 //! * `popbo_run/branin_n400_T30_code`: a whole 30-step POP-BO run on Branin standardised over the
 //!   authors' 20×20 grid (400 candidates, Table 2's setting), BTL answers, with the authors' Branin
 //!   settings (Matérn-5/2 ARD ℓ = (10, 10), B = 10, β_t = 10√(t + 1), latent box |z| ≤ 3,
-//!   ε_K = 10⁻⁶): < 3 s (issue 4).
+//!   ε_K = 10⁻⁶): < 3 s (issue 4). Measured: 108 ms.
 //! * `popbo_run/branin_n400_T30_paper`: the same with the paper's defaults (B = 6, β_t = √t, no
-//!   box) and the same kernel.
+//!   box) and the same kernel. Measured: 388 ms.
 //! * `popbo_step/branin_n400_t29`: the last step alone (MLE after 29 duels, then the pruned argmax
-//!   of the optimistic advantage over 400 candidates).
+//!   of the optimistic advantage over 400 candidates). Measured: 9.8 ms.
 //! * `popbo_box_step/gp7d_t100`: one continuous-box suggestion (default search: 1000 screened
 //!   samples, 4 starts × ≤ 10 exact solves) on a 7-D GP-sample instance (SE, variance 9,
 //!   ℓ = 5√7, [0, 10]^7, B = 1.1‖f‖) after 100 duels: < 1 s (issue 4; the paper reports 11 s).
+//!   Measured: 757 ms.
 
 use bohf::confidence::BetaSchedule;
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
