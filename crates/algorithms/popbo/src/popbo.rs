@@ -3,6 +3,7 @@
 use crate::config::{InitialPoint, PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation};
+use bohf_core::argmax_lowest;
 use bohf_core::rand::{Rng, RngExt};
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use nalgebra::DMatrix;
@@ -284,29 +285,8 @@ impl PopBo {
         self.record(&parsed)
     }
 
-    fn candidate(&self, p: &Point, which: &str) -> Result<usize> {
-        let i =
-            p.index.ok_or_else(|| Error::invalid("query", format!("the {which} point carries no candidate index")))?;
-        self.domain.check_index(i)?;
-        if p.coords.len() != self.domain.dim()
-            || p.coords.iter().zip(self.domain.points().row(i).iter()).any(|(a, b)| a != b)
-        {
-            return Err(Error::invalid(
-                "query",
-                format!("the coordinates of the {which} point {:?} are not those of candidate {i}", p.coords),
-            ));
-        }
-        Ok(i)
-    }
-
     fn parse(&self, query: &Query, answer: &Answer) -> Result<(usize, usize, bool)> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("POP-BO asks duels, got {query:?}")));
-        };
-        let Answer::Duel { first_wins } = *answer else {
-            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
-        };
-        Ok((self.candidate(p, "first")?, self.candidate(q, "second")?, first_wins))
+        self.domain.duel_indices(query, answer, "POP-BO")
     }
 
     /// Appends duels and refits; the state changes only if everything succeeds.
@@ -322,17 +302,6 @@ impl PopBo {
         self.pending = None;
         Ok(())
     }
-}
-
-/// The index of the largest value, the lowest index among ties (0 for an empty input).
-fn argmax_lowest(values: impl IntoIterator<Item = f64>) -> usize {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, v) in values.into_iter().enumerate() {
-        if v > best.1 || i == 0 {
-            best = (i, v);
-        }
-    }
-    best.0
 }
 
 fn check_pending(pending: (usize, usize), got: (usize, usize)) -> Result<()> {
