@@ -222,7 +222,7 @@ fn main() -> Result<(), BoxError> {
          the grid maximum, so near-optimal continuous points can even give a negative suboptimality in their runs \
          but never here.\n\
          - **x₀ vs x₁.** The authors' driver draws x₀, queries x₁ with no data and never compares (x₁, x₀): its \
-         data chain starts at x₁ (notes 001 §4, [R]). bohf follows Algorithm 1 literally: the first duel is \
+         data chain starts at x₁ (notes 001 §3.1, [R]). bohf follows Algorithm 1 literally: the first duel is \
          (x₁, x₀), so bohf's 30 duels start one point earlier and x₀ enters the MLE's support.\n\
          - **Report timing.** The code computes the reported solution before adding the last duel; bohf reports \
          from all 30 observed duels.\n\
