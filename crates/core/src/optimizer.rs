@@ -54,6 +54,18 @@ pub enum Answer {
     },
 }
 
+/// Errors (naming `query`) unless nothing is pending or `got` is the pending suggestion: an
+/// algorithm that has suggested a query accepts only the answer to that query.
+pub fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T) -> Result<()> {
+    match pending {
+        Some(p) if p != got => Err(crate::error::Error::invalid(
+            "query",
+            format!("the query {got:?} does not match the pending suggestion {p:?}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// What an algorithm is told about the problem when it is built: the candidate set and the horizon T
 /// (MR-LPF's round schedule depends on T; other algorithms may ignore it).
 #[derive(Debug, Clone, PartialEq)]

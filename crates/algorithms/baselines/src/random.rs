@@ -4,6 +4,7 @@
 //! (x, x) has probability 1/n). Its expected per-step dueling regret (MR-LPF eq. (1), PF-TS eq. (2))
 //! is therefore exactly E_x μ(f* − f(x)) − 1/2 at every step.
 
+use bohf_core::check_pending;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -118,16 +119,6 @@ impl Optimizer for RandomDuels {
             self.last_suggested.unwrap_or(0)
         };
         self.domain.point(index)
-    }
-}
-
-/// Errors (naming `query`) unless nothing is pending or `got` is the pending suggestion.
-pub(crate) fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T) -> Result<()> {
-    match pending {
-        Some(p) if p != got => {
-            Err(Error::invalid("query", format!("the query {got:?} does not match the pending suggestion {p:?}")))
-        }
-        _ => Ok(()),
     }
 }
 

@@ -25,8 +25,8 @@
 //! ties (so candidate 0 at the prior). A query is [`Query::Evaluate`] and its answer
 //! [`Answer::Value`]; the protocol (pending suggestion, replay) is that of every bohf algorithm.
 
-use crate::random::check_pending;
 use bohf_core::argmax_lowest;
+use bohf_core::check_pending;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{CandidateGp, ExplorationSchedule, JointSampler};

@@ -11,6 +11,7 @@ use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 pub use bohf_core::argmax_lowest;
+use bohf_core::check_pending;
 
 /// PF-TS (Lazzaro et al. 2026, Algorithm 1) on a finite candidate set.
 ///
@@ -193,8 +194,8 @@ impl PfTs {
             })?;
             parsed.push(duel);
         }
-        if let (Some(first), Some(p)) = (parsed.first(), self.pending) {
-            check_pending(p, (first.0, first.1))?;
+        if let Some(first) = parsed.first() {
+            check_pending(self.pending, (first.0, first.1))?;
         }
         if parsed.is_empty() {
             return Ok(());
@@ -233,20 +234,6 @@ impl PfTs {
     }
 }
 
-fn check_pending(pending: (usize, usize), got: (usize, usize)) -> Result<()> {
-    if pending == got {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "query",
-            format!(
-                "the duel ({}, {}) does not match the pending suggestion ({}, {})",
-                got.0, got.1, pending.0, pending.1
-            ),
-        ))
-    }
-}
-
 impl Optimizer for PfTs {
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let scale = self.exploration_scale()?;
@@ -261,9 +248,7 @@ impl Optimizer for PfTs {
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
         let (i, j, w) = self.parse(query, &answer)?;
-        if let Some(p) = self.pending {
-            check_pending(p, (i, j))?;
-        }
+        check_pending(self.pending, (i, j))?;
         self.record(&[(i, j, w)])?;
         self.pending = None;
         Ok(())

@@ -3,9 +3,9 @@
 use crate::config::{InitialPoint, PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation};
-use bohf_core::argmax_lowest;
 use bohf_core::rand::{Rng, RngExt};
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{argmax_lowest, check_pending};
 use nalgebra::DMatrix;
 
 /// What the last [`Optimizer::suggest`] computed.
@@ -276,8 +276,8 @@ impl PopBo {
                 other => other,
             })?);
         }
-        if let (Some(first), Some(p)) = (parsed.first(), self.pending) {
-            check_pending(p, (first.0, first.1))?;
+        if let Some(first) = parsed.first() {
+            check_pending(self.pending, (first.0, first.1))?;
         }
         if parsed.is_empty() {
             return Ok(());
@@ -301,20 +301,6 @@ impl PopBo {
         self.mle = Some(mle);
         self.pending = None;
         Ok(())
-    }
-}
-
-fn check_pending(pending: (usize, usize), got: (usize, usize)) -> Result<()> {
-    if pending == got {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "query",
-            format!(
-                "the duel ({}, {}) does not match the pending suggestion ({}, {})",
-                got.0, got.1, pending.0, pending.1
-            ),
-        ))
     }
 }
 
@@ -343,9 +329,7 @@ impl Optimizer for PopBo {
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
         let (i, j, w) = self.parse(query, &answer)?;
-        if let Some(p) = self.pending {
-            check_pending(p, (i, j))?;
-        }
+        check_pending(self.pending, (i, j))?;
         self.record(&[(i, j, w)])
     }
 
