@@ -1,7 +1,7 @@
 //! `bohf plot` and `bohf summary`: from a results folder's `summary.json`.
 
 use crate::CliError;
-use bohf_experiments::{MeanSe, Metric, Summary, plot_atomic};
+use bohf_experiments::{HORIZON_CSV_COLUMNS, MeanSe, Metric, Summary, plot_atomic};
 use std::path::{Path, PathBuf};
 
 /// Reads `DIR/summary.json` (or a summary file given directly).
@@ -88,28 +88,14 @@ pub fn terminal_table(s: &Summary) -> String {
 
 /// The values at the horizon as CSV (full precision).
 pub fn csv_table(s: &Summary) -> String {
-    let mut out = String::from(
-        "algorithm,runs,instantaneous_mean,instantaneous_se,cumulative_mean,cumulative_se,simple_mean,simple_se,wall_s_mean,wall_s_se\n",
-    );
+    let mut out = format!("algorithm,{HORIZON_CSV_COLUMNS}\n");
     for a in &s.algorithms {
-        let h = &a.at_horizon;
         let label = if a.label.contains([',', '"']) {
             format!("\"{}\"", a.label.replace('"', "\"\""))
         } else {
             a.label.clone()
         };
-        out.push_str(&format!(
-            "{label},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?}\n",
-            a.runs,
-            h.instantaneous.mean,
-            h.instantaneous.se,
-            h.cumulative.mean,
-            h.cumulative.se,
-            h.simple.mean,
-            h.simple.se,
-            h.wall_seconds.mean,
-            h.wall_seconds.se
-        ));
+        out.push_str(&format!("{label},{}\n", a.at_horizon.csv_fields(a.runs)));
     }
     out
 }

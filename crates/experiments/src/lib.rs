@@ -64,4 +64,4 @@ pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry
 pub use results::{QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
 pub use runner::{Experiment, Results, RunId};
 pub use spec::{AlgorithmSpec, ExperimentSpec, ProblemSpec, RespondentSpec, ResponseModel};
-pub use summary::{AlgorithmSummary, Curve, MeanSe, Summary, mean_se};
+pub use summary::{AlgorithmSummary, AtHorizon, Curve, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se};

@@ -8,7 +8,7 @@
 use crate::error::{ExperimentError, Result};
 use crate::runner::Experiment;
 use crate::spec::{ExperimentSpec, ProblemSpec};
-use crate::summary::{AtHorizon, MeanSe, Summary};
+use crate::summary::{AtHorizon, HORIZON_CSV_COLUMNS, MeanSe, Summary};
 use crate::{Metric, plot_atomic, write_atomic};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -165,23 +165,9 @@ impl PanelResult {
             "# name\t{}\n# title\t{}\n# horizon\t{}\n# quick\t{}\n# elapsed_s\t{:?}\n",
             self.name, self.title, self.horizon, self.quick, self.elapsed_s
         );
-        s.push_str("label,runs,instantaneous_mean,instantaneous_se,cumulative_mean,cumulative_se,simple_mean,simple_se,wall_s_mean,wall_s_se\n");
+        let _ = writeln!(s, "label,{HORIZON_CSV_COLUMNS}");
         for a in &self.algorithms {
-            let h = &a.at;
-            let _ = writeln!(
-                s,
-                "{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?}",
-                a.label,
-                a.runs,
-                h.instantaneous.mean,
-                h.instantaneous.se,
-                h.cumulative.mean,
-                h.cumulative.se,
-                h.simple.mean,
-                h.simple.se,
-                h.wall_seconds.mean,
-                h.wall_seconds.se
-            );
+            let _ = writeln!(s, "{},{}", a.label, a.at.csv_fields(a.runs));
         }
         Ok(s)
     }

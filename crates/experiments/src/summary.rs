@@ -36,6 +36,9 @@ pub struct Curve {
     pub se: Vec<f64>,
 }
 
+/// The CSV columns of [`AtHorizon::csv_fields`], after the algorithm's label.
+pub const HORIZON_CSV_COLUMNS: &str = "runs,instantaneous_mean,instantaneous_se,cumulative_mean,cumulative_se,simple_mean,simple_se,wall_s_mean,wall_s_se";
+
 /// The values at the horizon T.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AtHorizon {
@@ -47,6 +50,24 @@ pub struct AtHorizon {
     pub simple: MeanSe,
     /// Wall time of a run's algorithm calls, in seconds.
     pub wall_seconds: MeanSe,
+}
+
+impl AtHorizon {
+    /// `runs` and the eight values at full (round-trip) precision, comma-separated, in the order of
+    /// [`HORIZON_CSV_COLUMNS`].
+    pub fn csv_fields(&self, runs: usize) -> String {
+        format!(
+            "{runs},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?}",
+            self.instantaneous.mean,
+            self.instantaneous.se,
+            self.cumulative.mean,
+            self.cumulative.se,
+            self.simple.mean,
+            self.simple.se,
+            self.wall_seconds.mean,
+            self.wall_seconds.se
+        )
+    }
 }
 
 /// The summary of one algorithm.
