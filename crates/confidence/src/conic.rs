@@ -6,9 +6,15 @@
 //!
 //! Variables, in this order: `w ∈ ℝⁿ` (whitened latent values, Z = Lw), optionally `ω ∈ ℝ` (the
 //! whitened coordinate of a candidate x outside the span of the data representers), and for each of
-//! the m observations `u_τ, a_τ, b_τ`. Observation τ contributes the term −softplus(−r_τᵀw) to the
-//! log-likelihood, r_τ = s_τ Lᵀc_τ (c_τ = e_i − e_j for a duel, e_i for a label, s_τ = ±1). Its
-//! epigraph `u_τ ≥ softplus(−r_τᵀw)` is `e^{−u_τ} + e^{−r_τᵀw − u_τ} ≤ 1`, i.e.
+//! the m distinct observation terms `u_τ, a_τ, b_τ`. Observation τ contributes −softplus(−r_τᵀw) to
+//! the log-likelihood, r_τ = s_τ Lᵀc_τ (c_τ = e_i − e_j for a duel, e_i for a label, s_τ = ±1).
+//! Observations with the same r_τ (a duel asked again with the same outcome; (x′, x) lost is (x, x′)
+//! won) are one term with multiplicity c_τ, and duels of a point with itself (r = 0, the constant
+//! −log 2) leave the program: ℓ(w) = −Σ_τ c_τ softplus(−r_τᵀw) + ℓ₀. This is the same program, with
+//! as many cones as distinct duels instead of one per duel: on a finite domain POP-BO repeats duels
+//! (x′_t = x_{t−1} ends in self-duels at the optimum), and the repeated identical cones made clarabel
+//! stall (`InsufficientProgress`) after a few hundred steps. The epigraph `u_τ ≥ softplus(−r_τᵀw)` is
+//! `e^{−u_τ} + e^{−r_τᵀw − u_τ} ≤ 1`, i.e.
 //!
 //! ```text
 //! (−u_τ, 1, a_τ) ∈ K_exp,   (−r_τᵀw − u_τ, 1, b_τ) ∈ K_exp,   a_τ + b_τ ≤ 1.
@@ -16,8 +22,8 @@
 //!
 //! Rows, in this order: the SOC `(B, w[, ω])`; the 2m exponential cones (3 rows each); the
 //! nonnegative rows `1 − a_τ − b_τ ≥ 0`, then (confidence sets only) the likelihood row
-//! `β − ℓ* − Σ_τ u_τ ≥ 0`, then the optional latent box `box ∓ (Lw)_i ≥ 0` and, with ω, `box ∓ z ≥ 0`
-//! for the candidate value z = l_xᵀw + ρ_x ω.
+//! `β − ℓ* + ℓ₀ − Σ_τ c_τ u_τ ≥ 0`, then the optional latent box `box ∓ (Lw)_i ≥ 0` and, with ω,
+//! `box ∓ z ≥ 0` for the candidate value z = l_xᵀw + ρ_x ω.
 
 use bohf_core::{Error, Result};
 use clarabel::algebra::CscMatrix;
@@ -159,8 +165,12 @@ pub(crate) fn new_solver(
 pub(crate) struct ConicData {
     /// Lower Cholesky factor L of K + jitter·I (n×n).
     pub l: DMatrix<f64>,
-    /// m×n matrix whose row τ is r_τᵀ = s_τ c_τᵀ L.
+    /// m×n matrix whose row τ is r_τᵀ = s_τ c_τᵀ L, one row per distinct observation term.
     pub rows: DMatrix<f64>,
+    /// The multiplicity c_τ of each row.
+    pub weights: Vec<f64>,
+    /// ℓ₀ = −(number of self-duels)·log 2, the part of ℓ that does not depend on w.
+    pub constant: f64,
     /// The RKHS-norm bound B.
     pub norm_bound: f64,
     /// Optional latent box |z| ≤ box.
@@ -201,7 +211,7 @@ pub(crate) struct Assembled {
 }
 
 /// Assembles the constraints. `omega` adds the candidate coordinate (confidence-set programs);
-/// `likelihood_rhs = Some(β − ℓ*)` adds the likelihood row Σu ≤ β − ℓ*.
+/// `likelihood_rhs = Some(β − ℓ* + ℓ₀)` adds the likelihood row Σ c_τ u_τ ≤ β − ℓ* + ℓ₀.
 pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>) -> Assembled {
     let n = data.l.nrows();
     let m = data.rows.nrows();
@@ -258,7 +268,7 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
         && m > 0
     {
         for tau in 0..m {
-            push(row, layout.u(tau), 1.0, &mut ii, &mut jj, &mut vv);
+            push(row, layout.u(tau), data.weights[tau], &mut ii, &mut jj, &mut vv);
         }
         b.push(rhs);
         row += 1;
@@ -290,6 +300,21 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
     }
     let a = CscMatrix::new_from_triplets(row, layout.n_vars(), ii, jj, vv);
     Assembled { a, b, cones, layout }
+}
+
+impl ConicData {
+    /// ℓ(w) = −Σ_τ c_τ softplus(−r_τᵀw) + ℓ₀ and its gradient ∇ℓ(w) = Σ_τ c_τ σ(−r_τᵀw) r_τ
+    /// (POP-BO eq. (21) in whitened variables; σ(−v) = 1/(1 + e^v)).
+    pub fn log_likelihood_and_gradient(&self, w: &nalgebra::DVector<f64>) -> (f64, nalgebra::DVector<f64>) {
+        let d = &self.rows * w;
+        let mut ll = self.constant;
+        let mut coef = nalgebra::DVector::zeros(d.len());
+        for (k, &v) in d.iter().enumerate() {
+            ll -= self.weights[k] * softplus(-v);
+            coef[k] = self.weights[k] / (1.0 + v.exp());
+        }
+        (ll, self.rows.transpose() * coef)
+    }
 }
 
 /// Position in `a.nzval` of the structural entry (row, col).

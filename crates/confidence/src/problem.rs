@@ -182,14 +182,7 @@ impl ConfidenceProblem {
         let chol = Cholesky::with_jitter(&k, JitterPolicy::default())?;
         let jitter = config.nugget + chol.jitter();
         let l = chol.l().clone();
-        let mut rows = DMatrix::zeros(observations.len(), n);
-        for (tau, o) in observations.iter().enumerate() {
-            let (s, i, j) = o.signed_functional();
-            for c in 0..n {
-                rows[(tau, c)] = s * (l[(i, c)] - j.map_or(0.0, |j| l[(j, c)]));
-            }
-        }
-        let data = ConicData { l, rows, norm_bound: config.norm_bound, latent_box: config.latent_box };
+        let data = ConicData::aggregate(l, observations, config);
         Ok(Self { config: config.clone(), chol, jitter, observations: observations.to_vec(), data, support: None })
     }
 
@@ -274,6 +267,23 @@ impl ConfidenceProblem {
         &self.data
     }
 
+    /// The number of distinct observation terms in the conic programs: observations with the same
+    /// functional and outcome are merged, self-duels dropped (see the [`crate::conic`] notes).
+    pub fn distinct_terms(&self) -> usize {
+        self.data.rows.nrows()
+    }
+
+    /// ℓ(w) and ∇ℓ(w) in the whitened variables w (Z = Lw): ℓ = −Σ_τ softplus(−r_τᵀw) over the
+    /// observations (POP-BO eq. (21)), ∇ℓ = Σ_τ σ(−r_τᵀw) r_τ with r_τ = s_τ Lᵀc_τ. Used for the
+    /// likelihood tangent halfspaces that bound the confidence set.
+    pub fn whitened_log_likelihood(&self, w: &DVector<f64>) -> Result<(f64, DVector<f64>)> {
+        if w.len() != self.len() {
+            return Err(Error::dims("whitened latent values (support size)", self.len(), w.len()));
+        }
+        bohf_core::error::ensure_finite("whitened latent values", w.iter())?;
+        Ok(self.data.log_likelihood_and_gradient(w))
+    }
+
     /// The same data with another norm bound B (for the B-doubling test); reuses the factorisation.
     pub fn with_norm_bound(&self, norm_bound: f64) -> Result<Self> {
         let config = ConfidenceConfig { norm_bound, ..self.config.clone() };
@@ -334,6 +344,29 @@ impl ConfidenceProblem {
             .collect())
     }
 
+    /// Whether `other` poses the same conic programs: the same support factor, settings and distinct
+    /// observation terms with the same multiplicities, so that only ℓ₀ (the self-duels) may differ.
+    /// Then the MLE, and every confidence set of the same width β, are the same.
+    pub fn same_program(&self, other: &ConfidenceProblem) -> bool {
+        self.config == other.config
+            && self.jitter == other.jitter
+            && self.support == other.support
+            && self.data.l == other.data.l
+            && self.data.rows == other.data.rows
+            && self.data.weights == other.data.weights
+    }
+
+    /// The MLE of this problem from `fit`, the MLE of `other` solving the same program
+    /// ([`ConfidenceProblem::same_program`]): the same maximiser, with ℓ* re-evaluated on this
+    /// problem's observations (ℓ₀ may differ). No solve; errors if the programs differ.
+    pub fn mle_from(&self, other: &ConfidenceProblem, fit: &MleFit) -> Result<MleFit> {
+        if !self.same_program(other) {
+            return Err(Error::invalid("mle", "the previous problem poses a different program; solve the MLE afresh"));
+        }
+        let log_likelihood = self.log_likelihood(&fit.z)?;
+        Ok(MleFit { log_likelihood, ..fit.clone() })
+    }
+
     /// The norm-constrained MLE max_Z ℓ(Z | D) s.t. ZᵀK⁻¹Z ≤ B² (POP-BO eq. (22), COBOL eq. (37)),
     /// solved as (C-MLE) of the notes: min Σu s.t. (B, w) ∈ SOC, softplus epigraphs, with Z = Lw.
     ///
@@ -343,7 +376,7 @@ impl ConfidenceProblem {
         let asm = conic::assemble(&self.data, false, None);
         let mut q = vec![0.0; asm.layout.n_vars()];
         for tau in 0..asm.layout.m {
-            q[asm.layout.u(tau)] = 1.0;
+            q[asm.layout.u(tau)] = self.data.weights[tau];
         }
         let opts = self.config.solver_options(self.config.mle_tolerance);
         let name = "norm-constrained MLE";
@@ -353,5 +386,45 @@ impl ConfidenceProblem {
         let z = &self.data.l * &w;
         let log_likelihood = log_likelihood(&self.observations, &z)?;
         Ok(MleFit { z, w, log_likelihood, norm_bound: self.config.norm_bound, info })
+    }
+}
+
+impl ConicData {
+    /// The whitened rows r_τ = s_τ Lᵀc_τ of `observations`, one per distinct (functional, outcome)
+    /// with its multiplicity; self-duels go into the constant ℓ₀ = −count·log 2.
+    fn aggregate(l: DMatrix<f64>, observations: &[Observation], config: &ConfidenceConfig) -> Self {
+        use std::collections::HashMap;
+        let n = l.nrows();
+        // Key: (i, j or usize::MAX for a label, sign), with i < j for duels.
+        let mut index: HashMap<(usize, usize, bool), usize> = HashMap::new();
+        let mut terms: Vec<(f64, usize, Option<usize>)> = Vec::new();
+        let mut weights: Vec<f64> = Vec::new();
+        let mut self_duels = 0usize;
+        for o in observations {
+            let (s, i, j) = o.signed_functional();
+            let (s, i, j) = match j {
+                Some(j) if j == i => {
+                    self_duels += 1;
+                    continue;
+                }
+                Some(j) if j < i => (-s, j, Some(i)),
+                _ => (s, i, j),
+            };
+            let key = (i, j.unwrap_or(usize::MAX), s > 0.0);
+            match index.get(&key) {
+                Some(&k) => weights[k] += 1.0,
+                None => {
+                    index.insert(key, terms.len());
+                    terms.push((s, i, j));
+                    weights.push(1.0);
+                }
+            }
+        }
+        let rows = DMatrix::from_fn(terms.len(), n, |tau, c| {
+            let (s, i, j) = terms[tau];
+            s * (l[(i, c)] - j.map_or(0.0, |j| l[(j, c)]))
+        });
+        let constant = -(self_duels as f64) * std::f64::consts::LN_2;
+        ConicData { l, rows, weights, constant, norm_bound: config.norm_bound, latent_box: config.latent_box }
     }
 }

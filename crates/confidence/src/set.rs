@@ -128,7 +128,17 @@ impl ConfidenceSet {
             return Err(Error::NonFinite("log-likelihood threshold".into()));
         }
         let data = problem.conic_data().clone();
-        let asm = conic::assemble(&data, true, Some(-threshold));
+        if data.rows.nrows() == 0 && threshold > data.constant {
+            // No term depends on f̃ (no data, or only self-duels): ℓ ≡ ℓ₀ < threshold, the set is empty.
+            return Err(Error::SolverFailed {
+                solver: "confidence set".into(),
+                reason: format!(
+                    "the constraints are infeasible: the log-likelihood is the constant {} but the threshold is {threshold}",
+                    data.constant
+                ),
+            });
+        }
+        let asm = conic::assemble(&data, true, Some(data.constant - threshold));
         let options = problem.config().solver_options(problem.config().tolerance);
         let q = vec![0.0; asm.layout.n_vars()];
         let solver = conic::new_solver("confidence set", &q, &asm.a, &asm.b, &asm.cones, &options)?;
@@ -246,15 +256,12 @@ impl ConfidenceSet {
 
     /// The likelihood tangent cut at w₀: ℓ is concave, so ℓ(w) ≤ ℓ(w₀) + ∇ℓ(w₀)ᵀ(w − w₀) and every
     /// feasible w satisfies −∇ℓ(w₀)ᵀw ≤ ℓ(w₀) − (ℓ* − β) − ∇ℓ(w₀)ᵀw₀, with
-    /// ∇ℓ(w) = Σ_τ σ(−r_τᵀw) r_τ (ℓ = Σ_τ log σ(r_τᵀw)).
+    /// ∇ℓ(w) = Σ_τ c_τ σ(−r_τᵀw) r_τ (ℓ = Σ_τ c_τ log σ(r_τᵀw) + ℓ₀).
     fn tangent_cut(&self, w0: &DVector<f64>) -> Option<Halfspace> {
         if self.layout.m == 0 {
             return None;
         }
-        let d = &self.data.rows * w0;
-        let sig = d.map(|v| 1.0 / (1.0 + v.exp()));
-        let grad = self.data.rows.transpose() * sig;
-        let ll0 = -d.iter().map(|&v| conic::softplus(-v)).sum::<f64>();
+        let (ll0, grad) = self.data.log_likelihood_and_gradient(w0);
         let n = self.layout.n;
         let mut u = DVector::zeros(n + 1);
         u.rows_mut(0, n).copy_from(&(-&grad));

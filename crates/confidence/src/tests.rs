@@ -107,9 +107,86 @@ fn label_data() -> (DMatrix<f64>, Vec<Observation>) {
     (k, obs)
 }
 
+/// Duels with repeats, a reversed repeat ((x′, x) lost is (x, x′) won), opposite outcomes of one pair
+/// and self-duels: the programs merge these into weighted terms; the independent checks do not.
+fn repeated_duel_data() -> (DMatrix<f64>, Vec<Observation>) {
+    let (k, mut obs) = duel_data();
+    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    obs.extend([d(1, 0, true), d(1, 0, true), d(0, 1, false), d(0, 1, true), d(2, 2, true), d(4, 4, false)]);
+    obs.extend([d(5, 0, true), d(3, 2, false), d(2, 3, true), d(2, 3, false)]);
+    (k, obs)
+}
+
+#[test]
+fn repeated_observations_are_merged_into_weighted_terms() {
+    let (k, obs) = repeated_duel_data();
+    let p = ConfidenceProblem::new(&k, &obs, &tight(1.5)).unwrap();
+    // Distinct (unordered pair, winner) terms, counted by hand: {1≻0, 2≻1, 2≻3, 4≻2, 4≻5, 5≻0, 3≻1,
+    // 0≻1, 3≻2}; the two self-duels are constants.
+    assert_eq!(p.distinct_terms(), 9);
+    let mut labels = label_data().1;
+    labels.push(Observation::Label { point: 0, positive: true });
+    assert_eq!(ConfidenceProblem::new(&k, &labels, &tight(1.5)).unwrap().distinct_terms(), 7);
+    // ℓ(w) against the per-observation sum at Z = Lw, and ∇ℓ against central differences.
+    let l = p.cholesky().l().clone();
+    let w = DVector::from_fn(6, |i, _| 0.3 * (i as f64) - 0.7);
+    let (ll, grad) = p.whitened_log_likelihood(&w).unwrap();
+    let direct = |w: &DVector<f64>| p.log_likelihood(&(&l * w)).unwrap();
+    assert_relative_eq!(ll, direct(&w), max_relative = 1e-13);
+    for i in 0..6 {
+        let mut e = DVector::zeros(6);
+        e[i] = 1e-6;
+        let fd = (direct(&(&w + &e)) - direct(&(&w - &e))) / 2e-6;
+        // Central differences of a smooth O(10) function with step 1e−6: error ~1e−9.
+        assert!((fd - grad[i]).abs() < 1e-7, "component {i}: {fd} vs {}", grad[i]);
+    }
+    assert!(p.whitened_log_likelihood(&DVector::zeros(5)).is_err());
+}
+
+#[test]
+fn self_duels_leave_the_program_and_the_mle_unchanged() {
+    let (k, obs) = duel_data();
+    let p = ConfidenceProblem::new(&k, &obs, &tight(1.5)).unwrap();
+    let fit = p.mle().unwrap();
+    let mut more = obs.clone();
+    more.extend([Observation::Duel { first: 3, second: 3, first_wins: false }; 2]);
+    let q = ConfidenceProblem::new(&k, &more, &tight(1.5)).unwrap();
+    assert!(q.same_program(&p));
+    let reused = q.mle_from(&p, &fit).unwrap();
+    // Independent: a fresh solve of the larger problem, and ℓ* lower by exactly 2 log 2.
+    let fresh = q.mle().unwrap();
+    for i in 0..6 {
+        assert!((reused.z[i] - fresh.z[i]).abs() < 1e-6);
+    }
+    assert_relative_eq!(reused.log_likelihood, fit.log_likelihood - 2.0 * std::f64::consts::LN_2, max_relative = 1e-13);
+    // A new distinct duel changes the program.
+    more.push(Observation::Duel { first: 0, second: 4, first_wins: true });
+    let r = ConfidenceProblem::new(&k, &more, &tight(1.5)).unwrap();
+    assert!(!r.same_program(&p));
+    assert!(r.mle_from(&p, &fit).unwrap_err().to_string().contains("different program"));
+    assert!(!ConfidenceProblem::new(&k, &obs, &tight(1.0)).unwrap().same_program(&p));
+}
+
+#[test]
+fn only_self_duels_give_a_constant_likelihood() {
+    let (k, _) = duel_data();
+    let obs = vec![Observation::Duel { first: 2, second: 2, first_wins: true }; 3];
+    let p = ConfidenceProblem::new(&k, &obs, &tight(1.0)).unwrap();
+    assert_eq!(p.distinct_terms(), 0);
+    let fit = p.mle().unwrap();
+    assert_relative_eq!(fit.log_likelihood, -3.0 * std::f64::consts::LN_2, max_relative = 1e-14);
+    // The set is the whole ball: the advantage is B‖g‖ as at t = 0; above ℓ₀ it is empty.
+    let mut set = ConfidenceSet::new(&p, &fit, 0.5).unwrap();
+    let c = p.candidate(&k.column(4).clone_owned(), 1.0).unwrap();
+    let a = set.optimistic_advantage(&c, 0).unwrap().value;
+    let closed = (k[(4, 4)] - 2.0 * k[(4, 0)] + k[(0, 0)]).sqrt();
+    assert_relative_eq!(a, closed, max_relative = 1e-6);
+    assert!(ConfidenceSet::with_threshold(&p, fit.log_likelihood + 0.1).is_err());
+}
+
 #[test]
 fn mle_matches_independent_newton_for_duels_and_labels() {
-    for (k, obs) in [duel_data(), label_data()] {
+    for (k, obs) in [duel_data(), label_data(), repeated_duel_data()] {
         for b in [0.5, 1.5] {
             let p = ConfidenceProblem::new(&k, &obs, &tight(b)).unwrap();
             assert_eq!(p.jitter(), 0.0, "well-conditioned Gram: no jitter expected");

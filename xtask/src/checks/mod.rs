@@ -3,8 +3,10 @@
 pub mod constants;
 pub mod coverage;
 pub mod elimination;
+pub mod explicit;
 pub mod identities;
 pub mod infogain;
+pub mod popbo;
 pub mod regret;
 
 use crate::report::Row;
@@ -21,7 +23,7 @@ pub struct Check {
 
 /// Every check, in table order.
 pub fn catalogue() -> Vec<Check> {
-    vec![
+    let mut checks = vec![
         Check { name: "infogain.nemhauser", in_quick: true, run: infogain::nemhauser_constant },
         Check { name: "infogain.greedy", in_quick: true, run: infogain::greedy_bracket_and_growth },
         Check { name: "infogain.dueling-vs-base", in_quick: true, run: infogain::dueling_vs_base },
@@ -38,7 +40,10 @@ pub fn catalogue() -> Vec<Check> {
         Check { name: "elimination.mrlpf-best-kept", in_quick: true, run: elimination::best_never_eliminated },
         Check { name: "regret.growth", in_quick: true, run: regret::regret_growth },
         Check { name: "regret.mrlpf-explicit-bound", in_quick: true, run: regret::mrlpf_explicit_bound },
-    ]
+    ];
+    checks.extend(explicit::catalogue());
+    checks.extend(popbo::catalogue());
+    checks
 }
 
 /// Components whose checks are not in the catalogue yet because the component itself is being

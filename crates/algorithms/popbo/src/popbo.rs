@@ -51,7 +51,10 @@ pub struct StepInfo {
 /// first, with the MLE and earlier optima as certified lower bounds ([`crate::search`]);
 /// [`StepInfo::solved`] says how many were solved. The
 /// result equals the argmax of the exact values up to the solver tolerance
-/// ([`PopBo::optimistic_advantages`] computes them all, for checking).
+/// ([`PopBo::optimistic_advantages`] computes them all, for checking). Repeated duels are one
+/// weighted term of the programs and self-duels (x_t = x′_t, how POP-BO ends on a finite domain)
+/// leave them unchanged ([`ConfidenceProblem::same_program`]): then the MLE is reused without a
+/// solve, and if β and x′ are also unchanged, so is the argmax (`solved = 0`).
 ///
 /// **Recommendation** ([`PopBoConfig::report`]): the argmax of the MLE over the sampled points
 /// (default), of the minimum-norm MLE interpolant over all candidates, or x_{t*} of eq. (19).
@@ -73,6 +76,17 @@ pub struct PopBo {
     mle: Option<MleFit>,
     pending: Option<(usize, usize)>,
     last_step: Option<StepInfo>,
+    /// The last argmax, valid while the program is unchanged (see [`PopBo`], "Speed").
+    cache: Option<CachedSearch>,
+}
+
+/// An argmax of the optimistic advantage and what it depends on besides the program.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CachedSearch {
+    beta: f64,
+    reference: usize,
+    chosen: usize,
+    value: f64,
 }
 
 impl PopBo {
@@ -99,6 +113,7 @@ impl PopBo {
             mle: None,
             pending: None,
             last_step: None,
+            cache: None,
         })
     }
 
@@ -171,12 +186,19 @@ impl PopBo {
         duels.iter().map(|&(first, second, first_wins)| Observation::Duel { first, second, first_wins }).collect()
     }
 
-    /// The confidence problem and MLE of `duels` with support x₀ ∪ observed points.
-    fn fit(&self, x0: usize, duels: &[(usize, usize, bool)]) -> Result<(ConfidenceProblem, MleFit)> {
+    /// The confidence problem and MLE of `duels` with support x₀ ∪ observed points; the current MLE
+    /// is reused (no solve) when the program is the same, and then the second value is `true`.
+    fn fit(&self, x0: usize, duels: &[(usize, usize, bool)]) -> Result<(ConfidenceProblem, MleFit, bool)> {
         let obs = Self::observations(duels);
         let problem = ConfidenceProblem::on_candidates(&self.base_gram, &[x0], &obs, &self.config.confidence)?;
+        if let (Some(old), Some(fit)) = (&self.problem, &self.mle)
+            && problem.same_program(old)
+        {
+            let mle = problem.mle_from(old, fit)?;
+            return Ok((problem, mle, true));
+        }
         let mle = problem.mle()?;
-        Ok((problem, mle))
+        Ok((problem, mle, false))
     }
 
     /// Makes sure x₀, the problem and the MLE exist (drawing x₀ from `rng` if needed).
@@ -186,7 +208,7 @@ impl PopBo {
             self.x0 = Some(rng.random_range(0..self.domain.len()));
         }
         if self.problem.is_none() {
-            let (p, m) = self.fit(self.x0.expect("set above"), &self.duels)?;
+            let (p, m, _) = self.fit(self.x0.expect("set above"), &self.duels)?;
             self.problem = Some(p);
             self.mle = Some(m);
         }
@@ -294,7 +316,10 @@ impl PopBo {
         let x0 = self.x0.unwrap_or(new[0].1);
         let mut duels = self.duels.clone();
         duels.extend_from_slice(new);
-        let (problem, mle) = self.fit(x0, &duels)?;
+        let (problem, mle, same) = self.fit(x0, &duels)?;
+        if !same {
+            self.cache = None;
+        }
         self.x0 = Some(x0);
         self.duels = duels;
         self.problem = Some(problem);
@@ -307,22 +332,31 @@ impl PopBo {
 impl Optimizer for PopBo {
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         self.ensure_initialised(Some(rng))?;
-        let (mut set, candidates) = self.confidence_set()?;
         let reference = self.reference().expect("initialised");
-        let r = self.reference_position()?;
-        let (problem, mle) = (self.problem.as_ref().expect("initialised"), self.mle.as_ref().expect("initialised"));
-        let search =
-            crate::search::maximise_advantage(&mut set, problem, mle, &candidates, r, Some(&candidates[reference]))?;
-        let chosen = search.best;
-        self.last_step = Some(StepInfo {
-            duels: self.duels.len(),
-            beta: self.beta()?,
-            advantage: search.value,
-            chosen,
-            reference,
-            solved: search.solved,
-            candidates: candidates.len(),
-        });
+        let beta = self.beta()?;
+        let candidates = self.domain.len();
+        let cached = self.cache.filter(|c| c.beta == beta && c.reference == reference);
+        let (chosen, advantage, solved) = match cached {
+            Some(c) => (c.chosen, c.value, 0),
+            None => {
+                let (mut set, candidates) = self.confidence_set()?;
+                let r = self.reference_position()?;
+                let (problem, mle) =
+                    (self.problem.as_ref().expect("initialised"), self.mle.as_ref().expect("initialised"));
+                let search = crate::search::maximise_advantage(
+                    &mut set,
+                    problem,
+                    mle,
+                    &candidates,
+                    r,
+                    Some(&candidates[reference]),
+                )?;
+                self.cache = Some(CachedSearch { beta, reference, chosen: search.best, value: search.value });
+                (search.best, search.value, search.solved)
+            }
+        };
+        self.last_step =
+            Some(StepInfo { duels: self.duels.len(), beta, advantage, chosen, reference, solved, candidates });
         self.pending = Some((chosen, reference));
         Ok(Query::Duel(self.domain.point(chosen)?, self.domain.point(reference)?))
     }

@@ -260,3 +260,45 @@ fn defaults_are_the_papers() {
     assert_eq!(c.confidence.latent_box, None);
     c.validate().unwrap();
 }
+
+#[test]
+fn self_duels_reuse_the_mle_and_argmax_exactly() {
+    // A history in which candidate 5 beat every other point 12 times: the set is tight, POP-BO duels
+    // 5 against itself, the program stops changing, and with constant β the cached argmax must
+    // equal a fresh search of an instance that replays the history.
+    let dom = grid(4);
+    let ctx = SearchContext::new(dom.clone(), 400).unwrap();
+    let mut cfg = config(3.0, 0.25);
+    cfg.beta = BetaSchedule::Constant { value: 1.0 };
+    let mut history = Vec::new();
+    for j in (0..16).filter(|&j| j != 5) {
+        for _ in 0..12 {
+            history.push(duel(&dom, 5, j, true));
+        }
+    }
+    history.push(duel(&dom, 5, 0, true));
+    let mut a = PopBo::new(&ctx, cfg.clone()).unwrap();
+    a.observe_all(&history).unwrap();
+    let mut reused = 0;
+    for step in 0..6 {
+        let q = a.suggest(&mut seeded(1)).unwrap();
+        let info = *a.last_step().unwrap();
+        assert_eq!((info.chosen, info.reference), (5, 5), "step {step}: expected a self-duel of the winner");
+        let mut fresh = PopBo::new(&ctx, cfg.clone()).unwrap();
+        fresh.observe_all(&history).unwrap();
+        let qf = fresh.suggest(&mut seeded(99)).unwrap();
+        assert_eq!(q, qf, "step {step}: suggestion differs from a fresh search");
+        assert!(fresh.last_step().unwrap().solved > 0);
+        assert!((info.advantage - fresh.last_step().unwrap().advantage).abs() < 1e-6);
+        let (fa, ff) = (a.mle().unwrap(), fresh.mle().unwrap());
+        assert!((fa.log_likelihood - ff.log_likelihood).abs() < 1e-6 * ff.log_likelihood.abs());
+        if info.solved == 0 {
+            reused += 1;
+        }
+        let ans = Answer::Duel { first_wins: step % 2 == 0 };
+        a.observe(&q, ans).unwrap();
+        history.push((q, ans));
+    }
+    // The first self-duel needs a search; every later one reuses it.
+    assert_eq!(reused, 5);
+}
