@@ -83,6 +83,12 @@ pub fn terminal_table(s: &Summary) -> String {
     for r in &rows {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
     }
+    if !s.failures.is_empty() {
+        out.push_str(&format!("\n{} run(s) failed (on_error = \"continue\"); not in the table:\n", s.failures.len()));
+        for f in &s.failures {
+            out.push_str(&format!("  {f}\n"));
+        }
+    }
     out
 }
 

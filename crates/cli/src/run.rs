@@ -6,12 +6,16 @@
 //!   every process that writes into `DIR` (a resume, another shard) must run the same spec.
 //! * `DIR/runs/a{algorithm}-r{run}.csv`: one file per finished run, written atomically (temp file +
 //!   rename) as soon as the run ends, so an interruption loses only the runs in flight.
+//! * `DIR/runs/a{algorithm}-r{run}.failed`: the error of a run that failed (algorithm, run, step,
+//!   reason). With the spec's `on_error = "stop"` (default) the first failure stops the experiment
+//!   (the finished runs stay; `--resume` retries the failed run); with `"continue"` the other runs go
+//!   on and the results summarise the finished runs and list the failed ones.
 //! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
 
 use crate::CliError;
 use bohf_experiments::{
-    Experiment, ExperimentSpec, ProblemSpec, Registry, Results, RunId, RunRecord, Timing, runs_from_csv, write_atomic,
-    write_results,
+    Experiment, ExperimentSpec, FailedRun, OnError, ProblemSpec, Registry, Results, RunId, RunRecord, Timing,
+    runs_from_csv, write_atomic, write_results,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -82,6 +86,17 @@ pub fn stored_spec(mut spec: ExperimentSpec) -> ExperimentSpec {
 /// The file of one finished run.
 pub fn run_file(dir: &Path, id: RunId) -> PathBuf {
     dir.join("runs").join(format!("a{}-r{}.csv", id.algorithm, id.run))
+}
+
+/// The file recording the failure of one run.
+pub fn failure_file(dir: &Path, id: RunId) -> PathBuf {
+    dir.join("runs").join(format!("a{}-r{}.failed", id.algorithm, id.run))
+}
+
+/// Reads a recorded failure (`None` if absent or unreadable).
+fn read_failure(dir: &Path, id: RunId) -> Option<FailedRun> {
+    let text = std::fs::read_to_string(failure_file(dir, id)).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> CliError + 'a {
@@ -190,6 +205,8 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         if let Err(e) = write_atomic(&path, record.to_csv(Timing::Include).as_bytes()) {
             write_failures.lock().expect("no poisoning").push(e.to_string());
         }
+        // A run that failed before (and was retried with --resume) has finished now.
+        let _ = std::fs::remove_file(failure_file(&opts.out, record.id));
         let k = counter.fetch_add(1, Ordering::SeqCst) + 1;
         match &bar {
             Some(b) => {
@@ -205,22 +222,54 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
             ),
         }
     };
+    let on_failed = |failed: &FailedRun| {
+        let path = failure_file(&opts.out, failed.id);
+        let json = serde_json::to_string_pretty(failed).expect("serialisable");
+        if let Err(e) = write_atomic(&path, json.as_bytes()) {
+            write_failures.lock().expect("no poisoning").push(e.to_string());
+        }
+        let k = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        let line = format!("[{k}/{total}] FAILED: {failed}");
+        match &bar {
+            Some(b) => {
+                b.println(line);
+                b.inc(1);
+            }
+            None => eprintln!("{line}"),
+        }
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
         .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.threads)))?;
-    let result = pool.install(|| experiment.run_tasks(&todo, &on_done));
+    let outcome = pool.install(|| experiment.run_tasks(&todo, &on_done, &on_failed));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    result?;
     let failures = write_failures.into_inner().expect("no poisoning");
     if let Some(first) = failures.first() {
         return Err(CliError::msg(format!("{} run file(s) could not be written: {first}", failures.len())));
     }
+    if let Some(first) = outcome.failures.first()
+        && spec.on_error == OnError::Stop
+    {
+        return Err(CliError::msg(format!(
+            "{first}\nstopped (on_error = \"stop\"): {} run(s) of this call finished and are saved in `{}`, {} failed, {} \
+             not started; rerun with --resume to retry, or set on_error = \"continue\" in the spec to record failures \
+             and run the rest",
+            outcome.runs.len(),
+            opts.out.display(),
+            outcome.failures.len(),
+            outcome.not_started.len()
+        )));
+    }
     eprintln!("{} run(s) in {:.1} s", total, start.elapsed().as_secs_f64());
     if opts.shard.is_some() {
-        let finished = experiment.tasks().into_iter().filter(|&id| run_file(&opts.out, id).exists()).count();
+        let settled = |id: RunId| {
+            run_file(&opts.out, id).exists()
+                || (spec.on_error == OnError::Continue && failure_file(&opts.out, id).exists())
+        };
+        let finished = experiment.tasks().into_iter().filter(|&id| settled(id)).count();
         if finished < experiment.tasks().len() {
             return Ok(Outcome::ShardDone { mine: mine.len(), finished, total: experiment.tasks().len() });
         }
@@ -234,6 +283,7 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
 /// identical in both (its timing aside).
 fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Results, CliError> {
     let mut runs = Vec::new();
+    let mut failed = Vec::new();
     let mut missing = Vec::new();
     let ids: Vec<RunId> = (0..spec.runs)
         .flat_map(|run| (0..spec.algorithms.len()).map(move |algorithm| RunId { algorithm, run }))
@@ -260,7 +310,10 @@ fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Resul
         }
         match found {
             Some((r, _)) => runs.push(r),
-            None => missing.push(id),
+            None => match dirs.iter().find_map(|d| read_failure(d, id)) {
+                Some(f) if spec.on_error == OnError::Continue => failed.push(f),
+                _ => missing.push(id),
+            },
         }
     }
     if !missing.is_empty() {
@@ -275,7 +328,7 @@ fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Resul
             if missing.len() > 5 { ", …" } else { "" }
         )));
     }
-    Ok(Results::new(spec.clone(), title, runs)?)
+    Ok(Results::with_failures(spec.clone(), title, runs, failed)?)
 }
 
 /// `bohf merge DIR… --out OUT`: the runs of every folder into one result set; the folders must hold
@@ -306,6 +359,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
         let path = run_file(out, r.id);
         if !path.exists() {
             write_atomic(path, r.to_csv(Timing::Include).as_bytes())?;
+        }
+    }
+    for f in results.failures() {
+        let path = failure_file(out, f.id);
+        if !path.exists() {
+            write_atomic(path, serde_json::to_string_pretty(f).expect("serialisable").as_bytes())?;
         }
     }
     write_results(&results, out)?;

@@ -166,7 +166,7 @@ fn reproduce_quick_writes_spec_report_plots_and_summaries() {
 
     let csv = ok(&["summary", "r", "--format", "csv"], &tmp.0);
     let rows: Vec<&str> = csv.lines().collect();
-    assert_eq!(rows.len(), 5, "{csv}");
+    assert_eq!(rows.len(), 6, "{csv}"); // header + PF-TS, MR-LPF, MaxMinLCB, GP-TS, POP-BO
     assert!(rows[1].starts_with("PF-TS,2,"));
     let md = ok(&["summary", "r", "--format", "markdown"], &tmp.0);
     assert!(md.starts_with("| algorithm |"));
@@ -222,6 +222,62 @@ fn bad_specs_give_useful_errors() {
     assert!(e.contains(&tmp.join("nowhere/data.csv").display().to_string()), "{e}");
     let e = fails(&["run", "missing.toml"], &tmp.0);
     assert!(e.contains("missing.toml"), "{e}");
+}
+
+#[test]
+fn failed_runs_are_recorded_and_finished_runs_kept() {
+    let tmp = TempDir::new("failures");
+    // POP-BO with a 2-iteration limit fails its first conic solve (MaxIterations) in every run.
+    let spec = |on_error: &str| {
+        format!(
+            "name = \"fl\"\nhorizon = 5\nruns = 3\n{on_error}[problem]\nkind = \"ackley\"\npoints = 15\n\
+             [[algorithms]]\nname = \"random\"\n[[algorithms]]\nname = \"pop-bo\"\n\
+             [algorithms.params.confidence]\nmax_iterations = 2\n"
+        )
+    };
+    std::fs::write(tmp.join("cont.toml"), spec("on_error = \"continue\"\n")).unwrap();
+    let out = bohf(&["run", "cont.toml", "--out", "c", "-j", "2"], &tmp.0);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("FAILED: algorithm `pop-bo`, run 0, step 1") && stderr.contains("MaxIterations"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("3 run(s) failed"), "{stdout}");
+    for r in 0..3 {
+        assert!(tmp.join(&format!("c/runs/a0-r{r}.csv")).is_file());
+        let failed = std::fs::read_to_string(tmp.join(&format!("c/runs/a1-r{r}.failed"))).unwrap();
+        assert!(failed.contains("max_iterations"), "{failed}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.join("c/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["algorithms"].as_array().unwrap().len(), 1);
+    assert_eq!(summary["failures"].as_array().unwrap().len(), 3);
+    // Merging the folder keeps the failures.
+    ok(&["merge", "c", "--out", "m"], &tmp.0);
+    assert!(tmp.join("m/runs/a1-r2.failed").is_file());
+
+    // The default, "stop": the error names the failure and the folder; finished runs stay on disk.
+    std::fs::write(tmp.join("stop.toml"), spec("")).unwrap();
+    let e = fails(&["run", "stop.toml", "--out", "s", "-j", "1"], &tmp.0);
+    assert!(e.contains("algorithm `pop-bo`") && e.contains("stopped (on_error = \"stop\")"), "{e}");
+    assert!(e.contains("--resume"), "{e}");
+    let saved: Vec<_> = std::fs::read_dir(tmp.join("s/runs")).unwrap().map(|d| d.unwrap().file_name()).collect();
+    assert!(saved.iter().any(|f| f.to_string_lossy().ends_with(".failed")), "{saved:?}");
+    assert!(tmp.join("s/spec.toml").is_file());
+    // A resume retries the failed run (it fails again: the same spec is deterministic) and keeps
+    // every finished run file as it was.
+    let before: Vec<(std::ffi::OsString, Vec<u8>)> = std::fs::read_dir(tmp.join("s/runs"))
+        .unwrap()
+        .map(|d| d.unwrap())
+        .filter(|d| d.file_name().to_string_lossy().ends_with(".csv"))
+        .map(|d| (d.file_name(), std::fs::read(d.path()).unwrap()))
+        .collect();
+    let e = fails(&["run", "stop.toml", "--out", "s", "--resume", "-j", "1"], &tmp.0);
+    assert!(e.contains("stopped"), "{e}");
+    for (name, bytes) in before {
+        assert_eq!(std::fs::read(tmp.join("s/runs").join(&name)).unwrap(), bytes, "{name:?} changed");
+    }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -10,7 +10,10 @@ use serde::{Deserialize, Serialize};
 /// boxes every latent value to |z| ≤ 3, set `latent_box = Some(3.0)` for that), no nugget (jitter
 /// is added only if the Cholesky factorisation needs it, and recorded; the code adds ε_K = 1e-6, POP-BO
 /// Remark 4.2), clarabel tolerances 1e-9 (1e-11 for the MLE), at most 200 iterations, and `AlmostSolved` accepted only within
-/// 1e-7.
+/// 1e-4: clarabel stops with `AlmostSolved` on a few of the hundreds of programs of a POP-BO run,
+/// with relative gaps and residuals between 10⁻⁸ and ~5·10⁻⁵ (measured on the Table 2 functions),
+/// ample for ranking candidates and for thresholds of width β ≥ 10⁻²; any worse status is an error
+/// that names the program. Set it lower for stricter solves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ConfidenceConfig {
@@ -31,7 +34,7 @@ pub struct ConfidenceConfig {
     /// Clarabel's iteration limit.
     pub max_iterations: u32,
     /// Clarabel sometimes stalls just short of a tight target (status `AlmostSolved`); such a
-    /// solution is accepted when its duality gap and residuals are within this (default 1e-7), and
+    /// solution is accepted when its duality gap and residuals are within this (default 1e-4), and
     /// reported as an error otherwise. The status is kept in [`crate::SolveInfo`].
     pub acceptable_tolerance: f64,
     /// Accept every `AlmostSolved` (clarabel's reduced tolerances, gap ~5e-5) whatever
@@ -48,7 +51,7 @@ impl Default for ConfidenceConfig {
             tolerance: 1e-9,
             mle_tolerance: 1e-11,
             max_iterations: 200,
-            acceptable_tolerance: 1e-7,
+            acceptable_tolerance: 1e-4,
             accept_almost_solved: false,
         }
     }

@@ -54,6 +54,22 @@ pub enum ExperimentError {
         #[source]
         source: bohf_core::Error,
     },
+    /// A run failed and the spec says `on_error = "stop"`: no further run was started. The runs that
+    /// finished before are kept here (and were handed to the caller's `on_done` as they finished).
+    #[error(
+        "{failure} (on_error = \"stop\": {} finished run(s) kept, {not_started} not started; set on_error = \"continue\" \
+         to record failures and run the rest)",
+        finished.len()
+    )]
+    Stopped {
+        /// The failure that stopped the experiment (the first one, in task order, if several runs in
+        /// flight failed).
+        failure: Box<crate::runner::FailedRun>,
+        /// Every run that finished, sorted by (algorithm, run).
+        finished: Vec<crate::results::RunRecord>,
+        /// How many runs were never started.
+        not_started: usize,
+    },
     /// A results file is malformed.
     #[error("malformed results{}: {reason}", path.as_ref().map(|p| format!(" in `{}`", p.display())).unwrap_or_default())]
     Results {

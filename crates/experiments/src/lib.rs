@@ -62,6 +62,6 @@ pub use plot::{Metric, plot};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
 pub use results::{QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
-pub use runner::{Experiment, Results, RunId};
-pub use spec::{AlgorithmSpec, ExperimentSpec, ProblemSpec, RespondentSpec, ResponseModel};
+pub use runner::{Experiment, FailedRun, Results, RunId, TaskOutcome};
+pub use spec::{AlgorithmSpec, ExperimentSpec, OnError, ProblemSpec, RespondentSpec, ResponseModel};
 pub use summary::{AlgorithmSummary, AtHorizon, Curve, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se};

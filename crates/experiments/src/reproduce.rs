@@ -599,8 +599,12 @@ pub fn build_index(out: &Path, files: &[PathBuf]) -> Result<String> {
         let claims: Vec<Claim> = pf.iter().flat_map(|p| claims_of(p)).collect();
         s.push_str(&claims_table(&claims, true));
         s.push('\n');
-        let statements =
-            [format!("{PF_TS} < {MR_LPF}"), format!("{PF_TS} < {POP_BO}"), format!("{PF_TS} ≈ {MAXMIN}"), format!("{GP_TS} lowest")];
+        let statements = [
+            format!("{PF_TS} < {MR_LPF}"),
+            format!("{PF_TS} < {POP_BO}"),
+            format!("{PF_TS} ≈ {MAXMIN}"),
+            format!("{GP_TS} lowest"),
+        ];
         for statement in statements {
             let these: Vec<&Claim> = claims.iter().filter(|c| c.statement == statement).collect();
             if these.is_empty() {

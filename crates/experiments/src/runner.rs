@@ -15,17 +15,25 @@
 //! `observe(query, answer)`, `x̂_t = recommend()`; then the regrets of [`crate::metrics`] are
 //! recorded. `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
 //! base Gram) and its three calls at each step, but not the respondent or the metrics.
+//!
+//! **Failures.** A run that fails (an algorithm, solver or respondent error) becomes a
+//! [`FailedRun`] naming the algorithm, run, step and error. The spec's `on_error` decides the rest
+//! ([`crate::OnError`]): `stop` starts no further run and [`Experiment::run`] returns
+//! [`ExperimentError::Stopped`] carrying every finished run; `continue` runs everything else and
+//! the [`Results`] list the failures beside the finished runs. Finished runs are handed to the
+//! caller as they finish in both cases (the CLI writes each to disk at once).
 
 use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
 use crate::registry::{AlgorithmEntry, Registry};
 use crate::results::{QueryKind, RunRecord, StepRecord};
-use crate::spec::ExperimentSpec;
+use crate::spec::{ExperimentSpec, OnError};
 use crate::summary::Summary;
 use bohf_core::{Query, SearchContext, rng};
 use bohf_problems::Respondent;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// One run of one algorithm.
@@ -50,6 +58,47 @@ impl RunId {
     pub fn respondent_rng(&self, seed: u64) -> bohf_core::BohfRng {
         rng::stream(seed, &[self.algorithm as u64, self.run as u64, RESPONDENT_STREAM])
     }
+}
+
+/// A run that failed: which, where, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// The run.
+    pub id: RunId,
+    /// The algorithm's label.
+    pub label: String,
+    /// The step t at which it failed (1-based; 0 while the algorithm was being built).
+    pub step: usize,
+    /// The error, as text.
+    pub error: String,
+}
+
+impl FailedRun {
+    fn from_error(id: RunId, label: &str, e: &ExperimentError) -> Self {
+        match e {
+            ExperimentError::Run { step, source, .. } => {
+                Self { id, label: label.to_string(), step: *step, error: source.to_string() }
+            }
+            other => Self { id, label: label.to_string(), step: 0, error: other.to_string() },
+        }
+    }
+}
+
+impl std::fmt::Display for FailedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "algorithm `{}`, run {}, step {}: {}", self.label, self.id.run, self.step, self.error)
+    }
+}
+
+/// What [`Experiment::run_tasks`] did with its tasks.
+#[derive(Debug, Clone, Default)]
+pub struct TaskOutcome {
+    /// The finished runs, in the order of the tasks.
+    pub runs: Vec<RunRecord>,
+    /// The failed runs, in the order of the tasks.
+    pub failures: Vec<FailedRun>,
+    /// Tasks not started because an earlier failure stopped the experiment (`on_error = "stop"`).
+    pub not_started: Vec<RunId>,
 }
 
 /// A validated spec with its problem built and its algorithms resolved, ready to run.
@@ -174,63 +223,146 @@ impl Experiment {
     }
 
     /// Runs `ids` in parallel on the current rayon pool (use `ThreadPool::install` to choose the
-    /// number of threads), calling `on_done` with each finished run (from the worker thread, in
-    /// completion order: e.g. to write it to disk at once). The records come back in the order of
-    /// `ids`; the first error stops the remaining runs.
-    pub fn run_tasks(&self, ids: &[RunId], on_done: &(dyn Fn(&RunRecord) + Sync)) -> Result<Vec<RunRecord>> {
-        ids.par_iter()
+    /// number of threads), calling `on_done` with each finished run and `on_failed` with each
+    /// failed one (from the worker thread, in completion order: e.g. to write it to disk at once).
+    /// With `on_error = "stop"` no task starts after the first failure; the runs in flight finish.
+    pub fn run_tasks(
+        &self,
+        ids: &[RunId],
+        on_done: &(dyn Fn(&RunRecord) + Sync),
+        on_failed: &(dyn Fn(&FailedRun) + Sync),
+    ) -> TaskOutcome {
+        enum Ran {
+            Done(RunRecord),
+            Failed(FailedRun),
+            NotStarted(RunId),
+        }
+        let stop = AtomicBool::new(false);
+        let ran: Vec<Ran> = ids
+            .par_iter()
             .map(|&id| {
-                let record = self.run_one(id)?;
-                on_done(&record);
-                Ok(record)
+                if stop.load(Ordering::SeqCst) {
+                    return Ran::NotStarted(id);
+                }
+                match self.run_one(id) {
+                    Ok(record) => {
+                        on_done(&record);
+                        Ran::Done(record)
+                    }
+                    Err(e) => {
+                        let label = self.spec.algorithms.get(id.algorithm).map_or("?", |a| a.label());
+                        let failed = FailedRun::from_error(id, label, &e);
+                        if self.spec.on_error == OnError::Stop {
+                            stop.store(true, Ordering::SeqCst);
+                        }
+                        on_failed(&failed);
+                        Ran::Failed(failed)
+                    }
+                }
             })
-            .collect()
+            .collect();
+        let mut outcome = TaskOutcome::default();
+        for r in ran {
+            match r {
+                Ran::Done(record) => outcome.runs.push(record),
+                Ran::Failed(f) => outcome.failures.push(f),
+                Ran::NotStarted(id) => outcome.not_started.push(id),
+            }
+        }
+        outcome
     }
 
-    /// Runs every task and gathers the results.
+    /// Runs every task and gathers the results. A failure ends in [`ExperimentError::Stopped`]
+    /// (with the finished runs) under `on_error = "stop"`, and is listed in the results under
+    /// `"continue"`.
     pub fn run(&self) -> Result<Results> {
-        let runs = self.run_tasks(&self.tasks(), &|_| {})?;
-        Results::new(self.spec.clone(), self.title(), runs)
+        let outcome = self.run_tasks(&self.tasks(), &|_| {}, &|_| {});
+        self.gather(outcome)
+    }
+
+    /// The results of a [`TaskOutcome`] over all tasks, under the spec's `on_error`.
+    pub fn gather(&self, outcome: TaskOutcome) -> Result<Results> {
+        let TaskOutcome { mut runs, failures, not_started } = outcome;
+        match (failures.first(), self.spec.on_error) {
+            (None, _) => Results::new(self.spec.clone(), self.title(), runs),
+            (Some(first), OnError::Stop) => {
+                runs.sort_by_key(|r| r.id);
+                Err(ExperimentError::Stopped {
+                    failure: Box::new(first.clone()),
+                    finished: runs,
+                    not_started: not_started.len(),
+                })
+            }
+            (Some(_), OnError::Continue) => Results::with_failures(self.spec.clone(), self.title(), runs, failures),
+        }
     }
 }
 
-/// The runs of a complete experiment.
+/// The runs of an experiment: every (algorithm, run) of the spec, finished or (with
+/// `on_error = "continue"`) failed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Results {
     spec: ExperimentSpec,
     title: String,
     runs: Vec<RunRecord>,
+    failures: Vec<FailedRun>,
 }
 
 impl Results {
     /// Results from runs (in any order, e.g. gathered from shards). Every (algorithm, run) of the
     /// spec must appear exactly once with T steps and the spec's label; the runs are sorted by
     /// (algorithm, run).
-    pub fn new(spec: ExperimentSpec, title: impl Into<String>, mut runs: Vec<RunRecord>) -> Result<Self> {
+    pub fn new(spec: ExperimentSpec, title: impl Into<String>, runs: Vec<RunRecord>) -> Result<Self> {
+        Self::with_failures(spec, title, runs, Vec::new())
+    }
+
+    /// Results in which some runs failed (`on_error = "continue"`): every (algorithm, run) of the
+    /// spec must appear exactly once, either among `runs` (with T steps and the spec's label) or
+    /// among `failures`.
+    pub fn with_failures(
+        spec: ExperimentSpec,
+        title: impl Into<String>,
+        mut runs: Vec<RunRecord>,
+        mut failures: Vec<FailedRun>,
+    ) -> Result<Self> {
         runs.sort_by_key(|r| r.id);
+        failures.sort_by_key(|f| f.id);
         let labels = spec.labels();
         let bad = |reason: String| ExperimentError::Results { path: None, reason };
         let expected = labels.len() * spec.runs;
-        for (k, r) in runs.iter().enumerate() {
-            if k >= expected {
+        let mut seen = vec![false; expected];
+        let ids = runs.iter().map(|r| (r.id, "run")).chain(failures.iter().map(|f| (f.id, "failed run")));
+        for (id, what) in ids {
+            if id.algorithm >= labels.len() || id.run >= spec.runs {
                 return Err(bad(format!(
-                    "run {} of algorithm {} is beyond the spec's {} algorithms × {} runs",
-                    r.id.run,
-                    r.id.algorithm,
+                    "{what} {} of algorithm {} is beyond the spec's {} algorithms × {} runs",
+                    id.run,
+                    id.algorithm,
                     labels.len(),
                     spec.runs
                 )));
             }
-            let want = RunId { algorithm: k / spec.runs, run: k % spec.runs };
-            if r.id != want {
+            let k = id.algorithm * spec.runs + id.run;
+            if seen[k] {
                 return Err(bad(format!(
-                    "expected run {} of `{}`, found run {} of algorithm {} (a run is missing, repeated or out of range)",
-                    want.run,
-                    labels.get(want.algorithm).map_or("?", String::as_str),
-                    r.id.run,
-                    r.id.algorithm
+                    "run {} of `{}` appears twice (finished or failed)",
+                    id.run, labels[id.algorithm]
                 )));
             }
+            seen[k] = true;
+        }
+        if let Some(k) = seen.iter().position(|s| !s) {
+            return Err(bad(format!(
+                "run {} of `{}` is missing: {} finished and {} failed of {} algorithms × {} runs = {expected}",
+                k % spec.runs,
+                labels[k / spec.runs],
+                runs.len(),
+                failures.len(),
+                labels.len(),
+                spec.runs
+            )));
+        }
+        for r in &runs {
             if r.label != labels[r.id.algorithm] {
                 return Err(bad(format!(
                     "run {} of algorithm {} is labelled `{}`, the spec says `{}`",
@@ -247,15 +379,12 @@ impl Results {
                 )));
             }
         }
-        if runs.len() != expected {
-            return Err(bad(format!(
-                "{} runs, expected {} algorithms × {} runs = {expected}",
-                runs.len(),
-                labels.len(),
-                spec.runs
-            )));
-        }
-        Ok(Self { spec, title: title.into(), runs })
+        Ok(Self { spec, title: title.into(), runs, failures })
+    }
+
+    /// The failed runs (empty unless `on_error = "continue"` and some run failed), sorted by id.
+    pub fn failures(&self) -> &[FailedRun] {
+        &self.failures
     }
 
     /// The spec.
@@ -268,7 +397,7 @@ impl Results {
         &self.title
     }
 
-    /// The runs, sorted by (algorithm, run).
+    /// The finished runs, sorted by (algorithm, run).
     pub fn runs(&self) -> &[RunRecord] {
         &self.runs
     }
@@ -284,8 +413,9 @@ impl Results {
         Self::new(spec, title, runs)
     }
 
-    /// Mean and standard error per step and at the horizon.
+    /// Mean and standard error per step and at the horizon, over the finished runs; the failures
+    /// are listed in [`Summary::failures`].
     pub fn summary(&self) -> Result<Summary> {
-        Summary::from_runs(&self.spec, &self.title, &self.runs)
+        Summary::with_failures(&self.spec, &self.title, &self.runs, &self.failures)
     }
 }

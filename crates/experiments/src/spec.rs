@@ -6,6 +6,7 @@
 //! horizon = 300                  # T, queries per run
 //! runs = 30                      # independent runs per algorithm
 //! seed = 1                       # base seed of every random stream
+//! on_error = "stop"              # a failed run stops the experiment (default), or "continue"
 //!
 //! [problem]                      # the utility and its candidate set
 //! kind = "ackley"                # rkhs | ackley | catalyst | function
@@ -76,6 +77,32 @@ pub struct ExperimentSpec {
     pub respondent: RespondentSpec,
     /// The algorithms, in the order of their streams (see [`crate::runner`]).
     pub algorithms: Vec<AlgorithmSpec>,
+    /// What a failed run (e.g. a solver failure) does to the others; finished runs are kept either
+    /// way. Written to TOML only when not the default.
+    #[serde(default, skip_serializing_if = "OnError::is_stop")]
+    pub on_error: OnError,
+}
+
+/// What a run that fails (an algorithm or solver error) does to the rest of the experiment
+/// ([`crate::Experiment::run_tasks`]). Runs already finished are never lost: they are handed out as
+/// they finish and kept in the results or in the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// No new run starts after the first failure; the runs in flight finish, and the experiment
+    /// ends with an error that names the failure and carries the finished runs.
+    #[default]
+    Stop,
+    /// The failure is recorded (algorithm, run, step, error) and every other run goes on; the
+    /// results summarise the runs that finished and list the failures.
+    Continue,
+}
+
+impl OnError {
+    /// Whether this is [`OnError::Stop`] (the default).
+    pub fn is_stop(&self) -> bool {
+        *self == OnError::Stop
+    }
 }
 
 /// One algorithm of an experiment.

@@ -109,8 +109,11 @@ pub struct Summary {
     pub standard_error: String,
     /// The spec that produced the results.
     pub spec: ExperimentSpec,
-    /// One entry per algorithm, in the spec's order.
+    /// One entry per algorithm with a finished run, in the spec's order.
     pub algorithms: Vec<AlgorithmSummary>,
+    /// Runs that failed (`on_error = "continue"`); the curves are over the finished runs only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<crate::runner::FailedRun>,
 }
 
 /// The description written into [`Summary::standard_error`].
@@ -119,9 +122,24 @@ pub const STANDARD_ERROR: &str = "std(ddof=0)/sqrt(runs)";
 impl Summary {
     /// Summarises `runs` (each with `spec.horizon` steps, at least one per algorithm of `spec`).
     pub fn from_runs(spec: &ExperimentSpec, title: &str, runs: &[RunRecord]) -> Result<Self> {
+        Self::with_failures(spec, title, runs, &[])
+    }
+
+    /// Summarises the finished `runs` and lists `failures`. An algorithm whose every run failed has
+    /// no entry in [`Summary::algorithms`] (its failures say why); any other algorithm needs at
+    /// least one finished run.
+    pub fn with_failures(
+        spec: &ExperimentSpec,
+        title: &str,
+        runs: &[RunRecord],
+        failures: &[crate::runner::FailedRun],
+    ) -> Result<Self> {
         let mut algorithms = Vec::with_capacity(spec.algorithms.len());
         for (a, alg) in spec.algorithms.iter().enumerate() {
             let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.id.algorithm == a).collect();
+            if mine.is_empty() && failures.iter().any(|f| f.id.algorithm == a) {
+                continue;
+            }
             if mine.is_empty() {
                 return Err(ExperimentError::Results {
                     path: None,
@@ -163,7 +181,13 @@ impl Summary {
                 },
             });
         }
-        Ok(Self { title: title.to_string(), standard_error: STANDARD_ERROR.into(), spec: spec.clone(), algorithms })
+        Ok(Self {
+            title: title.to_string(),
+            standard_error: STANDARD_ERROR.into(),
+            spec: spec.clone(),
+            algorithms,
+            failures: failures.to_vec(),
+        })
     }
 
     /// Pretty JSON.
@@ -194,6 +218,12 @@ impl Summary {
                 h.wall_seconds.mean,
                 h.wall_seconds.se
             ));
+        }
+        if !self.failures.is_empty() {
+            s.push_str(&format!("\n{} run(s) failed and are not in the table:\n\n", self.failures.len()));
+            for f in &self.failures {
+                s.push_str(&format!("- {f}\n"));
+            }
         }
         s
     }

@@ -108,8 +108,55 @@ impl Optimizer for Scripted {
     }
 }
 
+/// Uniform duels whose step `fail_at` fails, with probability `probability` (one draw from the
+/// run's stream), as a conic solver failure would.
+struct Flaky {
+    inner: UniformDuels,
+    fail_at: usize,
+    probability: f64,
+    t: usize,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FlakyConfig {
+    fail_at: usize,
+    probability: f64,
+}
+
+impl Optimizer for Flaky {
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        self.t += 1;
+        if self.t == self.fail_at && rng.random::<f64>() < self.probability {
+            return Err(Error::SolverFailed {
+                solver: "test solver".into(),
+                reason: "status InsufficientProgress".into(),
+            });
+        }
+        self.inner.suggest(rng)
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        self.inner.observe(query, answer)
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.inner.recommend()
+    }
+}
+
+impl RegisteredAlgorithm for Flaky {
+    type Config = FlakyConfig;
+    fn validate(_: &FlakyConfig) -> bohf_core::Result<()> {
+        Ok(())
+    }
+    fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self> {
+        let inner = UniformDuels { domain: ctx.domain.clone(), wins: vec![0; ctx.domain.len()], pending: None };
+        Ok(Self { inner, fail_at: c.fail_at, probability: c.probability, t: 0 })
+    }
+}
+
 fn registry() -> Registry {
     let mut r = Registry::builtin();
+    r.register(AlgorithmEntry::of::<Flaky>("flaky", "uniform duels that may fail at one step (test)")).unwrap();
     r.register(AlgorithmEntry::of::<UniformDuels>("uniform", "uniform random duels (test)")).unwrap();
     r.register(AlgorithmEntry::new(
         "uniform-values",
@@ -425,7 +472,9 @@ fn shards_cover_every_task_once_and_merge_into_the_full_results() {
     let seen = std::sync::Mutex::new(Vec::new());
     let mut pieces = Vec::new();
     for k in 0..2 {
-        pieces.extend(e.run_tasks(&e.shard(k, 2).unwrap(), &|r| seen.lock().unwrap().push(r.id)).unwrap());
+        let outcome = e.run_tasks(&e.shard(k, 2).unwrap(), &|r| seen.lock().unwrap().push(r.id), &|f| panic!("{f}"));
+        assert!(outcome.failures.is_empty() && outcome.not_started.is_empty());
+        pieces.extend(outcome.runs);
     }
     assert_eq!(seen.lock().unwrap().len(), 8);
     let merged = Results::new(spec.clone(), e.title(), pieces.clone()).unwrap();
@@ -605,4 +654,96 @@ fn results_folder_with_plots() {
     assert!(e.to_string().contains("x.gif"), "{e}");
     assert_eq!("cumulative".parse::<Metric>().unwrap(), Metric::Cumulative);
     assert!("total".parse::<Metric>().is_err());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures and `on_error`
+
+fn flaky_spec(on_error: &str, runs: usize) -> ExperimentSpec {
+    let text = format!(
+        "name = \"flaky\"\nhorizon = 10\nruns = {runs}\nseed = 3\non_error = \"{on_error}\"\n[problem]\nkind = \"rkhs\"\n\
+         points = 8\n[[algorithms]]\nname = \"uniform\"\n[[algorithms]]\nname = \"flaky\"\n\
+         params = {{ fail_at = 4, probability = 0.5 }}\n"
+    );
+    ExperimentSpec::from_toml_str(&text).unwrap()
+}
+
+fn run_on(threads: usize, e: &Experiment) -> Result<Results> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| e.run())
+}
+
+#[test]
+fn on_error_continue_records_failures_and_keeps_every_other_run() {
+    let reg = registry();
+    let spec = flaky_spec("continue", 16);
+    assert_eq!(spec.on_error, OnError::Continue);
+    let e = Experiment::new(spec.clone(), &reg).unwrap();
+    let r = run_on(2, &e).unwrap();
+    let failures = r.failures();
+    // P(all 16 succeed or all fail) = 2·2⁻¹⁶: with this seed some fail and some finish (checked, not assumed).
+    assert!(!failures.is_empty() && failures.len() < 16, "{} failures", failures.len());
+    for f in failures {
+        assert_eq!((f.id.algorithm, f.label.as_str(), f.step), (1, "flaky", 4));
+        assert!(f.error.contains("test solver") && f.error.contains("InsufficientProgress"), "{}", f.error);
+    }
+    // Every run of the spec is either finished (T steps) or failed, once.
+    assert_eq!(r.runs().len() + failures.len(), 32);
+    assert!(r.runs().iter().all(|x| x.steps.len() == 10));
+    // A failed run is the same failure when run alone, and a finished run the same record: results
+    // do not depend on which runs failed beside them, nor on the thread count.
+    let alone = e.run_one(failures[0].id).unwrap_err();
+    assert!(alone.to_string().contains("step 4"), "{alone}");
+    let one_thread = run_on(1, &e).unwrap();
+    assert_eq!(one_thread.failures(), failures);
+    assert!(one_thread.to_csv(Timing::Omit) == r.to_csv(Timing::Omit));
+    // The summary is over the finished runs and lists the failures.
+    let s = r.summary().unwrap();
+    assert_eq!(s.algorithms[0].runs, 16);
+    assert_eq!(s.algorithms[1].runs, 16 - failures.len());
+    assert_eq!(s.failures, failures);
+    assert!(s.markdown_table().contains("failed"));
+    let back = Summary::from_json(&s.to_json().unwrap()).unwrap();
+    assert_eq!(back.failures, failures);
+    // Results::with_failures refuses a run that is both finished and failed, or missing.
+    let mut dup = failures.to_vec();
+    dup.push(FailedRun { id: r.runs()[0].id, label: "uniform".into(), step: 1, error: "x".into() });
+    assert!(Results::with_failures(spec.clone(), "", r.runs().to_vec(), dup).is_err());
+    assert!(Results::with_failures(spec.clone(), "", r.runs()[1..].to_vec(), failures.to_vec()).is_err());
+    assert!(Results::new(spec, "", r.runs().to_vec()).is_err(), "failed runs are missing from `new`");
+}
+
+#[test]
+fn on_error_stop_ends_with_the_failure_and_keeps_finished_runs() {
+    let reg = registry();
+    let spec = flaky_spec("stop", 16);
+    let e = Experiment::new(spec, &reg).unwrap();
+    let handed = std::sync::Mutex::new(Vec::new());
+    let outcome = e.run_tasks(&e.tasks(), &|r| handed.lock().unwrap().push(r.id), &|_| {});
+    assert!(!outcome.failures.is_empty());
+    // Every task is accounted for once; each finished run was handed out as it finished.
+    assert_eq!(outcome.runs.len() + outcome.failures.len() + outcome.not_started.len(), 32);
+    let mut handed = handed.into_inner().unwrap();
+    handed.sort();
+    let mut finished: Vec<RunId> = outcome.runs.iter().map(|r| r.id).collect();
+    finished.sort();
+    assert_eq!(handed, finished);
+    let n_finished = outcome.runs.len();
+    match e.gather(outcome).unwrap_err() {
+        ExperimentError::Stopped { failure, finished, not_started } => {
+            assert_eq!(finished.len(), n_finished);
+            assert!(finished.windows(2).all(|w| w[0].id < w[1].id));
+            assert_eq!(failure.step, 4);
+            let msg = ExperimentError::Stopped { failure, finished, not_started }.to_string();
+            assert!(msg.contains("algorithm `flaky`") && msg.contains("on_error") && msg.contains("kept"), "{msg}");
+        }
+        other => panic!("expected Stopped, got {other}"),
+    }
+    // The default is "stop", and is not written to TOML.
+    let default = ExperimentSpec::from_toml_str(SMALL).unwrap();
+    assert_eq!(default.on_error, OnError::Stop);
+    assert!(!default.to_toml_string().unwrap().contains("on_error"));
+    assert!(flaky_spec("continue", 2).to_toml_string().unwrap().contains("on_error = \"continue\""));
+    let bad =
+        ExperimentSpec::from_toml_str(&SMALL.replace("seed = 11", "seed = 11\non_error = \"retry\"")).unwrap_err();
+    assert!(bad.to_string().contains("on_error") || bad.to_string().contains("retry"), "{bad}");
 }

@@ -59,10 +59,9 @@ pub enum InitialPoint {
 ///
 /// Defaults are the paper's (App. P): B = 6 and β_t = β₀√t with β₀ = 1; no latent box; the report
 /// is the argmax of the MLE over the sampled points; x₀ uniformly random. The conic-solver settings
-/// are bohf-confidence's defaults except `confidence.acceptable_tolerance = 1e-4`: clarabel stops
-/// with `AlmostSolved` on a few of the hundreds of inner programs of a run, with relative gaps and
-/// residuals between 10⁻⁸ and ~5·10⁻⁵ (measured on the Table 2 functions), which is ample for
-/// ranking candidates; any worse status is an error that names the program. The kernel is
+/// are bohf-confidence's defaults ([`ConfidenceConfig`]; an `AlmostSolved` within 10⁻⁴ is accepted,
+/// any worse status is an error that names the program), so a partial `[confidence]` table in a
+/// spec changes only the fields it names. The kernel is
 /// `inference.kernel` (shared with the other BOHF methods, default Matérn-5/2 with ℓ = 0.1); POP-BO
 /// uses only that field of [`InferenceConfig`] — its MLE is the norm-constrained one of
 /// bohf-confidence, not the kernel logistic MLE of `inference.mle`.
@@ -102,7 +101,7 @@ impl Default for PopBoConfig {
     fn default() -> Self {
         Self {
             inference: InferenceConfig::default(),
-            confidence: ConfidenceConfig { acceptable_tolerance: 1e-4, ..ConfidenceConfig::default() },
+            confidence: ConfidenceConfig::default(),
             beta: BetaSchedule::SqrtT { beta0: 1.0 },
             report: ReportRule::default(),
             initial: InitialPoint::default(),
