@@ -31,6 +31,13 @@ pub const KNOWN_FINDINGS: &[(&str, &str)] = &[
         "pre-asymptotic, as for Matérn-3/2 in 2-D: the order T^{d/(2ν+d)} understates Γ's growth at T ≤ 1000",
     ),
     (
+        "fig1.pfts-anchor-ucb",
+        "with the F.1 settings (β = 1, λ = ρ = 0.05, ℓ = 0.1) σ_t(x, x₀) ≈ 0.1–0.2 after 200 pairs while the MLE's \
+         utility gaps between the top candidates are O(1), so the UCB argmax changes with x₀ in only 1 of 30 histories \
+         (2 of 30 with the [−3, 3] scaling); UCB indices are not separable, but Fig. 1's anchor dependence is not \
+         typical of the stated settings (the figure's v_t, λ, ℓ and scaling are not given)",
+    ),
+    (
         "regret.pf-ts.growth",
         "measured with the experiments' v_t, not Theorem 1's β_t (≈ 1000 here): the rate is not claimed for the \
          practical schedule, and R(T)/√(TΓ) still rises at T = 1000",

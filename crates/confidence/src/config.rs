@@ -90,6 +90,7 @@ impl ConfidenceConfig {
 
     pub(crate) fn solver_options(&self, tolerance: f64) -> crate::conic::SolverOptions {
         crate::conic::SolverOptions {
+            cautious: false,
             tolerance,
             max_iterations: self.max_iterations,
             acceptable_tolerance: if self.accept_almost_solved {

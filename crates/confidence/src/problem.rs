@@ -381,7 +381,18 @@ impl ConfidenceProblem {
         let opts = self.config.solver_options(self.config.mle_tolerance);
         let name = "norm-constrained MLE";
         let mut solver = conic::new_solver(name, &q, &asm.a, &asm.b, &asm.cones, &opts)?;
-        let info = conic::solve_checked(&mut solver, name, opts.acceptable_tolerance)?;
+        let info = match conic::solve_checked(&mut solver, name, opts.acceptable_tolerance) {
+            Ok(info) => info,
+            Err(first) if conic::retry_worthy(solver.solution.status) => {
+                let cautious = conic::SolverOptions { cautious: true, ..opts };
+                solver = conic::new_solver(name, &q, &asm.a, &asm.b, &asm.cones, &cautious)?;
+                let mut info = conic::solve_checked(&mut solver, name, opts.acceptable_tolerance)
+                    .map_err(|second| conic::both_failed(first, second))?;
+                info.retried = true;
+                info
+            }
+            Err(e) => return Err(e),
+        };
         let w = DVector::from_column_slice(&solver.solution.x[..self.len()]);
         let z = &self.data.l * &w;
         let log_likelihood = log_likelihood(&self.observations, &z)?;

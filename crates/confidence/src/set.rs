@@ -213,16 +213,36 @@ impl ConfidenceSet {
             reason: format!("data update failed: {e}"),
         };
         self.solver.update_q(&q).map_err(fail)?;
+        let mut box_values = Vec::new();
         if !self.box_positions.is_empty() {
             // Rows −A·x + s = b: the +z row carries (l_x, ρ_x), the −z row its negative.
-            let mut vals = Vec::with_capacity(2 * (n + 1));
+            box_values.reserve(2 * (n + 1));
             for sign in [1.0, -1.0] {
-                vals.extend(c.coordinates().iter().map(|v| sign * v));
-                vals.push(sign * c.rho());
+                box_values.extend(c.coordinates().iter().map(|v| sign * v));
+                box_values.push(sign * c.rho());
             }
-            self.solver.update_A(&(self.box_positions.clone(), vals)).map_err(fail)?;
+            self.solver.update_A(&(self.box_positions.clone(), box_values.clone())).map_err(fail)?;
         }
-        let info = conic::solve_checked(&mut self.solver, problem, self.options.acceptable_tolerance)?;
+        let info = match conic::solve_checked(&mut self.solver, problem, self.options.acceptable_tolerance) {
+            Ok(info) => info,
+            Err(first) if !self.options.cautious && conic::retry_worthy(self.solver.solution.status) => {
+                // Numerical trouble: the same program with shorter steps; the cautious solver is
+                // kept for the set's later programs.
+                let asm = conic::assemble(&self.data, true, Some(self.data.constant - self.threshold));
+                let cautious = SolverOptions { cautious: true, ..self.options };
+                let mut solver = conic::new_solver(problem, &q, &asm.a, &asm.b, &asm.cones, &cautious)?;
+                if !box_values.is_empty() {
+                    solver.update_A(&(self.box_positions.clone(), box_values)).map_err(fail)?;
+                }
+                let mut info = conic::solve_checked(&mut solver, problem, self.options.acceptable_tolerance)
+                    .map_err(|second| conic::both_failed(first, second))?;
+                self.solver = solver;
+                self.options = cautious;
+                info.retried = true;
+                info
+            }
+            Err(e) => return Err(e),
+        };
         let x = &self.solver.solution.x;
         let w = DVector::from_column_slice(&x[..n]);
         let omega = x[n];

@@ -46,8 +46,8 @@ pub fn catalogue() -> Vec<Check> {
     checks
 }
 
-/// Components whose checks are not in the catalogue yet because the component itself is being
-/// written (each joins when it lands).
+/// Components whose checks are not in the catalogue yet because the component itself is not written
+/// yet (each joins when it lands), and claims that cannot be checked here (with the reason).
 pub const PENDING: &[(&str, &str)] = &[
     (
         "bohf-popbo (POP-BO)",
@@ -56,9 +56,9 @@ pub const PENDING: &[(&str, &str)] = &[
     ("bohf-confidence", "likelihood-ratio confidence-set coverage; β formulas of each paper"),
     ("bohf-cobol (COBOL)", "β_1 and coverage of expert-label confidence sets; regret rate"),
     ("bohf-compgpucb (COMP-GP-UCB)", "β_t tables; regret rate"),
-    ("bohf-cli", "the `bohf` binary's registry listing (docs then read the CLI's registry)"),
     (
-        "explicit regret bounds",
-        "PF-TS explicit bound (C′ = 85, d_T) with theoretical-β runs; PF-TS Lemmas 3–4 (anti-concentration, unsaturated arms; need theoretical-β runs), the UCB anchor dependence of PF-TS Fig. 1; MR-LPF simple regret eq. (16) and the μ(h) ∈ [1/4, 3/4] claim after round 1 (needs T ≥ T₀, not reached)",
+        "MR-LPF μ(h) ∈ [1/4, 3/4] on M₂ (after round 1)",
+        "needs T ≥ T₀ of eq. (27): T₀ ∈ (8.9e17, 1.5e21] on the RKHS instance, not reachable; reported as info \
+         (`regret.mrlpf-m2-quarter`)",
     ),
 ];
