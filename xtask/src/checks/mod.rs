@@ -49,11 +49,6 @@ pub fn catalogue() -> Vec<Check> {
 /// Components whose checks are not in the catalogue yet because the component itself is not written
 /// yet (each joins when it lands), and claims that cannot be checked here (with the reason).
 pub const PENDING: &[(&str, &str)] = &[
-    (
-        "bohf-popbo (POP-BO)",
-        "σ constants σ_lo, σ′_lo, B_p, H_σ, C_L; Lemma J.1 elliptical potential; regret rate Õ((TΓ)^{3/4})",
-    ),
-    ("bohf-confidence", "likelihood-ratio confidence-set coverage; β formulas of each paper"),
     ("bohf-cobol (COBOL)", "β_1 and coverage of expert-label confidence sets; regret rate"),
     ("bohf-compgpucb (COMP-GP-UCB)", "β_t tables; regret rate"),
     (
