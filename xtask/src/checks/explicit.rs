@@ -88,22 +88,9 @@ fn pfts_explicit(t: usize, d_t: f64, gamma: f64, rho: f64) -> f64 {
 }
 
 fn pfts_theory_spec(horizon: usize, runs: usize, inst: &Instance) -> String {
-    format!(
-        r#"
-name = "verify-pfts-explicit"
-horizon = {horizon}
-runs = {runs}
-seed = 23
-[problem]
-kind = "rkhs"
-kernel = "matern52"
-points = 30
-scaling = {{ multiply = 5.0 }}
-[respondent]
-model = "stochastic"
-link = "logistic"
-scale = 1.0
-[[algorithms]]
+    super::rkhs_spec_head("verify-pfts-explicit", horizon, runs, 23)
+        + &format!(
+            r#"[[algorithms]]
 name = "pf-ts"
 [algorithms.params]
 exploration = {{ kind = "theoretical", norm_bound = {b}, delta = {DELTA} }}
@@ -114,9 +101,9 @@ lambda = {LAMBDA}
 regulariser = "rkhs_norm"
 tolerance = 1e-7
 "#,
-        b = inst.b,
-        kappa = inst.kappa
-    )
+            b = inst.b,
+            kappa = inst.kappa
+        )
 }
 
 /// PF-TS Theorem 1 (explicit form, C′ = 85) against the cumulative regret of PF-TS run with v_t = β_t

@@ -11,6 +11,28 @@ pub mod regret;
 
 use crate::report::Row;
 
+/// The head of a runner spec on the verification RKHS instance (MR-LPF §5.1(a): Matérn-5/2 knots
+/// function, 30 points, ×5) with BTL (logistic) answers; the algorithms follow.
+pub fn rkhs_spec_head(name: &str, horizon: usize, runs: usize, seed: u64) -> String {
+    format!(
+        r#"
+name = "{name}"
+horizon = {horizon}
+runs = {runs}
+seed = {seed}
+[problem]
+kind = "rkhs"
+kernel = "matern52"
+points = 30
+scaling = {{ multiply = 5.0 }}
+[respondent]
+model = "stochastic"
+link = "logistic"
+scale = 1.0
+"#
+    )
+}
+
 /// One named check: `run(quick)` returns its rows; `quick = true` runs it at a reduced size.
 pub struct Check {
     /// The name (`--only` selects checks whose name starts with the given string).

@@ -13,27 +13,8 @@ use bohf_infogain::{greedy_pairs, log_log_fit};
 use bohf_kernels::PairKernel;
 
 fn spec(horizon: usize, runs: usize) -> String {
-    format!(
-        r#"
-name = "verify-regret"
-horizon = {horizon}
-runs = {runs}
-seed = 5
-[problem]
-kind = "rkhs"
-kernel = "matern52"
-points = 30
-scaling = {{ multiply = 5.0 }}
-[respondent]
-model = "stochastic"
-link = "logistic"
-scale = 1.0
-[[algorithms]]
-name = "pf-ts"
-[[algorithms]]
-name = "mr-lpf"
-"#
-    )
+    super::rkhs_spec_head("verify-regret", horizon, runs, 5)
+        + "[[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"mr-lpf\"\n"
 }
 
 pub fn regret_growth(quick: bool) -> Vec<Row> {
