@@ -9,7 +9,7 @@
 
 use bohf::core::{Error, FiniteDomain};
 use bohf::infogain::{GrowthOrder, PairKernel, greedy_pairs, log_log_slope};
-use bohf::kernels::{Family, Kernel, Stationary};
+use bohf::kernels::{Kernel, KernelKind, Stationary};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -19,13 +19,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let grid = FiniteDomain::linspace(0.0, 1.0, n)?;
     println!("Greedy Γ(T) for the dueling kernel on {n} grid points of [0,1], ℓ = 0.1, ρ = {noise}\n");
 
-    for family in [Family::Matern32, Family::Matern52, Family::Se] {
+    for family in [KernelKind::Matern32, KernelKind::Matern52, KernelKind::Se] {
         let kernel = Stationary::new(family, 0.1)?;
         let base = kernel.gram(grid.points())?;
         let start = std::time::Instant::now();
         let greedy = greedy_pairs(&base, PairKernel::Dueling, noise, steps)?;
         let elapsed = start.elapsed();
-        let order = GrowthOrder::stationary(family, 1)?;
+        let order = GrowthOrder::new(family, 1)?;
         println!("{family:?}: theoretical order {order}  (greedy run: {:.1} ms)", elapsed.as_secs_f64() * 1e3);
         println!("{:>7} {:>12} {:>16} {:>10}", "T", "g_T ≤ Γ(T)", "≤ g_T/(1−1/e)", "order(T)");
         let checkpoints: Vec<usize> =

@@ -6,7 +6,7 @@ use bohf::core::rng::{self, BohfRng};
 use bohf::core::{Answer, FiniteDomain, Link, Query};
 use bohf::gp::{DuelingPosterior, Duels, KernelLogisticConfig};
 use bohf::infogain::{PairKernel, PosteriorVariances, greedy_pairs};
-use bohf::kernels::{Family, Kernel, Stationary};
+use bohf::kernels::{Kernel, KernelKind, Stationary};
 use bohf::problems::{DuelModel, DuelRespondent, GridFunction, Respondent, RkhsFunction};
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
@@ -26,7 +26,7 @@ struct Run {
 /// (MR-LPF's experiments), then the kernel logistic MLE with the papers' defaults.
 fn run(seed: u64) -> Run {
     let grid = FiniteDomain::linspace(0.0, 1.0, N).unwrap();
-    let truth = RkhsFunction::mr_lpf(Family::Matern52).unwrap().on_grid(&grid).unwrap();
+    let truth = RkhsFunction::mr_lpf(KernelKind::Matern52).unwrap().on_grid(&grid).unwrap();
     let mut person = DuelRespondent::new(truth.clone(), DuelModel::stochastic(Link::Logistic, 5.0).unwrap()).unwrap();
     let mut r: BohfRng = rng::stream(seed, &[0]);
     let mut duels = Duels::new(N);

@@ -86,12 +86,7 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
     };
     Ok(match problem {
         ProblemSpec::Rkhs(p) => {
-            let kernel = match p.kernel {
-                bohf_kernels::Family::Se => "SE",
-                bohf_kernels::Family::Matern12 => "Matérn-1/2",
-                bohf_kernels::Family::Matern32 => "Matérn-3/2",
-                bohf_kernels::Family::Matern52 => "Matérn-5/2",
-            };
+            let kernel = p.kernel.name();
             (
                 presets::rkhs_grid(p.kernel, p.points, &p.scaling)?,
                 format!("RKHS function ({kernel}), {} points of [0, 1]{}", p.points, scaling_note(&p.scaling)),

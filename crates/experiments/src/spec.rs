@@ -48,7 +48,7 @@
 use crate::error::{ExperimentError, Result};
 use crate::registry::Registry;
 use bohf_core::Link;
-use bohf_kernels::Family;
+use bohf_kernels::KernelKind;
 use bohf_problems::{AckleySign, Ocx24Filter, Scaling};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -181,7 +181,7 @@ pub enum ProblemSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct RkhsProblem {
     /// The kernel that generates the function (MR-LPF: SE, Matérn-5/2, Matérn-3/2).
-    pub kernel: Family,
+    pub kernel: KernelKind,
     /// The number of grid points of [0, 1] (MR-LPF 100, PF-TS 30).
     pub points: usize,
     /// The rescaling (MR-LPF's code: ×5).
@@ -190,7 +190,7 @@ pub struct RkhsProblem {
 
 impl Default for RkhsProblem {
     fn default() -> Self {
-        Self { kernel: Family::Matern52, points: 100, scaling: Scaling::Multiply(5.0) }
+        Self { kernel: KernelKind::Matern52, points: 100, scaling: Scaling::Multiply(5.0) }
     }
 }
 

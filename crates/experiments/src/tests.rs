@@ -241,7 +241,7 @@ fn spec_parses_with_defaults_and_round_trips() {
     assert_eq!(s.labels(), ["Uniform, 10% self", "uniform-values"]);
     match &s.problem {
         ProblemSpec::Rkhs(p) => {
-            assert_eq!(p.kernel, bohf_kernels::Family::Se);
+            assert_eq!(p.kernel, bohf_kernels::KernelKind::Se);
             assert_eq!(p.points, 12);
             assert_eq!(p.scaling, bohf_problems::Scaling::Multiply(5.0));
         }
@@ -507,8 +507,8 @@ fn metrics_on_a_hand_computable_script() {
         name = "scripted"
     "#;
     let spec = ExperimentSpec::from_toml_str(spec_text).unwrap();
-    let u =
-        bohf_problems::presets::rkhs_grid(bohf_kernels::Family::Se, 3, &bohf_problems::Scaling::Multiply(5.0)).unwrap();
+    let u = bohf_problems::presets::rkhs_grid(bohf_kernels::KernelKind::Se, 3, &bohf_problems::Scaling::Multiply(5.0))
+        .unwrap();
     let mut order: Vec<usize> = (0..3).collect();
     order.sort_by(|&a, &b| u.values()[b].partial_cmp(&u.values()[a]).unwrap());
     let (best, mid, worst) = (order[0], order[1], order[2]);

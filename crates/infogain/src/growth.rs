@@ -17,47 +17,29 @@
 //! kernel (MR-LPF Remark 4.2; PF-TS §1.4).
 
 use bohf_core::{Error, Result};
-use bohf_kernels::Family;
+use bohf_kernels::{KernelKind, Smoothness};
 use std::fmt;
 
-/// The kernel family whose Γ(T) order is wanted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GrowthKernel {
-    /// Linear kernel xᵀy: Γ(T) = O(d log T).
-    Linear,
-    /// A stationary family: SE (polylogarithmic) or Matérn-ν (polynomial).
-    Stationary(Family),
-}
-
-/// The order of Γ(T) for a kernel family in dimension d, as c · T^a · (log T)^b with c = d for the linear
+/// The order of Γ(T) for a kernel kind in dimension d, as c · T^a · (log T)^b with c = d for the linear
 /// kernel and 1 otherwise (constants depending on d, ν and the lengthscale are dropped).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GrowthOrder {
-    kernel: GrowthKernel,
+    kernel: KernelKind,
     dim: usize,
 }
 
 impl GrowthOrder {
-    /// The order for `kernel` in dimension `dim` ≥ 1 (an error names `dim` otherwise).
-    pub fn new(kernel: GrowthKernel, dim: usize) -> Result<Self> {
+    /// The order for `kernel` in dimension `dim` ≥ 1 (an error names `dim` otherwise): d·log T
+    /// (linear), log^{d+1} T (SE) or T^{d/(2ν+d)} log^{2ν/(2ν+d)} T (Matérn-ν).
+    pub fn new(kernel: KernelKind, dim: usize) -> Result<Self> {
         if dim == 0 {
             return Err(Error::invalid("dim", "the input dimension must be ≥ 1"));
         }
         Ok(Self { kernel, dim })
     }
 
-    /// Linear kernel in dimension d: d·log T.
-    pub fn linear(dim: usize) -> Result<Self> {
-        Self::new(GrowthKernel::Linear, dim)
-    }
-
-    /// A stationary family in dimension d: log^{d+1} T (SE) or T^{d/(2ν+d)} log^{2ν/(2ν+d)} T (Matérn-ν).
-    pub fn stationary(family: Family, dim: usize) -> Result<Self> {
-        Self::new(GrowthKernel::Stationary(family), dim)
-    }
-
-    /// The kernel family.
-    pub fn kernel(&self) -> GrowthKernel {
+    /// The kernel kind.
+    pub fn kernel(&self) -> KernelKind {
         self.kernel
     }
 
@@ -69,27 +51,27 @@ impl GrowthOrder {
     /// The exponent a of T^a: d/(2ν + d) for Matérn-ν, 0 for SE and linear.
     pub fn polynomial_exponent(&self) -> f64 {
         let d = self.dim as f64;
-        match self.kernel {
-            GrowthKernel::Stationary(f) if f != Family::Se => d / (2.0 * f.nu() + d),
-            _ => 0.0,
+        match self.kernel.smoothness() {
+            Smoothness::Matern { nu } => d / (2.0 * nu + d),
+            Smoothness::FiniteRank | Smoothness::Analytic => 0.0,
         }
     }
 
     /// The exponent b of (log T)^b: 1 for linear, d + 1 for SE, 2ν/(2ν + d) for Matérn-ν (Vakili et al.).
     pub fn log_exponent(&self) -> f64 {
         let d = self.dim as f64;
-        match self.kernel {
-            GrowthKernel::Linear => 1.0,
-            GrowthKernel::Stationary(Family::Se) => d + 1.0,
-            GrowthKernel::Stationary(f) => 2.0 * f.nu() / (2.0 * f.nu() + d),
+        match self.kernel.smoothness() {
+            Smoothness::FiniteRank => 1.0,
+            Smoothness::Analytic => d + 1.0,
+            Smoothness::Matern { nu } => 2.0 * nu / (2.0 * nu + d),
         }
     }
 
     /// The constant c in front: d for the linear kernel, 1 otherwise.
     pub fn prefactor(&self) -> f64 {
-        match self.kernel {
-            GrowthKernel::Linear => self.dim as f64,
-            GrowthKernel::Stationary(_) => 1.0,
+        match self.kernel.smoothness() {
+            Smoothness::FiniteRank => self.dim as f64,
+            Smoothness::Analytic | Smoothness::Matern { .. } => 1.0,
         }
     }
 
@@ -105,10 +87,10 @@ impl GrowthOrder {
 impl fmt::Display for GrowthOrder {
     /// E.g. `3·log T`, `log^3 T`, `T^0.1667·log^0.8333 T`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kernel {
-            GrowthKernel::Linear => write!(f, "{}·log T", self.dim),
-            GrowthKernel::Stationary(Family::Se) => write!(f, "log^{} T", self.dim + 1),
-            GrowthKernel::Stationary(_) => {
+        match self.kernel.smoothness() {
+            Smoothness::FiniteRank => write!(f, "{}·log T", self.dim),
+            Smoothness::Analytic => write!(f, "log^{} T", self.dim + 1),
+            Smoothness::Matern { .. } => {
                 write!(f, "T^{:.4}·log^{:.4} T", self.polynomial_exponent(), self.log_exponent())
             }
         }
@@ -161,22 +143,22 @@ mod tests {
 
     #[test]
     fn exponents_by_hand() {
-        let m52 = GrowthOrder::stationary(Family::Matern52, 1).unwrap();
+        let m52 = GrowthOrder::new(KernelKind::Matern52, 1).unwrap();
         // The 1-D values MR-LPF §4.1 quotes: T^{1/6} (ν = 5/2) and T^{1/4} (ν = 3/2).
         assert_relative_eq!(m52.polynomial_exponent(), 1.0 / 6.0, max_relative = 1e-15);
         assert_relative_eq!(m52.log_exponent(), 5.0 / 6.0, max_relative = 1e-15);
-        let m32 = GrowthOrder::stationary(Family::Matern32, 1).unwrap();
+        let m32 = GrowthOrder::new(KernelKind::Matern32, 1).unwrap();
         assert_relative_eq!(m32.polynomial_exponent(), 0.25, max_relative = 1e-15);
         assert_relative_eq!(m32.log_exponent(), 0.75, max_relative = 1e-15);
-        let m12 = GrowthOrder::stationary(Family::Matern12, 2).unwrap();
+        let m12 = GrowthOrder::new(KernelKind::Matern12, 2).unwrap();
         assert_relative_eq!(m12.polynomial_exponent(), 2.0 / 3.0, max_relative = 1e-15);
         assert_relative_eq!(m12.log_exponent(), 1.0 / 3.0, max_relative = 1e-15);
-        let se = GrowthOrder::stationary(Family::Se, 3).unwrap();
+        let se = GrowthOrder::new(KernelKind::Se, 3).unwrap();
         assert_eq!((se.polynomial_exponent(), se.log_exponent()), (0.0, 4.0));
         // SE in d = 3 at T = e²: (log T)^4 = 16.
         assert_relative_eq!(se.value(2f64.exp()).unwrap(), 16.0, max_relative = 1e-14);
         // Linear in d = 4 at T = e²: 4 · 2 = 8.
-        let lin = GrowthOrder::linear(4).unwrap();
+        let lin = GrowthOrder::new(KernelKind::Linear, 4).unwrap();
         assert_relative_eq!(lin.value(2f64.exp()).unwrap(), 8.0, max_relative = 1e-14);
         // Matérn-5/2, d = 1 at T = e⁶: e^{1} · 6^{5/6}.
         assert_relative_eq!(m52.value(6f64.exp()).unwrap(), 1f64.exp() * 6f64.powf(5.0 / 6.0), max_relative = 1e-13);
@@ -189,10 +171,10 @@ mod tests {
     fn local_slope_of_the_order_is_a_plus_b_over_log_t() {
         // d log(T^a log^b T)/d log T = a + b/log T: the slope fitted over two nearby T checks `value`.
         for order in [
-            GrowthOrder::stationary(Family::Matern52, 1).unwrap(),
-            GrowthOrder::stationary(Family::Matern32, 2).unwrap(),
-            GrowthOrder::stationary(Family::Se, 2).unwrap(),
-            GrowthOrder::linear(3).unwrap(),
+            GrowthOrder::new(KernelKind::Matern52, 1).unwrap(),
+            GrowthOrder::new(KernelKind::Matern32, 2).unwrap(),
+            GrowthOrder::new(KernelKind::Se, 2).unwrap(),
+            GrowthOrder::new(KernelKind::Linear, 3).unwrap(),
         ] {
             for t in [50.0, 500.0, 2000.0] {
                 let t2 = t * (1.0 + 1e-6);
@@ -218,10 +200,24 @@ mod tests {
         assert_relative_eq!(log_log_slope(&[(1.0, 1.0), (4.0, 2.0)]).unwrap(), 0.5, max_relative = 1e-15);
     }
 
+    /// Every kind in the one list has an order, with exponents in the range the theory allows
+    /// (0 ≤ a < 1: Γ(T) is sublinear; b ≥ 0), and T^a·log^b T grows.
+    #[test]
+    fn every_kernel_kind_has_a_sublinear_growth_order() {
+        for kind in KernelKind::ALL {
+            for d in 1..=4 {
+                let o = GrowthOrder::new(kind, d).unwrap();
+                let (a, b) = (o.polynomial_exponent(), o.log_exponent());
+                assert!((0.0..1.0).contains(&a) && b >= 0.0, "{kind}: a = {a}, b = {b}");
+                assert!(o.value(1e4).unwrap() > o.value(1e2).unwrap(), "{kind} in d = {d}");
+            }
+        }
+    }
+
     #[test]
     fn errors_name_the_field() {
-        assert!(GrowthOrder::linear(0).unwrap_err().to_string().contains("dim"));
-        let o = GrowthOrder::stationary(Family::Se, 1).unwrap();
+        assert!(GrowthOrder::new(KernelKind::Linear, 0).unwrap_err().to_string().contains("dim"));
+        let o = GrowthOrder::new(KernelKind::Se, 1).unwrap();
         for t in [1.0, 0.5, -3.0, f64::NAN, f64::INFINITY] {
             assert!(o.value(t).unwrap_err().to_string().contains("steps"));
         }

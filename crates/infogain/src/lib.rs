@@ -53,7 +53,7 @@ mod utility;
 
 pub use bohf_kernels::{IndexPair, PairKernel};
 pub use greedy::{GammaBracket, GreedyGain, NEMHAUSER_RATIO, greedy_pairs, greedy_points};
-pub use growth::{GrowthKernel, GrowthOrder, PowerLawFit, log_log_fit, log_log_slope};
+pub use growth::{GrowthOrder, PowerLawFit, log_log_fit, log_log_slope};
 pub use realised::{PosteriorVariances, information_gain};
 
 use bohf_core::{Error, Result};

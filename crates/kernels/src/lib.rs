@@ -2,22 +2,27 @@
 //!
 //! Positive-definite kernels on ℝ^d and on pairs of points.
 //!
-//! * [`Kernel`]: the trait (value, Gram, cross-Gram, diagonal), implemented by [`Stationary`]
-//!   (squared exponential and Matérn ν ∈ {½, 3⁄2, 5⁄2}, isotropic or ARD, with a variance) and
-//!   [`Linear`].
+//! * [`Kernel`]: the trait (value, Gram, cross-Gram, diagonal, display name, and the analytic
+//!   gradients with respect to the first input and to the lengthscales), implemented by
+//!   [`Stationary`] (squared exponential and Matérn ν ∈ {½, 3⁄2, 5⁄2}, isotropic or ARD, with a
+//!   variance) and [`Linear`].
+//! * [`KernelKind`]: the one list of kernel kinds (spec spelling, names, [`Smoothness`]), with
+//!   [`KernelKind::ALL`] for tests and tables.
 //! * [`pairs`]: the dueling kernel k_D((x,x′),(u,u′)) = k(x,u)+k(x′,u′)−k(x,u′)−k(x′,u) of
 //!   MR-LPF eq. (4) / PF-TS eq. (4) and POP-BO's additive pair kernel k(x,u)+k(x′,u′), with Gram
 //!   matrices over candidate-index pairs built from one base Gram of the candidate set.
 //! * [`KernelSpec`]: a serialisable description of a kernel, for experiment configs.
 #![warn(missing_docs)]
 
+mod kind;
 pub mod pairs;
 mod spec;
 mod stationary;
 
+pub use kind::{KernelKind, Smoothness};
 pub use pairs::{IndexPair, PairKernel, additive_pair_gram, dueling_gram, dueling_value};
-pub use spec::{KernelKind, KernelSpec};
-pub use stationary::{Family, Linear, Stationary};
+pub use spec::KernelSpec;
+pub use stationary::{Linear, Stationary};
 
 use bohf_core::{Error, Result};
 use nalgebra::{DMatrix, DVector};
@@ -33,6 +38,17 @@ pub trait Kernel: std::fmt::Debug + Send + Sync {
 
     /// k(x, y) without dimension checks; `x.len() == y.len()` is the caller's promise.
     fn eval(&self, x: &[f64], y: &[f64]) -> f64;
+
+    /// A display name with the hyperparameters, e.g. `"Matérn-5/2 (ℓ = 0.1)"`.
+    fn name(&self) -> String;
+
+    /// The gradient ∂k(x, y)/∂x (one entry per input dimension), without dimension checks. The
+    /// derivative of k(x, x) along x is twice this at y = x (k is symmetric).
+    fn grad_x(&self, x: &[f64], y: &[f64]) -> Vec<f64>;
+
+    /// The gradient of k(x, y) with respect to the kernel's lengthscales: one entry for an isotropic
+    /// lengthscale, one per dimension for ARD, none for a kernel without lengthscales.
+    fn grad_lengthscales(&self, x: &[f64], y: &[f64]) -> Vec<f64>;
 
     /// k(x, y), checking that both points have the kernel's dimension.
     fn value(&self, x: &[f64], y: &[f64]) -> Result<f64> {
@@ -85,6 +101,15 @@ impl<K: Kernel + ?Sized> Kernel for Box<K> {
     }
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         (**self).eval(x, y)
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn grad_x(&self, x: &[f64], y: &[f64]) -> Vec<f64> {
+        (**self).grad_x(x, y)
+    }
+    fn grad_lengthscales(&self, x: &[f64], y: &[f64]) -> Vec<f64> {
+        (**self).grad_lengthscales(x, y)
     }
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         (**self).gram(x)

@@ -1,6 +1,6 @@
 //! A serialisable kernel description for experiment configs.
 
-use crate::{Family, Kernel, Linear, Stationary};
+use crate::{Kernel, KernelKind, Linear, Stationary};
 use bohf_core::Result;
 use serde::{Deserialize, Serialize};
 
@@ -22,22 +22,6 @@ pub struct KernelSpec {
     pub variance: Option<f64>,
 }
 
-/// The kernel families a [`KernelSpec`] can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KernelKind {
-    /// Squared exponential.
-    Se,
-    /// Matérn ν = ½.
-    Matern12,
-    /// Matérn ν = 3⁄2.
-    Matern32,
-    /// Matérn ν = 5⁄2.
-    Matern52,
-    /// Linear σ² xᵀy.
-    Linear,
-}
-
 impl Default for KernelSpec {
     /// Matérn-5⁄2 with ℓ = 0.1 and unit variance: the setting of the MR-LPF and PF-TS experiments.
     fn default() -> Self {
@@ -49,14 +33,11 @@ impl KernelSpec {
     /// Builds the kernel, validating every field.
     pub fn build(&self) -> Result<Box<dyn Kernel>> {
         let variance = self.variance.unwrap_or(1.0);
-        let family = match self.kind {
+        let kind = match self.kind {
             KernelKind::Linear => return Ok(Box::new(Linear::new(variance)?)),
-            KernelKind::Se => Family::Se,
-            KernelKind::Matern12 => Family::Matern12,
-            KernelKind::Matern32 => Family::Matern32,
-            KernelKind::Matern52 => Family::Matern52,
+            kind @ (KernelKind::Se | KernelKind::Matern12 | KernelKind::Matern32 | KernelKind::Matern52) => kind,
         };
-        let mut k = Stationary::new(family, self.lengthscale.unwrap_or(0.1))?.with_variance(variance)?;
+        let mut k = Stationary::new(kind, self.lengthscale.unwrap_or(0.1))?.with_variance(variance)?;
         if let Some(ls) = &self.lengthscales {
             k = k.with_ard(ls.clone())?;
         }

@@ -1,90 +1,95 @@
 //! Stationary kernels k(x, y) = σ² φ(r), r = ‖(x − y) ⊘ ℓ‖₂, and the linear kernel.
 
-use crate::{Kernel, rows_of, symmetric_from_fn};
+use crate::{Kernel, KernelKind, rows_of, symmetric_from_fn};
 use bohf_core::error::ensure_positive;
 use bohf_core::{Error, Result};
 use nalgebra::{DMatrix, DVector};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The profile φ of a stationary kernel, as a function of the scaled Euclidean distance r
-/// (formulas of MR-LPF App. A and PF-TS App. B.3; closed forms as in scikit-learn).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    /// Squared exponential: φ(r) = exp(−r²/2).
-    Se,
-    /// Matérn ν = ½ (exponential): φ(r) = exp(−r).
-    Matern12,
-    /// Matérn ν = 3⁄2: φ(r) = (1 + √3 r) exp(−√3 r).
-    Matern32,
-    /// Matérn ν = 5⁄2: φ(r) = (1 + √5 r + 5r²/3) exp(−√5 r).
-    Matern52,
+/// The profile φ of a stationary kind as a function of the squared scaled distance r² (formulas of
+/// MR-LPF App. A and PF-TS App. B.3; closed forms as in scikit-learn; the forms are listed on
+/// [`KernelKind`]). Only called for stationary kinds ([`Stationary::new`] refuses the others).
+#[inline]
+fn profile_sq(kind: KernelKind, r2: f64) -> f64 {
+    match kind {
+        KernelKind::Se => (-0.5 * r2).exp(),
+        KernelKind::Matern12 => (-r2.sqrt()).exp(),
+        KernelKind::Matern32 => {
+            let s = (3.0 * r2).sqrt();
+            (1.0 + s) * (-s).exp()
+        }
+        KernelKind::Matern52 => {
+            let s = (5.0 * r2).sqrt();
+            (1.0 + s + 5.0 * r2 / 3.0) * (-s).exp()
+        }
+        KernelKind::Linear => unreachable!("Stationary::new refuses the linear kernel"),
+    }
 }
 
-impl Family {
-    /// φ as a function of the squared scaled distance r².
-    #[inline]
-    pub fn profile_sq(self, r2: f64) -> f64 {
-        match self {
-            Family::Se => (-0.5 * r2).exp(),
-            Family::Matern12 => (-r2.sqrt()).exp(),
-            Family::Matern32 => {
-                let s = (3.0 * r2).sqrt();
-                (1.0 + s) * (-s).exp()
-            }
-            Family::Matern52 => {
-                let s = (5.0 * r2).sqrt();
-                (1.0 + s + 5.0 * r2 / 3.0) * (-s).exp()
-            }
+/// ψ(r) = φ′(r)/r at r² > 0, the factor in every derivative of φ(r(·)) (∂φ/∂z = ψ(r) · ½ ∂r²/∂z):
+/// SE −e^{−r²/2}; Matérn-½ −e^{−r}/r; Matérn-3⁄2 −3e^{−√3 r}; Matérn-5⁄2 −(5/3)(1 + √5 r)e^{−√5 r}.
+#[inline]
+fn profile_slope_sq(kind: KernelKind, r2: f64) -> f64 {
+    match kind {
+        KernelKind::Se => -(-0.5 * r2).exp(),
+        KernelKind::Matern12 => {
+            let r = r2.sqrt();
+            -(-r).exp() / r
         }
-    }
-
-    /// The smoothness ν (∞ for SE).
-    pub fn nu(self) -> f64 {
-        match self {
-            Family::Se => f64::INFINITY,
-            Family::Matern12 => 0.5,
-            Family::Matern32 => 1.5,
-            Family::Matern52 => 2.5,
+        KernelKind::Matern32 => -3.0 * (-(3.0 * r2).sqrt()).exp(),
+        KernelKind::Matern52 => {
+            let s = (5.0 * r2).sqrt();
+            -5.0 / 3.0 * (1.0 + s) * (-s).exp()
         }
+        KernelKind::Linear => unreachable!("Stationary::new refuses the linear kernel"),
     }
 }
 
 /// A stationary kernel k(x, y) = σ² φ(‖(x − y) ⊘ ℓ‖₂) with an isotropic lengthscale or one per
 /// dimension (ARD).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Stationary {
-    family: Family,
+    kind: KernelKind,
     variance: f64,
     /// One entry (isotropic) or d entries (ARD).
     lengthscales: Vec<f64>,
 }
 
 impl Stationary {
-    /// An isotropic kernel with unit variance; errors name the offending field.
-    pub fn new(family: Family, lengthscale: f64) -> Result<Self> {
+    /// An isotropic kernel with unit variance; errors name the offending field (`kind` for a kind
+    /// that is not stationary, i.e. the linear kernel, which [`Linear`] builds).
+    pub fn new(kind: KernelKind, lengthscale: f64) -> Result<Self> {
+        if !kind.is_stationary() {
+            return Err(Error::invalid(
+                "kind",
+                format!(
+                    "the {} kernel is not stationary (it has no lengthscale); choose se or a matern kind",
+                    kind.name()
+                ),
+            ));
+        }
         ensure_positive("lengthscale", lengthscale)?;
-        Ok(Self { family, variance: 1.0, lengthscales: vec![lengthscale] })
+        Ok(Self { kind, variance: 1.0, lengthscales: vec![lengthscale] })
     }
 
     /// Squared exponential with lengthscale ℓ and unit variance.
     pub fn se(lengthscale: f64) -> Result<Self> {
-        Self::new(Family::Se, lengthscale)
+        Self::new(KernelKind::Se, lengthscale)
     }
 
     /// Matérn-½ with lengthscale ℓ and unit variance.
     pub fn matern12(lengthscale: f64) -> Result<Self> {
-        Self::new(Family::Matern12, lengthscale)
+        Self::new(KernelKind::Matern12, lengthscale)
     }
 
     /// Matérn-3⁄2 with lengthscale ℓ and unit variance.
     pub fn matern32(lengthscale: f64) -> Result<Self> {
-        Self::new(Family::Matern32, lengthscale)
+        Self::new(KernelKind::Matern32, lengthscale)
     }
 
     /// Matérn-5⁄2 with lengthscale ℓ and unit variance (the default kernel of the papers).
     pub fn matern52(lengthscale: f64) -> Result<Self> {
-        Self::new(Family::Matern52, lengthscale)
+        Self::new(KernelKind::Matern52, lengthscale)
     }
 
     /// Sets the variance σ² (> 0).
@@ -106,9 +111,9 @@ impl Stationary {
         Ok(self)
     }
 
-    /// The family.
-    pub fn family(&self) -> Family {
-        self.family
+    /// The kind (always a stationary one).
+    pub fn kind(&self) -> KernelKind {
+        self.kind
     }
 
     /// The variance σ².
@@ -126,10 +131,22 @@ impl Stationary {
         let mut rows = rows_of(x);
         for r in &mut rows {
             for (j, v) in r.iter_mut().enumerate() {
-                *v /= self.lengthscales[if self.lengthscales.len() == 1 { 0 } else { j }];
+                *v /= self.lengthscale(j);
             }
         }
         rows
+    }
+
+    /// The lengthscale of dimension j (the single one if isotropic).
+    #[inline]
+    fn lengthscale(&self, j: usize) -> f64 {
+        self.lengthscales[if self.lengthscales.len() == 1 { 0 } else { j }]
+    }
+
+    /// r² = ‖(x − y) ⊘ ℓ‖².
+    #[inline]
+    fn scaled_sq_dist(&self, x: &[f64], y: &[f64]) -> f64 {
+        x.iter().zip(y).enumerate().map(|(j, (u, v))| ((u - v) / self.lengthscale(j)).powi(2)).sum()
     }
 }
 
@@ -144,28 +161,57 @@ impl Kernel for Stationary {
     }
 
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
-        let r2: f64 = x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .map(|(j, (u, v))| {
-                let l = self.lengthscales[if self.lengthscales.len() == 1 { 0 } else { j }];
-                ((u - v) / l).powi(2)
-            })
-            .sum();
-        self.variance * self.family.profile_sq(r2)
+        self.variance * profile_sq(self.kind, self.scaled_sq_dist(x, y))
+    }
+
+    /// `"Matérn-5/2 (ℓ = 0.1)"`, `"SE (ℓ = [0.5, 2], σ² = 3)"`: the kind's name, the lengthscale(s),
+    /// and the variance if it is not 1.
+    fn name(&self) -> String {
+        let ls = match self.lengthscales.as_slice() {
+            [l] => format!("{l}"),
+            many => format!("[{}]", many.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")),
+        };
+        let var = if self.variance == 1.0 { String::new() } else { format!(", σ² = {}", self.variance) };
+        format!("{} (ℓ = {ls}{var})", self.kind.name())
+    }
+
+    /// ∂k/∂x_j = σ² ψ(r) (x_j − y_j)/ℓ_j², with ψ(r) = φ′(r)/r (SE −e^{−r²/2}, Matérn-½ −e^{−r}/r,
+    /// Matérn-3⁄2 −3e^{−√3 r}, Matérn-5⁄2 −(5/3)(1 + √5 r)e^{−√5 r}). At x = y it is 0: the gradient
+    /// of the smooth kinds, and for Matérn-½ (not differentiable there; one-sided derivatives ±σ²/ℓ_j)
+    /// the mean of the two one-sided ones.
+    fn grad_x(&self, x: &[f64], y: &[f64]) -> Vec<f64> {
+        let r2 = self.scaled_sq_dist(x, y);
+        if r2 == 0.0 {
+            return vec![0.0; x.len()];
+        }
+        let c = self.variance * profile_slope_sq(self.kind, r2);
+        x.iter().zip(y).enumerate().map(|(j, (u, v))| c * (u - v) / self.lengthscale(j).powi(2)).collect()
+    }
+
+    /// ARD: ∂k/∂ℓ_j = −σ² ψ(r) (x_j − y_j)²/ℓ_j³ (one entry per dimension); isotropic: the sum of
+    /// those, ∂k/∂ℓ = −σ² ψ(r) r²/ℓ (one entry). 0 at x = y.
+    fn grad_lengthscales(&self, x: &[f64], y: &[f64]) -> Vec<f64> {
+        let r2 = self.scaled_sq_dist(x, y);
+        if r2 == 0.0 {
+            return vec![0.0; self.lengthscales.len()];
+        }
+        let c = -self.variance * profile_slope_sq(self.kind, r2);
+        match self.lengthscales.as_slice() {
+            [l] => vec![c * r2 / l],
+            many => x.iter().zip(y).zip(many).map(|((u, v), l)| c * (u - v).powi(2) / l.powi(3)).collect(),
+        }
     }
 
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_points("Gram matrix points", x)?;
         let rows = self.scaled_rows(x);
-        Ok(symmetric_from_fn(rows.len(), |i, j| self.variance * self.family.profile_sq(sq_dist(&rows[i], &rows[j]))))
+        Ok(symmetric_from_fn(rows.len(), |i, j| self.variance * profile_sq(self.kind, sq_dist(&rows[i], &rows[j]))))
     }
 
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_cross(x, y)?;
         let (rx, ry) = (self.scaled_rows(x), self.scaled_rows(y));
-        Ok(DMatrix::from_fn(rx.len(), ry.len(), |i, j| self.variance * self.family.profile_sq(sq_dist(&rx[i], &ry[j]))))
+        Ok(DMatrix::from_fn(rx.len(), ry.len(), |i, j| self.variance * profile_sq(self.kind, sq_dist(&rx[i], &ry[j]))))
     }
 
     fn diagonal(&self, x: &DMatrix<f64>) -> Result<DVector<f64>> {
@@ -175,7 +221,7 @@ impl Kernel for Stationary {
 }
 
 /// The linear kernel k(x, y) = σ² xᵀy (MR-LPF App. A, with a variance).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Linear {
     variance: f64,
 }
@@ -200,6 +246,21 @@ impl Kernel for Linear {
 
     fn eval(&self, x: &[f64], y: &[f64]) -> f64 {
         self.variance * x.iter().zip(y).map(|(u, v)| u * v).sum::<f64>()
+    }
+
+    /// `"linear"`, or `"linear (σ² = 2)"` if the variance is not 1.
+    fn name(&self) -> String {
+        if self.variance == 1.0 { "linear".into() } else { format!("linear (σ² = {})", self.variance) }
+    }
+
+    /// ∂k/∂x = σ² y.
+    fn grad_x(&self, _x: &[f64], y: &[f64]) -> Vec<f64> {
+        y.iter().map(|v| self.variance * v).collect()
+    }
+
+    /// Empty: the linear kernel has no lengthscale.
+    fn grad_lengthscales(&self, _x: &[f64], _y: &[f64]) -> Vec<f64> {
+        Vec::new()
     }
 
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
@@ -260,12 +321,12 @@ mod tests {
                 base * (1.0 + 3.0 / z + 3.0 / (z * z))
             }
         };
-        for fam in [Family::Matern12, Family::Matern32, Family::Matern52] {
-            let nu = fam.nu();
+        for kind in KernelKind::ALL {
+            let crate::Smoothness::Matern { nu } = kind.smoothness() else { continue };
             for r in [0.05, 0.3, 1.0, 2.7] {
                 let z = (2.0 * nu).sqrt() * r;
                 let general = 2f64.powf(1.0 - nu) / gamma(nu) * z.powf(nu) * bessel_k(nu, z);
-                assert_relative_eq!(fam.profile_sq(r * r), general, max_relative = 1e-12);
+                assert_relative_eq!(profile_sq(kind, r * r), general, max_relative = 1e-12);
             }
         }
     }
@@ -289,6 +350,8 @@ mod tests {
         let e = Stationary::se(1.0).unwrap().with_ard(vec![1.0, 0.0]).unwrap_err();
         assert!(e.to_string().contains("`lengthscales[1]`"), "{e}");
         assert!(Linear::new(0.0).unwrap_err().to_string().contains("`variance`"));
+        let e = Stationary::new(KernelKind::Linear, 1.0).unwrap_err();
+        assert!(e.to_string().contains("`kind`") && e.to_string().contains("linear"), "{e}");
     }
 
     #[test]

@@ -1,28 +1,84 @@
-//! Property tests of the kernels: symmetry, positive semi-definiteness, and the dueling kernel's
-//! algebra (antisymmetry, vanishing self-pairs, and the isometry ‖f‖_k = ‖h‖_{k_D}).
+//! Property tests of the kernels: symmetry, positive semi-definiteness, the analytic gradients
+//! against central finite differences, and the dueling kernel's algebra (antisymmetry, vanishing
+//! self-pairs, and the isometry ‖f‖_k = ‖h‖_{k_D}). Every strategy draws its kind from
+//! [`KernelKind::ALL`], so a new kernel is covered without editing this file.
 
 use bohf_core::linalg::symmetric_eigen;
-use bohf_kernels::{Family, Kernel, Linear, PairKernel, Stationary, dueling_gram, dueling_value};
+use bohf_kernels::{Kernel, KernelKind, KernelSpec, PairKernel, Stationary, dueling_gram, dueling_value};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 
-fn family() -> impl Strategy<Value = Family> {
-    prop_oneof![Just(Family::Se), Just(Family::Matern12), Just(Family::Matern32), Just(Family::Matern52)]
+fn kind() -> impl Strategy<Value = KernelKind> {
+    prop::sample::select(KernelKind::ALL.to_vec())
 }
 
-/// A random kernel (stationary, isotropic or ARD, or linear) on ℝ^d.
-fn kernel(d: usize) -> impl Strategy<Value = Box<dyn Kernel>> {
-    (family(), prop::collection::vec(0.05f64..3.0, d), 0.1f64..4.0, any::<bool>(), any::<bool>()).prop_map(
-        move |(fam, ls, var, ard, linear)| -> Box<dyn Kernel> {
-            if linear {
-                Box::new(Linear::new(var).unwrap())
-            } else if ard {
-                Box::new(Stationary::new(fam, 1.0).unwrap().with_ard(ls).unwrap().with_variance(var).unwrap())
-            } else {
-                Box::new(Stationary::new(fam, ls[0]).unwrap().with_variance(var).unwrap())
-            }
+fn stationary_kind() -> impl Strategy<Value = KernelKind> {
+    prop::sample::select(KernelKind::ALL.into_iter().filter(|k| k.is_stationary()).collect::<Vec<_>>())
+}
+
+/// The hyperparameters of a random kernel on ℝ^d: any kind, isotropic or ARD lengthscales (none for
+/// a kind without lengthscales), a variance.
+#[derive(Debug, Clone)]
+struct Params {
+    kind: KernelKind,
+    lengthscales: Vec<f64>,
+    variance: f64,
+}
+
+impl Params {
+    fn build(&self) -> Box<dyn Kernel> {
+        let spec = KernelSpec {
+            kind: self.kind,
+            lengthscale: (self.lengthscales.len() == 1).then(|| self.lengthscales[0]),
+            lengthscales: (self.lengthscales.len() > 1).then(|| self.lengthscales.clone()),
+            variance: Some(self.variance),
+        };
+        spec.build().unwrap()
+    }
+}
+
+fn params(d: usize) -> impl Strategy<Value = Params> {
+    (kind(), prop::collection::vec(0.05f64..3.0, d), 0.1f64..4.0, any::<bool>()).prop_map(
+        move |(kind, ls, variance, ard)| {
+            let lengthscales = match (kind.is_stationary(), ard && d > 1) {
+                (false, _) => vec![],
+                (true, true) => ls,
+                (true, false) => vec![ls[0]],
+            };
+            Params { kind, lengthscales, variance }
         },
     )
+}
+
+/// A random kernel (any kind, isotropic or ARD) on ℝ^d.
+fn kernel(d: usize) -> impl Strategy<Value = Box<dyn Kernel>> {
+    params(d).prop_map(|p| p.build())
+}
+
+/// Two points x, y = x + t·u: equal (t = 0), close (t ≤ 1e−2) or anywhere.
+fn point_pair(d: usize) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
+    (
+        prop::collection::vec(-2.0f64..2.0, d),
+        prop::collection::vec(-1.0f64..1.0, d),
+        prop_oneof![Just(0.0), 1e-3f64..1e-2, 1e-2f64..2.0],
+    )
+        .prop_map(|(x, u, t)| {
+            let y = x.iter().zip(&u).map(|(a, b)| a + t * b).collect();
+            (x, y)
+        })
+}
+
+/// The scaled distance ‖(x − y) ⊘ ℓ‖ (Euclidean distance for a kernel without lengthscales).
+fn scaled_dist(p: &Params, x: &[f64], y: &[f64]) -> f64 {
+    let l = |j: usize| if p.lengthscales.is_empty() { 1.0 } else { p.lengthscales[j.min(p.lengthscales.len() - 1)] };
+    x.iter().zip(y).enumerate().map(|(j, (a, b))| ((a - b) / l(j)).powi(2)).sum::<f64>().sqrt()
+}
+
+/// The absolute part of the gradient tolerances: σ² times the scale of a derivative (1/ℓ_min for
+/// the stationary kinds, 1 + max|y| for one without lengthscales).
+fn grad_scale(p: &Params, y: &[f64]) -> f64 {
+    let inv_l = p.lengthscales.iter().map(|l| 1.0 / l).fold(0.0, f64::max);
+    p.variance * (inv_l + 1.0 + y.iter().map(|v| v.abs()).fold(0.0, f64::max))
 }
 
 fn points(n: usize, d: usize) -> impl Strategy<Value = DMatrix<f64>> {
@@ -97,10 +153,91 @@ proptest! {
     }
 
     #[test]
-    fn stationary_kernels_are_bounded_by_their_variance((k, x) in (1usize..4).prop_flat_map(|d| (family(), 0.05f64..3.0, 0.1f64..4.0, points(6, d)).prop_map(|(f, l, v, x)| (Stationary::new(f, l).unwrap().with_variance(v).unwrap(), x)))) {
+    fn stationary_kernels_are_bounded_by_their_variance((k, x) in (1usize..4).prop_flat_map(|d| (stationary_kind(), 0.05f64..3.0, 0.1f64..4.0, points(6, d)).prop_map(|(f, l, v, x)| (Stationary::new(f, l).unwrap().with_variance(v).unwrap(), x)))) {
         let g = k.gram(&x).unwrap();
         for v in g.iter() {
             prop_assert!(*v <= k.variance() * (1.0 + 1e-15) && *v >= 0.0);
         }
+    }
+
+    /// ∂k(x, y)/∂x against central differences with step h = 10⁻⁴·ℓ_min·min(1, r) (r the scaled
+    /// distance): truncation ~(h/(ℓr))² relative, rounding ~10⁻¹⁶σ²/h. Pairs with 0 < r < 10⁻³ are
+    /// excluded: there Matérn-½'s kink at x = y makes the step too small for rounding; x = y itself
+    /// is included (every central difference is 0 there by symmetry, and the gradient is 0).
+    #[test]
+    fn input_gradient_matches_central_differences(
+        (p, (x, y)) in (1usize..4).prop_flat_map(|d| (params(d), point_pair(d)))
+    ) {
+        let r = scaled_dist(&p, &x, &y);
+        prop_assume!(r == 0.0 || r >= 1e-3);
+        let k = p.build();
+        let g = k.grad_x(&x, &y);
+        prop_assert_eq!(g.len(), x.len());
+        let l_min = p.lengthscales.iter().copied().fold(1.0, f64::min);
+        let h = 1e-4 * l_min * if r > 0.0 { r.min(1.0) } else { 1.0 };
+        let scale = grad_scale(&p, &y);
+        for j in 0..x.len() {
+            let (mut xp, mut xm) = (x.clone(), x.clone());
+            xp[j] += h;
+            xm[j] -= h;
+            let fd = (k.eval(&xp, &y) - k.eval(&xm, &y)) / (2.0 * h);
+            prop_assert!((g[j] - fd).abs() <= 1e-6 * fd.abs() + 1e-7 * scale, "{}: ∂/∂x_{j} = {} vs FD {fd}", k.name(), g[j]);
+        }
+    }
+
+    /// ∂k(x, y)/∂ℓ (one entry per lengthscale: 1 isotropic, d ARD, 0 without) against central
+    /// differences in each lengthscale with step 10⁻⁵·ℓ_j (k is smooth in ℓ for every kind).
+    #[test]
+    fn lengthscale_gradient_matches_central_differences(
+        (p, (x, y)) in (1usize..4).prop_flat_map(|d| (params(d), point_pair(d)))
+    ) {
+        let k = p.build();
+        let g = k.grad_lengthscales(&x, &y);
+        prop_assert_eq!(g.len(), p.lengthscales.len());
+        let scale = grad_scale(&p, &y);
+        for j in 0..p.lengthscales.len() {
+            let h = 1e-5 * p.lengthscales[j];
+            let (mut pp, mut pm) = (p.clone(), p.clone());
+            pp.lengthscales[j] += h;
+            pm.lengthscales[j] -= h;
+            let fd = (pp.build().eval(&x, &y) - pm.build().eval(&x, &y)) / (2.0 * h);
+            prop_assert!((g[j] - fd).abs() <= 1e-6 * fd.abs() + 1e-7 * scale, "{}: ∂/∂ℓ_{j} = {} vs FD {fd}", k.name(), g[j]);
+        }
+    }
+}
+
+/// At x = y Matérn-½ is not differentiable: the one-sided derivatives along e_j are ∓σ²/ℓ_j, and
+/// `grad_x` returns their mean 0 (as documented).
+#[test]
+fn matern12_one_sided_derivatives_at_the_diagonal() {
+    let k = Stationary::matern12(1.0).unwrap().with_ard(vec![0.5, 2.0]).unwrap().with_variance(3.0).unwrap();
+    let x = [0.3, -0.7];
+    assert_eq!(k.grad_x(&x, &x), vec![0.0, 0.0]);
+    let h = 1e-7;
+    for (j, l) in [0.5, 2.0].into_iter().enumerate() {
+        let mut xp = x;
+        xp[j] += h;
+        let forward = (k.eval(&xp, &x) - k.eval(&x, &x)) / h;
+        let mut xm = x;
+        xm[j] -= h;
+        let backward = (k.eval(&x, &x) - k.eval(&xm, &x)) / h;
+        assert!((forward + 3.0 / l).abs() < 1e-5, "{forward}");
+        assert!((backward - 3.0 / l).abs() < 1e-5, "{backward}");
+    }
+}
+
+#[test]
+fn names_show_kind_and_hyperparameters() {
+    let spec = |kind, lengthscale, lengthscales, variance| KernelSpec { kind, lengthscale, lengthscales, variance };
+    let m = spec(KernelKind::Matern52, Some(0.1), None, None).build().unwrap();
+    assert_eq!(m.name(), "Matérn-5/2 (ℓ = 0.1)");
+    let se = spec(KernelKind::Se, None, Some(vec![0.5, 2.0]), Some(3.0)).build().unwrap();
+    assert_eq!(se.name(), "SE (ℓ = [0.5, 2], σ² = 3)");
+    assert_eq!(spec(KernelKind::Linear, None, None, Some(2.0)).build().unwrap().name(), "linear (σ² = 2)");
+    // Every kind's kernel name starts with the kind's name.
+    for kind in KernelKind::ALL {
+        let ls = kind.is_stationary().then_some(0.3);
+        let k = spec(kind, ls, None, None).build().unwrap();
+        assert!(k.name().starts_with(kind.name()), "{} vs {}", k.name(), kind.name());
     }
 }

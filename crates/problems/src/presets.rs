@@ -33,7 +33,7 @@ use crate::grid::GridFunction;
 use crate::rescale::Affine;
 use crate::rkhs::RkhsFunction;
 use bohf_core::{Error, FiniteDomain, Result};
-use bohf_kernels::Family;
+use bohf_kernels::KernelKind;
 use serde::{Deserialize, Serialize};
 
 /// Which sign of the Ackley function is maximised.
@@ -119,7 +119,7 @@ pub fn ackley_grid(points: usize, lower: f64, upper: f64, sign: AckleySign, scal
 
 /// A kernel-ridge RKHS function of MR-LPF's construction ([`RkhsFunction::mr_lpf`]) for `family`
 /// on `linspace(0, 1, points)`, then scaled.
-pub fn rkhs_grid(family: Family, points: usize, scaling: &Scaling) -> Result<GridFunction> {
+pub fn rkhs_grid(family: KernelKind, points: usize, scaling: &Scaling) -> Result<GridFunction> {
     scaling.validate()?;
     let grid = FiniteDomain::linspace(0.0, 1.0, points)?;
     scaling.apply(&RkhsFunction::mr_lpf(family)?.on_grid(&grid)?)
@@ -127,7 +127,7 @@ pub fn rkhs_grid(family: Family, points: usize, scaling: &Scaling) -> Result<Gri
 
 /// MR-LPF §5.1(a): the RKHS function of `family` (SE, Matérn-5/2 or Matérn-3/2 in the paper) on 100
 /// points of [0, 1], multiplied by 5.
-pub fn mr_lpf_rkhs(family: Family) -> Result<GridFunction> {
+pub fn mr_lpf_rkhs(family: KernelKind) -> Result<GridFunction> {
     rkhs_grid(family, 100, &Scaling::Multiply(5.0))
 }
 
@@ -144,7 +144,7 @@ pub fn pf_ts_ackley() -> Result<GridFunction> {
 
 /// PF-TS App. F.3: the Matérn-5/2 RKHS function on 30 points of [0, 1], multiplied by 5.
 pub fn pf_ts_rkhs() -> Result<GridFunction> {
-    rkhs_grid(Family::Matern52, 30, &Scaling::Multiply(5.0))
+    rkhs_grid(KernelKind::Matern52, 30, &Scaling::Multiply(5.0))
 }
 
 #[cfg(test)]
@@ -200,9 +200,9 @@ mod tests {
     #[test]
     fn rkhs_presets_are_five_times_the_ridge_mean() {
         for (f, family, n) in [
-            (mr_lpf_rkhs(Family::Se).unwrap(), Family::Se, 100),
-            (mr_lpf_rkhs(Family::Matern32).unwrap(), Family::Matern32, 100),
-            (pf_ts_rkhs().unwrap(), Family::Matern52, 30),
+            (mr_lpf_rkhs(KernelKind::Se).unwrap(), KernelKind::Se, 100),
+            (mr_lpf_rkhs(KernelKind::Matern32).unwrap(), KernelKind::Matern32, 100),
+            (pf_ts_rkhs().unwrap(), KernelKind::Matern52, 30),
         ] {
             assert_eq!(f.len(), n);
             let base =

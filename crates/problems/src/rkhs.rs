@@ -21,7 +21,7 @@ use crate::grid::GridFunction;
 use bohf_core::linalg::PsdFactor;
 use bohf_core::{BoxDomain, Error, FiniteDomain, Result};
 use bohf_gp::GpRegression;
-use bohf_kernels::{Family, Kernel, Stationary};
+use bohf_kernels::{Kernel, KernelKind, Stationary};
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
 
@@ -106,7 +106,7 @@ impl RkhsFunction<Stationary> {
     /// MR-LPF's RKHS test function for one kernel family (SE, Matérn-5/2 or Matérn-3/2 in the
     /// paper): knots linspace(0, 1, 10) with [`Self::MR_LPF_KNOT_VALUES`], unit-variance kernel with
     /// ℓ = 0.1, α = 0.05, on [0, 1].
-    pub fn mr_lpf(family: Family) -> Result<Self> {
+    pub fn mr_lpf(family: KernelKind) -> Result<Self> {
         let knots = FiniteDomain::linspace(0.0, 1.0, 10)?;
         let kernel = Stationary::new(family, Self::MR_LPF_LENGTHSCALE)?;
         let y = DVector::from_row_slice(&Self::MR_LPF_KNOT_VALUES);
@@ -116,7 +116,7 @@ impl RkhsFunction<Stationary> {
     /// PF-TS's RKHS test function (§5.4): the MR-LPF construction with Matérn-5/2 (see the module
     /// documentation for why); the paper evaluates it on 30 even points of [0, 1].
     pub fn pf_ts() -> Result<Self> {
-        Self::mr_lpf(Family::Matern52)
+        Self::mr_lpf(KernelKind::Matern52)
     }
 }
 
@@ -210,18 +210,25 @@ mod tests {
     use bohf_core::rng::seeded;
 
     /// The kernels of MR-LPF App. A written out independently of bohf-kernels (unit variance).
-    fn profile(family: Family, r: f64, l: f64) -> f64 {
+    fn profile(family: KernelKind, r: f64, l: f64) -> f64 {
         let s = r / l;
         match family {
-            Family::Se => (-0.5 * s * s).exp(),
-            Family::Matern32 => (1.0 + 3f64.sqrt() * s) * (-(3f64.sqrt()) * s).exp(),
-            Family::Matern52 => (1.0 + 5f64.sqrt() * s + 5.0 * s * s / 3.0) * (-(5f64.sqrt()) * s).exp(),
-            Family::Matern12 => (-s).exp(),
+            KernelKind::Se => (-0.5 * s * s).exp(),
+            KernelKind::Matern32 => (1.0 + 3f64.sqrt() * s) * (-(3f64.sqrt()) * s).exp(),
+            KernelKind::Matern52 => (1.0 + 5f64.sqrt() * s + 5.0 * s * s / 3.0) * (-(5f64.sqrt()) * s).exp(),
+            KernelKind::Matern12 => (-s).exp(),
+            KernelKind::Linear => panic!("the RKHS functions use stationary kernels only"),
         }
     }
 
+    #[test]
+    fn a_non_stationary_kind_is_a_clear_error() {
+        let e = RkhsFunction::mr_lpf(KernelKind::Linear).unwrap_err().to_string();
+        assert!(e.contains("kind") && e.contains("linear") && e.contains("not stationary"), "{e}");
+    }
+
     /// w = (K + αI)⁻¹y by LU, the explicit formula, on 1-D knots.
-    fn explicit_weights(family: Family, knots: &[f64], y: &[f64], l: f64, alpha: f64) -> DVector<f64> {
+    fn explicit_weights(family: KernelKind, knots: &[f64], y: &[f64], l: f64, alpha: f64) -> DVector<f64> {
         let n = knots.len();
         let a = DMatrix::from_fn(n, n, |i, j| {
             profile(family, (knots[i] - knots[j]).abs(), l) + if i == j { alpha } else { 0.0 }
@@ -233,7 +240,7 @@ mod tests {
     fn mr_lpf_function_equals_the_explicit_ridge_formula() {
         let knots: Vec<f64> = (0..10).map(|i| i as f64 / 9.0).collect();
         let y = RkhsFunction::MR_LPF_KNOT_VALUES;
-        for family in [Family::Se, Family::Matern52, Family::Matern32] {
+        for family in [KernelKind::Se, KernelKind::Matern52, KernelKind::Matern32] {
             let f = RkhsFunction::mr_lpf(family).unwrap();
             let w = explicit_weights(family, &knots, &y, 0.1, 0.05);
             let grid = FiniteDomain::linspace(0.0, 1.0, 100).unwrap();
@@ -255,7 +262,7 @@ mod tests {
     fn residual_at_the_knots_is_the_ridge_residual() {
         // y − f(X) = y − K w = (K + αI)w − K w = α w exactly: the function interpolates the knots
         // up to the ridge term, not exactly.
-        for family in [Family::Se, Family::Matern52, Family::Matern32] {
+        for family in [KernelKind::Se, KernelKind::Matern52, KernelKind::Matern32] {
             let f = RkhsFunction::mr_lpf(family).unwrap();
             let fx = f.values(f.knots()).unwrap();
             let y = f.knot_values();
@@ -274,8 +281,8 @@ mod tests {
     fn rkhs_norm_matches_the_explicit_quadratic_form() {
         let knots: Vec<f64> = (0..10).map(|i| i as f64 / 9.0).collect();
         let f = RkhsFunction::pf_ts().unwrap();
-        let w = explicit_weights(Family::Matern52, &knots, &RkhsFunction::MR_LPF_KNOT_VALUES, 0.1, 0.05);
-        let k = DMatrix::from_fn(10, 10, |i, j| profile(Family::Matern52, (knots[i] - knots[j]).abs(), 0.1));
+        let w = explicit_weights(KernelKind::Matern52, &knots, &RkhsFunction::MR_LPF_KNOT_VALUES, 0.1, 0.05);
+        let k = DMatrix::from_fn(10, 10, |i, j| profile(KernelKind::Matern52, (knots[i] - knots[j]).abs(), 0.1));
         let want = w.dot(&(&k * &w)).sqrt();
         assert!((f.rkhs_norm().unwrap() - want).abs() < 1e-11 * want);
         // PF-TS's 30-point grid.

@@ -13,24 +13,15 @@ use crate::report::{Row, fmt};
 use bohf_core::BoxDomain;
 use bohf_core::linalg::symmetric_eigen;
 use bohf_infogain::{GrowthOrder, NEMHAUSER_RATIO, PosteriorVariances, greedy_pairs, greedy_points, log_log_fit};
-use bohf_kernels::{Family, IndexPair, Kernel, PairKernel, Stationary, dueling_gram};
+use bohf_kernels::{IndexPair, Kernel, KernelKind, PairKernel, Stationary, dueling_gram};
 use nalgebra::DMatrix;
 use rand::RngExt;
 
 const RHO: f64 = 0.05;
 const LENGTHSCALE: f64 = 0.1;
 
-fn family_name(f: Family) -> &'static str {
-    match f {
-        Family::Se => "SE",
-        Family::Matern12 => "Matérn-1/2",
-        Family::Matern32 => "Matérn-3/2",
-        Family::Matern52 => "Matérn-5/2",
-    }
-}
-
 /// The base Gram on an even grid of [0, 1]^d with about 400 points.
-fn grid_gram(family: Family, d: usize) -> bohf_core::Result<DMatrix<f64>> {
+fn grid_gram(family: KernelKind, d: usize) -> bohf_core::Result<DMatrix<f64>> {
     let per_dim = if d == 1 { 400 } else { 20 };
     let grid = BoxDomain::cube(0.0, 1.0, d)?.grid(per_dim)?;
     Stationary::new(family, LENGTHSCALE)?.gram(grid.points())
@@ -40,8 +31,8 @@ pub fn greedy_bracket_and_growth(quick: bool) -> Vec<Row> {
     let t_max = if quick { 300 } else { 1000 };
     let mut rows = Vec::new();
     for d in [1usize, 2] {
-        for family in [Family::Se, Family::Matern32, Family::Matern52] {
-            let tag = format!("{} d={d}", family_name(family));
+        for family in [KernelKind::Se, KernelKind::Matern32, KernelKind::Matern52] {
+            let tag = format!("{} d={d}", family.name());
             match one_kernel(family, d, t_max, quick, &tag) {
                 Ok(mut r) => rows.append(&mut r),
                 Err(e) => rows.push(Row::error("infogain.greedy", &tag, e)),
@@ -51,7 +42,7 @@ pub fn greedy_bracket_and_growth(quick: bool) -> Vec<Row> {
     rows
 }
 
-fn one_kernel(family: Family, d: usize, t_max: usize, quick: bool, tag: &str) -> bohf_core::Result<Vec<Row>> {
+fn one_kernel(family: KernelKind, d: usize, t_max: usize, quick: bool, tag: &str) -> bohf_core::Result<Vec<Row>> {
     let base = grid_gram(family, d)?;
     let n = base.nrows();
     let g = greedy_points(&base, RHO, t_max)?;
@@ -89,7 +80,7 @@ fn one_kernel(family: Family, d: usize, t_max: usize, quick: bool, tag: &str) ->
     let traj = g.trajectory();
     let pts: Vec<(f64, f64)> = ts.iter().map(|&t| (t as f64, traj[t - 1])).collect();
     let slope = log_log_fit(&pts)?.slope;
-    let order = GrowthOrder::stationary(family, d)?;
+    let order = GrowthOrder::new(family, d)?;
     let order_pts: Vec<(f64, f64)> =
         ts.iter().map(|&t| Ok((t as f64, order.value(t as f64)?))).collect::<bohf_core::Result<_>>()?;
     let order_slope = log_log_fit(&order_pts)?.slope;
@@ -109,7 +100,7 @@ fn one_kernel(family: Family, d: usize, t_max: usize, quick: bool, tag: &str) ->
         &format!("slope of the order (over [{}, {t_max}] alone: {})", t_max / 2, fmt(order_tail_slope)),
         order_slope,
     ));
-    if family == Family::Se {
+    if family == KernelKind::Se {
         let pts: Vec<(f64, f64)> = ts.iter().map(|&t| ((t as f64).ln(), traj[t - 1])).collect();
         let b = log_log_fit(&pts)?.slope;
         rows.push(Row::at_most(
@@ -133,8 +124,8 @@ fn slug(tag: &str) -> String {
 pub fn dueling_vs_base(quick: bool) -> Vec<Row> {
     let t_max = if quick { 150 } else { 500 };
     let mut rows = Vec::new();
-    for family in [Family::Se, Family::Matern32, Family::Matern52] {
-        let tag = format!("{} d=1", family_name(family));
+    for family in [KernelKind::Se, KernelKind::Matern32, KernelKind::Matern52] {
+        let tag = format!("{} d=1", family.name());
         let result = (|| -> bohf_core::Result<Row> {
             let grid = BoxDomain::cube(0.0, 1.0, 1)?.grid(100)?;
             let base = Stationary::new(family, LENGTHSCALE)?.gram(grid.points())?;
