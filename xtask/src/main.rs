@@ -5,6 +5,7 @@
 //! * `cargo xtask docs [--check]`: regenerates `docs/generated/` from the code (algorithm reference
 //!   from the experiment registry, verification report from `docs/generated/verification.json`,
 //!   index of `docs/reproduction/`); `--check` exits 1 if the checked-in pages are stale.
+//! * `cargo xtask deps`: exits 1 naming each dependency a workspace crate declares but never uses.
 //!
 //! The numerics live in the library crates; this binary only calls them and compares.
 //!
@@ -13,6 +14,7 @@
 //! `XTASK_NO_RELEASE=1` to stop this).
 
 mod checks;
+mod deps;
 mod docs;
 mod report;
 
@@ -22,7 +24,9 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 pub fn usage() -> ExitCode {
-    eprintln!("usage: cargo xtask verify [--quick] [--only NAME] [--json FILE]\n       cargo xtask docs [--check]");
+    eprintln!(
+        "usage: cargo xtask verify [--quick] [--only NAME] [--json FILE]\n       cargo xtask docs [--check]\n       cargo xtask deps"
+    );
     ExitCode::from(2)
 }
 
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("verify") => verify(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
+        Some("deps") => deps::run(&args[1..]),
         _ => usage(),
     }
 }
