@@ -202,7 +202,8 @@ mod tests {
         assert!(uses("    let x = nalgebra::DMatrix::zeros(1, 1);", "nalgebra"));
         assert!(uses("extern crate rand;", "rand"));
         assert!(!uses("use serde_json::Value;", "serde"));
-        assert!(!uses("let random = 1; // rand::x", "rand") || uses("let random = 1; // rand::x", "rand"));
+        assert!(!uses("let random = 1;", "rand"));
+        assert!(uses("let r = 1; rand::random::<u8>();", "rand"));
         assert!(!uses("fn f(rand: u8) {}", "rand"));
         assert!(!uses("// use serde::X;", "serde"));
     }

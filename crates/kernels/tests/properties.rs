@@ -195,13 +195,13 @@ proptest! {
         let g = k.grad_lengthscales(&x, &y);
         prop_assert_eq!(g.len(), p.lengthscales.len());
         let scale = grad_scale(&p, &y);
-        for j in 0..p.lengthscales.len() {
+        for (j, &gj) in g.iter().enumerate() {
             let h = 1e-5 * p.lengthscales[j];
             let (mut pp, mut pm) = (p.clone(), p.clone());
             pp.lengthscales[j] += h;
             pm.lengthscales[j] -= h;
             let fd = (pp.build().eval(&x, &y) - pm.build().eval(&x, &y)) / (2.0 * h);
-            prop_assert!((g[j] - fd).abs() <= 1e-6 * fd.abs() + 1e-7 * scale, "{}: ∂/∂ℓ_{j} = {} vs FD {fd}", k.name(), g[j]);
+            prop_assert!((gj - fd).abs() <= 1e-6 * fd.abs() + 1e-7 * scale, "{}: ∂/∂ℓ_{j} = {gj} vs FD {fd}", k.name());
         }
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! ∂A/∂x_j = (∂k_x/∂x_j)ᵀ (L⁻ᵀw* − (ω*/ρ_x) L⁻ᵀl_x) + ω* (∂k(x,x)/∂x_j)/(2ρ_x),
 //!
-//! with ∂k_x/∂x_j by central differences of the kernel (no kernel gradients are needed). With the
+//! with ∂k_x/∂x_j from the kernel's analytic gradient ([`Kernel::grad_x`]). With the
 //! latent box the candidate's box rows also depend on x and this is only an ascent heuristic
 //! (every accepted step is still checked with an exact solve). Starts: the `starts` best of
 //! `samples` uniform points and the support points, half by the MLE lower bound
@@ -175,19 +175,13 @@ impl PopBoBox {
         let v = chol.solve_upper(&DMatrix::from_column_slice(sol.w.len(), 1, sol.w.as_slice()))?;
         let lx = chol.solve_upper(&DMatrix::from_column_slice(kx.len(), 1, cand.coordinates().as_slice()))?;
         let coef = DVector::from_fn(kx.len(), |i, _| v[(i, 0)] - sol.omega / rho * lx[(i, 0)]);
-        let widths: Vec<f64> = self.domain.upper().iter().zip(self.domain.lower()).map(|(u, l)| u - l).collect();
-        let mut grad = vec![0.0; x.len()];
-        let mut xp = x.to_vec();
-        for j in 0..x.len() {
-            let h = 1e-6 * widths[j];
-            xp[j] = x[j] + h;
-            let (kp, kpp) = (self.k_vec(&xp), self.kernel.eval(&xp, &xp));
-            xp[j] = x[j] - h;
-            let (km, kmm) = (self.k_vec(&xp), self.kernel.eval(&xp, &xp));
-            xp[j] = x[j];
-            let dk = (kp - km) / (2.0 * h);
-            let dkxx = (kpp - kmm) / (2.0 * h);
-            grad[j] = dk.dot(&coef) + sol.omega * dkxx / (2.0 * rho);
+        // ∂k(x_i, x)/∂x = ∂k(x, x_i)/∂x (k symmetric), and ∂k(x, x)/∂x = 2 ∂k(x, y)/∂x at y = x.
+        let self_grad = self.kernel.grad_x(x, x);
+        let mut grad: Vec<f64> = self_grad.iter().map(|g| sol.omega * g / rho).collect(); // ω*·(2g)/(2ρ)
+        for (i, p) in self.points.iter().enumerate() {
+            for (gj, dk) in grad.iter_mut().zip(self.kernel.grad_x(x, p)) {
+                *gj += dk * coef[i];
+            }
         }
         Ok((sol.value, grad))
     }
