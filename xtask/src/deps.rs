@@ -178,13 +178,14 @@ mod tests {
         write(&root.join("b/Cargo.toml"), "[package]\nname = \"b\"\n\n[dependencies]\na = { path = \"../a\" }\n");
         write(&root.join("b/src/main.rs"), "fn main() { a::f(); }\n");
         let found = unused_dependencies(&root).unwrap();
+        // Manifest order, then section, then name (the TOML table's sorted keys).
         let names: Vec<(&str, &str)> = found.iter().map(|u| (u.section, u.name.as_str())).collect();
         assert_eq!(
             names,
-            [("dependencies", "unused-dep"), ("dependencies", "in-comment"), ("dev-dependencies", "never")],
+            [("dependencies", "in-comment"), ("dependencies", "unused-dep"), ("dev-dependencies", "never")],
             "{found:?}"
         );
-        let msg = found[0].to_string();
+        let msg = found[1].to_string();
         assert!(
             msg.contains("a/Cargo.toml") && msg.contains("[dependencies]") && msg.contains("`unused-dep`"),
             "{msg}"
