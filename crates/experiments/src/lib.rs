@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod limits;
 pub mod metrics;
 pub mod output;
 pub mod plot;
@@ -56,6 +57,7 @@ pub mod summary;
 mod tests;
 
 pub use error::{ExperimentError, Result};
+pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
 pub use output::{OutputFiles, plot_atomic, write_atomic, write_results};
 pub use plot::{Metric, plot};
