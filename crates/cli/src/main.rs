@@ -2,6 +2,7 @@
 //! answer an algorithm's queries live. See `docs/cli.md`.
 
 mod ask;
+mod lock;
 mod presets;
 mod report;
 mod run;
@@ -107,9 +108,9 @@ struct RunArgs {
     /// The results folder (default: results/<spec name>).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, short = 'j', default_value_t = 0)]
-    threads: usize,
+    /// Worker threads (default: one per core; at most 1024). Results do not depend on it.
+    #[arg(long, short = 'j', default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
     /// Run only every N-th run starting at K (0 ≤ K < N), e.g. --shard $SLURM_ARRAY_TASK_ID/4.
     #[arg(long, value_name = "K/N", value_parser = run::parse_shard)]
     shard: Option<(usize, usize)>,
@@ -256,7 +257,7 @@ enum Format {
 }
 
 fn run_options(args: &RunArgs, default_out: PathBuf) -> run::RunOptions {
-    run::RunOptions::new(args.out.clone().unwrap_or(default_out), args.threads, args.shard, args.resume)
+    run::RunOptions::new(args.out.clone().unwrap_or(default_out), usize::from(args.threads), args.shard, args.resume)
 }
 
 fn main() {

@@ -40,6 +40,7 @@
 //! number of pieces, refusing a missing or repeated run.
 #![warn(missing_docs)]
 
+pub mod checksum;
 pub mod error;
 pub mod limits;
 pub mod metrics;
@@ -59,7 +60,7 @@ mod tests;
 pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
-pub use output::{OutputFiles, plot_atomic, write_atomic, write_results};
+pub use output::{OutputFiles, is_temp_file_name, plot_atomic, remove_stale_temp_files, write_atomic, write_results};
 pub use plot::{Metric, plot};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};

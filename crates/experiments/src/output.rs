@@ -27,6 +27,40 @@ fn temp_sibling(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{stem}.tmp-{}{ext}", std::process::id()))
 }
 
+/// Whether `name` is a temporary file of [`write_atomic`] or [`plot_atomic`]:
+/// `.{stem}.tmp-{pid}` with an optional `.{ext}`.
+pub fn is_temp_file_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else { return false };
+    let Some((stem, tail)) = rest.rsplit_once(".tmp-") else { return false };
+    let pid = tail.split_once('.').map_or(tail, |(pid, _)| pid);
+    !stem.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Removes the temporary files of [`write_atomic`] and [`plot_atomic`] in `dir` (not in its
+/// subfolders) that an interrupted process left behind, and returns their paths. Call it only
+/// while no other process writes into `dir` (e.g. holding the folder's lock). A missing folder has
+/// none.
+pub fn remove_stale_temp_files(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
+    let dir = dir.as_ref();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err("read", dir)(e)),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io_err("read", dir))?;
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if is_file && is_temp_file_name(&entry.file_name().to_string_lossy()) {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(io_err("remove", &path))?;
+            removed.push(path);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ExperimentError + 'a {
     move |source| ExperimentError::Io { action, path: path.to_path_buf(), source }
 }
@@ -91,4 +125,19 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
         }
     }
     Ok(OutputFiles { spec, steps, summary: summary_path, plots })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_are_recognised_and_only_they() {
+        let tmp = temp_sibling(Path::new("/x/runs/a0-r3.csv"));
+        assert!(is_temp_file_name(&tmp.file_name().unwrap().to_string_lossy()));
+        assert!(is_temp_file_name(&temp_sibling(Path::new("spec")).file_name().unwrap().to_string_lossy()));
+        for name in ["a0-r3.csv", ".lock", "a0-r3.csv.damaged", ".a0.tmp-.csv", ".a0.tmp-12x.csv", "x.tmp-12.csv", ".tmp-1"] {
+            assert!(!is_temp_file_name(name), "{name}");
+        }
+    }
 }
