@@ -367,8 +367,24 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         }
     }
     let results = collect(std::slice::from_ref(&opts.out), &spec, &experiment.title())?;
-    write_results(&results, &opts.out)?;
+    write_complete(&results, &opts.out)?;
     Ok(Outcome::Complete(Box::new(results)))
+}
+
+/// Writes the results of a complete experiment; if every run failed there is nothing to summarise
+/// or plot, and that is an error (the failures stay recorded in `runs/`).
+fn write_complete(results: &Results, out: &Path) -> Result<(), CliError> {
+    if results.runs().is_empty() {
+        let failures = results.failures();
+        return Err(CliError::msg(format!(
+            "every run failed ({} failure(s); the first: {}); their errors are in `{}`; nothing to summarise or plot",
+            failures.len(),
+            failures.first().map(ToString::to_string).unwrap_or_else(|| "none recorded".into()),
+            out.join("runs").display()
+        )));
+    }
+    write_results(results, out)?;
+    Ok(())
 }
 
 /// Every run of `spec` from the `runs/` folders of `dirs`; a run found in two folders must be
@@ -460,7 +476,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
             write_atomic(path, serde_json::to_string_pretty(f).expect("serialisable").as_bytes())?;
         }
     }
-    write_results(&results, out)?;
+    write_complete(&results, out)?;
     Ok(results)
 }
 

@@ -291,3 +291,46 @@ fn absurd_thread_counts_get_a_clear_error() {
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("--threads") && e.contains("1024") && !e.contains("backtrace"), "{e}");
 }
+
+#[test]
+fn an_experiment_whose_every_run_failed_exits_non_zero_and_t_1_plots() {
+    let tmp = TempDir::new("allfailed");
+    // POP-BO with a 2-iteration limit fails its first conic solve in every run.
+    std::fs::write(
+        tmp.join("s.toml"),
+        "name = \"f\"\nhorizon = 3\nruns = 2\non_error = \"continue\"\n[problem]\nkind = \"ackley\"\npoints = 9\n\
+         [[algorithms]]\nname = \"pop-bo\"\n[algorithms.params.confidence]\nmax_iterations = 2\n",
+    )
+    .unwrap();
+    let e = refused(&bohf(&["run", "s.toml", "--out", "o"], &tmp.0));
+    assert!(e.contains("every run failed (2 failure(s)") && e.contains("nothing to summarise or plot"), "{e}");
+    assert!(tmp.join("o/runs/a0-r1.failed").is_file(), "the failures are kept");
+    assert!(!tmp.join("o/summary.json").exists());
+    // T = 1 runs, summarises and plots (PNG and SVG) with a whole-step axis.
+    std::fs::write(tmp.join("one.toml"), spec_text("one", 2, 1)).unwrap();
+    let o = bohf(&["run", "one.toml", "--out", "one"], &tmp.0);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(tmp.join("one/regret_cumulative.svg")).unwrap();
+    let labels: Vec<&str> = svg.lines().filter(|l| l.trim().parse::<f64>().is_ok()).collect();
+    assert!(labels.contains(&"1") && !labels.contains(&"2") && !labels.contains(&"1.2"), "x ticks: {labels:?}");
+    let o = bohf(&["plot", "one", "--metric", "simple", "--out", "s.svg"], &tmp.0);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn a_quick_reproduction_stores_no_quick_title_and_links_only_what_exists() {
+    let tmp = TempDir::new("quick");
+    let o = bohf(&["reproduce", "pfts-fig2-ackley", "--quick", "--runs", "1", "--out", "q"], &tmp.0);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let spec = std::fs::read_to_string(tmp.join("q/spec.toml")).unwrap();
+    assert!(!spec.contains("quick"), "the stored spec carries no quick mark:\n{spec}");
+    let md = std::fs::read_to_string(tmp.join("q/pfts-fig2-ackley.md")).unwrap();
+    assert!(md.contains("Quick smoke test"), "{md}");
+    for link in md.split("](").skip(1).map(|r| r.split(')').next().unwrap()) {
+        if !link.contains("://") && !link.starts_with('#') {
+            assert!(tmp.join("q").join(link).exists(), "the report links to `{link}`, which is not there");
+        }
+    }
+    let svg = std::fs::read_to_string(tmp.join("q/pfts-fig2-ackley-cumulative.svg")).unwrap();
+    assert!(svg.contains("[quick: T = 40, 1 runs]"), "the report's plots are marked");
+}
