@@ -334,3 +334,17 @@ fn a_quick_reproduction_stores_no_quick_title_and_links_only_what_exists() {
     let svg = std::fs::read_to_string(tmp.join("q/pfts-fig2-ackley-cumulative.svg")).unwrap();
     assert!(svg.contains("[quick: T = 40, 1 runs]"), "the report's plots are marked");
 }
+
+#[test]
+fn repeated_csv_column_names_are_refused_not_dropped() {
+    let tmp = TempDir::new("dupcols");
+    std::fs::write(tmp.join("beans.csv"), "name,roast,acidity,roast\nA,1,2,3\nB,2,3,4\nC,3,1,2\n").unwrap();
+    std::fs::write(
+        tmp.join("coffee.toml"),
+        "name = \"c\"\nbudget = 3\nseed = 1\n[candidates]\ncsv = \"beans.csv\"\n[algorithm]\nname = \"random\"\n",
+    )
+    .unwrap();
+    let e = refused(&bohf(&["ask", "new", "s.json", "--spec", "coffee.toml"], &tmp.0));
+    assert!(e.contains("beans.csv") && e.contains("column 2 and column 4 both `roast`"), "{e}");
+    assert!(!tmp.join("s.json").exists());
+}
