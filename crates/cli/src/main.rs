@@ -148,7 +148,7 @@ enum Command {
     },
     /// Run a paper's experiment from a named preset and write its report.
     #[command(
-        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 s on 2 cores\n  \
+        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 min on 2 cores\n  \
         bohf reproduce mrlpf-fig1a-rkhs-se --quick   # seconds: 3 runs, T = 40\n  \
         bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n\n\
         The folder gets the spec used (spec.toml, to copy and edit), the runs, NAME.md (settings, table,\n\
@@ -260,6 +260,7 @@ fn run_options(args: &RunArgs, default_out: PathBuf) -> run::RunOptions {
     run::RunOptions::new(args.out.clone().unwrap_or(default_out), usize::from(args.threads), args.shard, args.resume)
 }
 
+/// Exit status 1 for an error of the command; clap exits with 2 for usage errors (docs/cli.md).
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli.command) {

@@ -180,7 +180,10 @@ fn load_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> RunFile {
         Ok(mut runs) if runs.len() == 1 && runs[0].id == id && runs[0].steps.len() == spec.horizon => {
             RunFile::Good(Box::new(runs.pop().expect("one run")))
         }
-        Ok(_) => RunFile::Damaged(format!("it does not hold run {} of algorithm {} with T = {}", id.run, id.algorithm, spec.horizon)),
+        Ok(_) => RunFile::Damaged(format!(
+            "it does not hold run {} of algorithm {} with T = {}",
+            id.run, id.algorithm, spec.horizon
+        )),
         Err(e) => RunFile::Damaged(e.to_string()),
     }
 }
@@ -202,7 +205,8 @@ fn move_aside(path: &Path) -> Result<PathBuf, CliError> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut k = 1;
     loop {
-        let target = path.with_file_name(if k == 1 { format!("{name}.damaged") } else { format!("{name}.damaged.{k}") });
+        let target =
+            path.with_file_name(if k == 1 { format!("{name}.damaged") } else { format!("{name}.damaged.{k}") });
         if !target.exists() {
             std::fs::rename(path, &target).map_err(io("rename", path))?;
             return Ok(target);
@@ -334,6 +338,14 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         .num_threads(opts.threads)
         .build()
         .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.threads)))?;
+    // Each thread holds one run's matrices at a time.
+    let in_flight = pool.current_num_threads().min(todo.len());
+    if in_flight > 1 {
+        let domain = experiment.problem().domain();
+        spec.check_memory(&Registry::builtin(), domain.len(), domain.dim(), in_flight).map_err(|e| {
+            CliError::msg(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
+        })?;
+    }
     let outcome = pool.install(|| experiment.run_tasks(&todo, &on_done, &on_failed));
     if let Some(b) = &bar {
         b.finish_and_clear();

@@ -75,7 +75,8 @@ fn deterministic_runs(dir: &Path) -> Vec<(String, String)> {
             let text = std::fs::read_to_string(dir.join("runs").join(&n)).unwrap();
             let last = text.lines().last().unwrap();
             assert!(last.starts_with("# checksum fnv1a64:"), "{n} ends with {last:?}");
-            let body: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit_once(',').unwrap().0).collect();
+            let body: Vec<&str> =
+                text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit_once(',').unwrap().0).collect();
             assert!(body[0].ends_with("simple_regret"), "{}", body[0]);
             (n, body.join("\n"))
         })
@@ -185,10 +186,7 @@ fn a_second_process_on_one_folder_is_refused_with_the_pid() {
     let lock = tmp.join("out/.lock");
     let pid = first.id().to_string();
     assert!(wait_for(|| std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid)), "no lock file");
-    for args in [
-        &["run", "spec.toml", "--out", "out", "--resume"][..],
-        &["run", "spec.toml", "--out", "out"][..],
-    ] {
+    for args in [&["run", "spec.toml", "--out", "out", "--resume"][..], &["run", "spec.toml", "--out", "out"][..]] {
         let e = refused(&bohf(args, &tmp.0));
         assert!(e.contains("`out`") && e.contains(&format!("bohf process {pid}")), "{args:?}: {e}");
     }

@@ -61,10 +61,8 @@ impl Allocation {
     /// An allocation of `count` items of `item_bytes` bytes each: `factors` are multiplied with
     /// checked arithmetic (an overflow gives `u128::MAX`).
     pub fn of(what: impl Into<String>, item_bytes: usize, factors: &[usize]) -> Self {
-        let bytes = factors
-            .iter()
-            .try_fold(item_bytes as u128, |acc, &f| acc.checked_mul(f as u128))
-            .unwrap_or(u128::MAX);
+        let bytes =
+            factors.iter().try_fold(item_bytes as u128, |acc, &f| acc.checked_mul(f as u128)).unwrap_or(u128::MAX);
         Self { what: what.into(), bytes }
     }
 
@@ -84,7 +82,7 @@ impl MemoryEstimate {
     /// An estimate from its parts.
     pub fn new(mut parts: Vec<Allocation>) -> Self {
         parts.retain(|p| p.bytes > 0);
-        parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
         Self { parts }
     }
 
@@ -165,9 +163,7 @@ impl MemoryLimit {
             let text = v.to_string_lossy();
             return match parse_bytes(&text) {
                 Some(bytes) => Ok(Self { bytes, source: format!("{MEMORY_LIMIT_ENV}={text}") }),
-                None => Err(format!(
-                    "{MEMORY_LIMIT_ENV}={text:?} is not a byte count (e.g. 8G, 512M, 1000000000)"
-                )),
+                None => Err(format!("{MEMORY_LIMIT_ENV}={text:?} is not a byte count (e.g. 8G, 512M, 1000000000)")),
             };
         }
         Ok(match total_memory() {

@@ -136,7 +136,9 @@ mod tests {
         let tmp = temp_sibling(Path::new("/x/runs/a0-r3.csv"));
         assert!(is_temp_file_name(&tmp.file_name().unwrap().to_string_lossy()));
         assert!(is_temp_file_name(&temp_sibling(Path::new("spec")).file_name().unwrap().to_string_lossy()));
-        for name in ["a0-r3.csv", ".lock", "a0-r3.csv.damaged", ".a0.tmp-.csv", ".a0.tmp-12x.csv", "x.tmp-12.csv", ".tmp-1"] {
+        for name in
+            ["a0-r3.csv", ".lock", "a0-r3.csv.damaged", ".a0.tmp-.csv", ".a0.tmp-12x.csv", "x.tmp-12.csv", ".tmp-1"]
+        {
             assert!(!is_temp_file_name(name), "{name}");
         }
     }

@@ -192,7 +192,11 @@ pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, 
         return Err(if summary.failures.is_empty() {
             "nothing to plot: no finished run".to_string()
         } else {
-            format!("nothing to plot: every run failed ({} failure(s), e.g. {})", summary.failures.len(), summary.failures[0])
+            format!(
+                "nothing to plot: every run failed ({} failure(s), e.g. {})",
+                summary.failures.len(),
+                summary.failures[0]
+            )
         });
     }
     let horizon = curves.iter().map(|c| c.mean.len()).max().unwrap_or(0);
@@ -222,7 +226,8 @@ pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, 
     // along each curve, so a line crossing the box counts too).
     let labels: Vec<String> = summary.algorithms.iter().map(|a| format!("{} ({} runs)", a.label, a.runs)).collect();
     let (w, h) = legend_box(&labels);
-    let to_unit = |t: f64, y: f64| ((t - x_range.0) / (x_range.1 - x_range.0), (y - y_range.0) / (y_range.1 - y_range.0));
+    let to_unit =
+        |t: f64, y: f64| ((t - x_range.0) / (x_range.1 - x_range.0), (y - y_range.0) / (y_range.1 - y_range.0));
     let mut samples = Vec::new();
     for c in &curves {
         let n = c.mean.len();
@@ -324,13 +329,9 @@ fn draw<DB: DrawingBackend>(
             chart.draw_series(pts(0.0).into_iter().map(|p| Circle::new(p, 4, colour.filled()))).map_err(e)?;
             // The ±1 s.e. interval of each step as a whisker (a band of one step has no width).
             chart
-                .draw_series(
-                    c.mean
-                        .iter()
-                        .zip(&c.se)
-                        .enumerate()
-                        .map(|(t, (m, s))| PathElement::new(vec![((t + 1) as f64, m - s), ((t + 1) as f64, m + s)], colour)),
-                )
+                .draw_series(c.mean.iter().zip(&c.se).enumerate().map(|(t, (m, s))| {
+                    PathElement::new(vec![((t + 1) as f64, m - s), ((t + 1) as f64, m + s)], colour)
+                }))
                 .map_err(e)?;
         }
         chart
@@ -353,8 +354,8 @@ fn draw<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::{AlgorithmSummary, AtHorizon, Curve};
     use crate::MeanSe;
+    use crate::summary::{AlgorithmSummary, AtHorizon, Curve};
 
     fn summary(curves: &[Vec<f64>], runs: usize) -> Summary {
         let spec = crate::ExperimentSpec::from_toml_str(

@@ -177,7 +177,9 @@ impl Registry {
         let mut r = Self::empty();
         // The memory estimates list what grows with n candidates and the horizon T: every
         // kernel method holds the n×n base Gram of the candidates.
-        let gram = |s: &ProblemShape| Allocation::matrix(format!("an n×n Gram (n = {})", s.candidates), s.candidates, s.candidates);
+        let gram = |s: &ProblemShape| {
+            Allocation::matrix(format!("an n×n Gram (n = {})", s.candidates), s.candidates, s.candidates)
+        };
         let pairs_t = |s: &ProblemShape| {
             Allocation::matrix(format!("a T×T Gram of the queries (T = {})", s.horizon), s.horizon, s.horizon)
         };
@@ -189,7 +191,11 @@ impl Registry {
             .with_memory(move |s| {
                 vec![
                     gram(s),
-                    Allocation::matrix(format!("an n×n sampling factor (n = {})", s.candidates), s.candidates, s.candidates),
+                    Allocation::matrix(
+                        format!("an n×n sampling factor (n = {})", s.candidates),
+                        s.candidates,
+                        s.candidates,
+                    ),
                     pairs_t(s),
                 ]
             }),
@@ -200,7 +206,11 @@ impl Registry {
             .with_memory(move |s| {
                 vec![
                     gram(s),
-                    Allocation::matrix(format!("n×n pair variances (n = {})", s.candidates), s.candidates, s.candidates),
+                    Allocation::matrix(
+                        format!("n×n pair variances (n = {})", s.candidates),
+                        s.candidates,
+                        s.candidates,
+                    ),
                     pairs_t(s),
                 ]
             }),
@@ -211,22 +221,36 @@ impl Registry {
             .with_memory(move |s| {
                 vec![
                     gram(s),
-                    Allocation::matrix(format!("an n×n matrix of pair bounds (n = {})", s.candidates), s.candidates, s.candidates),
+                    Allocation::matrix(
+                        format!("an n×n matrix of pair bounds (n = {})", s.candidates),
+                        s.candidates,
+                        s.candidates,
+                    ),
                     pairs_t(s),
                 ]
             }),
-            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(move |s| {
-                vec![
-                    gram(s),
-                    pairs_t(s),
-                    Allocation::matrix(format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates), s.horizon, s.candidates),
-                ]
-            }),
+            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(
+                move |s| {
+                    vec![
+                        gram(s),
+                        pairs_t(s),
+                        Allocation::matrix(
+                            format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
+                            s.horizon,
+                            s.candidates,
+                        ),
+                    ]
+                },
+            ),
             AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback").with_memory(move |s| {
                 vec![
                     gram(s),
                     pairs_t(s),
-                    Allocation::matrix(format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates), s.horizon, s.candidates),
+                    Allocation::matrix(
+                        format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
+                        s.horizon,
+                        s.candidates,
+                    ),
                 ]
             }),
             AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),

@@ -359,11 +359,21 @@ impl ExperimentSpec {
     /// runs in flight: the candidate set, the step records of every run (kept until the results
     /// are written), and `parallel` times the heaviest algorithm's own estimate
     /// ([`crate::AlgorithmEntry::memory`]). Algorithms not in `registry` count nothing.
-    pub fn memory_estimate(&self, registry: &Registry, candidates: usize, dim: usize, parallel: usize) -> MemoryEstimate {
+    pub fn memory_estimate(
+        &self,
+        registry: &Registry,
+        candidates: usize,
+        dim: usize,
+        parallel: usize,
+    ) -> MemoryEstimate {
         let shape = ProblemShape { candidates, dim, horizon: self.horizon };
         // Two copies of the candidates (the domain and the tabulated utility's), f64 each.
         let mut parts = vec![
-            Allocation::of(format!("the candidate set ({candidates} points × {dim} dimensions)"), 16, &[candidates, dim.max(1)]),
+            Allocation::of(
+                format!("the candidate set ({candidates} points × {dim} dimensions)"),
+                16,
+                &[candidates, dim.max(1)],
+            ),
             // Each step is kept as a record and written as a CSV row (about 160 bytes of text).
             Allocation::of(
                 format!(
@@ -398,7 +408,8 @@ impl ExperimentSpec {
     /// Refuses the experiment if [`ExperimentSpec::memory_estimate`] exceeds the memory limit
     /// ([`MemoryLimit::from_env`]).
     pub fn check_memory(&self, registry: &Registry, candidates: usize, dim: usize, parallel: usize) -> Result<()> {
-        let limit = MemoryLimit::from_env().map_err(|reason| ExperimentError::spec(limits::MEMORY_LIMIT_ENV, reason))?;
+        let limit =
+            MemoryLimit::from_env().map_err(|reason| ExperimentError::spec(limits::MEMORY_LIMIT_ENV, reason))?;
         let estimate = self.memory_estimate(registry, candidates, dim, parallel);
         if estimate.total() > limit.bytes {
             return Err(ExperimentError::Memory {

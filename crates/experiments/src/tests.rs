@@ -793,7 +793,8 @@ fn names_must_be_plain_file_names() {
         assert_eq!(e.field(), Some("name"), "{bad:?}: {e}");
     }
     let long = "n".repeat(limits::MAX_NAME_LEN + 1);
-    let s = ExperimentSpec::from_toml_str(&SMALL.replacen("name = \"small\"", &format!("name = \"{long}\""), 1)).unwrap();
+    let s =
+        ExperimentSpec::from_toml_str(&SMALL.replacen("name = \"small\"", &format!("name = \"{long}\""), 1)).unwrap();
     assert_eq!(s.validate(&registry()).unwrap_err().field(), Some("name"));
     for good in ["pf-ts ackley", "fig4_rkhs", "Ünïcode-name", "a.b"] {
         let text = SMALL.replacen("name = \"small\"", &format!("name = \"{good}\""), 1);

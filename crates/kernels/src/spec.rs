@@ -52,7 +52,9 @@ impl KernelSpec {
         let variance = self.variance.unwrap_or(1.0);
         let family = match self.kind {
             KernelKind::Linear => {
-                for (name, given) in [("lengthscale", self.lengthscale.is_some()), ("lengthscales", self.lengthscales.is_some())] {
+                for (name, given) in
+                    [("lengthscale", self.lengthscale.is_some()), ("lengthscales", self.lengthscales.is_some())]
+                {
                     if given {
                         return Err(bohf_core::Error::invalid(
                             name,
@@ -97,11 +99,17 @@ mod tests {
             assert!(e.contains("lengthscale") && e.contains("linear"), "{e}");
         }
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            let linear = KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: Some(bad) };
+            let linear =
+                KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: Some(bad) };
             assert!(linear.build().unwrap_err().to_string().contains("variance"), "{bad}");
             let se = KernelSpec { kind: KernelKind::Se, lengthscale: Some(bad), lengthscales: None, variance: None };
             assert!(se.build().is_err(), "lengthscale {bad}");
-            let ard = KernelSpec { kind: KernelKind::Se, lengthscale: None, lengthscales: Some(vec![1.0, bad]), variance: None };
+            let ard = KernelSpec {
+                kind: KernelKind::Se,
+                lengthscale: None,
+                lengthscales: Some(vec![1.0, bad]),
+                variance: None,
+            };
             assert!(ard.build().is_err(), "lengthscales [1, {bad}]");
         }
         let ok = KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: Some(2.0) };
