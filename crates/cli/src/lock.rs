@@ -15,12 +15,24 @@ pub struct LockGuard {
 /// Takes an exclusive lock on `lock_file_path` (created if missing; it records the holder's pid) or
 /// fails at once with an error naming `what` and the pid of the process that holds it.
 pub fn lock_exclusive(lock_file_path: &Path, what: &str) -> Result<LockGuard, CliError> {
+    lock(lock_file_path, what, false)
+}
+
+/// Takes a shared lock on `lock_file_path`: any number of processes may hold it together (e.g. the
+/// shards of one experiment), but not while one holds it exclusively, and an exclusive lock is
+/// refused while any shared holder lives. Records the pid of the latest holder.
+pub fn lock_shared(lock_file_path: &Path, what: &str) -> Result<LockGuard, CliError> {
+    lock(lock_file_path, what, true)
+}
+
+fn lock(lock_file_path: &Path, what: &str, shared: bool) -> Result<LockGuard, CliError> {
     let cannot = |e: std::io::Error| {
         CliError::msg(format!("cannot lock {what} (lock file `{}`): {e}", lock_file_path.display()))
     };
     let mut file =
         OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_file_path).map_err(cannot)?;
-    match file.try_lock() {
+    let attempt = if shared { file.try_lock_shared() } else { file.try_lock() };
+    match attempt {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
             let mut holder = String::new();

@@ -4,10 +4,11 @@
 //!
 //! * `DIR/spec.toml`: the spec being run (a relative data path made absolute), written first;
 //!   every process that writes into `DIR` (a resume, another shard) must run the same spec.
-//! * `DIR/.lock`: held (an OS file lock, released when the process ends, even by kill -9) by the
-//!   process that writes into `DIR`; a second `bohf run`/`merge` on the folder is refused, naming the
-//!   holder's pid. Holding it, a process removes the temporary files (`.NAME.tmp-PID.EXT`) an
-//!   interrupted one left, and says so.
+//! * `DIR/.lock`: an OS file lock (released when the process ends, even by kill -9) held
+//!   exclusively by a whole `bohf run` or `merge` and shared by the shards (`--shard K/N`, each of
+//!   which also holds `DIR/.lock-shard-K-of-N` exclusively): a second writer that conflicts is
+//!   refused, naming the folder and a holder's pid. Holding it, a process removes the temporary files
+//!   (`.NAME.tmp-PID.EXT`) an interrupted one left (a shard: only those of its own runs), and says so.
 //! * `DIR/runs/a{algorithm}-r{run}.csv`: one file per finished run, written atomically (temp file +
 //!   rename) as soon as the run ends, so an interruption loses only the runs in flight. Its last line
 //!   is `# checksum fnv1a64:…` over the bytes before it; on `--resume` a file that fails the check
@@ -19,7 +20,7 @@
 //! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
 
 use crate::CliError;
-use crate::lock::{LockGuard, lock_exclusive};
+use crate::lock::{LockGuard, lock_exclusive, lock_shared};
 use bohf_experiments::checksum::{strip_checksum_line, with_checksum_line};
 use bohf_experiments::{
     Experiment, ExperimentSpec, FailedRun, OnError, ProblemSpec, Registry, Results, RunId, RunRecord, Timing,
@@ -220,33 +221,55 @@ pub fn run_file_text(record: &RunRecord) -> String {
     with_checksum_line(&record.to_csv(Timing::Include))
 }
 
-/// Locks `dir` for this process (creating it and `dir/runs`) and removes the temporary files an
+/// Locks `dir` for this process alone (creating it and `dir/runs`) and removes the temporary files an
 /// interrupted process left in it, saying so in one line.
-fn lock_folder(dir: &Path) -> Result<LockGuard, CliError> {
+fn lock_folder(dir: &Path) -> Result<Vec<LockGuard>, CliError> {
     std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
     let guard = lock_exclusive(&dir.join(".lock"), &format!("results folder `{}`", dir.display()))?;
-    let mut removed = remove_stale_temp_files(dir)?;
-    removed.extend(remove_stale_temp_files(dir.join("runs"))?);
-    if !removed.is_empty() {
+    let mut removed = remove_stale_temp_files(dir, |_| true)?;
+    removed.extend(remove_stale_temp_files(dir.join("runs"), |_| true)?);
+    report_removed(dir, &removed);
+    Ok(vec![guard])
+}
+
+/// Locks `dir` for shard `k/n`: shared with the other shards (so they can fill one folder at
+/// once), exclusive for this shard (`.lock-shard-K-of-N`), and refused while a whole run or a
+/// merge holds the folder. Removes only the temporary files of this shard's own runs.
+fn lock_folder_for_shard(dir: &Path, (k, n): (usize, usize), mine: &[RunId]) -> Result<Vec<LockGuard>, CliError> {
+    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
+    let what = format!("results folder `{}`", dir.display());
+    let shared = lock_shared(&dir.join(".lock"), &what)?;
+    let own = lock_exclusive(&dir.join(format!(".lock-shard-{k}-of-{n}")), &format!("shard {k}/{n} of {what}"))?;
+    let stems: std::collections::HashSet<String> =
+        mine.iter().map(|id| format!("a{}-r{}", id.algorithm, id.run)).collect();
+    let removed = remove_stale_temp_files(dir.join("runs"), |stem| stems.contains(stem))?;
+    report_removed(dir, &removed);
+    Ok(vec![shared, own])
+}
+
+fn report_removed(dir: &Path, removed: &[PathBuf]) {
+    if let Some(first) = removed.first() {
         eprintln!(
             "removed {} stale temporary file(s) left by an interrupted bohf in `{}` (e.g. `{}`); nothing else changed",
             removed.len(),
             dir.display(),
-            removed[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            first.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
         );
     }
-    Ok(guard)
 }
 
 /// Runs `experiment` into `opts.out` (see the module documentation).
 pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outcome, CliError> {
     let spec = stored_spec(experiment.spec().clone());
-    let _lock = lock_folder(&opts.out)?;
-    claim_folder(&opts.out, &spec)?;
     let mine = match opts.shard {
         Some((k, n)) => experiment.shard(k, n)?,
         None => experiment.tasks(),
     };
+    let _locks = match opts.shard {
+        Some(shard) => lock_folder_for_shard(&opts.out, shard, &mine)?,
+        None => lock_folder(&opts.out)?,
+    };
+    claim_folder(&opts.out, &spec)?;
     let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
     if !done_before.is_empty() && !opts.resume {
         return Err(CliError::msg(format!(

@@ -346,3 +346,31 @@ fn repeated_csv_column_names_are_refused_not_dropped() {
     assert!(e.contains("beans.csv") && e.contains("column 2 and column 4 both `roast`"), "{e}");
     assert!(!tmp.join("s.json").exists());
 }
+
+#[test]
+fn shards_share_a_folder_but_not_with_a_whole_run_or_their_twin() {
+    let tmp = TempDir::new("shardlock");
+    std::fs::write(tmp.join("spec.toml"), spec_text("sl", 40, 150)).unwrap();
+    let mut first = Command::new(BIN)
+        .args(["run", "spec.toml", "--out", "out", "--threads", "1", "--shard", "0/2"])
+        .current_dir(&tmp.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = first.id().to_string();
+    let own = tmp.join("out/.lock-shard-0-of-2");
+    assert!(wait_for(|| std::fs::read_to_string(&own).is_ok_and(|t| t.trim() == pid)), "no shard lock");
+    // The same shard again, and a whole run, are refused while shard 0/2 works.
+    let e = refused(&bohf(&["run", "spec.toml", "--out", "out", "--shard", "0/2", "--resume"], &tmp.0));
+    assert!(e.contains("shard 0/2") && e.contains(&pid), "{e}");
+    let e = refused(&bohf(&["run", "spec.toml", "--out", "out", "--resume"], &tmp.0));
+    assert!(e.contains("`out`") && e.contains("in use"), "{e}");
+    // Another shard works beside it (a shard of 2 of the 80 runs, to stay short).
+    let o = bohf(&["run", "spec.toml", "--out", "out", "--shard", "39/40", "--resume"], &tmp.0);
+    // 39/40 is a different shard count: it has its own shard lock and shares the folder lock.
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(first.try_wait().unwrap().is_none(), "shard 0/2 was still running");
+    first.kill().unwrap();
+    first.wait().unwrap();
+}

@@ -27,20 +27,25 @@ fn temp_sibling(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{stem}.tmp-{}{ext}", std::process::id()))
 }
 
-/// Whether `name` is a temporary file of [`write_atomic`] or [`plot_atomic`]:
-/// `.{stem}.tmp-{pid}` with an optional `.{ext}`.
-pub fn is_temp_file_name(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix('.') else { return false };
-    let Some((stem, tail)) = rest.rsplit_once(".tmp-") else { return false };
+/// The stem of the file a temporary file of [`write_atomic`] or [`plot_atomic`] stands for
+/// (`.{stem}.tmp-{pid}` with an optional `.{ext}`), or `None` if `name` is not such a file.
+pub fn temp_file_stem(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix('.')?;
+    let (stem, tail) = rest.rsplit_once(".tmp-")?;
     let pid = tail.split_once('.').map_or(tail, |(pid, _)| pid);
-    !stem.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+    (!stem.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then_some(stem)
+}
+
+/// Whether `name` is a temporary file of [`write_atomic`] or [`plot_atomic`].
+pub fn is_temp_file_name(name: &str) -> bool {
+    temp_file_stem(name).is_some()
 }
 
 /// Removes the temporary files of [`write_atomic`] and [`plot_atomic`] in `dir` (not in its
-/// subfolders) that an interrupted process left behind, and returns their paths. Call it only
-/// while no other process writes into `dir` (e.g. holding the folder's lock). A missing folder has
-/// none.
-pub fn remove_stale_temp_files(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
+/// subfolders) that an interrupted process left behind, for the target files whose stem `owns`
+/// accepts, and returns their paths. Call it only while no other process writes those files (e.g.
+/// holding the folder's lock). A missing folder has none.
+pub fn remove_stale_temp_files(dir: impl AsRef<Path>, owns: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>> {
     let dir = dir.as_ref();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
@@ -51,7 +56,7 @@ pub fn remove_stale_temp_files(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
     for entry in entries {
         let entry = entry.map_err(io_err("read", dir))?;
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if is_file && is_temp_file_name(&entry.file_name().to_string_lossy()) {
+        if is_file && temp_file_stem(&entry.file_name().to_string_lossy()).is_some_and(&owns) {
             let path = entry.path();
             std::fs::remove_file(&path).map_err(io_err("remove", &path))?;
             removed.push(path);
@@ -136,6 +141,7 @@ mod tests {
         let tmp = temp_sibling(Path::new("/x/runs/a0-r3.csv"));
         assert!(is_temp_file_name(&tmp.file_name().unwrap().to_string_lossy()));
         assert!(is_temp_file_name(&temp_sibling(Path::new("spec")).file_name().unwrap().to_string_lossy()));
+        assert_eq!(temp_file_stem(&tmp.file_name().unwrap().to_string_lossy()), Some("a0-r3"));
         for name in
             ["a0-r3.csv", ".lock", "a0-r3.csv.damaged", ".a0.tmp-.csv", ".a0.tmp-12x.csv", "x.tmp-12.csv", ".tmp-1"]
         {

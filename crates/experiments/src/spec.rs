@@ -367,11 +367,12 @@ impl ExperimentSpec {
         parallel: usize,
     ) -> MemoryEstimate {
         let shape = ProblemShape { candidates, dim, horizon: self.horizon };
-        // Two copies of the candidates (the domain and the tabulated utility's), f64 each.
+        // About four copies of the n×d candidates (the grid, the tabulated and the rescaled
+        // utility's domains, the search context's), f64 each; the n values are smaller.
         let mut parts = vec![
             Allocation::of(
                 format!("the candidate set ({candidates} points × {dim} dimensions)"),
-                16,
+                32,
                 &[candidates, dim.max(1)],
             ),
             // Each step is kept as a record and written as a CSV row (about 160 bytes of text).
