@@ -183,76 +183,39 @@ impl Registry {
         let pairs_t = |s: &ProblemShape| {
             Allocation::matrix(format!("a T×T Gram of the queries (T = {})", s.horizon), s.horizon, s.horizon)
         };
+        let square = |s: &ProblemShape, what: &str| {
+            Allocation::matrix(format!("{what} (n = {})", s.candidates), s.candidates, s.candidates)
+        };
+        // GP-UCB and GP-TS: the Gram, the T×T system of the evaluated points, and its T×n cross-covariance.
+        let scalar = move |s: &ProblemShape| {
+            vec![
+                gram(s),
+                pairs_t(s),
+                Allocation::matrix(
+                    format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
+                    s.horizon,
+                    s.candidates,
+                ),
+            ]
+        };
         let entries = [
             AlgorithmEntry::of::<bohf_pfts::PfTs>(
                 "pf-ts",
                 "PF-TS: Thompson sampling from preferential feedback with double-TS pairing",
             )
-            .with_memory(move |s| {
-                vec![
-                    gram(s),
-                    Allocation::matrix(
-                        format!("an n×n sampling factor (n = {})", s.candidates),
-                        s.candidates,
-                        s.candidates,
-                    ),
-                    pairs_t(s),
-                ]
-            }),
+            .with_memory(move |s| vec![gram(s), square(s, "an n×n sampling factor"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
                 "mr-lpf",
                 "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
             )
-            .with_memory(move |s| {
-                vec![
-                    gram(s),
-                    Allocation::matrix(
-                        format!("n×n pair variances (n = {})", s.candidates),
-                        s.candidates,
-                        s.candidates,
-                    ),
-                    pairs_t(s),
-                ]
-            }),
+            .with_memory(move |s| vec![gram(s), square(s, "n×n pair variances"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_baselines::MaxMinLcb>(
                 "maxminlcb",
                 "MaxMinLCB: max-min lower confidence bounds on duels (Pásztor et al. 2024)",
             )
-            .with_memory(move |s| {
-                vec![
-                    gram(s),
-                    Allocation::matrix(
-                        format!("an n×n matrix of pair bounds (n = {})", s.candidates),
-                        s.candidates,
-                        s.candidates,
-                    ),
-                    pairs_t(s),
-                ]
-            }),
-            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(
-                move |s| {
-                    vec![
-                        gram(s),
-                        pairs_t(s),
-                        Allocation::matrix(
-                            format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
-                            s.horizon,
-                            s.candidates,
-                        ),
-                    ]
-                },
-            ),
-            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback").with_memory(move |s| {
-                vec![
-                    gram(s),
-                    pairs_t(s),
-                    Allocation::matrix(
-                        format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
-                        s.horizon,
-                        s.candidates,
-                    ),
-                ]
-            }),
+            .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(scalar),
+            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback").with_memory(scalar),
             AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),
             AlgorithmEntry::of::<bohf_popbo::PopBo>(
                 "pop-bo",
