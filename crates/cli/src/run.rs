@@ -112,7 +112,7 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
     move |e| CliError::Experiment(bohf_experiments::ExperimentError::Io { action, path: path.to_path_buf(), source: e })
 }
 
-/// Reads `DIR/spec.toml`.
+/// Reads and validates `DIR/spec.toml`.
 pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
     let path = dir.join("spec.toml");
     if !path.exists() {
@@ -121,7 +121,11 @@ pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
             dir.display()
         )));
     }
-    Ok(ExperimentSpec::from_file(&path)?)
+    let spec = ExperimentSpec::from_file(&path)?;
+    // A stored spec is input too (it may have been edited): the same checks as a spec to run, so
+    // that `merge` never sizes anything by an unchecked field.
+    spec.validate(&Registry::builtin()).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))?;
+    Ok(spec)
 }
 
 /// Top-level fields in which two specs differ (by their TOML).

@@ -374,3 +374,16 @@ fn shards_share_a_folder_but_not_with_a_whole_run_or_their_twin() {
     first.kill().unwrap();
     first.wait().unwrap();
 }
+
+#[test]
+fn merge_checks_the_stored_spec_before_sizing_anything() {
+    let tmp = TempDir::new("mergehuge");
+    std::fs::write(tmp.join("spec.toml"), spec_text("m", 1, 3)).unwrap();
+    let o = bohf(&["run", "spec.toml", "--out", "out"], &tmp.0);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stored = std::fs::read_to_string(tmp.join("out/spec.toml")).unwrap();
+    assert!(stored.contains("runs = 1\n"), "{stored}");
+    std::fs::write(tmp.join("out/spec.toml"), stored.replace("runs = 1\n", "runs = 9223372036854775807\n")).unwrap();
+    let e = refused(&bohf(&["merge", "out"], &tmp.0));
+    assert!(e.contains("spec.toml") && e.contains("`runs`"), "{e}");
+}
