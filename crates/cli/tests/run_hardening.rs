@@ -181,7 +181,7 @@ fn a_name_cannot_escape_the_results_folder() {
 #[test]
 fn a_second_process_on_one_folder_is_refused_with_the_pid() {
     let tmp = TempDir::new("lock");
-    std::fs::write(tmp.join("spec.toml"), spec_text("lock", 40, 150)).unwrap();
+    std::fs::write(tmp.join("spec.toml"), spec_text("lock", 400, 150)).unwrap();
     let mut first = spawn_run(&tmp.0, "out", false);
     let lock = tmp.join("out/.lock");
     let pid = first.id().to_string();
@@ -194,7 +194,7 @@ fn a_second_process_on_one_folder_is_refused_with_the_pid() {
     first.kill().unwrap();
     first.wait().unwrap();
     // The OS released the lock with the process: a resume goes ahead.
-    let o = bohf(&["run", "spec.toml", "--out", "out", "--resume", "--shard", "0/40"], &tmp.0);
+    let o = bohf(&["run", "spec.toml", "--out", "out", "--resume", "--shard", "0/400"], &tmp.0);
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
@@ -350,7 +350,7 @@ fn repeated_csv_column_names_are_refused_not_dropped() {
 #[test]
 fn shards_share_a_folder_but_not_with_a_whole_run_or_their_twin() {
     let tmp = TempDir::new("shardlock");
-    std::fs::write(tmp.join("spec.toml"), spec_text("sl", 40, 150)).unwrap();
+    std::fs::write(tmp.join("spec.toml"), spec_text("sl", 400, 150)).unwrap();
     let mut first = Command::new(BIN)
         .args(["run", "spec.toml", "--out", "out", "--threads", "1", "--shard", "0/2"])
         .current_dir(&tmp.0)
@@ -366,9 +366,9 @@ fn shards_share_a_folder_but_not_with_a_whole_run_or_their_twin() {
     assert!(e.contains("shard 0/2") && e.contains(&pid), "{e}");
     let e = refused(&bohf(&["run", "spec.toml", "--out", "out", "--resume"], &tmp.0));
     assert!(e.contains("`out`") && e.contains("in use"), "{e}");
-    // Another shard works beside it (a shard of 2 of the 80 runs, to stay short).
-    let o = bohf(&["run", "spec.toml", "--out", "out", "--shard", "39/40", "--resume"], &tmp.0);
-    // 39/40 is a different shard count: it has its own shard lock and shares the folder lock.
+    // Another shard works beside it (a shard of 2 of the 800 runs, to stay short).
+    let o = bohf(&["run", "spec.toml", "--out", "out", "--shard", "399/400", "--resume"], &tmp.0);
+    // 399/400 is a different shard count: it has its own shard lock and shares the folder lock.
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(first.try_wait().unwrap().is_none(), "shard 0/2 was still running");
     first.kill().unwrap();
