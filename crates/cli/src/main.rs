@@ -2,6 +2,7 @@
 //! answer an algorithm's queries live. See `docs/cli.md`.
 
 mod ask;
+mod lock;
 mod presets;
 mod report;
 mod run;

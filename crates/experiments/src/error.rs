@@ -27,7 +27,7 @@ pub enum ExperimentError {
     /// A file could not be read or written.
     #[error("cannot {action} `{}`: {source}", path.display())]
     Io {
-        /// `read`, `write`, `create` or `rename`.
+        /// `read`, `write`, `create`, `rename` or `remove`.
         action: &'static str,
         /// The path.
         path: PathBuf,

@@ -57,7 +57,7 @@ mod tests;
 
 pub use error::{ExperimentError, Result};
 pub use metrics::RegretModel;
-pub use output::{OutputFiles, plot_atomic, write_atomic, write_results};
+pub use output::{OutputFiles, plot_atomic, remove_stale_temps, write_atomic, write_results};
 pub use plot::{Metric, plot};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};

@@ -27,6 +27,44 @@ fn temp_sibling(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{stem}.tmp-{}{ext}", std::process::id()))
 }
 
+/// Removes the temporary siblings of `path` (as [`write_atomic`] and [`plot_atomic`] name them,
+/// `.STEM.tmp-PID.EXT`) that an interrupted save left behind, e.g. after `kill -9`; returns the
+/// removed files. Call it only while holding a lock that keeps every other writer of `path` away,
+/// so that no temporary file found can still be in use.
+pub fn remove_stale_temps(path: impl AsRef<Path>) -> Result<Vec<PathBuf>> {
+    let path = path.as_ref();
+    let probe = temp_sibling(path);
+    let probe_name = probe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let pid = std::process::id().to_string();
+    let Some((prefix, ext)) = probe_name.split_once(&format!(".tmp-{pid}")) else { return Ok(Vec::new()) };
+    let prefix = format!("{prefix}.tmp-");
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err("read", &dir)(e)),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io_err("read", &dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_temp = name
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(ext))
+            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
+        if is_temp {
+            let p = entry.path();
+            std::fs::remove_file(&p).map_err(io_err("remove", &p))?;
+            removed.push(p);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ExperimentError + 'a {
     move |source| ExperimentError::Io { action, path: path.to_path_buf(), source }
 }
@@ -91,4 +129,32 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
         }
     }
     Ok(OutputFiles { spec, steps, summary: summary_path, plots })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remove_stale_temps_removes_only_the_temporary_siblings_of_the_file() {
+        let dir = std::env::temp_dir().join(format!("bohf-stale-temps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let keep = ["s.json", "s.json.bak", ".s.tmp-12x.json", ".s.tmp-.json", ".t.tmp-5.json", ".s.tmp-5.csv"];
+        let stale = [".s.tmp-5.json", ".s.tmp-4294967295.json"];
+        for f in keep.iter().chain(&stale) {
+            std::fs::write(dir.join(f), "x").unwrap();
+        }
+        let removed = remove_stale_temps(dir.join("s.json")).unwrap();
+        let mut want: Vec<PathBuf> = stale.iter().map(|f| dir.join(f)).collect();
+        want.sort();
+        assert_eq!(removed, want);
+        for f in keep {
+            assert!(dir.join(f).exists(), "{f} was removed");
+        }
+        // The backup's temporary files are named after the whole name `s.json` with extension `.bak`.
+        std::fs::write(dir.join(".s.json.tmp-77.bak"), "x").unwrap();
+        assert_eq!(remove_stale_temps(dir.join("s.json.bak")).unwrap(), vec![dir.join(".s.json.tmp-77.bak")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

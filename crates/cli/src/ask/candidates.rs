@@ -66,6 +66,7 @@ fn default_points() -> usize {
 
 /// The candidates as the person sees them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Candidates {
     /// Attribute names.
     pub attributes: Vec<String>,

@@ -15,10 +15,11 @@ use candidates::{load_candidates, read_spec};
 use session::{SessionBody, Step, StoredQuery};
 
 use crate::CliError;
+use crate::lock::{LockGuard, lock_exclusive};
 use bohf_core::{Answer, Query, SearchContext, rng};
-use bohf_experiments::{BoxedOptimizer, Registry, write_atomic};
+use bohf_experiments::{BoxedOptimizer, Registry, remove_stale_temps, write_atomic};
 use session::{FORMAT, backup_path, damaged, parse_session, session_text};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A live session: the algorithm after replaying the history.
 struct Live {
@@ -44,6 +45,7 @@ fn build(body: &SessionBody) -> Result<(BoxedOptimizer, bohf_core::BohfRng), Cli
 }
 
 impl Live {
+    /// Replays a validated body ([`SessionBody::validate`]) through a freshly built algorithm.
     fn replay(body: SessionBody, text: String) -> Result<Self, CliError> {
         let (mut optimizer, mut rng) = build(&body)?;
         for (t, step) in body.history.iter().enumerate() {
@@ -56,9 +58,6 @@ impl Live {
                     StoredQuery::of(&q)?,
                     step.query
                 )));
-            }
-            if !step.query.fits(&step.answer) {
-                return Err(CliError::msg(format!("answer {} does not fit its query {:?}", t + 1, step.query)));
             }
             optimizer.observe(&q, step.answer).map_err(|e| CliError::msg(format!("replay, answer {}: {e}", t + 1)))?;
         }
@@ -99,6 +98,30 @@ impl Live {
     }
 }
 
+/// The lock file of a session: `SESSION.json.lock` next to it.
+fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// Takes the session's lock (held until the guard is dropped), then removes the temporary files of
+/// saves of this session that a killed process left behind, saying so on stderr.
+fn lock_session(path: &Path) -> Result<LockGuard, CliError> {
+    let guard = lock_exclusive(&lock_path(path), &format!("session `{}`", path.display()))?;
+    let mut removed = remove_stale_temps(path)?;
+    removed.extend(remove_stale_temps(backup_path(path))?);
+    if !removed.is_empty() {
+        let n = removed.len();
+        eprintln!(
+            "removed {n} stale temporary file{} from an interrupted save of `{}`; nothing else changed",
+            if n == 1 { "" } else { "s" },
+            path.display()
+        );
+    }
+    Ok(guard)
+}
+
 /// `bohf ask new SESSION --spec SPEC`.
 pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), CliError> {
     if path.exists() && !force {
@@ -112,12 +135,11 @@ pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), Cli
     if spec.name.trim().is_empty() {
         return Err(CliError::msg("name: must not be empty"));
     }
-    if spec.budget == 0 {
-        return Err(CliError::msg("budget: need at least one query, got 0"));
-    }
     let candidates = load_candidates(&spec)?;
     let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
+    body.validate().map_err(|e| CliError::msg(format!("`{}`: {e}", spec_path.display())))?;
     build(&body).map_err(|e| CliError::msg(format!("`{}`: {e}", spec_path.display())))?;
+    let _lock = lock_session(path)?;
     write_atomic(path, session_text(&body)?.as_bytes())?;
     println!(
         "session `{}`: {} candidates, {} attribute(s), budget {} queries, algorithm {}\nanswer with: bohf ask {}",
@@ -131,15 +153,25 @@ pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), Cli
     Ok(())
 }
 
+/// Reads, checks and replays a session; every way it can fail goes through [`damaged`] (which
+/// offers the backup if it is good).
 fn load(path: &Path) -> Result<Live, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::msg(format!("cannot read session file `{}`: {e}", path.display())))?;
-    let body = parse_session(&text).map_err(|why| damaged(path, &why))?;
-    Live::replay(body, text)
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(damaged(path, "does not exist")),
+        Err(e) => return Err(damaged(path, &format!("cannot be read ({e})"))),
+    };
+    let body = parse_session(&bytes).map_err(|why| damaged(path, &format!("is damaged ({why})")))?;
+    let text = String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
+    Live::replay(body, text).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))
 }
 
-/// `bohf ask SESSION [--json]`.
+/// `bohf ask SESSION [--json]`. Holds the session's lock for the whole session.
 pub fn ask(path: &Path, json: bool) -> Result<(), CliError> {
+    if !path.exists() {
+        return Err(damaged(path, "does not exist"));
+    }
+    let _lock = lock_session(path)?;
     let mut live = load(path)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// A query by candidate indices, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum StoredQuery {
     /// A or B.
     Duel {
@@ -60,6 +60,7 @@ impl StoredQuery {
 
 /// One answered query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Step {
     /// What was asked.
     pub query: StoredQuery,
@@ -114,10 +115,81 @@ pub(super) fn session_text(body: &SessionBody) -> Result<String, CliError> {
         .map_err(|e| CliError::msg(format!("cannot write the session: {e}")))
 }
 
-/// Why a session file cannot be used.
-pub(super) fn damaged(path: &Path, why: &str) -> CliError {
+/// The largest budget a session may have: far more queries than a person answers, small enough
+/// that nothing sized by the budget can exhaust memory.
+pub const MAX_BUDGET: usize = 100_000;
+
+impl SessionBody {
+    /// Checks everything later code relies on, so that no answer, query or candidate index can be
+    /// out of range: at least two candidates, one name and one row per candidate, one finite value
+    /// per attribute in every row, a budget in 1..=[`MAX_BUDGET`], at most `budget` answered queries,
+    /// every query's indices within the candidates, and every answer of its query's kind (a value
+    /// answer finite).
+    pub fn validate(&self) -> Result<(), String> {
+        let c = &self.candidates;
+        let n = c.values.len();
+        let d = c.attributes.len();
+        if d == 0 {
+            return Err("candidates: no attributes".into());
+        }
+        if n < 2 {
+            return Err(format!("candidates: need at least two options, got {n}"));
+        }
+        if c.names.len() != n {
+            return Err(format!("candidates: {} name(s) for {n} rows of values", c.names.len()));
+        }
+        for (i, row) in c.values.iter().enumerate() {
+            if row.len() != d {
+                return Err(format!(
+                    "candidates: option {} (`{}`) has {} value(s) for {d} attribute(s)",
+                    i + 1,
+                    c.names[i],
+                    row.len()
+                ));
+            }
+            if let Some(j) = row.iter().position(|v| !v.is_finite()) {
+                return Err(format!(
+                    "candidates: option {} (`{}`), attribute `{}` is not finite",
+                    i + 1,
+                    c.names[i],
+                    c.attributes[j]
+                ));
+            }
+        }
+        let budget = self.spec.budget;
+        if budget == 0 || budget > MAX_BUDGET {
+            return Err(format!("budget: need 1 to {MAX_BUDGET} queries, got {budget}"));
+        }
+        if self.history.len() > budget {
+            return Err(format!("history: {} answers for a budget of {budget} queries", self.history.len()));
+        }
+        for (t, step) in self.history.iter().enumerate() {
+            let indices = match step.query {
+                StoredQuery::Duel { a, b } => vec![a, b],
+                StoredQuery::Label { x } | StoredQuery::Value { x } => vec![x],
+            };
+            if let Some(i) = indices.into_iter().find(|&i| i >= n) {
+                return Err(format!("history, query {}: option index {i}, but there are {n} options", t + 1));
+            }
+            if !step.query.fits(&step.answer) {
+                return Err(format!("history, answer {}: does not fit its query {:?}", t + 1, step.query));
+            }
+            if let Answer::Value(v) = step.answer
+                && !v.is_finite()
+            {
+                return Err(format!("history, answer {}: the value is not finite", t + 1));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The error for a session file that cannot be used: `problem` says why (e.g. "does not exist",
+/// "is damaged (truncated: …)"). Names the previous good copy `SESSION.json.bak` if it loads, so
+/// that the person can continue from it; nothing is written.
+pub(super) fn damaged(path: &Path, problem: &str) -> CliError {
     let bak = backup_path(path);
-    let backup = match std::fs::read_to_string(&bak).ok().and_then(|t| parse_session(&t).ok()) {
+    let backup = match std::fs::read(&bak).ok().and_then(|bytes| parse_session(&bytes).ok()) {
         Some(b) => format!(
             "; the previous good copy `{}` holds {} answer(s): check it and copy it over `{}` to continue from it",
             bak.display(),
@@ -127,14 +199,22 @@ pub(super) fn damaged(path: &Path, why: &str) -> CliError {
         None => String::new(),
     };
     CliError::msg(format!(
-        "session file `{}` is damaged ({why}); it was left as it is, nothing was written{backup}",
+        "session file `{}` {problem}; it was left as it is, nothing was written{backup}",
         path.display()
     ))
 }
 
-pub(super) fn parse_session(text: &str) -> Result<SessionBody, String> {
-    let file: SessionFile = serde_json::from_str(text)
+/// Parses and checks a session file's bytes: UTF-8, JSON of the right shape with no unknown keys
+/// anywhere in the body, the format and version, the checksum, and [`SessionBody::validate`].
+pub(super) fn parse_session(bytes: &[u8]) -> Result<SessionBody, String> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err("the file is empty".into());
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not a text file: {e}"))?;
+    let raw: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| if e.is_eof() { format!("truncated: {e}") } else { format!("not a valid session file: {e}") })?;
+    let file: SessionFile =
+        serde_json::from_value(raw.clone()).map_err(|e| format!("not a valid session file: {e}"))?;
     if file.body.format != FORMAT || file.body.version != 1 {
         return Err(format!("unknown format `{}` version {}", file.body.format, file.body.version));
     }
@@ -142,6 +222,13 @@ pub(super) fn parse_session(text: &str) -> Result<SessionBody, String> {
     if want != file.checksum {
         return Err(format!("checksum mismatch: the file says {}, its content gives {want}", file.checksum));
     }
+    // The checksum covers the body as read; a key that reading ignores would not be covered (and
+    // would be dropped at the next save), so the body must read back exactly as written.
+    let reread = serde_json::to_value(&file.body).map_err(|e| e.to_string())?;
+    if raw.get("body") != Some(&reread) {
+        return Err("the body holds keys or values that a session does not have (edited by hand?)".into());
+    }
+    file.body.validate()?;
     Ok(file.body)
 }
 
