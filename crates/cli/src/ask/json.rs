@@ -1,7 +1,7 @@
 //! The JSON-lines front end of `bohf ask --json` (the protocol is in `docs/ask-protocol.md`).
 
 use super::session::StoredQuery;
-use super::{Live, io_err};
+use super::{Line, Live, io_err, read_line};
 use crate::CliError;
 use bohf_core::Answer;
 use std::io::{BufRead, Write};
@@ -72,11 +72,18 @@ pub(super) fn ask_json(
         let q = live.next_query()?;
         send(out, query_json(live, q))?;
         loop {
-            let mut line = String::new();
-            if input.read_line(&mut line).map_err(io_err)? == 0 {
-                reason = "end of input";
-                break 'outer;
-            }
+            let line = match read_line(input).map_err(io_err)? {
+                Line::End => {
+                    reason = "end of input";
+                    break 'outer;
+                }
+                Line::Text(line) => line,
+                Line::Bad(why) => {
+                    send(out, serde_json::json!({ "type": "error", "message": why }))?;
+                    send(out, query_json(live, q))?;
+                    continue;
+                }
+            };
             if line.trim().is_empty() {
                 continue;
             }

@@ -187,3 +187,77 @@ pub fn ask(path: &Path, json: bool) -> Result<(), CliError> {
 fn io_err(e: std::io::Error) -> CliError {
     CliError::msg(format!("terminal: {e}"))
 }
+
+/// The longest answer line read (1 MiB); a longer one is skipped and reported as a bad answer.
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// One line of input.
+#[derive(Debug, PartialEq)]
+enum Line {
+    /// End of input.
+    End,
+    /// A line (without its line break).
+    Text(String),
+    /// A line that is not an answer: why (invalid UTF-8, too long).
+    Bad(String),
+}
+
+/// Reads one line as bytes, at most [`MAX_LINE`] of them kept: invalid UTF-8 and overlong lines
+/// are [`Line::Bad`] (the rest of an overlong line is read and dropped), so that no input ends a
+/// session or fills the memory.
+fn read_line(input: &mut impl std::io::BufRead) -> std::io::Result<Line> {
+    let mut buf = Vec::new();
+    let n = std::io::BufRead::read_until(&mut std::io::Read::take(&mut *input, MAX_LINE as u64 + 1), b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE {
+        // Skip to the end of the line without keeping it.
+        loop {
+            let chunk = input.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    input.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let len = chunk.len();
+                    input.consume(len);
+                }
+            }
+        }
+        return Ok(Line::Bad(format!("the line is longer than {} bytes", MAX_LINE)));
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    Ok(match String::from_utf8(buf) {
+        Ok(s) => Line::Text(s),
+        Err(e) => Line::Bad(format!("the line is not valid UTF-8 ({})", e.utf8_error())),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_line_reports_invalid_utf8_and_overlong_lines_and_goes_on() {
+        let mut data = b"a\r\n\xff\xfeb\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        data.extend(b"\nlast");
+        let mut input = std::io::BufReader::with_capacity(1000, &data[..]);
+        assert_eq!(read_line(&mut input).unwrap(), Line::Text("a".into()));
+        assert!(matches!(read_line(&mut input).unwrap(), Line::Bad(m) if m.contains("UTF-8")));
+        assert!(matches!(read_line(&mut input).unwrap(), Line::Bad(m) if m.contains("longer than 1048576 bytes")));
+        assert_eq!(read_line(&mut input).unwrap(), Line::Text("last".into()));
+        assert_eq!(read_line(&mut input).unwrap(), Line::End);
+        // A line of exactly MAX_LINE bytes is kept.
+        let mut exact = vec![b'y'; MAX_LINE];
+        exact.push(b'\n');
+        assert!(matches!(read_line(&mut &exact[..]).unwrap(), Line::Text(s) if s.len() == MAX_LINE));
+    }
+}

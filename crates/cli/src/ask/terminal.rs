@@ -2,7 +2,7 @@
 
 use super::candidates::fmt_num;
 use super::session::StoredQuery;
-use super::{Live, io_err};
+use super::{Line, Live, io_err, read_line};
 use crate::CliError;
 use bohf_core::Answer;
 use std::io::{BufRead, Write};
@@ -87,12 +87,19 @@ pub(super) fn ask_terminal(
         write!(out, "{}", show_query(live, q)).map_err(io_err)?;
         out.flush().map_err(io_err)?;
         loop {
-            let mut line = String::new();
-            if input.read_line(&mut line).map_err(io_err)? == 0 {
-                writeln!(out).map_err(io_err)?;
-                quit = true;
-                break;
-            }
+            let line = match read_line(input).map_err(io_err)? {
+                Line::End => {
+                    writeln!(out).map_err(io_err)?;
+                    quit = true;
+                    break;
+                }
+                Line::Text(line) => line,
+                Line::Bad(why) => {
+                    write!(out, "that is not an answer: {why}: ").map_err(io_err)?;
+                    out.flush().map_err(io_err)?;
+                    continue;
+                }
+            };
             match parse_typed(q, &line) {
                 Ok(None) => {
                     quit = true;
@@ -104,7 +111,7 @@ pub(super) fn ask_terminal(
                     break;
                 }
                 Err(hint) => {
-                    write!(out, "`{}` is not an answer: {hint}: ", line.trim()).map_err(io_err)?;
+                    write!(out, "`{}` is not an answer: {hint}: ", shorten(line.trim())).map_err(io_err)?;
                     out.flush().map_err(io_err)?;
                 }
             }
@@ -121,6 +128,14 @@ pub(super) fn ask_terminal(
         None => writeln!(out, "No recommendation yet.").map_err(io_err)?,
     }
     Ok(())
+}
+
+/// At most 60 characters of `s` (with "…" if cut), to echo a bad answer.
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
 }
 
 #[cfg(test)]
