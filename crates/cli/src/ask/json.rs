@@ -1,7 +1,7 @@
 //! The JSON-lines front end of `bohf ask --json` (the protocol is in `docs/ask-protocol.md`).
 
 use super::session::StoredQuery;
-use super::{Line, Live, io_err, read_line};
+use super::{Line, Live, io_err, read_line, with_progress};
 use crate::CliError;
 use bohf_core::Answer;
 use std::io::{BufRead, Write};
@@ -69,7 +69,7 @@ pub(super) fn ask_json(
     )?;
     let mut reason = "budget";
     'outer: while !live.done() {
-        let q = live.next_query()?;
+        let q = with_progress("the algorithm is choosing the next query", || live.next_query())?;
         send(out, query_json(live, q))?;
         loop {
             let line = match read_line(input).map_err(io_err)? {
@@ -93,7 +93,7 @@ pub(super) fn ask_json(
                     break 'outer;
                 }
                 Ok(Some(a)) => {
-                    live.answer(path, a)?;
+                    with_progress("updating the algorithm with the answer", || live.answer(path, a))?;
                     send(out, serde_json::json!({ "type": "saved", "answered": live.answered() }))?;
                     break;
                 }

@@ -172,7 +172,7 @@ pub fn ask(path: &Path, json: bool) -> Result<(), CliError> {
         return Err(damaged(path, "does not exist"));
     }
     let _lock = lock_session(path)?;
-    let mut live = load(path)?;
+    let mut live = with_progress("loading the session and replaying its answers", || load(path))?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let stdout = std::io::stdout();
@@ -186,6 +186,30 @@ pub fn ask(path: &Path, json: bool) -> Result<(), CliError> {
 
 fn io_err(e: std::io::Error) -> CliError {
     CliError::msg(format!("terminal: {e}"))
+}
+
+/// Runs `work`; if it takes longer than a second, shows a spinner with `message` on stderr until it
+/// ends (drawn only when stderr is a terminal; stdout, and so the JSON protocol, is untouched).
+fn with_progress<T>(message: &str, work: impl FnOnce() -> T) -> T {
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    use std::time::Duration;
+    let (done, wait) = channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if wait.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
+                return;
+            }
+            let spinner = indicatif::ProgressBar::new_spinner();
+            spinner.set_message(format!("{message} (this can take a while with many options)"));
+            while wait.recv_timeout(Duration::from_millis(100)) == Err(RecvTimeoutError::Timeout) {
+                spinner.tick();
+            }
+            spinner.finish_and_clear();
+        });
+        let out = work();
+        drop(done);
+        out
+    })
 }
 
 /// The longest answer line read (1 MiB); a longer one is skipped and reported as a bad answer.

@@ -2,7 +2,7 @@
 
 use super::candidates::fmt_num;
 use super::session::StoredQuery;
-use super::{Line, Live, io_err, read_line};
+use super::{Line, Live, io_err, read_line, with_progress};
 use crate::CliError;
 use bohf_core::Answer;
 use std::io::{BufRead, Write};
@@ -83,7 +83,7 @@ pub(super) fn ask_terminal(
     .map_err(io_err)?;
     let mut quit = false;
     while !live.done() && !quit {
-        let q = live.next_query()?;
+        let q = with_progress("the algorithm is choosing the next query", || live.next_query())?;
         write!(out, "{}", show_query(live, q)).map_err(io_err)?;
         out.flush().map_err(io_err)?;
         loop {
@@ -106,7 +106,7 @@ pub(super) fn ask_terminal(
                     break;
                 }
                 Ok(Some(a)) => {
-                    live.answer(path, a)?;
+                    with_progress("updating the algorithm with the answer", || live.answer(path, a))?;
                     writeln!(out, "saved ({} of {})\n", live.answered(), live.body.spec.budget).map_err(io_err)?;
                     break;
                 }
