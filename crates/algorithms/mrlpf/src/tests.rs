@@ -319,11 +319,12 @@ fn regret_at_the_horizon_is_well_below_random_duels() {
 /// The straightforward MR-LPF, written from the public pieces: each round's batch of maximum-variance
 /// pairs, the kernel logistic fit with the dense n×n Newton system (`fit_dense`), and the
 /// elimination with the round's posterior. MR-LPF, whose fits take the low-rank path when few
-/// candidates are duelled (here 120 candidates, rounds of ≤ 35 duels among the survivors), asks
+/// candidates are duelled (here 300 candidates, rounds of ≤ 35 duels among the survivors), asks
 /// exactly the same queries and keeps the same active sets.
 #[test]
 fn queries_equal_the_straightforward_dense_path() {
-    let (n, horizon) = (120, 60);
+    let (n, horizon) = (300, 60);
+    assert!(n >= bohf_gp::LOW_RANK_MIN_CANDIDATES);
     let ctx = context(n, horizon);
     let f = utility(&ctx.domain);
     for seed in [3u64, 4] {

@@ -311,10 +311,10 @@ impl KernelLogistic {
     /// belong together.
     ///
     /// The Newton system J Δ = −r is n×n, but J − λI has rank at most m, the number of candidates
-    /// in the duels (C_W and C vanish off them). With [`NewtonSystem::Auto`] and 2m < n it is solved
-    /// through the Woodbury identity with an m×m system ([`low_rank_step`], O(n m + m³) instead of
-    /// O(n³) per step); otherwise densely. Both solve the same equations; the results agree to
-    /// rounding.
+    /// in the duels (C_W and C vanish off them). With [`NewtonSystem::Auto`], n ≥
+    /// [`LOW_RANK_MIN_CANDIDATES`] and 2m < n it is solved through the Woodbury identity with an m×m
+    /// system ([`low_rank_step`], O(n m + m³) instead of O(n³) per step); otherwise densely. Both
+    /// solve the same equations; the results agree to rounding.
     fn solve(&self, k: &DMatrix<f64>, duels: &Duels, start: Option<&DVector<f64>>) -> Result<PreferenceFit> {
         self.solve_with(k, duels, start, NewtonSystem::Auto)
     }
@@ -341,7 +341,7 @@ impl KernelLogistic {
         let lambda = cfg.lambda;
         let theta_norm = cfg.regulariser == Regulariser::ThetaNorm;
         let support = Support::of(duels);
-        let low_rank = system == NewtonSystem::Auto && 2 * support.len() < n;
+        let low_rank = system == NewtonSystem::Auto && n >= LOW_RANK_MIN_CANDIDATES && 2 * support.len() < n;
         // ThetaNorm: P = K C, so that J = s (K C_W) P + λI (dense path only).
         let p = if theta_norm && !low_rank { Some(k * duels.laplacian(None)) } else { None };
         let mut x = start.cloned().unwrap_or_else(|| DVector::zeros(if theta_norm { n } else { t }));
@@ -463,6 +463,11 @@ impl KernelLogistic {
         }
     }
 }
+
+/// The fewest candidates for which [`KernelLogistic::fit`] may take the low-rank Newton path. Below
+/// it the dense n×n solve costs milliseconds, and keeping it leaves the fits of small problems (all
+/// the papers' experiments) bit-for-bit as before the low-rank path existed.
+pub const LOW_RANK_MIN_CANDIDATES: usize = 256;
 
 /// How [`KernelLogistic`]'s Newton system is solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
