@@ -461,7 +461,7 @@ proptest! {
 /// 1e-9 and both meet the tolerance.
 #[test]
 fn low_rank_newton_system_matches_the_dense_one() {
-    assert!(260 >= LOW_RANK_MIN_CANDIDATES);
+    const { assert!(260 >= LOW_RANK_MIN_CANDIDATES) };
     let k = grid_gram(260, &Stationary::matern52(0.15).unwrap());
     for (c, cfg) in configs().into_iter().enumerate() {
         let est = cfg.check().unwrap();
