@@ -158,7 +158,7 @@ fn a_checksummed_but_inconsistent_body_is_refused_without_a_panic() {
             1,
         )
     });
-    refused(&tmp, one.as_bytes(), &["damaged", "need at least two options, got 1"]);
+    refused(&tmp, one.as_bytes(), &["damaged", "need 2 to 10000 options, got 1"]);
     // More answers than the budget ("3 of 1 queries answered").
     let over = edited_and_resealed(&good, |b| b.replacen("\"budget\":6", "\"budget\":1", 1));
     refused(&tmp, over.as_bytes(), &["damaged", "3 answers for a budget of 1"]);
@@ -379,4 +379,21 @@ fn a_spec_with_an_absurd_budget_is_refused_at_new() {
     let e = fails(&["ask", "new", "x.json", "--spec", "big.toml"], &tmp.0);
     assert!(e.contains("big.toml") && e.contains("budget: need 1 to 100000 queries"), "{e}");
     assert!(!tmp.join("x.json").exists());
+    // A box whose grid would have 10^18 options (and one whose count overflows) is refused before
+    // anything is allocated.
+    for (points, dims) in [(1_000_000usize, 3usize), (usize::MAX / 2, 4)] {
+        std::fs::write(
+            tmp.join("box.toml"),
+            format!(
+                "name = \"b\"\nbudget = 3\n[candidates.box]\nnames = {:?}\nlower = {:?}\nupper = {:?}\n\
+                 points_per_dim = {points}\n[algorithm]\nname = \"random\"\n",
+                (0..dims).map(|i| format!("x{i}")).collect::<Vec<_>>(),
+                vec![0.0; dims],
+                vec![1.0; dims]
+            ),
+        )
+        .unwrap();
+        let e = fails(&["ask", "new", "x.json", "--spec", "box.toml"], &tmp.0);
+        assert!(e.contains("make more than 10000 options"), "{e}");
+    }
 }

@@ -64,6 +64,10 @@ fn default_points() -> usize {
     5
 }
 
+/// The most options a session may have. Several algorithms keep n×n matrices (a kernel Gram and a
+/// posterior covariance, 0.8 GB each at this size), so more would exhaust a laptop's memory.
+pub const MAX_CANDIDATES: usize = 10_000;
+
 /// The candidates as the person sees them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +179,13 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, CliError> {
             if b.points_per_dim < 2 {
                 return Err(CliError::msg(format!(
                     "candidates.box.points_per_dim: need at least 2, got {}",
+                    b.points_per_dim
+                )));
+            }
+            let count = u32::try_from(d).ok().and_then(|d| b.points_per_dim.checked_pow(d));
+            if count.is_none_or(|c| c > MAX_CANDIDATES) {
+                return Err(CliError::msg(format!(
+                    "candidates.box: {} points per dimension in {d} dimension(s) make more than {MAX_CANDIDATES} options",
                     b.points_per_dim
                 )));
             }

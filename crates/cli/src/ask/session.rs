@@ -7,7 +7,7 @@
 //! edit), not tampering. The file is rewritten after every answer by temp file + rename, and the
 //! previous good version is kept as `SESSION.json.bak`.
 
-use super::candidates::{AskSpec, Candidates};
+use super::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
 use crate::CliError;
 use bohf_core::{Answer, Query};
 use serde::{Deserialize, Serialize};
@@ -121,7 +121,7 @@ pub const MAX_BUDGET: usize = 100_000;
 
 impl SessionBody {
     /// Checks everything later code relies on, so that no answer, query or candidate index can be
-    /// out of range: at least two candidates, one name and one row per candidate, one finite value
+    /// out of range: 2 to [`MAX_CANDIDATES`] candidates, one name and one row per candidate, one finite value
     /// per attribute in every row, a budget in 1..=[`MAX_BUDGET`], at most `budget` answered queries,
     /// every query's indices within the candidates, and every answer of its query's kind (a value
     /// answer finite).
@@ -132,8 +132,8 @@ impl SessionBody {
         if d == 0 {
             return Err("candidates: no attributes".into());
         }
-        if n < 2 {
-            return Err(format!("candidates: need at least two options, got {n}"));
+        if n < 2 || n > MAX_CANDIDATES {
+            return Err(format!("candidates: need 2 to {MAX_CANDIDATES} options, got {n}"));
         }
         if c.names.len() != n {
             return Err(format!("candidates: {} name(s) for {n} rows of values", c.names.len()));
