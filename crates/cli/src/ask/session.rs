@@ -132,7 +132,7 @@ impl SessionBody {
         if d == 0 {
             return Err("candidates: no attributes".into());
         }
-        if n < 2 || n > MAX_CANDIDATES {
+        if !(2..=MAX_CANDIDATES).contains(&n) {
             return Err(format!("candidates: need 2 to {MAX_CANDIDATES} options, got {n}"));
         }
         if c.names.len() != n {
