@@ -100,9 +100,7 @@ impl Live {
 
 /// The lock file of a session: `SESSION.json.lock` next to it.
 fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(".lock");
-    path.with_file_name(name)
+    session::with_suffix(path, ".lock")
 }
 
 /// Takes the session's lock (held until the guard is dropped), then removes the temporary files of

@@ -232,9 +232,15 @@ pub(super) fn parse_session(bytes: &[u8]) -> Result<SessionBody, String> {
     Ok(file.body)
 }
 
+/// The previous good copy of a session: `SESSION.json.bak` next to it.
 pub(super) fn backup_path(path: &Path) -> PathBuf {
+    with_suffix(path, ".bak")
+}
+
+/// `path` with `suffix` appended to its file name (`s.json` → `s.json.bak`).
+pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(".bak");
+    name.push(suffix);
     path.with_file_name(name)
 }
 
