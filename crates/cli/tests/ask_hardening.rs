@@ -3,32 +3,14 @@
 //! session, invalid UTF-8 on stdin, and kill -9 at several points. Every test runs the real binary.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 
+mod common;
+
+use common::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_bohf");
-
-/// A fresh folder under the system's temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("bohf-askh-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn bohf(args: &[&str], dir: &Path, stdin: &[u8]) -> Output {
     let mut child = Command::new(BIN)
@@ -54,7 +36,7 @@ fn fails(args: &[&str], dir: &Path) -> String {
 
 /// A session of 4 drinks (random duels, budget 6) with `answers` answers given in the terminal.
 fn session(tag: &str, answers: usize) -> TempDir {
-    let tmp = TempDir::new(tag);
+    let tmp = TempDir::new(&format!("askh-{tag}"));
     std::fs::write(tmp.join("o.csv"), "name,sweetness,strength\nA,1,9\nB,2,7\nC,3,8\nD,5,5\n").unwrap();
     std::fs::write(
         tmp.join("a.toml"),
