@@ -246,7 +246,9 @@ fn lock_folder_for_shard(dir: &Path, (k, n): (usize, usize), mine: &[RunId]) -> 
     let own = lock_exclusive(&dir.join(format!(".lock-shard-{k}-of-{n}")), &format!("shard {k}/{n} of {what}"))?;
     let stems: std::collections::HashSet<String> =
         mine.iter().map(|id| format!("a{}-r{}", id.algorithm, id.run)).collect();
-    let removed = remove_stale_temp_files(dir.join("runs"), |stem| stems.contains(stem))?;
+    let removed = remove_stale_temp_files(dir.join("runs"), |target| {
+        stems.contains(target.rsplit_once('.').map_or(target, |(stem, _)| stem))
+    })?;
     report_removed(dir, &removed);
     Ok(vec![shared, own])
 }

@@ -5,33 +5,15 @@
 use bohf_core::{Answer, FiniteDomain, Query, SearchContext, rng};
 use bohf_experiments::Registry;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_bohf");
-
-/// A fresh folder under the system's temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("bohf-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn bohf(args: &[&str], dir: &Path) -> Output {
     Command::new(BIN).args(args).current_dir(dir).output().expect("the binary runs")

@@ -2,33 +2,14 @@
 //! escapes, a second process on one folder, kill -9 at several points, damaged run files, exit
 //! codes, thread counts. Every test runs the real binary.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_bohf");
 
-/// A fresh folder under the system's temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("bohf-run-hardening-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 fn bohf_env(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(BIN);
@@ -188,7 +169,7 @@ fn a_second_process_on_one_folder_is_refused_with_the_pid() {
     assert!(wait_for(|| std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid)), "no lock file");
     for args in [&["run", "spec.toml", "--out", "out", "--resume"][..], &["run", "spec.toml", "--out", "out"][..]] {
         let e = refused(&bohf(args, &tmp.0));
-        assert!(e.contains("`out`") && e.contains(&format!("bohf process {pid}")), "{args:?}: {e}");
+        assert!(e.contains("`out`") && e.contains(&format!("(pid {pid})")), "{args:?}: {e}");
     }
     assert!(first.try_wait().unwrap().is_none(), "the first process was still running");
     first.kill().unwrap();

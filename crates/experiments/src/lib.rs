@@ -60,9 +60,7 @@ mod tests;
 pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
-pub use output::{
-    OutputFiles, is_temp_file_name, plot_atomic, remove_stale_temp_files, temp_file_stem, write_atomic, write_results,
-};
+pub use output::{OutputFiles, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results};
 pub use plot::{Metric, plot};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};

@@ -454,3 +454,28 @@ proptest! {
         prop_assert!(batch.variance_matrix().iter().all(|&v| v >= 0.0));
     }
 }
+
+/// The low-rank (Woodbury, m×m) Newton system that `fit` uses when few candidates are duelled
+/// gives the fit of the dense n×n system: for every regulariser, scaling and link, on 260
+/// candidates (≥ LOW_RANK_MIN_CANDIDATES) with 3 to 20 duels (2m < n), the utilities and θ agree to
+/// 1e-9 and both meet the tolerance.
+#[test]
+fn low_rank_newton_system_matches_the_dense_one() {
+    const { assert!(260 >= LOW_RANK_MIN_CANDIDATES) };
+    let k = grid_gram(260, &Stationary::matern52(0.15).unwrap());
+    for (c, cfg) in configs().into_iter().enumerate() {
+        let est = cfg.check().unwrap();
+        for (seed, t) in [(1u64, 3usize), (2, 8), (3, 20)] {
+            let duels = random_duels(260, t, seed + 10 * c as u64);
+            let fast = est.fit(&k, &duels).unwrap();
+            let dense = est.fit_dense(&k, &duels).unwrap();
+            let scale = 1.0 + dense.utility().amax();
+            assert!((fast.utility() - dense.utility()).amax() <= 1e-9 * scale, "config {c}, t = {t}");
+            assert!(
+                (fast.theta() - dense.theta()).amax() <= 1e-9 * (1.0 + dense.theta().amax()),
+                "config {c}, t = {t}"
+            );
+            assert!(fast.gradient_norm() <= est.config().tolerance);
+        }
+    }
+}
