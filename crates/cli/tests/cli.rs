@@ -523,7 +523,9 @@ fn check_validates_experiment_and_session_specs_without_writing() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     // The values of `spec_text`: 2 algorithms without labels, 3 runs, T = 10, 25 grid points.
-    for want in ["experiment spec `small` is valid", "algorithms: pf-ts, random", "runs: 3", "horizon: 10", "candidates: 25"] {
+    for want in
+        ["experiment spec `small` is valid", "algorithms: pf-ts, random", "runs: 3", "horizon: 10", "candidates: 25"]
+    {
         assert!(text.contains(want), "missing `{want}` in:\n{text}");
     }
 

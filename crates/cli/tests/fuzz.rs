@@ -105,6 +105,9 @@ const BOX_SPEC: &str = "name = \"box\"\nbudget = 8\nseed = 3\n[candidates.box]\n
 const BOX_RANDOM_SPEC: &str = "name = \"box-random\"\nbudget = 6\nseed = 4\n[candidates.box]\nnames = [\"x\"]\n\
                                lower = [-1.0]\nupper = [1.0]\npoints_per_dim = 9\n[algorithm]\nname = \"random\"\n";
 
+const BOX_MRLPF_SPEC: &str = "name = \"box-mrlpf\"\nbudget = 20\nseed = 5\n[candidates.box]\nnames = [\"a\", \"b\"]\n\
+                              lower = [0.0, 0.0]\nupper = [1.0, 1.0]\npoints_per_dim = 6\n[algorithm]\nname = \"mr-lpf\"\n";
+
 fn bohf_in(dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut child = Command::new(BIN)
         .args(args)
@@ -122,7 +125,8 @@ fn bohf_in(dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
 
 /// Answers `n` queries of a session with `--json` (one line that fits any kind of query).
 fn answer(dir: &Path, session: &str, n: usize) {
-    let line = "{\"choice\": \"a\", \"accept\": true, \"value\": 0.5}\n{\"choice\": \"b\", \"accept\": false, \"value\": 2}\n";
+    let line =
+        "{\"choice\": \"a\", \"accept\": true, \"value\": 0.5}\n{\"choice\": \"b\", \"accept\": false, \"value\": 2}\n";
     let input: String = line.lines().cycle().take(n).map(|l| format!("{l}\n")).collect();
     let out = bohf_in(dir, &["ask", session, "--json"], input.as_bytes());
     let text = String::from_utf8_lossy(&out.stdout);
@@ -167,18 +171,23 @@ fn make_seeds(dir: &Path) -> Seeds {
     std::fs::write(dir.join("beans.csv"), &beans).unwrap();
     std::fs::write(dir.join("box.toml"), BOX_SPEC).unwrap();
     std::fs::write(dir.join("box-random.toml"), BOX_RANDOM_SPEC).unwrap();
+    std::fs::write(dir.join("box-mrlpf.toml"), BOX_MRLPF_SPEC).unwrap();
     for (origin, bytes) in [
         ("docs/examples/ask/coffee.toml", coffee.clone()),
         ("(box spec)", BOX_SPEC.as_bytes().to_vec()),
         ("(box spec, random)", BOX_RANDOM_SPEC.as_bytes().to_vec()),
+        ("(box spec, mr-lpf)", BOX_MRLPF_SPEC.as_bytes().to_vec()),
     ] {
         specs.push(Seed { file: "spec.toml", origin: origin.into(), bytes, ask_spec: true });
     }
 
     let mut sessions = Vec::new();
-    for (spec, name, stops) in
-        [("coffee.toml", "coffee", &[0usize, 3, 7][..]), ("box.toml", "box", &[0, 4]), ("box-random.toml", "rnd", &[2])]
-    {
+    for (spec, name, stops) in [
+        ("coffee.toml", "coffee", &[0usize, 3, 7][..]),
+        ("box.toml", "box", &[0, 4]),
+        ("box-random.toml", "rnd", &[2]),
+        ("box-mrlpf.toml", "mrlpf", &[5]),
+    ] {
         let file = format!("{name}.json");
         bohf_in(dir, &["ask", "new", &file, "--spec", spec], b"");
         let mut answered = 0;
@@ -231,10 +240,14 @@ struct Finding {
     args: Vec<String>,
     status: String,
     stderr: String,
+    /// Exit 0 (the input was accepted).
+    valid: bool,
 }
 
 fn rng_for(seed: u64, kind: u64, k: usize) -> StdRng {
-    StdRng::seed_from_u64(seed ^ kind.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9))
+    StdRng::seed_from_u64(
+        seed ^ kind.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9),
+    )
 }
 
 fn spec_case(seeds: &Seeds, seed: u64, k: usize) -> Case {
@@ -405,7 +418,13 @@ fn run_case(cfg: &Config, seeds: &Seeds, case: &Case, worker: &Path, root: &Path
         origin: case.seed.origin.clone(),
         args: case.args.clone(),
         status: status_text,
-        stderr: stderr.lines().take(6).collect::<Vec<_>>().join("\n"),
+        stderr: stderr
+            .lines()
+            .take_while(|l| !l.starts_with("stack backtrace:"))
+            .take(6)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        valid: status.is_some_and(|s| s.success()),
     }
 }
 
@@ -484,11 +503,17 @@ fn hostile_inputs_never_panic_abort_hang_or_escape() {
         cfg.workers,
         started.elapsed().as_secs_f64()
     );
+    for spec in [true, false] {
+        let n = findings.iter().filter(|f| f.valid && f.id.starts_with("spec") == spec).count();
+        report.push_str(&format!("  (exit 0: {n} {} cases)\n", if spec { "spec" } else { "session" }));
+    }
     for ((class, spec), n) in &counts {
         report.push_str(&format!("  {:<9} {:<8} {n}\n", format!("{class:?}"), if *spec { "spec" } else { "session" }));
     }
     let mut bad: Vec<&Finding> = findings.iter().filter(|f| f.class != Class::Ok).collect();
-    bad.sort_by_key(|f| (f.class, f.id.starts_with("session"), f.id.split('-').nth(1).and_then(|n| n.parse::<usize>().ok())));
+    bad.sort_by_key(|f| {
+        (f.class, f.id.starts_with("session"), f.id.split('-').nth(1).and_then(|n| n.parse::<usize>().ok()))
+    });
     let mut groups: BTreeMap<(Class, String), Vec<&str>> = BTreeMap::new();
     for f in &bad {
         groups.entry((f.class, category(f))).or_default().push(&f.id);
@@ -545,4 +570,33 @@ fn save_failure(case: &Case, f: &Finding) {
         f.stderr
     );
     let _ = std::fs::write(dir.join("info.txt"), info);
+}
+
+/// The harness's re-computed checksum is the one `bohf ask` expects: a renamed session with a
+/// re-computed checksum loads (so checksum-fixed mutations reach the code behind the check), and the
+/// same change with the old checksum is reported as damaged.
+#[test]
+fn recomputed_checksums_pass_the_session_check() {
+    let root = std::env::temp_dir().join(format!("bohf-fuzz-sum-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let seeds = make_seeds(&root.join("seeds"));
+    let seed = seeds.sessions.iter().find(|s| s.origin == "coffee with 3 answers").expect("made by make_seeds");
+    let Ok(Json::Obj(mut kv)) = serde_json::from_slice::<Json>(&seed.bytes) else { panic!("a session is an object") };
+    let Json::Str(old_sum) = kv[1].1.clone() else { panic!("the checksum is a string") };
+    let mut body = kv.swap_remove(0).1;
+    *body.get_mut("spec").and_then(|s| s.get_mut("name")).expect("spec.name") = Json::Str("renamed".into());
+    let dir = root.join("case");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |bytes: Vec<u8>| {
+        std::fs::write(dir.join("s.json"), bytes).unwrap();
+        Command::new(BIN).args(["ask", "s.json", "--json"]).current_dir(&dir).stdin(Stdio::null()).output().unwrap()
+    };
+    let good = run(session_file(body.clone(), valid_checksum(&body)));
+    let stdout = String::from_utf8_lossy(&good.stdout);
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    assert!(stdout.contains("\"name\":\"renamed\"") && stdout.contains("\"answered\":3"), "{stdout}");
+    let bad = run(session_file(body, old_sum));
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("checksum mismatch"));
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -159,16 +159,112 @@ fn toml_value(rng: &mut StdRng) -> String {
         0..=2 => pick(rng, EXTREME_NUMBERS).to_string(),
         3 => format!("{:?}", pick(rng, NASTY_STRINGS)),
         4 => format!("\"{}\"", long_string(rng)),
-        5 => pick(rng, &["[]", "[1, 2, 3]", "[\"a\", 1]", "[[0.0, 1.0], [2.0]]", "[1e308, -1e308]", "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"]).to_string(),
-        6 => pick(rng, &["{}", "{ a = 1 }", "{ name = \"x\", lengthscale = -5 }", "true", "false", "1979-05-27T07:32:00Z"]).to_string(),
+        5 => pick(
+            rng,
+            &[
+                "[]",
+                "[1, 2, 3]",
+                "[\"a\", 1]",
+                "[[0.0, 1.0], [2.0]]",
+                "[1e308, -1e308]",
+                "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]",
+            ],
+        )
+        .to_string(),
+        6 => pick(
+            rng,
+            &["{}", "{ a = 1 }", "{ name = \"x\", lengthscale = -5 }", "true", "false", "1979-05-27T07:32:00Z"],
+        )
+        .to_string(),
         _ => format!("{}", pick(rng, &[2u64, 7, 10, 100, 1000, 10_000, 100_000, 1_000_000, 1 << 31, 1 << 40])),
+    }
+}
+
+/// A value of the same TOML type as `old` but extreme: an integer for an integer, a float for a
+/// float, a nasty string for a string, an array of extremes or a huge array for an array.
+fn same_type_extreme(rng: &mut StdRng, old: &str) -> String {
+    let old = old.split(" #").next().unwrap_or(old).trim();
+    const INTS: &[&str] = &[
+        "0",
+        "-1",
+        "1",
+        "2",
+        "3",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "4294967296",
+        "100000",
+        "1000000",
+        "1000000000",
+        "1000000000000",
+        "65536",
+    ];
+    const FLOATS: &[&str] =
+        &["0.0", "-1.0", "-5.0", "1e308", "-1e308", "1e-320", "nan", "inf", "-inf", "-0.0", "1e-12", "1e12", "5e-324"];
+    if old.parse::<i64>().is_ok() {
+        pick(rng, INTS).to_string()
+    } else if old.parse::<f64>().is_ok() || old == "nan" || old.ends_with("inf") {
+        pick(rng, FLOATS).to_string()
+    } else if old.starts_with('"') || old.starts_with('\'') {
+        if rng.random_bool(0.2) {
+            format!("\"{}\"", long_string(rng))
+        } else {
+            format!("{:?}", pick(rng, NASTY_STRINGS))
+        }
+    } else if old.starts_with('[') {
+        let inner = old.trim_start_matches('[').trim_end_matches(']');
+        let n = inner.split(',').filter(|x| !x.trim().is_empty()).count();
+        match rng.random_range(0..4) {
+            0 => "[]".into(),
+            1 => {
+                let m = *pick(rng, &[n.saturating_sub(1), n + 1, 1000, 100_000]);
+                let x = if inner.contains('"') { "\"x\"" } else { "0.5" };
+                format!("[{}]", vec![x; m].join(", "))
+            }
+            _ => {
+                let xs: Vec<String> = (0..n.max(1))
+                    .map(|_| {
+                        if inner.contains('"') {
+                            format!("{:?}", pick(rng, NASTY_STRINGS))
+                        } else {
+                            pick(rng, FLOATS).to_string()
+                        }
+                    })
+                    .collect();
+                format!("[{}]", xs.join(", "))
+            }
+        }
+    } else if old == "true" || old == "false" {
+        if old == "true" { "false".into() } else { "true".into() }
+    } else {
+        toml_value(rng)
     }
 }
 
 /// Keys worth injecting into a spec (the fields of experiment and session specs).
 const SPEC_KEYS: &[&str] = &[
-    "name", "horizon", "runs", "seed", "dim", "points", "points_per_dim", "budget", "lengthscale", "noise",
-    "beta", "scale", "on_error", "kind", "title", "path", "csv", "lower", "upper", "names", "rounds", "bound",
+    "name",
+    "horizon",
+    "runs",
+    "seed",
+    "dim",
+    "points",
+    "points_per_dim",
+    "budget",
+    "lengthscale",
+    "noise",
+    "beta",
+    "scale",
+    "on_error",
+    "kind",
+    "title",
+    "path",
+    "csv",
+    "lower",
+    "upper",
+    "names",
+    "rounds",
+    "bound",
 ];
 
 /// A mutation of a TOML spec: a value replaced, a key injected, or a text mutation.
@@ -185,15 +281,16 @@ pub fn mutate_toml(rng: &mut StdRng, input: &[u8]) -> Mutated {
         .map(|(i, _)| i)
         .collect();
     match rng.random_range(0..10) {
-        0..=4 if !assignments.is_empty() => {
+        0..=5 if !assignments.is_empty() => {
             let i = *pick(rng, &assignments);
-            let key = lines[i].split('=').next().unwrap_or("").trim().to_string();
-            let value = toml_value(rng);
+            let (key, old) = lines[i].split_once('=').unwrap_or(("", ""));
+            let key = key.trim().to_string();
+            let value = if rng.random_bool(0.6) { same_type_extreme(rng, old) } else { toml_value(rng) };
             let shown: String = value.chars().take(60).collect();
             lines[i] = format!("{key} = {value}");
             Mutated { bytes: (lines.join("\n") + "\n").into_bytes(), what: format!("line {}: {key} = {shown}", i + 1) }
         }
-        5 | 6 => {
+        6 | 7 => {
             // Inject a key into a random table (after a header or at the top).
             let headers: Vec<usize> =
                 lines.iter().enumerate().filter(|(_, l)| l.trim_start().starts_with('[')).map(|(i, _)| i + 1).collect();
@@ -202,7 +299,10 @@ pub fn mutate_toml(rng: &mut StdRng, input: &[u8]) -> Mutated {
             let value = toml_value(rng);
             let shown: String = value.chars().take(60).collect();
             lines.insert(at, format!("{key} = {value}"));
-            Mutated { bytes: (lines.join("\n") + "\n").into_bytes(), what: format!("inserted at line {}: {key} = {shown}", at + 1) }
+            Mutated {
+                bytes: (lines.join("\n") + "\n").into_bytes(),
+                what: format!("inserted at line {}: {key} = {shown}", at + 1),
+            }
         }
         _ => mutate_bytes(rng, input),
     }
@@ -427,7 +527,8 @@ pub fn mutate_session_body(rng: &mut StdRng, body: &mut Json) -> String {
             "no history".into()
         }
         3 => {
-            let v = *pick(rng, &["0", "1", "2", "100000", "1000000000000", "18446744073709551615", "9223372036854775807"]);
+            let v =
+                *pick(rng, &["0", "1", "2", "100000", "1000000000000", "18446744073709551615", "9223372036854775807"]);
             if let Some(b) = body.get_mut("spec").and_then(|s| s.get_mut("budget")) {
                 *b = num(v);
             }
