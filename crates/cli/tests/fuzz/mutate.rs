@@ -477,9 +477,49 @@ fn json_value(rng: &mut StdRng) -> (Json, String) {
     }
 }
 
+/// Marks the description of a mutation whose result is a valid session (given a valid checksum): many
+/// distinct candidates and no history. Such a session may legitimately take long.
+pub const GROWN: &str = ", history cleared (valid)";
+
 /// A tree mutation of a session body (the value of `body`), aimed at what the checksum protects.
 pub fn mutate_session_body(rng: &mut StdRng, body: &mut Json) -> String {
-    match rng.random_range(0..10) {
+    match rng.random_range(0..12) {
+        10 | 11 => {
+            // Many more candidates (distinct rows): what the algorithm costs per query on a big set.
+            let n = *pick(rng, &[100usize, 400, 1600]);
+            if let Some(Json::Arr(steps)) = body.get_mut("history") {
+                steps.clear();
+            }
+            if let Some(Json::Obj(c)) = body.get_mut("candidates") {
+                for (k, v) in c.iter_mut() {
+                    if let Json::Arr(xs) = v
+                        && !xs.is_empty()
+                        && (k == "names" || k == "values")
+                    {
+                        let base = xs.clone();
+                        *xs = (0..n)
+                            .map(|i| match (k.as_str(), &base[i % base.len()]) {
+                                ("names", _) => Json::Str(format!("option {i}")),
+                                ("values", Json::Arr(row)) => Json::Arr(
+                                    row.iter()
+                                        .enumerate()
+                                        .map(|(j, x)| match x {
+                                            Json::Num(x) => num(&format!(
+                                                "{:?}",
+                                                x.as_f64().unwrap_or(0.0) + ((i * (j + 7)) % 997) as f64 * 1e-3
+                                            )),
+                                            other => other.clone(),
+                                        })
+                                        .collect(),
+                                ),
+                                (_, x) => x.clone(),
+                            })
+                            .collect();
+                    }
+                }
+            }
+            format!("{n} candidates{GROWN}")
+        }
         0 => {
             // Shrink or grow one candidate row.
             if let Some(Json::Arr(rows)) = body.get_mut("candidates").and_then(|c| c.get_mut("values"))
