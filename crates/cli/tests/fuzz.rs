@@ -532,7 +532,7 @@ fn hostile_inputs_never_panic_abort_hang_or_escape() {
         *errors.entry(key).or_default() += 1;
     }
     let mut errors: Vec<(String, usize)> = errors.into_iter().collect();
-    errors.sort_by(|a, b| b.1.cmp(&a.1));
+    errors.sort_by_key(|e| std::cmp::Reverse(e.1));
     report.push_str("\nmost frequent clear errors (digits removed):\n");
     for (e, n) in errors.iter().take(25) {
         report.push_str(&format!("  {n:>5}  {e}\n"));

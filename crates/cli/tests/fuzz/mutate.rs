@@ -104,7 +104,7 @@ pub fn mutate_bytes(rng: &mut StdRng, input: &[u8]) -> Mutated {
             b.truncate(at);
             format!("truncated at byte {at}")
         }
-        3 | 4 | 5 => {
+        3..=5 => {
             let mut lines = split_lines(&b);
             if lines.is_empty() {
                 lines.push(Vec::new());
