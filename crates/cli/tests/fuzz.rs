@@ -105,6 +105,10 @@ const BOX_SPEC: &str = "name = \"box\"\nbudget = 8\nseed = 3\n[candidates.box]\n
 const BOX_RANDOM_SPEC: &str = "name = \"box-random\"\nbudget = 6\nseed = 4\n[candidates.box]\nnames = [\"x\"]\n\
                                lower = [-1.0]\nupper = [1.0]\npoints_per_dim = 9\n[algorithm]\nname = \"random\"\n";
 
+/// An experiment spec with a scalable test function (`dim`, `points_per_dim`, box corners).
+const FUNCTION_SPEC: &str = "name = \"function\"\nhorizon = 20\nruns = 2\nseed = 1\n[problem]\nkind = \"function\"\n\
+                             function = \"ackley\"\ndim = 2\npoints_per_dim = 6\nlower = [-2.0, -2.0]\nupper = [2.0, 2.0]\n\
+                             [[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"mr-lpf\"\n[[algorithms]]\nname = \"random\"\n";
 const BOX_MRLPF_SPEC: &str = "name = \"box-mrlpf\"\nbudget = 20\nseed = 5\n[candidates.box]\nnames = [\"a\", \"b\"]\n\
                               lower = [0.0, 0.0]\nupper = [1.0, 1.0]\npoints_per_dim = 6\n[algorithm]\nname = \"mr-lpf\"\n";
 
@@ -164,6 +168,12 @@ fn make_seeds(dir: &Path) -> Seeds {
             ask_spec: false,
         });
     }
+    specs.push(Seed {
+        file: "spec.toml",
+        origin: "(function spec)".into(),
+        bytes: FUNCTION_SPEC.as_bytes().to_vec(),
+        ask_spec: false,
+    });
     let examples = root.join("docs/examples/ask");
     let coffee = std::fs::read(examples.join("coffee.toml")).unwrap();
     let beans = std::fs::read(examples.join("beans.csv")).unwrap();
