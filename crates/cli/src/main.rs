@@ -2,6 +2,7 @@
 //! answer an algorithm's queries live. See `docs/cli.md`.
 
 mod ask;
+mod check;
 mod lock;
 mod presets;
 mod report;
@@ -196,6 +197,18 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
+    /// Check a spec without running it: an experiment spec (as `bohf run` loads it) or a session spec.
+    #[command(after_help = "Examples:\n  bohf check specs/pfts-fig4-rkhs.toml\n  \
+        bohf check --ask docs/examples/ask/coffee.toml\n\n\
+        The kind of spec is detected from its keys unless --ask is given. Exit status 0 if the spec is valid\n\
+        (a summary is printed), 1 otherwise (the error names the field).")]
+    Check {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Read it as a session spec of `bohf ask new`.
+        #[arg(long)]
+        ask: bool,
+    },
     /// Answer an algorithm's queries yourself (a duel, a label or a value at a time).
     #[command(
         args_conflicts_with_subcommands = true,
@@ -319,6 +332,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 Format::Markdown => print!("{}", s.markdown_table()),
                 Format::Csv => print!("{}", report::csv_table(&s)),
             }
+        }
+        Command::Check { spec, ask } => {
+            print!("{}", check::check(&spec, ask.then_some(check::SpecKind::Ask))?);
         }
         Command::Ask { new, session, json } => match (new, session) {
             (Some(AskCommand::New { session, spec, force }), _) => ask::new_session(&session, &spec, force)?,

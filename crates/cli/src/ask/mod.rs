@@ -121,15 +121,9 @@ fn lock_session(path: &Path) -> Result<LockGuard, CliError> {
     Ok(guard)
 }
 
-/// `bohf ask new SESSION --spec SPEC`.
-pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), CliError> {
-    if path.exists() && !force {
-        return Err(CliError::msg(format!(
-            "`{}` exists; continue it with `bohf ask {}`, or pass --force to start over",
-            path.display(),
-            path.display()
-        )));
-    }
+/// Reads and checks a session spec, loads its candidates and builds its algorithm once: everything
+/// `bohf ask new` does before it writes the session file (also used by `bohf check --ask`).
+pub fn prepare_session(spec_path: &Path) -> Result<SessionBody, CliError> {
     let spec = read_spec(spec_path)?;
     if spec.name.trim().is_empty() {
         return Err(CliError::msg("name: must not be empty"));
@@ -138,7 +132,20 @@ pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), Cli
     let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
     body.validate().map_err(|e| CliError::msg(format!("`{}`: {e}", spec_path.display())))?;
     build(&body).map_err(|e| CliError::msg(format!("`{}`: {e}", spec_path.display())))?;
+    Ok(body)
+}
+
+/// `bohf ask new SESSION --spec SPEC`.
+pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), CliError> {
+    let body = prepare_session(spec_path)?;
     let _lock = lock_session(path)?;
+    if path.exists() && !force {
+        return Err(CliError::msg(format!(
+            "`{}` exists; continue it with `bohf ask {}`, or pass --force to start over",
+            path.display(),
+            path.display()
+        )));
+    }
     write_atomic(path, session_text(&body)?.as_bytes())?;
     println!(
         "session `{}`: {} candidates, {} attribute(s), budget {} queries, algorithm {}\nanswer with: bohf ask {}",
