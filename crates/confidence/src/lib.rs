@@ -40,14 +40,15 @@
 //!
 //! ```
 //! use bohf_confidence::{BetaSchedule, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
+//! use bohf_core::Duel;
 //! use nalgebra::DMatrix;
 //!
 //! // 20 candidates on [0, 1] with an SE kernel (ℓ = 0.2); two duels chained as in POP-BO.
 //! let xs: Vec<f64> = (0..20).map(|i| i as f64 / 19.0).collect();
 //! let base = DMatrix::from_fn(20, 20, |i, j| (-(xs[i] - xs[j]).powi(2) / (2.0 * 0.04)).exp());
 //! let duels = [
-//!     Observation::Duel { first: 5, second: 0, first_wins: true },
-//!     Observation::Duel { first: 12, second: 5, first_wins: false },
+//!     Observation::Duel(Duel::new(5, 0, true)),
+//!     Observation::Duel(Duel::new(12, 5, false)),
 //! ];
 //! let config = ConfidenceConfig::with_norm_bound(2.0);
 //! // Support = [x₀ = 0] ∪ observed candidates; the duels are remapped to support positions.

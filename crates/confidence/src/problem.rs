@@ -3,22 +3,16 @@
 use crate::ConfidenceConfig;
 use crate::conic::{self, ConicData, SolveInfo};
 use bohf_core::linalg::{Cholesky, JitterPolicy, max_asymmetry};
-use bohf_core::{Error, Result};
+use bohf_core::{Duel, Error, Result};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
 /// One observation of the latent function f at the support points (indices into the support).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Observation {
-    /// A duel (BTL): P(first ≻ second) = σ(f(first) − f(second)) (POP-BO Assumption 2.5, eq. (3)).
-    Duel {
-        /// Support index of x.
-        first: usize,
-        /// Support index of x′.
-        second: usize,
-        /// 1_{x ≻ x′}.
-        first_wins: bool,
-    },
+    /// A duel (BTL) between support points (its indices are support indices):
+    /// P(first ≻ second) = σ(f(first) − f(second)) (POP-BO Assumption 2.5, eq. (3)).
+    Duel(Duel),
     /// A unary logistic label: P(label = 1) = σ(f(point)) (COBOL eq. (4)).
     Label {
         /// Support index of the labelled point.
@@ -32,16 +26,14 @@ impl Observation {
     /// The support indices the observation refers to.
     fn indices(&self) -> [Option<usize>; 2] {
         match *self {
-            Observation::Duel { first, second, .. } => [Some(first), Some(second)],
+            Observation::Duel(d) => [Some(d.first), Some(d.second)],
             Observation::Label { point, .. } => [Some(point), None],
         }
     }
 
     fn remap(&self, map: impl Fn(usize) -> usize) -> Self {
         match *self {
-            Observation::Duel { first, second, first_wins } => {
-                Observation::Duel { first: map(first), second: map(second), first_wins }
-            }
+            Observation::Duel(d) => Observation::Duel(Duel::new(map(d.first), map(d.second), d.first_wins)),
             Observation::Label { point, positive } => Observation::Label { point: map(point), positive },
         }
     }
@@ -50,9 +42,7 @@ impl Observation {
     /// (POP-BO eq. (7) rewritten, notes §2.1), c = e_i for a label (COBOL eq. (4)), s = 2·1_τ − 1.
     fn signed_functional(&self) -> (f64, usize, Option<usize>) {
         match *self {
-            Observation::Duel { first, second, first_wins } => {
-                (if first_wins { 1.0 } else { -1.0 }, first, Some(second))
-            }
+            Observation::Duel(d) => (if d.first_wins { 1.0 } else { -1.0 }, d.first, Some(d.second)),
             Observation::Label { point, positive } => (if positive { 1.0 } else { -1.0 }, point, None),
         }
     }

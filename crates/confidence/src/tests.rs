@@ -2,7 +2,7 @@
 
 use crate::*;
 use approx::assert_relative_eq;
-use bohf_core::Error;
+use bohf_core::{Duel, Error};
 use nalgebra::{DMatrix, DVector};
 
 /// SE Gram on 1-D points, lengthscale `ls`.
@@ -28,7 +28,7 @@ fn signed_design(obs: &[Observation], n: usize) -> DMatrix<f64> {
     let mut c = DMatrix::zeros(obs.len(), n);
     for (t, o) in obs.iter().enumerate() {
         match *o {
-            Observation::Duel { first, second, first_wins } => {
+            Observation::Duel(Duel { first, second, first_wins }) => {
                 let s = if first_wins { 1.0 } else { -1.0 };
                 c[(t, first)] += s;
                 c[(t, second)] -= s;
@@ -94,7 +94,7 @@ fn newton_constrained_mle(k: &DMatrix<f64>, obs: &[Observation], b: f64) -> DVec
 
 fn duel_data() -> (DMatrix<f64>, Vec<Observation>) {
     let k = se_gram(&grid(6), 0.3);
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     let obs =
         vec![d(1, 0, true), d(2, 1, true), d(3, 2, false), d(4, 2, true), d(5, 4, false), d(5, 0, true), d(3, 1, true)];
     (k, obs)
@@ -111,7 +111,7 @@ fn label_data() -> (DMatrix<f64>, Vec<Observation>) {
 /// and self-duels: the programs merge these into weighted terms; the independent checks do not.
 fn repeated_duel_data() -> (DMatrix<f64>, Vec<Observation>) {
     let (k, mut obs) = duel_data();
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     obs.extend([d(1, 0, true), d(1, 0, true), d(0, 1, false), d(0, 1, true), d(2, 2, true), d(4, 4, false)]);
     obs.extend([d(5, 0, true), d(3, 2, false), d(2, 3, true), d(2, 3, false)]);
     (k, obs)
@@ -149,7 +149,7 @@ fn self_duels_leave_the_program_and_the_mle_unchanged() {
     let p = ConfidenceProblem::new(&k, &obs, &tight(1.5)).unwrap();
     let fit = p.mle().unwrap();
     let mut more = obs.clone();
-    more.extend([Observation::Duel { first: 3, second: 3, first_wins: false }; 2]);
+    more.extend([Observation::Duel(Duel::new(3, 3, false)); 2]);
     let q = ConfidenceProblem::new(&k, &more, &tight(1.5)).unwrap();
     assert!(q.same_program(&p));
     let reused = q.mle_from(&p, &fit).unwrap();
@@ -160,7 +160,7 @@ fn self_duels_leave_the_program_and_the_mle_unchanged() {
     }
     assert_relative_eq!(reused.log_likelihood, fit.log_likelihood - 2.0 * std::f64::consts::LN_2, max_relative = 1e-13);
     // A new distinct duel changes the program.
-    more.push(Observation::Duel { first: 0, second: 4, first_wins: true });
+    more.push(Observation::Duel(Duel::new(0, 4, true)));
     let r = ConfidenceProblem::new(&k, &more, &tight(1.5)).unwrap();
     assert!(!r.same_program(&p));
     assert!(r.mle_from(&p, &fit).unwrap_err().to_string().contains("different program"));
@@ -170,7 +170,7 @@ fn self_duels_leave_the_program_and_the_mle_unchanged() {
 #[test]
 fn only_self_duels_give_a_constant_likelihood() {
     let (k, _) = duel_data();
-    let obs = vec![Observation::Duel { first: 2, second: 2, first_wins: true }; 3];
+    let obs = vec![Observation::Duel(Duel::new(2, 2, true)); 3];
     let p = ConfidenceProblem::new(&k, &obs, &tight(1.0)).unwrap();
     assert_eq!(p.distinct_terms(), 0);
     let fit = p.mle().unwrap();
@@ -229,7 +229,7 @@ fn inactive_constraint_gives_the_closed_form_logits() {
     }
     // Duels: 3 wins of x₁ over x₀ and 1 loss, and a 1:1 split between x₂ and x₁: differences are
     // logit(3/4) and 0 (the common level is not identified).
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     let obs = vec![d(1, 0, true), d(1, 0, true), d(1, 0, true), d(1, 0, false), d(2, 1, true), d(2, 1, false)];
     let fit = ConfidenceProblem::new(&k, &obs, &tight(10.0)).unwrap().mle().unwrap();
     assert!((fit.z[1] - fit.z[0] - 3f64.ln()).abs() < 1e-6);
@@ -351,7 +351,7 @@ fn mle_is_feasible_and_optima_satisfy_the_constraints() {
 fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
     let xs = grid(60);
     let base = se_gram(&xs, 0.15);
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     // A chain as in POP-BO (x′_t = x_{t−1}), preferring points near 0.7.
     let chain = [3, 50, 20, 40, 44, 30, 42];
     let f = |i: usize| -(xs[i] - 0.7).powi(2);
@@ -389,7 +389,7 @@ fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
 fn on_candidates_matches_the_direct_support_problem() {
     let xs = grid(10);
     let base = se_gram(&xs, 0.3);
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     let obs = [d(7, 2, true), d(4, 7, false), d(4, 2, true)];
     let p = ConfidenceProblem::on_candidates(&base, &[2], &obs, &tight(1.0)).unwrap();
     assert_eq!(p.support().unwrap(), &[2, 7, 4]);

@@ -1,7 +1,7 @@
 //! Search domains: a finite candidate set (the papers' experiments) or an axis-aligned box.
 
 use crate::error::{Error, Result};
-use crate::optimizer::{Answer, Point, Query};
+use crate::optimizer::{Answer, Duel, Point, Query};
 use nalgebra::DMatrix;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -112,17 +112,17 @@ impl FiniteDomain {
         Ok(i)
     }
 
-    /// The (first, second, first_wins) candidate indices of a duel and its answer, checked with
+    /// The [`Duel`] (candidate indices and answer) of a duel query and its answer, checked with
     /// [`FiniteDomain::candidate_index`]; `algorithm` names the asker in the error for any other
     /// kind of query or answer.
-    pub fn duel_indices(&self, query: &Query, answer: &Answer, algorithm: &str) -> Result<(usize, usize, bool)> {
+    pub fn duel_indices(&self, query: &Query, answer: &Answer, algorithm: &str) -> Result<Duel> {
         let Query::Duel(p, q) = query else {
             return Err(Error::invalid("query", format!("{algorithm} asks duels, got {query:?}")));
         };
         let Answer::Duel { first_wins } = *answer else {
             return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
         };
-        Ok((self.candidate_index(p, "first")?, self.candidate_index(q, "second")?, first_wins))
+        Ok(Duel::new(self.candidate_index(p, "first")?, self.candidate_index(q, "second")?, first_wins))
     }
 
     /// Errors unless `i < n`.
@@ -283,7 +283,7 @@ mod tests {
     fn duel_indices_check_index_coordinates_and_kinds() {
         let g = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
         let q = Query::Duel(g.point(2).unwrap(), g.point(0).unwrap());
-        assert_eq!(g.duel_indices(&q, &Answer::Duel { first_wins: true }, "X").unwrap(), (2, 0, true));
+        assert_eq!(g.duel_indices(&q, &Answer::Duel { first_wins: true }, "X").unwrap(), Duel::new(2, 0, true));
         assert!(g.duel_indices(&q, &Answer::Value(1.0), "X").unwrap_err().to_string().contains("`answer`"));
         let moved = Query::Duel(Point::candidate(1, vec![0.7]), g.point(0).unwrap());
         assert!(g.duel_indices(&moved, &Answer::Duel { first_wins: true }, "X").is_err());

@@ -54,6 +54,42 @@ pub enum Answer {
     },
 }
 
+/// One answered comparison between two candidates of a finite domain, by candidate index: the
+/// observation (x, x′, y) of the preference papers, with y = 1 iff `first_wins`. Under the
+/// preference model P(y = 1) = μ(f(x) − f(x′)) (MR-LPF §2, PF-TS §2, POP-BO eq. (3)).
+/// `first == second` is allowed (a self-duel carries no information about f).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Duel {
+    /// Candidate index of the first point x.
+    pub first: usize,
+    /// Candidate index of the second point x′.
+    pub second: usize,
+    /// Whether x was preferred (y = 1).
+    pub first_wins: bool,
+}
+
+impl Duel {
+    /// The duel (`first`, `second`) with answer `first_wins`.
+    pub fn new(first: usize, second: usize, first_wins: bool) -> Self {
+        Self { first, second, first_wins }
+    }
+
+    /// The label y ∈ {0, 1}.
+    pub fn label(&self) -> f64 {
+        if self.first_wins { 1.0 } else { 0.0 }
+    }
+
+    /// The candidate index pair (x, x′).
+    pub fn pair(&self) -> (usize, usize) {
+        (self.first, self.second)
+    }
+
+    /// The index of the preferred candidate.
+    pub fn winner(&self) -> usize {
+        if self.first_wins { self.first } else { self.second }
+    }
+}
+
 /// Errors (naming `query`) unless nothing is pending or `got` is the pending suggestion: an
 /// algorithm that has suggested a query accepts only the answer to that query.
 pub fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T) -> Result<()> {

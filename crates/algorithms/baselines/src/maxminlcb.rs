@@ -24,7 +24,7 @@
 //! * Pásztor et al.'s code: diagonal excluded, ties within 1e−4 broken uniformly at random, and if a
 //!   single candidate is plausible it plays (x, x): `exclude_diagonal = true`, `random_ties = true`.
 
-use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Link, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogistic, PreferenceFit};
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, RngExt};
@@ -322,7 +322,7 @@ impl Optimizer for MaxMinLcb {
         }
         // Refit on all data first (on a copy), so that a solver failure leaves the state untouched.
         let mut duels = self.duels.clone();
-        duels.push(i, j, first_wins)?;
+        duels.push(Duel::new(i, j, first_wins))?;
         let fit = match &self.fit {
             Some(previous) => self.estimator.fit_warm(&self.base_gram, &duels, previous)?,
             None => self.estimator.fit(&self.base_gram, &duels)?,

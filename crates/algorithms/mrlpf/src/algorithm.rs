@@ -3,7 +3,7 @@
 use crate::config::MrLpfConfig;
 use crate::schedule::round_schedule;
 use crate::select::{argmax_within, eliminate, max_variance_batch, next_pair};
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::{DuelingPosterior, Duels, KernelLogistic};
 use bohf_kernels::IndexPair;
 use nalgebra::{DMatrix, DVector};
@@ -269,13 +269,13 @@ impl Optimizer for MrLpf {
         // Fit first (on a copy), so that a solver failure leaves the state untouched.
         let fit = if closes_round {
             let mut duels = self.round_duels.clone();
-            duels.push(i, j, first_wins)?;
+            duels.push(Duel::new(i, j, first_wins))?;
             Some(self.estimator.fit(&self.base_gram, &duels)?)
         } else {
             None
         };
         self.posterior.add_duel(i, j)?;
-        self.round_duels.push(i, j, first_wins)?;
+        self.round_duels.push(Duel::new(i, j, first_wins))?;
         self.pending = None;
         self.position += 1;
         self.steps += 1;

@@ -3,7 +3,7 @@
 use crate::anchored::AnchoredSampler;
 use crate::config::PfTsConfig;
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{DuelingPosterior, Duels, JointSampler, KernelLogistic, PreferenceFit};
 use bohf_infogain::{PairKernel, greedy_pairs};
@@ -195,7 +195,7 @@ impl PfTs {
             parsed.push(duel);
         }
         if let Some(first) = parsed.first() {
-            check_pending(self.pending, (first.0, first.1))?;
+            check_pending(self.pending, first.pair())?;
         }
         if parsed.is_empty() {
             return Ok(());
@@ -205,15 +205,15 @@ impl PfTs {
         Ok(())
     }
 
-    fn parse(&self, query: &Query, answer: &Answer) -> Result<(usize, usize, bool)> {
+    fn parse(&self, query: &Query, answer: &Answer) -> Result<Duel> {
         self.domain.duel_indices(query, answer, "PF-TS")
     }
 
     /// Appends duels, refits (warm start) and updates Ŝ; the state changes only if everything succeeds.
-    fn record(&mut self, new: &[(usize, usize, bool)]) -> Result<()> {
+    fn record(&mut self, new: &[Duel]) -> Result<()> {
         let mut duels = self.duels.clone();
-        for &(i, j, w) in new {
-            duels.push(i, j, w)?;
+        for &d in new {
+            duels.push(d)?;
         }
         let fit = match &self.fit {
             Some(prev) => self.estimator.fit_warm(&self.base_gram, &duels, prev)?,
@@ -223,8 +223,8 @@ impl PfTs {
             // Many duels at once: from scratch in O(t + n³) beats |new| rank-one steps of O(n²).
             self.posterior = DuelingPosterior::new(&self.base_gram, &duels, self.config.inference.rho())?;
         } else {
-            for &(i, j, _) in new {
-                self.posterior.add_duel(i, j)?;
+            for d in new {
+                self.posterior.add_duel(d.first, d.second)?;
             }
         }
         self.duels = duels;
@@ -247,9 +247,9 @@ impl Optimizer for PfTs {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let (i, j, w) = self.parse(query, &answer)?;
-        check_pending(self.pending, (i, j))?;
-        self.record(&[(i, j, w)])?;
+        let duel = self.parse(query, &answer)?;
+        check_pending(self.pending, duel.pair())?;
+        self.record(&[duel])?;
         self.pending = None;
         Ok(())
     }

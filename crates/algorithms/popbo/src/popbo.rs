@@ -4,7 +4,7 @@ use crate::config::{InitialPoint, PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::rand::{Rng, RngExt};
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_core::{argmax_lowest, check_pending};
 use nalgebra::DMatrix;
 
@@ -71,7 +71,7 @@ pub struct PopBo {
     horizon: usize,
     base_gram: DMatrix<f64>,
     x0: Option<usize>,
-    duels: Vec<(usize, usize, bool)>,
+    duels: Vec<Duel>,
     problem: Option<ConfidenceProblem>,
     mle: Option<MleFit>,
     pending: Option<(usize, usize)>,
@@ -143,7 +143,7 @@ impl PopBo {
     }
 
     /// The observed duels (x_t, x′_t, 1_{x_t ≻ x′_t}) as candidate indices.
-    pub fn duels(&self) -> &[(usize, usize, bool)] {
+    pub fn duels(&self) -> &[Duel] {
         &self.duels
     }
 
@@ -154,7 +154,7 @@ impl PopBo {
 
     /// x′ of the next query: x_{t−1}, i.e. the first point of the last duel, or x₀.
     pub fn reference(&self) -> Option<usize> {
-        self.duels.last().map(|d| d.0).or(self.x0)
+        self.duels.last().map(|d| d.first).or(self.x0)
     }
 
     /// The suggestion awaiting its answer, as candidate indices.
@@ -182,14 +182,10 @@ impl PopBo {
         self.config.beta.beta(self.duels.len(), self.config.confidence.norm_bound)
     }
 
-    fn observations(duels: &[(usize, usize, bool)]) -> Vec<Observation> {
-        duels.iter().map(|&(first, second, first_wins)| Observation::Duel { first, second, first_wins }).collect()
-    }
-
     /// The confidence problem and MLE of `duels` with support x₀ ∪ observed points; the current MLE
     /// is reused (no solve) when the program is the same, and then the second value is `true`.
-    fn fit(&self, x0: usize, duels: &[(usize, usize, bool)]) -> Result<(ConfidenceProblem, MleFit, bool)> {
-        let obs = Self::observations(duels);
+    fn fit(&self, x0: usize, duels: &[Duel]) -> Result<(ConfidenceProblem, MleFit, bool)> {
+        let obs: Vec<Observation> = duels.iter().copied().map(Observation::Duel).collect();
         let problem = ConfidenceProblem::on_candidates(&self.base_gram, &[x0], &obs, &self.config.confidence)?;
         if let (Some(old), Some(fit)) = (&self.problem, &self.mle)
             && problem.same_program(old)
@@ -255,7 +251,7 @@ impl PopBo {
 
     /// σ_t^{ff′}((x_t, x′_t)) of eq. (16) along the observed duels, with regulariser λ.
     pub fn pair_sigmas(&self, lambda: f64) -> Result<Vec<f64>> {
-        let pairs: Vec<(usize, usize)> = self.duels.iter().map(|d| (d.0, d.1)).collect();
+        let pairs: Vec<(usize, usize)> = self.duels.iter().map(Duel::pair).collect();
         pair_sigmas(&self.base_gram, &pairs, lambda)
     }
 
@@ -281,7 +277,7 @@ impl PopBo {
                 let b = self.config.confidence.norm_bound;
                 let betas = (1..=sigmas.len()).map(|t| self.config.beta.beta(t, b)).collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
-                Ok(self.duels[t].0)
+                Ok(self.duels[t].first)
             }
         }
     }
@@ -299,7 +295,7 @@ impl PopBo {
             })?);
         }
         if let Some(first) = parsed.first() {
-            check_pending(self.pending, (first.0, first.1))?;
+            check_pending(self.pending, first.pair())?;
         }
         if parsed.is_empty() {
             return Ok(());
@@ -307,13 +303,13 @@ impl PopBo {
         self.record(&parsed)
     }
 
-    fn parse(&self, query: &Query, answer: &Answer) -> Result<(usize, usize, bool)> {
+    fn parse(&self, query: &Query, answer: &Answer) -> Result<Duel> {
         self.domain.duel_indices(query, answer, "POP-BO")
     }
 
     /// Appends duels and refits; the state changes only if everything succeeds.
-    fn record(&mut self, new: &[(usize, usize, bool)]) -> Result<()> {
-        let x0 = self.x0.unwrap_or(new[0].1);
+    fn record(&mut self, new: &[Duel]) -> Result<()> {
+        let x0 = self.x0.unwrap_or(new[0].second);
         let mut duels = self.duels.clone();
         duels.extend_from_slice(new);
         let (problem, mle, same) = self.fit(x0, &duels)?;
@@ -362,9 +358,9 @@ impl Optimizer for PopBo {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let (i, j, w) = self.parse(query, &answer)?;
-        check_pending(self.pending, (i, j))?;
-        self.record(&[(i, j, w)])
+        let duel = self.parse(query, &answer)?;
+        check_pending(self.pending, duel.pair())?;
+        self.record(&[duel])
     }
 
     fn recommend(&self) -> Result<Point> {

@@ -176,15 +176,15 @@ fn report_rules_match_independent_computations() {
     let mut grid_cfg = config(3.0, 0.3);
     grid_cfg.report = ReportRule::MaxMleGrid;
     let mut g = PopBo::new(&ctx, grid_cfg).unwrap();
-    g.observe_all(&p.duels().iter().map(|&(i, j, w)| duel(&dom, i, j, w)).collect::<Vec<_>>()).unwrap();
+    g.observe_all(&p.duels().iter().map(|d| duel(&dom, d.first, d.second, d.first_wins)).collect::<Vec<_>>()).unwrap();
     let argmax = (0..fhat.len()).max_by(|&i, &j| fhat[i].total_cmp(&fhat[j])).unwrap();
     assert_eq!(g.report().unwrap(), argmax);
     // Theoretical t*: x_{t*} with the smallest 2(2B + λ^{−1/2}√β_t)σ_t.
     let mut t_cfg = config(3.0, 0.3);
     t_cfg.report = ReportRule::TheoreticalTStar { lambda: 0.5 };
     let mut t = PopBo::new(&ctx, t_cfg).unwrap();
-    t.observe_all(&p.duels().iter().map(|&(i, j, w)| duel(&dom, i, j, w)).collect::<Vec<_>>()).unwrap();
-    let pairs: Vec<(usize, usize)> = p.duels().iter().map(|d| (d.0, d.1)).collect();
+    t.observe_all(&p.duels().iter().map(|d| duel(&dom, d.first, d.second, d.first_wins)).collect::<Vec<_>>()).unwrap();
+    let pairs: Vec<(usize, usize)> = p.duels().iter().map(bohf_core::Duel::pair).collect();
     let sig = pair_sigmas(k, &pairs, 0.5).unwrap();
     let betas: Vec<f64> = (1..=pairs.len()).map(|s| (s as f64).sqrt()).collect();
     let ts = t_star(3.0, 0.5, &betas, &sig).unwrap();
