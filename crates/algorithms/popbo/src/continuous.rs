@@ -21,7 +21,7 @@ use crate::config::{PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, BoxDomain, Duel, Error, Optimizer, Point, Query, Result};
+use bohf_core::{Answer, BoxDomain, Duel, Error, Optimizer, Point, Query, Result, check_pending};
 use bohf_kernels::Kernel;
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
@@ -281,13 +281,11 @@ impl PopBoBox {
         }
     }
 
+    /// The points and outcome of an answered duel, checked: a duel query and answer, both points in
+    /// the box, and, if a suggestion is pending, the pending pair.
     fn parse(&self, query: &Query, answer: &Answer) -> Result<(Vec<f64>, Vec<f64>, bool)> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("POP-BO asks duels, got {query:?}")));
-        };
-        let Answer::Duel { first_wins } = *answer else {
-            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
-        };
+        let (p, q) = query.duel_points(self.name())?;
+        let first_wins = answer.duel_outcome()?;
         for (pt, which) in [(p, "first"), (q, "second")] {
             if pt.coords.len() != self.domain.dim() {
                 return Err(Error::dims(format!("{which} point of the duel"), self.domain.dim(), pt.coords.len()));
@@ -297,11 +295,16 @@ impl PopBoBox {
                 return Err(Error::invalid("query", format!("the {which} point {:?} is outside the box", pt.coords)));
             }
         }
+        check_pending(self.pending.as_ref().map(|(x, xp)| (x, xp)), (&p.coords, &q.coords))?;
         Ok((p.coords.clone(), q.coords.clone(), first_wins))
     }
 }
 
 impl Optimizer for PopBoBox {
+    fn name(&self) -> &'static str {
+        "POP-BO"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         if self.points.is_empty() {
             let x0 = self.domain.sample(&mut *rng);
@@ -358,11 +361,6 @@ impl Optimizer for PopBoBox {
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
         let (x, xp, w) = self.parse(query, &answer)?;
-        if let Some((px, pxp)) = &self.pending
-            && (px != &x || pxp != &xp)
-        {
-            return Err(Error::invalid("query", "the duel does not match the pending suggestion"));
-        }
         let mut points = self.points.clone();
         // Replaying from scratch: x₀ is the second point of the first duel.
         let j = Self::support_index(&mut points, &xp);

@@ -3,9 +3,9 @@
 use crate::config::{InitialPoint, PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation};
+use bohf_core::argmax_lowest;
 use bohf_core::rand::{Rng, RngExt};
 use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
-use bohf_core::{argmax_lowest, check_pending};
 use nalgebra::DMatrix;
 
 /// What the last [`Optimizer::suggest`] computed.
@@ -93,19 +93,16 @@ impl PopBo {
     /// POP-BO on the candidates of `ctx`; validates `config` (errors name the field) and builds the
     /// base Gram of `config.inference.kernel` once.
     pub fn new(ctx: &SearchContext, config: PopBoConfig) -> Result<Self> {
-        config.validate_for(ctx.domain.len())?;
-        if ctx.horizon == 0 {
-            return Err(Error::invalid("horizon", "T must be at least 1"));
-        }
-        let base_gram = config.inference.base_gram(&ctx.domain)?;
+        config.validate_for(ctx.domain().len())?;
+        let base_gram = config.inference.base_gram(&ctx.domain())?;
         let x0 = match config.initial {
             InitialPoint::Candidate { index } => Some(index),
             InitialPoint::Random => None,
         };
         Ok(Self {
             config,
-            domain: ctx.domain.clone(),
-            horizon: ctx.horizon,
+            domain: ctx.domain().clone(),
+            horizon: ctx.horizon(),
             base_gram,
             x0,
             duels: Vec::new(),
@@ -282,31 +279,6 @@ impl PopBo {
         }
     }
 
-    /// Records a whole history at once (restoring a session): validated first, then one fit. If a
-    /// suggestion is pending, the first duel must match it.
-    pub fn observe_all(&mut self, history: &[(Query, Answer)]) -> Result<()> {
-        let mut parsed = Vec::with_capacity(history.len());
-        for (k, (q, a)) in history.iter().enumerate() {
-            parsed.push(self.parse(q, a).map_err(|e| match e {
-                Error::InvalidParameter { name, reason } => {
-                    Error::invalid(name, format!("history entry {k}: {reason}"))
-                }
-                other => other,
-            })?);
-        }
-        if let Some(first) = parsed.first() {
-            check_pending(self.pending, first.pair())?;
-        }
-        if parsed.is_empty() {
-            return Ok(());
-        }
-        self.record(&parsed)
-    }
-
-    fn parse(&self, query: &Query, answer: &Answer) -> Result<Duel> {
-        self.domain.duel_indices(query, answer, "POP-BO")
-    }
-
     /// Appends duels and refits; the state changes only if everything succeeds.
     fn record(&mut self, new: &[Duel]) -> Result<()> {
         let x0 = self.x0.unwrap_or(new[0].second);
@@ -326,6 +298,10 @@ impl PopBo {
 }
 
 impl Optimizer for PopBo {
+    fn name(&self) -> &'static str {
+        "POP-BO"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         self.ensure_initialised(Some(rng))?;
         let reference = self.reference().expect("initialised");
@@ -358,9 +334,17 @@ impl Optimizer for PopBo {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let duel = self.parse(query, &answer)?;
-        check_pending(self.pending, duel.pair())?;
+        let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
         self.record(&[duel])
+    }
+
+    /// Validates the whole history first, then one fit; on an error nothing is recorded.
+    fn observe_batch(&mut self, steps: &[(Query, Answer)]) -> Result<()> {
+        let duels = self.domain.answered_duels(steps, self.pending, self.name())?;
+        if duels.is_empty() {
+            return Ok(());
+        }
+        self.record(&duels)
     }
 
     fn recommend(&self) -> Result<Point> {
