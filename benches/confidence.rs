@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
     let cands: Vec<Candidate> = problem.candidates_from_gram(&s.base, &all).unwrap();
     {
         let mut set = ConfidenceSet::new(&problem, &mle, s.beta).unwrap();
-        let search = set.maximise_advantage(&cands, reference).unwrap();
+        let search = set.maximise_advantage(&cands, reference, Some(&cands[s.reference])).unwrap();
         let one = set.optimistic_advantage(&cands[137], reference).unwrap();
         eprintln!(
             "one advantage: {} iterations, {:.2e} s clarabel time; MLE {} iterations",
@@ -84,7 +84,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let cands = problem.candidates_from_gram(&s.base, &all).unwrap();
             let mut set = ConfidenceSet::new(&problem, &mle, s.beta).unwrap();
-            black_box(set.maximise_advantage(&cands, reference).unwrap().value)
+            black_box(set.maximise_advantage(&cands, reference, Some(&cands[s.reference])).unwrap().value)
         })
     });
     g.sample_size(10);

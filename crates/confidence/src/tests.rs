@@ -366,7 +366,7 @@ fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
         let exact: Vec<f64> = cands.iter().map(|c| brute.optimistic_advantage(c, reference).unwrap().value).collect();
         let argmax = (0..60).max_by(|&i, &j| exact[i].total_cmp(&exact[j])).unwrap();
         let mut fresh = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
-        let search = fresh.maximise_advantage(&cands, reference).unwrap();
+        let search = fresh.maximise_advantage(&cands, reference, Some(&cands[*chain.last().unwrap()])).unwrap();
         // Same maximum value to solver accuracy (the argmax may differ only between near-ties).
         assert!((search.value - exact[argmax]).abs() < 1e-6, "{latent_box:?}: {} vs {}", search.value, exact[argmax]);
         assert!((exact[search.best] - exact[argmax]).abs() < 1e-6);

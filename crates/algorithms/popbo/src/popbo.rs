@@ -39,7 +39,7 @@ pub struct StepInfo {
 /// 3. x_t = argmax over the candidates of the optimistic advantage
 ///    A_t(x) = max_{f̃ ∈ C_t} f̃(x) − f̃(x′_t), each value the convex program (24) (Lemma 4.1), solved
 ///    exactly with clarabel ([`bohf_confidence::ConfidenceSet::optimistic_advantage`]) where the
-///    certified screening of [`crate::search`] cannot rule the candidate out;
+///    certified screening of [`ConfidenceSet::maximise_advantage`] cannot rule the candidate out;
 /// 4. the duel (x_t, x′_t) is asked.
 ///
 /// **Speed.** Per step, everything that does not depend on x is done once: the support Gram factor
@@ -48,7 +48,8 @@ pub struct StepInfo {
 /// clarabel solver of the set (a candidate changes only the objective). The argmax then solves only
 /// the candidates whose certified upper bound (B‖g_x‖, tightened by the tangent halfspace of the
 /// log-likelihood at every solved optimum) can still beat the best value found, largest bound
-/// first, with the MLE and earlier optima as certified lower bounds ([`crate::search`]);
+/// first, with the MLE and earlier optima as certified lower bounds
+/// ([`ConfidenceSet::maximise_advantage`]);
 /// [`StepInfo::solved`] says how many were solved. The
 /// result equals the argmax of the exact values up to the solver tolerance
 /// ([`PopBo::optimistic_advantages`] computes them all, for checking). Repeated duels are one
@@ -313,16 +314,7 @@ impl Optimizer for PopBo {
             None => {
                 let (mut set, candidates) = self.confidence_set()?;
                 let r = self.reference_position()?;
-                let (problem, mle) =
-                    (self.problem.as_ref().expect("initialised"), self.mle.as_ref().expect("initialised"));
-                let search = crate::search::maximise_advantage(
-                    &mut set,
-                    problem,
-                    mle,
-                    &candidates,
-                    r,
-                    Some(&candidates[reference]),
-                )?;
+                let search = set.maximise_advantage(&candidates, r, Some(&candidates[reference]))?;
                 self.cache = Some(CachedSearch { beta, reference, chosen: search.best, value: search.value });
                 (search.best, search.value, search.solved)
             }
