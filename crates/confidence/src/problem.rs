@@ -65,7 +65,7 @@ pub fn log_likelihood(observations: &[Observation], z: &DVector<f64>) -> Result<
             }
         }
         let d = z[i] - j.map_or(0.0, |j| z[j]);
-        ll -= conic::softplus(-s * d);
+        ll -= bohf_core::link::softplus(-s * d);
     }
     Ok(ll)
 }
