@@ -304,8 +304,25 @@ impl ConfidenceProblem {
         Ok(Candidate { l, rho: rho2.max(0.0).sqrt() })
     }
 
+    /// The support point at `position` as a candidate: l_x = L[position, :]ᵀ and ρ_x = 0, so that
+    /// f̃(x) = l_xᵀw is exactly its latent value Z_position (not a new, jittered variable: with the
+    /// nugget ε, L⁻¹k_x differs from L[position, :]ᵀ by O(ε)). Hence the optimistic advantage of a
+    /// support point against itself is exactly 0 (POP-BO Lemma 4.1 at x = x_{t−1}).
+    pub fn support_candidate(&self, position: usize) -> Result<Candidate> {
+        if position >= self.len() {
+            return Err(Error::IndexOutOfRange {
+                context: "support position".into(),
+                index: position,
+                len: self.len(),
+            });
+        }
+        Ok(Candidate { l: self.data.l.row(position).transpose(), rho: 0.0 })
+    }
+
     /// Candidates for columns `indices` of the base Gram (problems built with
-    /// [`ConfidenceProblem::on_candidates`]); one triangular solve with all right-hand sides.
+    /// [`ConfidenceProblem::on_candidates`]); one triangular solve with all right-hand sides. A
+    /// candidate that is a support point is [`ConfidenceProblem::support_candidate`]: it takes that
+    /// point's latent value exactly.
     pub fn candidates_from_gram(&self, base_gram: &DMatrix<f64>, indices: &[usize]) -> Result<Vec<Candidate>> {
         let support = self
             .support
@@ -323,15 +340,18 @@ impl ConfidenceProblem {
         let kx = DMatrix::from_fn(self.len(), indices.len(), |i, c| base_gram[(support[i], indices[c])]);
         bohf_core::error::ensure_finite("candidate kernel values", kx.iter())?;
         let l = self.chol.solve_lower(&kx)?;
-        Ok(indices
+        indices
             .iter()
             .enumerate()
-            .map(|(c, &j)| {
-                let col = l.column(c).clone_owned();
-                let rho2 = base_gram[(j, j)] + self.jitter - col.norm_squared();
-                Candidate { l: col, rho: rho2.max(0.0).sqrt() }
+            .map(|(c, &j)| match support.iter().position(|&s| s == j) {
+                Some(p) => self.support_candidate(p),
+                None => {
+                    let col = l.column(c).clone_owned();
+                    let rho2 = base_gram[(j, j)] + self.jitter - col.norm_squared();
+                    Ok(Candidate { l: col, rho: rho2.max(0.0).sqrt() })
+                }
             })
-            .collect())
+            .collect()
     }
 
     /// Whether `other` poses the same conic programs: the same support factor, settings and distinct

@@ -398,10 +398,39 @@ fn on_candidates_matches_the_direct_support_problem() {
     let q = ConfidenceProblem::new(&sub, &direct, &tight(1.0)).unwrap();
     let (a, b) = (p.mle().unwrap(), q.mle().unwrap());
     assert!((a.z - b.z).norm() < 1e-9);
-    // A support point's candidate has ρ = 0 and l_x = L[i,:]ᵀ.
+    // A support point's candidate has ρ = 0 and l_x = L[i,:]ᵀ exactly (not L⁻¹k_x, which differs by
+    // the nugget).
     let c = p.candidates_from_gram(&base, &[7]).unwrap().remove(0);
-    assert!(c.rho() < 1e-7);
-    assert!((c.coordinates() - p.cholesky().l().row(1).transpose()).norm() < 1e-12);
+    assert_eq!(c.rho(), 0.0);
+    assert_eq!(c.coordinates(), &p.cholesky().l().row(1).transpose());
+}
+
+/// POP-BO Lemma 4.1: the optimistic advantage of x_{t−1} against itself is 0, and a candidate that
+/// coincides with a support point takes that point's latent value exactly, for every β and with or
+/// without the latent box.
+#[test]
+fn a_past_point_takes_its_own_latent_value_and_its_advantage_against_itself_is_zero() {
+    let xs = grid(12);
+    let base = se_gram(&xs, 0.25);
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
+    let obs = [d(5, 0, true), d(9, 5, false), d(3, 5, true), d(3, 3, false)];
+    for latent_box in [None, Some(1.5)] {
+        let config = ConfidenceConfig { latent_box, ..ConfidenceConfig::with_norm_bound(2.0) };
+        let p = ConfidenceProblem::on_candidates(&base, &[0], &obs, &config).unwrap();
+        let mle = p.mle().unwrap();
+        let cands = p.candidates_from_gram(&base, &(0..12).collect::<Vec<_>>()).unwrap();
+        for &j in p.support().unwrap() {
+            let pos = p.support_position(j).unwrap();
+            assert_eq!(cands[j].rho(), 0.0);
+            // f̂(x_j) = l_xᵀŵ with l_x = L[pos, :]ᵀ is Ẑ_pos = (Lŵ)_pos: the same products and sums.
+            assert_eq!(mle.value_at(&cands[j]).unwrap(), mle.z[pos]);
+            for beta in [0.0, 1.0, 4.0] {
+                let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+                let sol = set.optimistic_advantage(&cands[j], pos).unwrap();
+                assert_eq!(sol.value, 0.0, "box {latent_box:?}, β = {beta}, x = {j}");
+            }
+        }
+    }
 }
 
 #[test]
