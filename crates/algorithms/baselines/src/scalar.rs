@@ -198,8 +198,7 @@ impl Optimizer for GpUcb {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let who = self.name();
-        self.state.observe(query, answer, who)
+        self.state.observe(query, answer, Optimizer::name(self))
     }
 
     fn recommend(&self) -> Result<Point> {
@@ -297,8 +296,7 @@ impl Optimizer for GpTs {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let who = self.name();
-        self.state.observe(query, answer, who)
+        self.state.observe(query, answer, Optimizer::name(self))
     }
 
     fn recommend(&self) -> Result<Point> {
