@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn recommendation_counts_wins_with_lowest_index_on_ties() {
         let c = ctx(5);
-        let d = &c.domain();
+        let d = c.domain();
         let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
         assert_eq!(alg.recommend().unwrap().index, Some(0));
         // Before any win: the first point of the latest suggestion.
@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn observe_rejects_mismatches() {
         let c = ctx(5);
-        let d = &c.domain();
+        let d = c.domain();
         let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
         let yes = Answer::Duel { first_wins: true };
         assert!(alg.observe(&Query::Evaluate(d.point(0).unwrap()), yes).unwrap_err().to_string().contains("`query`"));
@@ -238,7 +238,7 @@ mod tests {
             let (i, j) = indices(&alg.suggest(&mut r).unwrap());
             self_duels += usize::from(i == j);
             total += (Link::Logistic.mu(best - u[i]) + Link::Logistic.mu(best - u[j]) - 1.0) / 2.0;
-            alg.observe(&duel(&c.domain(), i, j), Answer::Duel { first_wins: u[i] >= u[j] }).unwrap();
+            alg.observe(&duel(c.domain(), i, j), Answer::Duel { first_wins: u[i] >= u[j] }).unwrap();
         }
         let mean = total / steps as f64;
         assert!((mean - expected).abs() < 4.0 * 0.25 / (steps as f64).sqrt(), "{mean} vs {expected}");

@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn observe_rejects_mismatched_queries_and_answers() {
         let c = ctx(6, 10);
-        let d = &c.domain();
+        let d = c.domain();
         let mut ucb = GpUcb::new(&c, GpUcbConfig::default()).unwrap();
         let duel = Query::Duel(d.point(0).unwrap(), d.point(1).unwrap());
         assert!(ucb.observe(&duel, Answer::Value(1.0)).unwrap_err().to_string().contains("`query`"));
@@ -412,7 +412,7 @@ mod tests {
     #[test]
     fn gp_ucb_picks_the_argmax_of_the_dense_upper_bound() {
         let c = ctx(25, 40);
-        let u = utility(&c.domain());
+        let u = utility(c.domain());
         let cfg = GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() };
         let mut ucb = GpUcb::new(&c, cfg).unwrap();
         let chosen = run(&mut ucb, &u, 15, 3);
@@ -436,7 +436,7 @@ mod tests {
     #[test]
     fn gp_ts_draws_m_plus_vt_f_z_and_is_deterministic_per_seed() {
         let c = ctx(25, 40);
-        let u = utility(&c.domain());
+        let u = utility(c.domain());
         let mut ts = GpTs::new(&c, GpTsConfig::default()).unwrap();
         run(&mut ts, &u, 12, 4);
         // Round 13: v² = √(13 + 1 + log 40).
@@ -475,7 +475,7 @@ mod tests {
             2.0 + 0.5 * (2.0 * (1.0 + 20f64.ln())).sqrt(),
             max_relative = 1e-14
         );
-        let u = utility(&c.domain());
+        let u = utility(c.domain());
         run(&mut ts, &u, 7, 1);
         assert_relative_eq!(
             ts.exploration_scale().unwrap(),
@@ -500,7 +500,7 @@ mod tests {
         // GP-TS keeps exploring under N(0, 1) noise with v_t ≈ 4 at t = 150 (a utility range of 3),
         // so its late regret is about 0.4 of uniform's: the bar for it is 0.6.
         let c = ctx(30, 200);
-        let u = utility(&c.domain());
+        let u = utility(c.domain());
         let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let r = |i: usize| Link::Logistic.mu(best - u[i]) - 0.5;
         let uniform = (0..30).map(r).sum::<f64>() / 30.0;
@@ -520,7 +520,7 @@ mod tests {
     #[test]
     fn replaying_values_restores_the_posterior() {
         let c = ctx(20, 30);
-        let u = utility(&c.domain());
+        let u = utility(c.domain());
         let mut live = GpTs::new(&c, GpTsConfig::default()).unwrap();
         run(&mut live, &u, 25, 9);
         let mut replay = GpTs::new(&c, GpTsConfig::default()).unwrap();

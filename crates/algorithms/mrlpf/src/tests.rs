@@ -63,7 +63,7 @@ fn batch_equals_sequential_in_every_round() {
         [(InitialSigma::Prior, RoundNoise::Constant), (InitialSigma::Zero, RoundNoise::Theory)]
     {
         let ctx = context(30, 300);
-        let f = utility(&ctx.domain());
+        let f = utility(ctx.domain());
         let config = MrLpfConfig { initial_sigma, noise, ..Default::default() };
         let mut alg = MrLpf::new(&ctx, config).unwrap();
         let mut answers = rng::seeded(11);
@@ -101,7 +101,7 @@ fn batch_equals_sequential_in_every_round() {
 fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
     for (seed, beta) in [(1, 1.0), (2, 0.0), (3, 0.1), (4, 3.0)] {
         let ctx = context(30, 1000);
-        let f = utility(&ctx.domain());
+        let f = utility(ctx.domain());
         let mut alg =
             MrLpf::new(&ctx, MrLpfConfig { beta: Beta::Constant { value: beta }, ..Default::default() }).unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
@@ -142,7 +142,7 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
 #[test]
 fn round_noise_and_theoretical_beta_are_applied_per_round() {
     let ctx = context(20, 100);
-    let f = utility(&ctx.domain());
+    let f = utility(ctx.domain());
     let mut config = MrLpfConfig {
         noise: RoundNoise::Theory,
         beta: Beta::Theory { norm_bound: 1.0, delta: 0.1 },
@@ -247,7 +247,7 @@ fn construction_validates_config_and_horizon() {
 #[test]
 fn history_replay_without_suggest() {
     let ctx = context(30, 100);
-    let f = utility(&ctx.domain());
+    let f = utility(ctx.domain());
     let mut live = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     let mut answers = rng::seeded(3);
     let mut history = Vec::new();
@@ -269,7 +269,7 @@ fn history_replay_without_suggest() {
 #[test]
 fn replaying_the_same_answers_reproduces_the_run() {
     let ctx = context(30, 300);
-    let f = utility(&ctx.domain());
+    let f = utility(ctx.domain());
     let mut a = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     let mut b = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     assert_eq!(run(&mut a, &f, 9), run(&mut b, &f, 9));
@@ -297,7 +297,7 @@ fn replaying_the_same_answers_reproduces_the_run() {
 #[test]
 fn regret_at_the_horizon_is_well_below_random_duels() {
     let ctx = context(30, 300);
-    let f = utility(&ctx.domain());
+    let f = utility(ctx.domain());
     let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let random: f64 = f.iter().map(|&v| Link::Logistic.mu(best - v)).sum::<f64>() / f.len() as f64 - 0.5;
     let runs = 12;

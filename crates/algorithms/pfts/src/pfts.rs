@@ -66,7 +66,7 @@ impl PfTs {
     pub fn new(ctx: &SearchContext, config: PfTsConfig) -> Result<Self> {
         config.validate()?;
         let inference = &config.inference;
-        let base_gram = inference.base_gram(&ctx.domain())?;
+        let base_gram = inference.base_gram(ctx.domain())?;
         let posterior = inference.prior_posterior(&base_gram)?;
         let estimator = inference.estimator()?;
         let theory = if config.exploration.is_theoretical() {

@@ -117,7 +117,7 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
 #[test]
 fn observe_rejects_mismatched_queries_and_answers_without_changing_state() {
     let c = ctx(8, 10);
-    let d = &c.domain();
+    let d = c.domain();
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
     let yes = Answer::Duel { first_wins: true };
     let e = p.observe(&Query::Evaluate(d.point(1).unwrap()), yes).unwrap_err();
@@ -288,7 +288,7 @@ fn pair_space_anchored(p: &PfTs, anchor: usize) -> (DVector<f64>, DMatrix<f64>) 
 fn anchored_sampler_has_the_pair_space_mean_and_covariance() {
     let c = ctx(12, 40);
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    p.observe_batch(&random_history(&c.domain(), 25, 4)).unwrap();
+    p.observe_batch(&random_history(c.domain(), 25, 4)).unwrap();
     let sampler = p.sampler().unwrap();
     for anchor in [0, 5, 11] {
         let (mean, cov) = pair_space_anchored(&p, anchor);
@@ -328,7 +328,7 @@ proptest! {
     ) {
         let c = ctx(n, 50);
         let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-        p.observe_batch(&random_history(&c.domain(), t, history_seed)).unwrap();
+        p.observe_batch(&random_history(c.domain(), t, history_seed)).unwrap();
         let sampler = p.sampler().unwrap();
         let mut r = rng::seeded(draw_seed);
         let z = DMatrix::from_fn(sampler.rank(), 2, |_, _| StandardNormal.sample(&mut r));
@@ -379,7 +379,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
     // utility-space argmax (note §9 item 14).
     let c = ctx(12, 40);
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    p.observe_batch(&random_history(&c.domain(), 10, 21)).unwrap();
+    p.observe_batch(&random_history(c.domain(), 10, 21)).unwrap();
     let n = 12;
     let draws = 20_000;
     let utility = p.sampler().unwrap();
@@ -443,7 +443,7 @@ fn pfts_regret_is_well_below_uniform_random_duels() {
     // 30 grid points, T = 200, BTL answers on a known utility; uniform random duels have expected
     // per-step regret E_x μ(f* − f(x)) − 1/2 exactly (x, x′ independent uniform).
     let c = ctx(30, 200);
-    let u = utility_vector(&c.domain());
+    let u = utility_vector(c.domain());
     let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let uniform = u.iter().map(|&f| Link::Logistic.mu(best - f)).sum::<f64>() / 30.0 - 0.5;
     let seeds = [1u64, 2, 3, 4];

@@ -95,7 +95,7 @@ impl PopBo {
     /// base Gram of `config.inference.kernel` once.
     pub fn new(ctx: &SearchContext, config: PopBoConfig) -> Result<Self> {
         config.validate_for(ctx.domain().len())?;
-        let base_gram = config.inference.base_gram(&ctx.domain())?;
+        let base_gram = config.inference.base_gram(ctx.domain())?;
         let x0 = match config.initial {
             InitialPoint::Candidate { index } => Some(index),
             InitialPoint::Random => None,
