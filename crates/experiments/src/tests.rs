@@ -23,6 +23,10 @@ struct UniformConfig {
 }
 
 impl Optimizer for UniformDuels {
+    fn name(&self) -> &'static str {
+        "uniform duels"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
         let n = self.domain.len();
         let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
@@ -55,7 +59,7 @@ impl RegisteredAlgorithm for UniformDuels {
         }
     }
     fn build(ctx: &SearchContext, _: UniformConfig) -> bohf_core::Result<Self> {
-        Ok(Self { domain: ctx.domain.clone(), wins: vec![0; ctx.domain.len()], pending: None })
+        Ok(Self { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None })
     }
 }
 
@@ -66,6 +70,10 @@ struct UniformValues {
 }
 
 impl Optimizer for UniformValues {
+    fn name(&self) -> &'static str {
+        "uniform values"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
         Ok(Query::Evaluate(self.domain.point(rng.random_range(0..self.domain.len()))?))
     }
@@ -92,6 +100,10 @@ struct Scripted {
 }
 
 impl Optimizer for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+
     fn suggest(&mut self, _: &mut dyn Rng) -> bohf_core::Result<Query> {
         let (i, j) = self.queries[self.t];
         Ok(match j {
@@ -125,6 +137,10 @@ struct FlakyConfig {
 }
 
 impl Optimizer for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
         self.t += 1;
         if self.t == self.fail_at && rng.random::<f64>() < self.probability {
@@ -149,7 +165,7 @@ impl RegisteredAlgorithm for Flaky {
         Ok(())
     }
     fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self> {
-        let inner = UniformDuels { domain: ctx.domain.clone(), wins: vec![0; ctx.domain.len()], pending: None };
+        let inner = UniformDuels { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None };
         Ok(Self { inner, fail_at: c.fail_at, probability: c.probability, t: 0 })
     }
 }
@@ -162,7 +178,7 @@ fn registry() -> Registry {
         "uniform-values",
         "uniform random evaluations (test)",
         |_, _| Ok(()),
-        |ctx, _| Ok(Box::new(UniformValues { domain: ctx.domain.clone(), best: None }) as BoxedOptimizer),
+        |ctx, _| Ok(Box::new(UniformValues { domain: ctx.domain().clone(), best: None }) as BoxedOptimizer),
     ))
     .unwrap();
     r
@@ -177,7 +193,7 @@ fn scripted_registry(queries: Vec<(usize, Option<usize>)>, recommendations: Vec<
         |_, _| Ok(()),
         move |ctx, _| {
             Ok(Box::new(Scripted {
-                domain: ctx.domain.clone(),
+                domain: ctx.domain().clone(),
                 queries: q.to_vec(),
                 recommendations: rec.to_vec(),
                 t: 0,

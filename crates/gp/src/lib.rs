@@ -49,8 +49,7 @@ mod sampler;
 pub use exploration::ExplorationSchedule;
 pub use inference::InferenceConfig;
 pub use preference::{
-    Duel, DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
-    Regulariser,
+    DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,
 };
 pub use regression::{CandidateGp, GpRegression};
 pub use sampler::JointSampler;

@@ -20,7 +20,7 @@ use bohf_confidence::{
     ConfidenceConfig, ConfidenceProblem, Observation, SigmoidConstants, beta_lemma35, beta1, lipschitz_constant,
     log_likelihood,
 };
-use bohf_core::{Answer, FiniteDomain, Optimizer, Query, SearchContext};
+use bohf_core::{Answer, Duel, FiniteDomain, Optimizer, Query, SearchContext};
 use bohf_infogain::log_log_fit;
 use bohf_kernels::{KernelKind, KernelSpec};
 use bohf_popbo::{BetaSchedule, InitialPoint, PopBo, PopBoConfig};
@@ -262,7 +262,7 @@ fn random_duels(n: usize, t: usize, rng: &mut impl rand::Rng) -> Vec<Observation
         .map(|_| {
             let i = rng.random_range(0..n);
             let j = (i + rng.random_range(1..n)) % n;
-            Observation::Duel { first: i, second: j, first_wins: rng.random::<bool>() }
+            Observation::Duel(Duel::new(i, j, rng.random::<bool>()))
         })
         .collect()
 }
@@ -325,7 +325,7 @@ fn lemma_a1_concavity(quick: bool) -> Vec<Row> {
             let second = l(&(&z + &v * h))? - 2.0 * l(&z)? + l(&(&z - &v * h))?;
             let mut analytic = 0.0;
             for o in &obs {
-                let Observation::Duel { first, second: s, .. } = *o else { unreachable!() };
+                let Observation::Duel(Duel { first, second: s, .. }) = *o else { unreachable!() };
                 let d = z[first] - z[s];
                 analytic -= sigmoid(d) * (1.0 - sigmoid(d)) * (v[first] - v[s]).powi(2);
             }
@@ -666,7 +666,7 @@ fn coverage_theorem31(quick: bool) -> Vec<Row> {
             for t in 1..=horizon {
                 let x = rng.random_range(0..n);
                 let first_wins = btl(&inst.f, x, prev, &mut rng);
-                obs.push(Observation::Duel { first: x, second: prev, first_wins });
+                obs.push(Observation::Duel(Duel::new(x, prev, first_wins)));
                 prev = x;
                 let problem = ConfidenceProblem::on_candidates(&inst.gram, &[x0], &obs, &cfg).map_err(err)?;
                 let mle = problem.mle().map_err(err)?;

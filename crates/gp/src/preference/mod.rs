@@ -13,7 +13,7 @@ mod likelihood;
 mod mle;
 mod posterior;
 
-pub use duels::{Duel, Duels};
+pub use duels::Duels;
 pub use likelihood::{DuelLoss, duel_loss, duel_nll};
 pub use mle::{
     DEFAULT_LAMBDA, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,
