@@ -8,7 +8,7 @@
 //! Kernel: Matérn-5/2 with ℓ = 0.1 (the papers' setting), on a 1-D grid (n = 100) or uniform random
 //! points in [0, 1]² (n = 275); random duels and labels from a fixed seed.
 
-use bohf::core::{Link, rng};
+use bohf::core::{Duel, Link, rng};
 use bohf::gp::{CandidateGp, DuelingPosterior, Duels, KernelLogisticConfig, Regulariser};
 use bohf::kernels::{Kernel, Stationary};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -40,7 +40,7 @@ fn duels(x: &DMatrix<f64>, t: usize, seed: u64) -> Duels {
     for _ in 0..t {
         let (i, j) = (r.random_range(0..n), r.random_range(0..n));
         let wins = r.random_bool(Link::Logistic.mu(u(i) - u(j)));
-        d.push(i, j, wins).unwrap();
+        d.push(Duel::new(i, j, wins)).unwrap();
     }
     d
 }

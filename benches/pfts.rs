@@ -51,7 +51,7 @@ fn step(c: &mut Criterion) {
         })
         .collect();
     let mut state = PfTs::new(&ctx, PfTsConfig::default()).unwrap();
-    state.observe_all(&history).unwrap();
+    state.observe_batch(&history).unwrap();
     let mut g = c.benchmark_group("pfts_step");
     g.sample_size(20);
     g.bench_function("n275_t2000", |b| {

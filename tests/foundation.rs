@@ -3,7 +3,7 @@
 //! checked against the theory they must satisfy.
 
 use bohf::core::rng::{self, BohfRng};
-use bohf::core::{Answer, FiniteDomain, Link, Query};
+use bohf::core::{Answer, Duel, FiniteDomain, Link, Query};
 use bohf::gp::{DuelingPosterior, Duels, KernelLogisticConfig};
 use bohf::infogain::{PairKernel, PosteriorVariances, greedy_pairs};
 use bohf::kernels::{Kernel, KernelKind, Stationary};
@@ -34,7 +34,7 @@ fn run(seed: u64) -> Run {
         let (i, j) = (r.random_range(0..N), r.random_range(0..N));
         let q = Query::Duel(grid.point(i).unwrap(), grid.point(j).unwrap());
         let Answer::Duel { first_wins } = person.answer(&q, &mut r).unwrap() else { panic!("not a duel answer") };
-        duels.push(i, j, first_wins).unwrap();
+        duels.push(Duel::new(i, j, first_wins)).unwrap();
     }
     let base = Stationary::matern52(0.1).unwrap().gram(grid.points()).unwrap();
     let fit = KernelLogisticConfig::default().check().unwrap().fit(&base, &duels).unwrap();

@@ -2,6 +2,8 @@
 //! answer an algorithm's queries live. See `docs/cli.md`.
 
 mod ask;
+mod check;
+mod lock;
 mod presets;
 mod report;
 mod run;
@@ -107,9 +109,9 @@ struct RunArgs {
     /// The results folder (default: results/<spec name>).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, short = 'j', default_value_t = 0)]
-    threads: usize,
+    /// Worker threads (default: one per core; at most 1024). Results do not depend on it.
+    #[arg(long, short = 'j', default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
     /// Run only every N-th run starting at K (0 ≤ K < N), e.g. --shard $SLURM_ARRAY_TASK_ID/4.
     #[arg(long, value_name = "K/N", value_parser = run::parse_shard)]
     shard: Option<(usize, usize)>,
@@ -147,7 +149,7 @@ enum Command {
     },
     /// Run a paper's experiment from a named preset and write its report.
     #[command(
-        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 s on 2 cores\n  \
+        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 min on 2 cores\n  \
         bohf reproduce mrlpf-fig1a-rkhs-se --quick   # seconds: 3 runs, T = 40\n  \
         bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n\n\
         The folder gets the spec used (spec.toml, to copy and edit), the runs, NAME.md (settings, table,\n\
@@ -194,6 +196,18 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+    },
+    /// Check a spec without running it: an experiment spec (as `bohf run` loads it) or a session spec.
+    #[command(after_help = "Examples:\n  bohf check specs/pfts-fig4-rkhs.toml\n  \
+        bohf check --ask docs/examples/ask/coffee.toml\n\n\
+        The kind of spec is detected from its keys unless --ask is given. Exit status 0 if the spec is valid\n\
+        (a summary is printed), 1 otherwise (the error names the field).")]
+    Check {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Read it as a session spec of `bohf ask new`.
+        #[arg(long)]
+        ask: bool,
     },
     /// Answer an algorithm's queries yourself (a duel, a label or a value at a time).
     #[command(
@@ -256,9 +270,10 @@ enum Format {
 }
 
 fn run_options(args: &RunArgs, default_out: PathBuf) -> run::RunOptions {
-    run::RunOptions::new(args.out.clone().unwrap_or(default_out), args.threads, args.shard, args.resume)
+    run::RunOptions::new(args.out.clone().unwrap_or(default_out), usize::from(args.threads), args.shard, args.resume)
 }
 
+/// Exit status 1 for an error of the command; clap exits with 2 for usage errors (docs/cli.md).
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli.command) {
@@ -317,6 +332,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 Format::Markdown => print!("{}", s.markdown_table()),
                 Format::Csv => print!("{}", report::csv_table(&s)),
             }
+        }
+        Command::Check { spec, ask } => {
+            print!("{}", check::check(&spec, ask.then_some(check::SpecKind::Ask))?);
         }
         Command::Ask { new, session, json } => match (new, session) {
             (Some(AskCommand::New { session, spec, force }), _) => ask::new_session(&session, &spec, force)?,

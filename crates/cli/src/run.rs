@@ -4,8 +4,15 @@
 //!
 //! * `DIR/spec.toml`: the spec being run (a relative data path made absolute), written first;
 //!   every process that writes into `DIR` (a resume, another shard) must run the same spec.
+//! * `DIR/.lock`: an OS file lock (released when the process ends, even by kill -9) held
+//!   exclusively by a whole `bohf run` or `merge` and shared by the shards (`--shard K/N`, each of
+//!   which also holds `DIR/.lock-shard-K-of-N` exclusively): a second writer that conflicts is
+//!   refused, naming the folder and a holder's pid. Holding it, a process removes the temporary files
+//!   (`.NAME.tmp-PID.EXT`) an interrupted one left (a shard: only those of its own runs), and says so.
 //! * `DIR/runs/a{algorithm}-r{run}.csv`: one file per finished run, written atomically (temp file +
-//!   rename) as soon as the run ends, so an interruption loses only the runs in flight.
+//!   rename) as soon as the run ends, so an interruption loses only the runs in flight. Its last line
+//!   is `# checksum fnv1a64:…` over the bytes before it; on `--resume` a file that fails the check
+//!   is reported, moved aside to `….csv.damaged` and the run is done again.
 //! * `DIR/runs/a{algorithm}-r{run}.failed`: the error of a run that failed (algorithm, run, step,
 //!   reason). With the spec's `on_error = "stop"` (default) the first failure stops the experiment
 //!   (the finished runs stay; `--resume` retries the failed run); with `"continue"` the other runs go
@@ -13,9 +20,11 @@
 //! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
 
 use crate::CliError;
+use crate::lock::{LockGuard, lock_exclusive, lock_shared};
+use bohf_experiments::checksum::{strip_checksum_line, with_checksum_line};
 use bohf_experiments::{
     Experiment, ExperimentSpec, FailedRun, OnError, ProblemSpec, Registry, Results, RunId, RunRecord, Timing,
-    runs_from_csv, write_atomic, write_results,
+    remove_stale_temp_files, runs_from_csv, write_atomic, write_results,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -103,7 +112,7 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
     move |e| CliError::Experiment(bohf_experiments::ExperimentError::Io { action, path: path.to_path_buf(), source: e })
 }
 
-/// Reads `DIR/spec.toml`.
+/// Reads and validates `DIR/spec.toml`.
 pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
     let path = dir.join("spec.toml");
     if !path.exists() {
@@ -112,7 +121,11 @@ pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
             dir.display()
         )));
     }
-    Ok(ExperimentSpec::from_file(&path)?)
+    let spec = ExperimentSpec::from_file(&path)?;
+    // A stored spec is input too (it may have been edited): the same checks as a spec to run, so
+    // that `merge` never sizes anything by an unchecked field.
+    spec.validate(&Registry::builtin()).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))?;
+    Ok(spec)
 }
 
 /// Top-level fields in which two specs differ (by their TOML).
@@ -145,27 +158,124 @@ fn claim_folder(dir: &Path, spec: &ExperimentSpec) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Reads one finished run; `None` if its file is absent or unreadable (then it is run again).
-fn read_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> Option<RunRecord> {
+/// What is in the file of one run.
+enum RunFile {
+    /// No file.
+    Absent,
+    /// A complete run of the spec whose checksum matches.
+    Good(Box<RunRecord>),
+    /// A file that fails its checksum or does not hold that run: why.
+    Damaged(String),
+}
+
+/// Reads the file of one run and checks its checksum line and content.
+fn load_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> RunFile {
     let path = run_file(dir, id);
-    let text = std::fs::read_to_string(&path).ok()?;
-    match runs_from_csv(&text, &spec.labels(), Some(&path)) {
-        Ok(mut runs) if runs.len() == 1 && runs[0].id == id && runs[0].steps.len() == spec.horizon => runs.pop(),
-        _ => {
-            eprintln!("warning: `{}` is damaged; that run will be done again", path.display());
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return RunFile::Absent,
+        Err(e) => return RunFile::Damaged(format!("cannot read it: {e}")),
+    };
+    let Ok(text) = String::from_utf8(bytes) else { return RunFile::Damaged("it is not UTF-8 text".into()) };
+    let body = match strip_checksum_line(&text) {
+        Ok(b) => b,
+        Err(e) => return RunFile::Damaged(e.to_string()),
+    };
+    match runs_from_csv(body, &spec.labels(), Some(&path)) {
+        Ok(mut runs) if runs.len() == 1 && runs[0].id == id && runs[0].steps.len() == spec.horizon => {
+            RunFile::Good(Box::new(runs.pop().expect("one run")))
+        }
+        Ok(_) => RunFile::Damaged(format!(
+            "it does not hold run {} of algorithm {} with T = {}",
+            id.run, id.algorithm, spec.horizon
+        )),
+        Err(e) => RunFile::Damaged(e.to_string()),
+    }
+}
+
+/// Reads one finished run; `None` if its file is absent or damaged (a damaged one is reported).
+fn read_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> Option<RunRecord> {
+    match load_run(dir, spec, id) {
+        RunFile::Good(r) => Some(*r),
+        RunFile::Absent => None,
+        RunFile::Damaged(why) => {
+            eprintln!("warning: `{}` is damaged: {why}", run_file(dir, id).display());
             None
         }
+    }
+}
+
+/// Moves a damaged file aside to `NAME.damaged` (or `NAME.damaged.2`, … if taken); never deletes.
+fn move_aside(path: &Path) -> Result<PathBuf, CliError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut k = 1;
+    loop {
+        let target =
+            path.with_file_name(if k == 1 { format!("{name}.damaged") } else { format!("{name}.damaged.{k}") });
+        if !target.exists() {
+            std::fs::rename(path, &target).map_err(io("rename", path))?;
+            return Ok(target);
+        }
+        k += 1;
+    }
+}
+
+/// The text of a run file: the CSV with timings and a checksum line (see docs/experiments.md).
+pub fn run_file_text(record: &RunRecord) -> String {
+    with_checksum_line(&record.to_csv(Timing::Include))
+}
+
+/// Locks `dir` for this process alone (creating it and `dir/runs`) and removes the temporary files an
+/// interrupted process left in it, saying so in one line.
+fn lock_folder(dir: &Path) -> Result<Vec<LockGuard>, CliError> {
+    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
+    let guard = lock_exclusive(&dir.join(".lock"), &format!("results folder `{}`", dir.display()))?;
+    let mut removed = remove_stale_temp_files(dir, |_| true)?;
+    removed.extend(remove_stale_temp_files(dir.join("runs"), |_| true)?);
+    report_removed(dir, &removed);
+    Ok(vec![guard])
+}
+
+/// Locks `dir` for shard `k/n`: shared with the other shards (so they can fill one folder at
+/// once), exclusive for this shard (`.lock-shard-K-of-N`), and refused while a whole run or a
+/// merge holds the folder. Removes only the temporary files of this shard's own runs.
+fn lock_folder_for_shard(dir: &Path, (k, n): (usize, usize), mine: &[RunId]) -> Result<Vec<LockGuard>, CliError> {
+    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
+    let what = format!("results folder `{}`", dir.display());
+    let shared = lock_shared(&dir.join(".lock"), &what)?;
+    let own = lock_exclusive(&dir.join(format!(".lock-shard-{k}-of-{n}")), &format!("shard {k}/{n} of {what}"))?;
+    let stems: std::collections::HashSet<String> =
+        mine.iter().map(|id| format!("a{}-r{}", id.algorithm, id.run)).collect();
+    let removed = remove_stale_temp_files(dir.join("runs"), |target| {
+        stems.contains(target.rsplit_once('.').map_or(target, |(stem, _)| stem))
+    })?;
+    report_removed(dir, &removed);
+    Ok(vec![shared, own])
+}
+
+fn report_removed(dir: &Path, removed: &[PathBuf]) {
+    if let Some(first) = removed.first() {
+        eprintln!(
+            "removed {} stale temporary file(s) left by an interrupted bohf in `{}` (e.g. `{}`); nothing else changed",
+            removed.len(),
+            dir.display(),
+            first.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        );
     }
 }
 
 /// Runs `experiment` into `opts.out` (see the module documentation).
 pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outcome, CliError> {
     let spec = stored_spec(experiment.spec().clone());
-    claim_folder(&opts.out, &spec)?;
     let mine = match opts.shard {
         Some((k, n)) => experiment.shard(k, n)?,
         None => experiment.tasks(),
     };
+    let _locks = match opts.shard {
+        Some(shard) => lock_folder_for_shard(&opts.out, shard, &mine)?,
+        None => lock_folder(&opts.out)?,
+    };
+    claim_folder(&opts.out, &spec)?;
     let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
     if !done_before.is_empty() && !opts.resume {
         return Err(CliError::msg(format!(
@@ -174,8 +284,23 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
             done_before.len()
         )));
     }
-    let todo: Vec<RunId> =
-        mine.iter().copied().filter(|&id| read_run(&opts.out, experiment.spec(), id).is_none()).collect();
+    let mut todo = Vec::new();
+    for &id in &mine {
+        match load_run(&opts.out, experiment.spec(), id) {
+            RunFile::Good(_) => {}
+            RunFile::Absent => todo.push(id),
+            RunFile::Damaged(why) => {
+                let path = run_file(&opts.out, id);
+                let aside = move_aside(&path)?;
+                eprintln!(
+                    "warning: `{}` is damaged ({why}); moved to `{}`, and the run will be done again",
+                    path.display(),
+                    aside.display()
+                );
+                todo.push(id);
+            }
+        }
+    }
     let skipped = mine.len() - todo.len();
     eprintln!(
         "{}: {} algorithm(s) × {} run(s), T = {}{}: {} to do{}",
@@ -202,7 +327,7 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
     let write_failures = std::sync::Mutex::new(Vec::new());
     let on_done = |record: &RunRecord| {
         let path = run_file(&opts.out, record.id);
-        if let Err(e) = write_atomic(&path, record.to_csv(Timing::Include).as_bytes()) {
+        if let Err(e) = write_atomic(&path, run_file_text(record).as_bytes()) {
             write_failures.lock().expect("no poisoning").push(e.to_string());
         }
         // A run that failed before (and was retried with --resume) has finished now.
@@ -242,6 +367,14 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         .num_threads(opts.threads)
         .build()
         .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.threads)))?;
+    // Each thread holds one run's matrices at a time.
+    let in_flight = pool.current_num_threads().min(todo.len());
+    if in_flight > 1 {
+        let domain = experiment.problem().domain();
+        spec.check_memory(&Registry::builtin(), domain.len(), domain.dim(), in_flight).map_err(|e| {
+            CliError::msg(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
+        })?;
+    }
     let outcome = pool.install(|| experiment.run_tasks(&todo, &on_done, &on_failed));
     if let Some(b) = &bar {
         b.finish_and_clear();
@@ -275,8 +408,24 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         }
     }
     let results = collect(std::slice::from_ref(&opts.out), &spec, &experiment.title())?;
-    write_results(&results, &opts.out)?;
+    write_complete(&results, &opts.out)?;
     Ok(Outcome::Complete(Box::new(results)))
+}
+
+/// Writes the results of a complete experiment; if every run failed there is nothing to summarise
+/// or plot, and that is an error (the failures stay recorded in `runs/`).
+fn write_complete(results: &Results, out: &Path) -> Result<(), CliError> {
+    if results.runs().is_empty() {
+        let failures = results.failures();
+        return Err(CliError::msg(format!(
+            "every run failed ({} failure(s); the first: {}); their errors are in `{}`; nothing to summarise or plot",
+            failures.len(),
+            failures.first().map(ToString::to_string).unwrap_or_else(|| "none recorded".into()),
+            out.join("runs").display()
+        )));
+    }
+    write_results(results, out)?;
+    Ok(())
 }
 
 /// Every run of `spec` from the `runs/` folders of `dirs`; a run found in two folders must be
@@ -354,11 +503,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
         Err(_) => spec.title.clone().unwrap_or_else(|| spec.name.clone()),
     };
     let results = collect(dirs, &spec, &title)?;
+    let _lock = lock_folder(out)?;
     claim_folder(out, &spec)?;
     for r in results.runs() {
         let path = run_file(out, r.id);
         if !path.exists() {
-            write_atomic(path, r.to_csv(Timing::Include).as_bytes())?;
+            write_atomic(path, run_file_text(r).as_bytes())?;
         }
     }
     for f in results.failures() {
@@ -367,7 +517,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
             write_atomic(path, serde_json::to_string_pretty(f).expect("serialisable").as_bytes())?;
         }
     }
-    write_results(&results, out)?;
+    write_complete(&results, out)?;
     Ok(results)
 }
 

@@ -5,33 +5,15 @@
 use bohf_core::{Answer, FiniteDomain, Query, SearchContext, rng};
 use bohf_experiments::Registry;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_bohf");
-
-/// A fresh folder under the system's temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("bohf-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn bohf(args: &[&str], dir: &Path) -> Output {
     Command::new(BIN).args(args).current_dir(dir).output().expect("the binary runs")
@@ -513,4 +495,62 @@ fn ask_in_the_terminal_reasks_invalid_input_and_saves_every_answer() {
     .unwrap();
     let e = fails(&["ask", "new", "x.json", "--spec", "nocsv.toml"], &tmp.0);
     assert!(e.contains("gone.csv") && e.contains("not found"), "{e}");
+}
+
+#[test]
+fn check_validates_experiment_and_session_specs_without_writing() {
+    let tmp = TempDir::new("check");
+    std::fs::write(tmp.join("spec.toml"), spec_text(3, 10, 1)).unwrap();
+    let out = bohf(&["check", "spec.toml"], &tmp.0);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The values of `spec_text`: 2 algorithms without labels, 3 runs, T = 10, 25 grid points.
+    for want in
+        ["experiment spec `small` is valid", "algorithms: pf-ts, random", "runs: 3", "horizon: 10", "candidates: 25"]
+    {
+        assert!(text.contains(want), "missing `{want}` in:\n{text}");
+    }
+
+    // Invalid experiment specs: exit 1 and the field named.
+    for (bad, field) in [
+        (spec_text(0, 10, 1), "`runs`"),
+        (spec_text(3, 10, 1).replace("horizon = 10", "horizon = \"ten\""), "horizon"),
+        (spec_text(3, 10, 1).replace("name = \"random\"", "name = \"randm\""), "algorithms[1].name"),
+    ] {
+        std::fs::write(tmp.join("bad.toml"), bad).unwrap();
+        let out = bohf(&["check", "bad.toml"], &tmp.0);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(field), "`{field}` not named in: {err}");
+    }
+
+    // A session spec, detected or forced with --ask; the candidates are the CSV's data rows.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/ask");
+    std::fs::copy(examples.join("coffee.toml"), tmp.join("coffee.toml")).unwrap();
+    let beans = std::fs::read_to_string(examples.join("beans.csv")).unwrap();
+    std::fs::write(tmp.join("beans.csv"), &beans).unwrap();
+    let rows = beans.lines().filter(|l| !l.trim().is_empty()).count() - 1;
+    for args in [&["check", "coffee.toml"][..], &["check", "--ask", "coffee.toml"]] {
+        let text = ok(args, &tmp.0);
+        assert!(text.contains("session spec `coffee` is valid"), "{text}");
+        assert!(text.contains(&format!("candidates: {rows}")), "{text}");
+        assert!(text.contains("budget: 12"), "{text}");
+    }
+    std::fs::write(
+        tmp.join("box.toml"),
+        "name = \"b\"\nbudget = 5\n[candidates.box]\nnames = [\"x\"]\nlower = [0.0]\nupper = [1.0]\npoints_per_dim = 1\n\
+         [algorithm]\nname = \"pf-ts\"\n",
+    )
+    .unwrap();
+    let err = fails(&["check", "box.toml"], &tmp.0);
+    assert!(err.contains("points_per_dim"), "{err}");
+    // An experiment spec read as a session spec is refused (no `budget`).
+    let err = fails(&["check", "--ask", "spec.toml"], &tmp.0);
+    assert!(err.contains("budget") || err.contains("horizon"), "{err}");
+
+    // Nothing was written.
+    let mut names: Vec<String> =
+        std::fs::read_dir(&tmp.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["bad.toml", "beans.csv", "box.toml", "coffee.toml", "spec.toml"]);
 }

@@ -31,23 +31,25 @@
 //! so the saving there is the setup; the big saving is pruning. The value at x is the support
 //! function of one convex set inside the B-ball, so B‖g_x‖ (on the support, the t = 0 closed form
 //! B√(k(x,x) − 2k(x,x′) + k(x′,x′))) bounds it from above; every halfspace containing the set
-//! tightens that bound at all candidates at once (closed form for ball ∩ halfspace): the likelihood
-//! tangents at the MLE and at each optimum found (ℓ is concave), and the supporting halfspace of each
-//! solved direction. Feasible points (the MLE, earlier optima) bound it from below.
-//! [`ConfidenceSet::maximise_advantage`] solves candidates in decreasing order of their bound and
-//! stops when no bound can beat the best value: at POP-BO's Table-2 size (t = 30, 400 candidates) it
-//! solved 8 programs instead of 400 (`benches/confidence.rs`). Per step, POP-BO then does:
+//! tightens that bound at all candidates at once (closed form for ball ∩ halfspace,
+//! [`ball_halfspace_support`]): the likelihood tangents at each optimum found (ℓ is concave); with a
+//! latent box, one program at the reference caps every candidate. Feasible points (the MLE, earlier
+//! optima) bound it from below. [`ConfidenceSet::maximise_advantage`] (the search POP-BO runs)
+//! solves candidates in decreasing order of their bound and stops when no bound can beat the best
+//! value: at POP-BO's Table-2 size (t = 30, 400 candidates, no latent box) it solves 7 programs
+//! instead of 400 (`benches/confidence.rs`). Per step, POP-BO then does:
 //!
 //! ```
 //! use bohf_confidence::{BetaSchedule, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
+//! use bohf_core::Duel;
 //! use nalgebra::DMatrix;
 //!
 //! // 20 candidates on [0, 1] with an SE kernel (ℓ = 0.2); two duels chained as in POP-BO.
 //! let xs: Vec<f64> = (0..20).map(|i| i as f64 / 19.0).collect();
 //! let base = DMatrix::from_fn(20, 20, |i, j| (-(xs[i] - xs[j]).powi(2) / (2.0 * 0.04)).exp());
 //! let duels = [
-//!     Observation::Duel { first: 5, second: 0, first_wins: true },
-//!     Observation::Duel { first: 12, second: 5, first_wins: false },
+//!     Observation::Duel(Duel::new(5, 0, true)),
+//!     Observation::Duel(Duel::new(12, 5, false)),
 //! ];
 //! let config = ConfidenceConfig::with_norm_bound(2.0);
 //! // Support = [x₀ = 0] ∪ observed candidates; the duels are remapped to support positions.
@@ -58,7 +60,7 @@
 //! let reference = problem.support_position(12).unwrap(); // x′_t = x_{t−1}
 //! let all: Vec<usize> = (0..20).collect();
 //! let candidates = problem.candidates_from_gram(&base, &all)?;
-//! let search = set.maximise_advantage(&candidates, reference)?;
+//! let search = set.maximise_advantage(&candidates, reference, Some(&candidates[12]))?;
 //! assert!(search.value >= 0.0 && search.solved <= 20);
 //! let (lo, hi) = (set.lower_bound(&candidates[search.best])?, set.upper_bound(&candidates[search.best])?);
 //! assert!(lo.value <= hi.value);
@@ -79,7 +81,7 @@ pub use config::ConfidenceConfig;
 pub use conic::SolveInfo;
 pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
 pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
-pub use set::{AdvantageSearch, ConfidenceSet, ConicSolution, KernelSensitivity};
+pub use set::{AdvantageSearch, ConfidenceSet, ConicSolution, KernelSensitivity, ball_halfspace_support};
 
 #[cfg(test)]
 mod tests;

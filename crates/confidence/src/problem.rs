@@ -3,22 +3,16 @@
 use crate::ConfidenceConfig;
 use crate::conic::{self, ConicData, SolveInfo};
 use bohf_core::linalg::{Cholesky, JitterPolicy, max_asymmetry};
-use bohf_core::{Error, Result};
+use bohf_core::{Duel, Error, Result};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
 /// One observation of the latent function f at the support points (indices into the support).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Observation {
-    /// A duel (BTL): P(first ≻ second) = σ(f(first) − f(second)) (POP-BO Assumption 2.5, eq. (3)).
-    Duel {
-        /// Support index of x.
-        first: usize,
-        /// Support index of x′.
-        second: usize,
-        /// 1_{x ≻ x′}.
-        first_wins: bool,
-    },
+    /// A duel (BTL) between support points (its indices are support indices):
+    /// P(first ≻ second) = σ(f(first) − f(second)) (POP-BO Assumption 2.5, eq. (3)).
+    Duel(Duel),
     /// A unary logistic label: P(label = 1) = σ(f(point)) (COBOL eq. (4)).
     Label {
         /// Support index of the labelled point.
@@ -32,16 +26,14 @@ impl Observation {
     /// The support indices the observation refers to.
     fn indices(&self) -> [Option<usize>; 2] {
         match *self {
-            Observation::Duel { first, second, .. } => [Some(first), Some(second)],
+            Observation::Duel(d) => [Some(d.first), Some(d.second)],
             Observation::Label { point, .. } => [Some(point), None],
         }
     }
 
     fn remap(&self, map: impl Fn(usize) -> usize) -> Self {
         match *self {
-            Observation::Duel { first, second, first_wins } => {
-                Observation::Duel { first: map(first), second: map(second), first_wins }
-            }
+            Observation::Duel(d) => Observation::Duel(Duel::new(map(d.first), map(d.second), d.first_wins)),
             Observation::Label { point, positive } => Observation::Label { point: map(point), positive },
         }
     }
@@ -50,9 +42,7 @@ impl Observation {
     /// (POP-BO eq. (7) rewritten, notes §2.1), c = e_i for a label (COBOL eq. (4)), s = 2·1_τ − 1.
     fn signed_functional(&self) -> (f64, usize, Option<usize>) {
         match *self {
-            Observation::Duel { first, second, first_wins } => {
-                (if first_wins { 1.0 } else { -1.0 }, first, Some(second))
-            }
+            Observation::Duel(d) => (if d.first_wins { 1.0 } else { -1.0 }, d.first, Some(d.second)),
             Observation::Label { point, positive } => (if positive { 1.0 } else { -1.0 }, point, None),
         }
     }
@@ -75,7 +65,7 @@ pub fn log_likelihood(observations: &[Observation], z: &DVector<f64>) -> Result<
             }
         }
         let d = z[i] - j.map_or(0.0, |j| z[j]);
-        ll -= conic::softplus(-s * d);
+        ll -= bohf_core::link::softplus(-s * d);
     }
     Ok(ll)
 }
@@ -314,8 +304,25 @@ impl ConfidenceProblem {
         Ok(Candidate { l, rho: rho2.max(0.0).sqrt() })
     }
 
+    /// The support point at `position` as a candidate: l_x = L[position, :]ᵀ and ρ_x = 0, so that
+    /// f̃(x) = l_xᵀw is exactly its latent value Z_position (not a new, jittered variable: with the
+    /// nugget ε, L⁻¹k_x differs from L[position, :]ᵀ by O(ε)). Hence the optimistic advantage of a
+    /// support point against itself is exactly 0 (POP-BO Lemma 4.1 at x = x_{t−1}).
+    pub fn support_candidate(&self, position: usize) -> Result<Candidate> {
+        if position >= self.len() {
+            return Err(Error::IndexOutOfRange {
+                context: "support position".into(),
+                index: position,
+                len: self.len(),
+            });
+        }
+        Ok(Candidate { l: self.data.l.row(position).transpose(), rho: 0.0 })
+    }
+
     /// Candidates for columns `indices` of the base Gram (problems built with
-    /// [`ConfidenceProblem::on_candidates`]); one triangular solve with all right-hand sides.
+    /// [`ConfidenceProblem::on_candidates`]); one triangular solve with all right-hand sides. A
+    /// candidate that is a support point is [`ConfidenceProblem::support_candidate`]: it takes that
+    /// point's latent value exactly.
     pub fn candidates_from_gram(&self, base_gram: &DMatrix<f64>, indices: &[usize]) -> Result<Vec<Candidate>> {
         let support = self
             .support
@@ -333,15 +340,18 @@ impl ConfidenceProblem {
         let kx = DMatrix::from_fn(self.len(), indices.len(), |i, c| base_gram[(support[i], indices[c])]);
         bohf_core::error::ensure_finite("candidate kernel values", kx.iter())?;
         let l = self.chol.solve_lower(&kx)?;
-        Ok(indices
+        indices
             .iter()
             .enumerate()
-            .map(|(c, &j)| {
-                let col = l.column(c).clone_owned();
-                let rho2 = base_gram[(j, j)] + self.jitter - col.norm_squared();
-                Candidate { l: col, rho: rho2.max(0.0).sqrt() }
+            .map(|(c, &j)| match support.iter().position(|&s| s == j) {
+                Some(p) => self.support_candidate(p),
+                None => {
+                    let col = l.column(c).clone_owned();
+                    let rho2 = base_gram[(j, j)] + self.jitter - col.norm_squared();
+                    Ok(Candidate { l: col, rho: rho2.max(0.0).sqrt() })
+                }
             })
-            .collect())
+            .collect()
     }
 
     /// Whether `other` poses the same conic programs: the same support factor, settings and distinct

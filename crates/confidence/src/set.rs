@@ -67,10 +67,10 @@ pub struct KernelSensitivity {
     pub d_kxx: f64,
 }
 
+/// The halfspace {p : uᵀp ≤ h} of ℝ^{n+1}.
 #[derive(Debug, Clone)]
 struct Halfspace {
     u: DVector<f64>,
-    unorm: f64,
     h: f64,
 }
 
@@ -263,7 +263,7 @@ impl ConfidenceSet {
             let unorm = g.norm();
             if unorm > 0.0 {
                 let h = sol.value + self.slack(sol.value);
-                self.cuts.push(Halfspace { u: g, unorm, h });
+                self.cuts.push(Halfspace { u: g, h });
             }
         }
         if let Some(cut) = self.tangent_cut(&sol.w) {
@@ -290,7 +290,7 @@ impl ConfidenceSet {
             return None;
         }
         let h = ll0 - self.threshold - grad.dot(w0);
-        Some(Halfspace { u, unorm, h: h + self.slack(h) })
+        Some(Halfspace { u, h: h + self.slack(h) })
     }
 
     fn slack(&self, value: f64) -> f64 {
@@ -376,42 +376,65 @@ impl ConfidenceSet {
         let gnorm = g.norm();
         let mut best = b * gnorm;
         for cut in &self.cuts {
-            best = best.min(ball_halfspace_support(g, gnorm, cut, b));
+            best = best.min(ball_halfspace_support(g, &cut.u, cut.h, b));
         }
         best
     }
 
     fn lower_from_feasible(&self, g: &DVector<f64>, c: &Candidate) -> f64 {
-        let n = self.layout.n;
-        let b = self.data.norm_bound;
-        let mut best = f64::NEG_INFINITY;
-        for w in &self.feasible {
-            let lin = g.rows(0, n).dot(w);
-            let room = (b * b - w.norm_squared()).max(0.0).sqrt();
-            // ω ∈ [−room, room], and with the box |l_xᵀw + ρω| ≤ box.
-            let (mut lo, mut hi) = (-room, room);
-            if let Some(bx) = self.data.latent_box {
-                let zw = c.coordinates().dot(w);
-                if c.rho() > 0.0 {
-                    lo = lo.max((-bx - zw) / c.rho());
-                    hi = hi.min((bx - zw) / c.rho());
-                } else if zw.abs() > bx {
-                    continue;
-                }
-                if lo > hi {
-                    continue;
-                }
-            }
-            let omega = if g[n] >= 0.0 { hi } else { lo };
-            best = best.max(lin + g[n] * omega);
-        }
-        best
+        self.feasible.iter().map(|w| self.lower_from_point(g, c, w)).fold(f64::NEG_INFINITY, f64::max)
     }
 
-    /// argmax over `candidates` of the optimistic advantage against support point `reference`,
-    /// solving only the candidates whose certified upper bound can still beat the best value found
-    /// (largest bound first). Exact up to the solver tolerance; ties go to the first solved.
-    pub fn maximise_advantage(&mut self, candidates: &[Candidate], reference: usize) -> Result<AdvantageSearch> {
+    /// The lower bound g_wᵀŵ + g_ω ω on h(g) from one feasible ŵ, with the best admissible ω:
+    /// ω ∈ [−√(B² − ‖ŵ‖²), √(B² − ‖ŵ‖²)] and, with the latent box b, |l_xᵀŵ + ρ_x ω| ≤ b (−∞ if no ω
+    /// fits the box).
+    fn lower_from_point(&self, g: &DVector<f64>, c: &Candidate, w: &DVector<f64>) -> f64 {
+        let n = self.layout.n;
+        let b = self.data.norm_bound;
+        let lin = g.rows(0, n).dot(w);
+        let room = (b * b - w.norm_squared()).max(0.0).sqrt();
+        let (mut lo, mut hi) = (-room, room);
+        if let Some(bx) = self.data.latent_box {
+            let zw = c.coordinates().dot(w);
+            if c.rho() > 0.0 {
+                lo = lo.max((-bx - zw) / c.rho());
+                hi = hi.min((bx - zw) / c.rho());
+            } else if zw.abs() > bx {
+                return f64::NEG_INFINITY;
+            }
+            if lo > hi {
+                return f64::NEG_INFINITY;
+            }
+        }
+        lin + g[n] * if g[n] >= 0.0 { hi } else { lo }
+    }
+
+    /// argmax over `candidates` of the optimistic advantage against support point `reference`
+    /// (POP-BO Alg. 1 line 4), exact up to the solver tolerance, solving only the candidates whose
+    /// certified upper bound can still beat the best value found. `reference_candidate` is the
+    /// reference point as a candidate (its l_x, ρ_x); with a latent box b it gives the cap
+    /// A(x) ≤ b − inf_C f̃(x_r) for every x (one extra program), which ends the search as soon as a
+    /// candidate reaches it.
+    ///
+    /// In the whitened variables the advantage at x is the support function h(g_x) of one convex
+    /// set C = {‖p‖ ≤ B, ℓ(w) ≥ ℓ* − β} (∩ the latent box), g_x = (l_x − L[r,:]ᵀ, ρ_x):
+    /// * **upper** — C lies in the ball and, ℓ being concave, in the tangent halfspace
+    ///   {ℓ(ŵ) + ∇ℓ(ŵ)ᵀ(w − ŵ) ≥ ℓ* − β} at every solved optimum ŵ, where it touches C; so
+    ///   h(g) ≤ the support function of {‖p‖ ≤ B} ∩ that halfspace ([`ball_halfspace_support`]),
+    ///   and h(g) ≤ B‖g‖ (exact at t = 0). These hold with or without the box.
+    /// * **lower** — every known feasible point ŵ (the MLE when the set was built by
+    ///   [`ConfidenceSet::new`], and every solved optimum) gives h(g) ≥ g_wᵀŵ + g_ω ω for the best
+    ///   admissible ω.
+    ///
+    /// The first candidate solved is the one with the best lower bound (the last such on exact
+    /// ties), then the largest upper bound, until no upper bound exceeds the best exact value by more
+    /// than 1e-7·max(|value|, B). Ties between solved values go to the first solved.
+    pub fn maximise_advantage(
+        &mut self,
+        candidates: &[Candidate],
+        reference: usize,
+        reference_candidate: Option<&Candidate>,
+    ) -> Result<AdvantageSearch> {
         if candidates.is_empty() {
             return Err(Error::Empty("candidate list for the optimistic advantage".into()));
         }
@@ -419,41 +442,64 @@ impl ConfidenceSet {
         for c in candidates {
             self.check_candidate(c)?;
         }
+        let n = self.layout.n;
+        let b = self.data.norm_bound;
+        let threshold = self.threshold;
         let dirs: Vec<DVector<f64>> = candidates.iter().map(|c| self.advantage_direction(c, reference)).collect();
-        let mut upper: Vec<f64> = dirs.iter().map(|g| self.upper_from_cuts(g)).collect();
-        let mut floor =
-            dirs.iter().zip(candidates).map(|(g, c)| self.lower_from_feasible(g, c)).fold(f64::NEG_INFINITY, f64::max);
+        let mut upper: Vec<f64> = dirs.iter().map(|g| b * g.norm()).collect();
+        let mut count = 0;
+        let mut cap = f64::INFINITY;
+        if let Some(bx) = self.data.latent_box {
+            cap = 2.0 * bx;
+            if let Some(rc) = reference_candidate {
+                cap = cap.min(bx - self.lower_bound(rc)?.value);
+                count += 1;
+            }
+            for u in &mut upper {
+                *u = u.min(cap);
+            }
+        }
+        let lower_from = |set: &Self, w: &DVector<f64>| -> Vec<f64> {
+            candidates.iter().zip(&dirs).map(|(c, g)| set.lower_from_point(g, c, w)).collect()
+        };
+        let known_lower: Vec<f64> = dirs.iter().zip(candidates).map(|(g, c)| self.lower_from_feasible(g, c)).collect();
+        let mut floor = known_lower.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let first = if floor > f64::NEG_INFINITY {
+            (0..candidates.len()).max_by(|&i, &j| known_lower[i].total_cmp(&known_lower[j]))
+        } else {
+            (0..candidates.len()).max_by(|&i, &j| upper[i].total_cmp(&upper[j]))
+        };
         let mut solved = vec![false; candidates.len()];
         let mut best: Option<(usize, ConicSolution)> = None;
-        let mut count = 0;
-        loop {
-            let best_value = best.as_ref().map_or(f64::NEG_INFINITY, |(_, s)| s.value);
-            let bar = floor.max(best_value);
-            let tol = self.slack(bar);
-            let next = (0..candidates.len())
-                .filter(|&i| !solved[i] && upper[i] > bar - tol)
-                .max_by(|&i, &j| upper[i].total_cmp(&upper[j]));
-            let Some(i) = next else { break };
-            if best.is_some() && upper[i] <= best_value + tol {
-                break;
-            }
-            let sol = self.maximise(&dirs[i], &candidates[i], "optimistic advantage (POP-BO eq. 24)")?;
+        let mut next = first;
+        let tol = |v: f64| 1e-7 * v.abs().max(b);
+        while let Some(i) = next {
+            let sol = self.optimistic_advantage(&candidates[i], reference)?;
             count += 1;
             solved[i] = true;
-            let before = self.cuts.len();
-            self.record(dirs[i].clone(), &sol);
-            let b = self.data.norm_bound;
-            for cut in &self.cuts[before..] {
-                for (j, g) in dirs.iter().enumerate() {
-                    if !solved[j] {
-                        upper[j] = upper[j].min(ball_halfspace_support(g, g.norm(), cut, b));
-                    }
+            // Tangent halfspace of ℓ at the optimum: aᵀw ≥ ℓ* − β − ℓ(ŵ) + aᵀŵ, i.e. uᵀp ≤ c with u = (−a, 0).
+            let (ll, a) = self.data.log_likelihood_and_gradient(&sol.w);
+            let mut u = DVector::zeros(n + 1);
+            u.rows_mut(0, n).copy_from(&(-&a));
+            let c = -(threshold - ll + a.dot(&sol.w));
+            for (j, g) in dirs.iter().enumerate() {
+                if !solved[j] {
+                    upper[j] = upper[j].min(ball_halfspace_support(g, &u, c, b) + tol(upper[j]));
                 }
             }
-            floor = floor.max(sol.value);
+            let lows = lower_from(self, &sol.w);
+            floor = lows.iter().cloned().fold(floor, f64::max);
             if best.as_ref().is_none_or(|(_, s)| sol.value > s.value) {
                 best = Some((i, sol));
             }
+            let best_value = best.as_ref().map(|(_, s)| s.value).expect("set above");
+            let bar = best_value.max(floor);
+            if best_value >= cap - tol(cap) {
+                break;
+            }
+            next = (0..candidates.len())
+                .filter(|&j| !solved[j] && upper[j] > bar + tol(bar))
+                .max_by(|&x, &y| upper[x].total_cmp(&upper[y]));
         }
         let (i, solution) = best.expect("at least one candidate is solved");
         Ok(AdvantageSearch { best: i, value: solution.value, solution, solved: count })
@@ -471,19 +517,30 @@ fn direction(c: &Candidate, sign: f64) -> DVector<f64> {
     g
 }
 
-/// Support function at g of {‖p‖ ≤ B} ∩ {uᵀp ≤ h}: B‖g‖ if the ball's maximiser Bg/‖g‖ satisfies the
-/// halfspace, else hα/‖u‖ + Bπ√(1 − (h/(B‖u‖))²), α = gᵀu/‖u‖, π = √(‖g‖² − α²).
-fn ball_halfspace_support(g: &DVector<f64>, gnorm: f64, cut: &Halfspace, b: f64) -> f64 {
-    if gnorm == 0.0 {
-        return 0.0;
+/// Support function at g of {‖p‖ ≤ B} ∩ {uᵀp ≤ c}:
+/// B‖g‖ if the ball's maximiser Bg/‖g‖ satisfies the halfspace, else cα/‖u‖ + Bπ√(1 − (c/(B‖u‖))²)
+/// with α = gᵀu/‖u‖ and π = √(‖g‖² − α²) (maximise over the cap: the optimum lies in the plane of g
+/// and u, on the circle where the halfspace cuts the sphere). If the halfspace misses the ball the
+/// set is empty and the value is −∞. The certified upper bound of the confidence-set searches.
+pub fn ball_halfspace_support(g: &DVector<f64>, u: &DVector<f64>, c: f64, b: f64) -> f64 {
+    let gnorm = g.norm();
+    let unorm = u.norm();
+    if unorm == 0.0 {
+        return if c >= 0.0 { b * gnorm } else { f64::NEG_INFINITY };
     }
-    let alpha = g.dot(&cut.u) / cut.unorm;
-    if b * cut.unorm * alpha / gnorm <= cut.h {
+    if gnorm == 0.0 {
+        return if c >= -b * unorm { 0.0 } else { f64::NEG_INFINITY };
+    }
+    let alpha = g.dot(u) / unorm;
+    if b * alpha <= c / unorm * gnorm {
         return b * gnorm;
     }
-    let r = (cut.h / (b * cut.unorm)).clamp(-1.0, 1.0);
+    let r = c / (b * unorm);
+    if r < -1.0 {
+        return f64::NEG_INFINITY;
+    }
     let perp = (gnorm * gnorm - alpha * alpha).max(0.0).sqrt();
-    cut.h * alpha / cut.unorm + b * perp * (1.0 - r * r).max(0.0).sqrt()
+    c * alpha / unorm + b * perp * (1.0 - r * r).max(0.0).sqrt()
 }
 
 #[cfg(test)]
@@ -506,8 +563,7 @@ mod tests {
             let unorm = u.norm();
             prop_assume!(unorm > 1e-3 && g.norm() > 1e-3);
             let h = frac * b * unorm;
-            let cut = Halfspace { u: u.clone(), unorm, h };
-            let formula = ball_halfspace_support(&g, g.norm(), &cut, b);
+            let formula = ball_halfspace_support(&g, &u, h, b);
             let (uh, perp) = (&u / unorm, DVector::from_vec(vec![-u1 / unorm, u0 / unorm]));
             let c = h / unorm;
             let half = (b * b - c * c).sqrt();
@@ -527,5 +583,15 @@ mod tests {
             prop_assert!(formula >= brute - 1e-12, "bound {formula} below a feasible value {brute}");
             prop_assert!(formula <= brute + 1e-6 * (1.0 + b * g.norm()), "bound {formula} vs max {brute}");
         }
+    }
+
+    #[test]
+    fn ball_halfspace_support_is_minus_infinity_when_the_halfspace_misses_the_ball() {
+        let e1 = DVector::from_vec(vec![1.0, 0.0]);
+        assert_eq!(ball_halfspace_support(&e1, &e1, -3.0, 2.0), f64::NEG_INFINITY);
+        // u = 0: the whole ball (c ≥ 0) or nothing.
+        let zero = DVector::zeros(2);
+        assert_eq!(ball_halfspace_support(&e1, &zero, 0.0, 2.0), 2.0);
+        assert_eq!(ball_halfspace_support(&e1, &zero, -1.0, 2.0), f64::NEG_INFINITY);
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::*;
 use approx::assert_relative_eq;
-use bohf_core::Error;
+use bohf_core::{Duel, Error};
 use nalgebra::{DMatrix, DVector};
 
 /// SE Gram on 1-D points, lengthscale `ls`.
@@ -28,7 +28,7 @@ fn signed_design(obs: &[Observation], n: usize) -> DMatrix<f64> {
     let mut c = DMatrix::zeros(obs.len(), n);
     for (t, o) in obs.iter().enumerate() {
         match *o {
-            Observation::Duel { first, second, first_wins } => {
+            Observation::Duel(Duel { first, second, first_wins }) => {
                 let s = if first_wins { 1.0 } else { -1.0 };
                 c[(t, first)] += s;
                 c[(t, second)] -= s;
@@ -94,7 +94,7 @@ fn newton_constrained_mle(k: &DMatrix<f64>, obs: &[Observation], b: f64) -> DVec
 
 fn duel_data() -> (DMatrix<f64>, Vec<Observation>) {
     let k = se_gram(&grid(6), 0.3);
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     let obs =
         vec![d(1, 0, true), d(2, 1, true), d(3, 2, false), d(4, 2, true), d(5, 4, false), d(5, 0, true), d(3, 1, true)];
     (k, obs)
@@ -111,7 +111,7 @@ fn label_data() -> (DMatrix<f64>, Vec<Observation>) {
 /// and self-duels: the programs merge these into weighted terms; the independent checks do not.
 fn repeated_duel_data() -> (DMatrix<f64>, Vec<Observation>) {
     let (k, mut obs) = duel_data();
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     obs.extend([d(1, 0, true), d(1, 0, true), d(0, 1, false), d(0, 1, true), d(2, 2, true), d(4, 4, false)]);
     obs.extend([d(5, 0, true), d(3, 2, false), d(2, 3, true), d(2, 3, false)]);
     (k, obs)
@@ -149,7 +149,7 @@ fn self_duels_leave_the_program_and_the_mle_unchanged() {
     let p = ConfidenceProblem::new(&k, &obs, &tight(1.5)).unwrap();
     let fit = p.mle().unwrap();
     let mut more = obs.clone();
-    more.extend([Observation::Duel { first: 3, second: 3, first_wins: false }; 2]);
+    more.extend([Observation::Duel(Duel::new(3, 3, false)); 2]);
     let q = ConfidenceProblem::new(&k, &more, &tight(1.5)).unwrap();
     assert!(q.same_program(&p));
     let reused = q.mle_from(&p, &fit).unwrap();
@@ -160,7 +160,7 @@ fn self_duels_leave_the_program_and_the_mle_unchanged() {
     }
     assert_relative_eq!(reused.log_likelihood, fit.log_likelihood - 2.0 * std::f64::consts::LN_2, max_relative = 1e-13);
     // A new distinct duel changes the program.
-    more.push(Observation::Duel { first: 0, second: 4, first_wins: true });
+    more.push(Observation::Duel(Duel::new(0, 4, true)));
     let r = ConfidenceProblem::new(&k, &more, &tight(1.5)).unwrap();
     assert!(!r.same_program(&p));
     assert!(r.mle_from(&p, &fit).unwrap_err().to_string().contains("different program"));
@@ -170,7 +170,7 @@ fn self_duels_leave_the_program_and_the_mle_unchanged() {
 #[test]
 fn only_self_duels_give_a_constant_likelihood() {
     let (k, _) = duel_data();
-    let obs = vec![Observation::Duel { first: 2, second: 2, first_wins: true }; 3];
+    let obs = vec![Observation::Duel(Duel::new(2, 2, true)); 3];
     let p = ConfidenceProblem::new(&k, &obs, &tight(1.0)).unwrap();
     assert_eq!(p.distinct_terms(), 0);
     let fit = p.mle().unwrap();
@@ -229,7 +229,7 @@ fn inactive_constraint_gives_the_closed_form_logits() {
     }
     // Duels: 3 wins of x₁ over x₀ and 1 loss, and a 1:1 split between x₂ and x₁: differences are
     // logit(3/4) and 0 (the common level is not identified).
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     let obs = vec![d(1, 0, true), d(1, 0, true), d(1, 0, true), d(1, 0, false), d(2, 1, true), d(2, 1, false)];
     let fit = ConfidenceProblem::new(&k, &obs, &tight(10.0)).unwrap().mle().unwrap();
     assert!((fit.z[1] - fit.z[0] - 3f64.ln()).abs() < 1e-6);
@@ -351,7 +351,7 @@ fn mle_is_feasible_and_optima_satisfy_the_constraints() {
 fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
     let xs = grid(60);
     let base = se_gram(&xs, 0.15);
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     // A chain as in POP-BO (x′_t = x_{t−1}), preferring points near 0.7.
     let chain = [3, 50, 20, 40, 44, 30, 42];
     let f = |i: usize| -(xs[i] - 0.7).powi(2);
@@ -366,7 +366,7 @@ fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
         let exact: Vec<f64> = cands.iter().map(|c| brute.optimistic_advantage(c, reference).unwrap().value).collect();
         let argmax = (0..60).max_by(|&i, &j| exact[i].total_cmp(&exact[j])).unwrap();
         let mut fresh = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
-        let search = fresh.maximise_advantage(&cands, reference).unwrap();
+        let search = fresh.maximise_advantage(&cands, reference, Some(&cands[*chain.last().unwrap()])).unwrap();
         // Same maximum value to solver accuracy (the argmax may differ only between near-ties).
         assert!((search.value - exact[argmax]).abs() < 1e-6, "{latent_box:?}: {} vs {}", search.value, exact[argmax]);
         assert!((exact[search.best] - exact[argmax]).abs() < 1e-6);
@@ -389,7 +389,7 @@ fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
 fn on_candidates_matches_the_direct_support_problem() {
     let xs = grid(10);
     let base = se_gram(&xs, 0.3);
-    let d = |first, second, first_wins| Observation::Duel { first, second, first_wins };
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
     let obs = [d(7, 2, true), d(4, 7, false), d(4, 2, true)];
     let p = ConfidenceProblem::on_candidates(&base, &[2], &obs, &tight(1.0)).unwrap();
     assert_eq!(p.support().unwrap(), &[2, 7, 4]);
@@ -398,10 +398,39 @@ fn on_candidates_matches_the_direct_support_problem() {
     let q = ConfidenceProblem::new(&sub, &direct, &tight(1.0)).unwrap();
     let (a, b) = (p.mle().unwrap(), q.mle().unwrap());
     assert!((a.z - b.z).norm() < 1e-9);
-    // A support point's candidate has ρ = 0 and l_x = L[i,:]ᵀ.
+    // A support point's candidate has ρ = 0 and l_x = L[i,:]ᵀ exactly (not L⁻¹k_x, which differs by
+    // the nugget).
     let c = p.candidates_from_gram(&base, &[7]).unwrap().remove(0);
-    assert!(c.rho() < 1e-7);
-    assert!((c.coordinates() - p.cholesky().l().row(1).transpose()).norm() < 1e-12);
+    assert_eq!(c.rho(), 0.0);
+    assert_eq!(c.coordinates(), &p.cholesky().l().row(1).transpose());
+}
+
+/// POP-BO Lemma 4.1: the optimistic advantage of x_{t−1} against itself is 0, and a candidate that
+/// coincides with a support point takes that point's latent value exactly, for every β and with or
+/// without the latent box.
+#[test]
+fn a_past_point_takes_its_own_latent_value_and_its_advantage_against_itself_is_zero() {
+    let xs = grid(12);
+    let base = se_gram(&xs, 0.25);
+    let d = |first, second, first_wins| Observation::Duel(Duel::new(first, second, first_wins));
+    let obs = [d(5, 0, true), d(9, 5, false), d(3, 5, true), d(3, 3, false)];
+    for latent_box in [None, Some(1.5)] {
+        let config = ConfidenceConfig { latent_box, ..ConfidenceConfig::with_norm_bound(2.0) };
+        let p = ConfidenceProblem::on_candidates(&base, &[0], &obs, &config).unwrap();
+        let mle = p.mle().unwrap();
+        let cands = p.candidates_from_gram(&base, &(0..12).collect::<Vec<_>>()).unwrap();
+        for &j in p.support().unwrap() {
+            let pos = p.support_position(j).unwrap();
+            assert_eq!(cands[j].rho(), 0.0);
+            // f̂(x_j) = l_xᵀŵ with l_x = L[pos, :]ᵀ is Ẑ_pos = (Lŵ)_pos: the same products and sums.
+            assert_eq!(mle.value_at(&cands[j]).unwrap(), mle.z[pos]);
+            for beta in [0.0, 1.0, 4.0] {
+                let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+                let sol = set.optimistic_advantage(&cands[j], pos).unwrap();
+                assert_eq!(sol.value, 0.0, "box {latent_box:?}, β = {beta}, x = {j}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Search domains: a finite candidate set (the papers' experiments) or an axis-aligned box.
 
 use crate::error::{Error, Result};
-use crate::optimizer::{Answer, Point, Query};
+use crate::optimizer::{Answer, Duel, Point, Query};
 use nalgebra::DMatrix;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -112,17 +112,42 @@ impl FiniteDomain {
         Ok(i)
     }
 
-    /// The (first, second, first_wins) candidate indices of a duel and its answer, checked with
-    /// [`FiniteDomain::candidate_index`]; `algorithm` names the asker in the error for any other
-    /// kind of query or answer.
-    pub fn duel_indices(&self, query: &Query, answer: &Answer, algorithm: &str) -> Result<(usize, usize, bool)> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("{algorithm} asks duels, got {query:?}")));
-        };
-        let Answer::Duel { first_wins } = *answer else {
-            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
-        };
-        Ok((self.candidate_index(p, "first")?, self.candidate_index(q, "second")?, first_wins))
+    /// The [`Duel`] (candidate indices and outcome) of an answered duel query, checked: the query
+    /// must be a duel ([`Query::duel_points`]; `asker` names the algorithm in the error), the answer
+    /// a duel answer ([`Answer::duel_outcome`]), both points candidates
+    /// ([`FiniteDomain::candidate_index`]), and, if a suggestion is `pending`, the pair must be it
+    /// ([`crate::check_pending`]). The one parser of duel steps of the finite-domain algorithms.
+    pub fn answered_duel(
+        &self,
+        query: &Query,
+        answer: &Answer,
+        pending: Option<(usize, usize)>,
+        asker: &str,
+    ) -> Result<Duel> {
+        let (p, q) = query.duel_points(asker)?;
+        let first_wins = answer.duel_outcome()?;
+        let duel = Duel::new(self.candidate_index(p, "first")?, self.candidate_index(q, "second")?, first_wins);
+        crate::optimizer::check_pending(pending, duel.pair())?;
+        Ok(duel)
+    }
+
+    /// The duels of a history of (query, answer) steps, each checked as by
+    /// [`FiniteDomain::answered_duel`] (the first against `pending`, the others against nothing);
+    /// errors say which history entry is wrong ([`Error::in_history_entry`]). For
+    /// [`crate::Optimizer::observe_batch`] overrides that refit once for the whole batch.
+    pub fn answered_duels(
+        &self,
+        steps: &[(Query, Answer)],
+        pending: Option<(usize, usize)>,
+        asker: &str,
+    ) -> Result<Vec<Duel>> {
+        steps
+            .iter()
+            .enumerate()
+            .map(|(k, (q, a))| {
+                self.answered_duel(q, a, if k == 0 { pending } else { None }, asker).map_err(|e| e.in_history_entry(k))
+            })
+            .collect()
     }
 
     /// Errors unless `i < n`.
@@ -280,18 +305,37 @@ mod tests {
     }
 
     #[test]
-    fn duel_indices_check_index_coordinates_and_kinds() {
+    fn answered_duel_checks_index_coordinates_kinds_and_pending() {
         let g = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        let win = Answer::Duel { first_wins: true };
         let q = Query::Duel(g.point(2).unwrap(), g.point(0).unwrap());
-        assert_eq!(g.duel_indices(&q, &Answer::Duel { first_wins: true }, "X").unwrap(), (2, 0, true));
-        assert!(g.duel_indices(&q, &Answer::Value(1.0), "X").unwrap_err().to_string().contains("`answer`"));
+        assert_eq!(g.answered_duel(&q, &win, None, "X").unwrap(), Duel::new(2, 0, true));
+        assert_eq!(g.answered_duel(&q, &win, Some((2, 0)), "X").unwrap(), Duel::new(2, 0, true));
+        let e = g.answered_duel(&q, &win, Some((0, 2)), "X").unwrap_err().to_string();
+        assert!(e.contains("does not match the pending suggestion (0, 2)"), "{e}");
+        assert!(g.answered_duel(&q, &Answer::Value(1.0), None, "X").unwrap_err().to_string().contains("`answer`"));
         let moved = Query::Duel(Point::candidate(1, vec![0.7]), g.point(0).unwrap());
-        assert!(g.duel_indices(&moved, &Answer::Duel { first_wins: true }, "X").is_err());
+        assert!(g.answered_duel(&moved, &win, None, "X").is_err());
         let bare = Query::Duel(Point::continuous(vec![0.5]), g.point(0).unwrap());
-        assert!(g.duel_indices(&bare, &Answer::Duel { first_wins: true }, "X").is_err());
+        assert!(g.answered_duel(&bare, &win, None, "X").is_err());
         let eval = Query::Evaluate(g.point(0).unwrap());
-        let e = g.duel_indices(&eval, &Answer::Duel { first_wins: true }, "X").unwrap_err();
+        let e = g.answered_duel(&eval, &win, None, "X").unwrap_err();
         assert!(e.to_string().contains("X asks duels"));
+    }
+
+    #[test]
+    fn answered_duels_check_the_first_step_against_pending_and_name_the_bad_entry() {
+        let g = FiniteDomain::linspace(0.0, 1.0, 4).unwrap();
+        let step = |i, j, w| (Query::Duel(g.point(i).unwrap(), g.point(j).unwrap()), Answer::Duel { first_wins: w });
+        let steps = [step(1, 2, true), step(3, 3, false), step(0, 1, true)];
+        let duels = g.answered_duels(&steps, Some((1, 2)), "X").unwrap();
+        assert_eq!(duels, vec![Duel::new(1, 2, true), Duel::new(3, 3, false), Duel::new(0, 1, true)]);
+        // The pending pair constrains only the first step.
+        assert!(g.answered_duels(&steps, Some((0, 1)), "X").is_err());
+        let mut bad = steps.to_vec();
+        bad[2].1 = Answer::Value(0.0);
+        let e = g.answered_duels(&bad, None, "X").unwrap_err().to_string();
+        assert!(e.contains("history entry 2"), "{e}");
     }
 
     #[test]

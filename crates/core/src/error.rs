@@ -89,6 +89,16 @@ impl Error {
     pub fn dims(context: impl Into<String>, expected: usize, got: usize) -> Self {
         Error::DimensionMismatch { context: context.into(), expected, got }
     }
+
+    /// The error with "history entry `k`: " prefixed to the reason of an
+    /// [`Error::InvalidParameter`] (other variants are returned unchanged), for errors raised while
+    /// replaying the `k`-th (0-based) step of a history.
+    pub fn in_history_entry(self, k: usize) -> Self {
+        match self {
+            Error::InvalidParameter { name, reason } => Error::invalid(name, format!("history entry {k}: {reason}")),
+            other => other,
+        }
+    }
 }
 
 /// Result type of bohf.

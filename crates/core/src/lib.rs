@@ -30,7 +30,7 @@ pub mod special;
 pub use domain::{BoxDomain, Domain, FiniteDomain};
 pub use error::{Error, Result};
 pub use link::Link;
-pub use optimizer::{Answer, Optimizer, Point, Query, SearchContext, check_pending};
+pub use optimizer::{Answer, Duel, Optimizer, Point, Query, SearchContext, check_pending};
 pub use rng::BohfRng;
 
 /// Re-export of the `rand` version bohf is built on, so downstream crates use the same traits.

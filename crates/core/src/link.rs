@@ -82,6 +82,16 @@ mod tests {
     use approx::assert_relative_eq;
 
     #[test]
+    fn softplus_is_stable_and_exact() {
+        // Independent: direct formula where it does not overflow; asymptote u for large u.
+        for u in [-30.0, -1.0, 0.0, 0.5, 20.0] {
+            assert!((softplus(u) - (1.0 + f64::exp(u)).ln()).abs() < 1e-14);
+        }
+        assert_eq!(softplus(1000.0), 1000.0);
+        assert!(softplus(-1000.0) >= 0.0);
+    }
+
+    #[test]
     fn logistic_closed_forms() {
         let l = Link::Logistic;
         assert_eq!(l.mu(0.0), 0.5);

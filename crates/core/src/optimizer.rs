@@ -37,6 +37,17 @@ pub enum Query {
     Label(Point),
 }
 
+impl Query {
+    /// The two points of a [`Query::Duel`]; for any other kind of query, an error (naming `query`)
+    /// saying that `asker` asks duels.
+    pub fn duel_points(&self, asker: &str) -> Result<(&Point, &Point)> {
+        match self {
+            Query::Duel(p, q) => Ok((p, q)),
+            other => Err(crate::error::Error::invalid("query", format!("{asker} asks duels, got {other:?}"))),
+        }
+    }
+}
+
 /// The respondent's answer to a [`Query`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Answer {
@@ -54,6 +65,52 @@ pub enum Answer {
     },
 }
 
+impl Answer {
+    /// `first_wins` of an [`Answer::Duel`]; for any other kind of answer, an error naming `answer`.
+    pub fn duel_outcome(&self) -> Result<bool> {
+        match *self {
+            Answer::Duel { first_wins } => Ok(first_wins),
+            other => Err(crate::error::Error::invalid("answer", format!("a duel needs Answer::Duel, got {other:?}"))),
+        }
+    }
+}
+
+/// One answered comparison between two candidates of a finite domain, by candidate index: the
+/// observation (x, x′, y) of the preference papers, with y = 1 iff `first_wins`. Under the
+/// preference model P(y = 1) = μ(f(x) − f(x′)) (MR-LPF §2, PF-TS §2, POP-BO eq. (3)).
+/// `first == second` is allowed (a self-duel carries no information about f).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Duel {
+    /// Candidate index of the first point x.
+    pub first: usize,
+    /// Candidate index of the second point x′.
+    pub second: usize,
+    /// Whether x was preferred (y = 1).
+    pub first_wins: bool,
+}
+
+impl Duel {
+    /// The duel (`first`, `second`) with answer `first_wins`.
+    pub fn new(first: usize, second: usize, first_wins: bool) -> Self {
+        Self { first, second, first_wins }
+    }
+
+    /// The label y ∈ {0, 1}.
+    pub fn label(&self) -> f64 {
+        if self.first_wins { 1.0 } else { 0.0 }
+    }
+
+    /// The candidate index pair (x, x′).
+    pub fn pair(&self) -> (usize, usize) {
+        (self.first, self.second)
+    }
+
+    /// The index of the preferred candidate.
+    pub fn winner(&self) -> usize {
+        if self.first_wins { self.first } else { self.second }
+    }
+}
+
 /// Errors (naming `query`) unless nothing is pending or `got` is the pending suggestion: an
 /// algorithm that has suggested a query accepts only the answer to that query.
 pub fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T) -> Result<()> {
@@ -67,34 +124,119 @@ pub fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T)
 }
 
 /// What an algorithm is told about the problem when it is built: the candidate set and the horizon T
-/// (MR-LPF's round schedule depends on T; other algorithms may ignore it).
+/// (MR-LPF's round schedule depends on T; other algorithms may ignore it). Its invariants (T ≥ 1;
+/// the domain has at least one candidate) are checked once, by [`SearchContext::new`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchContext {
-    /// The finite candidate set.
-    pub domain: crate::domain::FiniteDomain,
-    /// The number of queries T the run will make (≥ 1).
-    pub horizon: usize,
+    domain: crate::domain::FiniteDomain,
+    horizon: usize,
 }
 
 impl SearchContext {
-    /// A context, checking T ≥ 1.
+    /// A context, checking T ≥ 1 (errors name `horizon`).
     pub fn new(domain: crate::domain::FiniteDomain, horizon: usize) -> Result<Self> {
         if horizon == 0 {
             return Err(crate::error::Error::invalid("horizon", "T must be at least 1"));
         }
         Ok(Self { domain, horizon })
     }
+
+    /// The finite candidate set.
+    pub fn domain(&self) -> &crate::domain::FiniteDomain {
+        &self.domain
+    }
+
+    /// The number of queries T the run will make (≥ 1).
+    pub fn horizon(&self) -> usize {
+        self.horizon
+    }
 }
 
 /// A sequential optimiser from human feedback.
 ///
 /// Its state is its configuration plus the history of (query, answer) pairs, so a session is saved by
-/// writing that history and restored by replaying it.
+/// writing that history and restored by replaying it with [`Optimizer::observe_batch`].
 pub trait Optimizer {
+    /// The algorithm's display name (e.g. "PF-TS"), used in its error messages and reports.
+    fn name(&self) -> &'static str;
     /// What to ask next.
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query>;
     /// Records the answer to a query.
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()>;
+    /// Records a history of (query, answer) steps, e.g. to restore a saved session; the first step
+    /// must answer the pending suggestion, if there is one. Errors raised at step `k` say
+    /// "history entry k" ([`crate::Error::in_history_entry`]).
+    ///
+    /// The default observes the steps one by one, so on an error the steps before `k` stay recorded.
+    /// An algorithm may override it with a cheaper refit (one fit for the whole batch); PF-TS and
+    /// POP-BO do, and validate the whole history first, so that on an error nothing is recorded.
+    fn observe_batch(&mut self, steps: &[(Query, Answer)]) -> Result<()> {
+        for (k, (query, answer)) in steps.iter().enumerate() {
+            self.observe(query, *answer).map_err(|e| e.in_history_entry(k))?;
+        }
+        Ok(())
+    }
     /// The current best guess of the maximiser.
     fn recommend(&self) -> Result<Point>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records the first coordinate of every evaluated point; rejects anything but evaluations.
+    struct Recorder(Vec<f64>);
+
+    impl Optimizer for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn suggest(&mut self, _: &mut dyn Rng) -> Result<Query> {
+            Ok(Query::Evaluate(Point::continuous(vec![0.0])))
+        }
+        fn observe(&mut self, query: &Query, _: Answer) -> Result<()> {
+            match query {
+                Query::Evaluate(p) => {
+                    self.0.push(p.coords[0]);
+                    Ok(())
+                }
+                other => Err(crate::Error::invalid("query", format!("{} evaluates, got {other:?}", self.name()))),
+            }
+        }
+        fn recommend(&self) -> Result<Point> {
+            Ok(Point::continuous(vec![0.0]))
+        }
+    }
+
+    #[test]
+    fn default_observe_batch_observes_in_order_and_names_the_failing_entry() {
+        let eval = |x: f64| (Query::Evaluate(Point::continuous(vec![x])), Answer::Value(x));
+        let mut r = Recorder(Vec::new());
+        r.observe_batch(&[eval(1.0), eval(2.0)]).unwrap();
+        assert_eq!(r.0, vec![1.0, 2.0]);
+        let duel = (Query::Duel(Point::continuous(vec![0.0]), Point::continuous(vec![1.0])), Answer::Value(0.0));
+        let e = r.observe_batch(&[eval(3.0), duel, eval(4.0)]).unwrap_err().to_string();
+        assert!(e.contains("history entry 1: recorder evaluates"), "{e}");
+        // The default is step by step: the entry before the failure stays recorded, none after it.
+        assert_eq!(r.0, vec![1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn duel_accessors_reject_other_kinds_naming_the_field() {
+        let p = Point::continuous(vec![0.5]);
+        let e = Query::Evaluate(p.clone()).duel_points("X").unwrap_err().to_string();
+        assert!(e.contains("`query`") && e.contains("X asks duels"), "{e}");
+        assert!(Answer::Value(1.0).duel_outcome().unwrap_err().to_string().contains("`answer`"));
+        assert!(!Answer::Duel { first_wins: false }.duel_outcome().unwrap());
+        let d = Duel::new(3, 5, false);
+        assert_eq!((d.pair(), d.winner(), d.label()), ((3, 5), 5, 0.0));
+    }
+
+    #[test]
+    fn a_search_context_needs_a_positive_horizon() {
+        let dom = crate::FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        assert!(SearchContext::new(dom.clone(), 0).unwrap_err().to_string().contains("`horizon`"));
+        let ctx = SearchContext::new(dom, 7).unwrap();
+        assert_eq!((ctx.domain().len(), ctx.horizon()), (3, 7));
+    }
 }

@@ -24,10 +24,25 @@ pub enum ExperimentError {
         #[source]
         source: Box<toml::de::Error>,
     },
+    /// The experiment would need more memory than the limit ([`crate::limits`]).
+    #[error(
+        "the experiment needs about {needs} of memory, more than the limit of {limit} ({source_of_limit}; set \
+         BOHF_MEMORY_LIMIT to change it): {detail}"
+    )]
+    Memory {
+        /// The estimate, for people.
+        needs: String,
+        /// The limit, for people.
+        limit: String,
+        /// Where the limit came from.
+        source_of_limit: String,
+        /// The largest allocations ("what = size, …").
+        detail: String,
+    },
     /// A file could not be read or written.
     #[error("cannot {action} `{}`: {source}", path.display())]
     Io {
-        /// `read`, `write`, `create` or `rename`.
+        /// `read`, `write`, `create`, `rename` or `remove`.
         action: &'static str,
         /// The path.
         path: PathBuf,

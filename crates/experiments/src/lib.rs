@@ -40,7 +40,9 @@
 //! number of pieces, refusing a missing or repeated run.
 #![warn(missing_docs)]
 
+pub mod checksum;
 pub mod error;
+pub mod limits;
 pub mod metrics;
 pub mod output;
 pub mod plot;
@@ -56,8 +58,9 @@ pub mod summary;
 mod tests;
 
 pub use error::{ExperimentError, Result};
+pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
-pub use output::{OutputFiles, plot_atomic, write_atomic, write_results};
+pub use output::{OutputFiles, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results};
 pub use plot::{Metric, plot};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};

@@ -27,6 +27,49 @@ fn temp_sibling(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{stem}.tmp-{}{ext}", std::process::id()))
 }
 
+/// The name of the file that a temporary file of [`write_atomic`] or [`plot_atomic`] stands for
+/// (`.{stem}.tmp-{pid}.{ext}` stands for `{stem}.{ext}`, `.{stem}.tmp-{pid}` for `{stem}`), or
+/// `None` if `name` is not such a temporary file.
+pub fn temp_file_target(name: &str) -> Option<String> {
+    let rest = name.strip_prefix('.')?;
+    let (stem, tail) = rest.rsplit_once(".tmp-")?;
+    let (pid, ext) = tail.split_once('.').map_or((tail, None), |(pid, ext)| (pid, Some(ext)));
+    if stem.is_empty() || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match ext {
+        Some(ext) => format!("{stem}.{ext}"),
+        None => stem.to_string(),
+    })
+}
+
+/// Removes the temporary files of [`write_atomic`] and [`plot_atomic`] in `dir` (not in its
+/// subfolders) that an interrupted process (e.g. `kill -9`) left behind, for the target file names
+/// that `owns` accepts (see [`temp_file_target`]), and returns their paths, sorted. Call it only
+/// while holding a lock that keeps every other writer of those files away, so that no temporary file
+/// found can still be in use. A missing folder has none.
+pub fn remove_stale_temp_files(dir: impl AsRef<Path>, owns: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>> {
+    let dir = dir.as_ref();
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err("read", dir)(e)),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io_err("read", dir))?;
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if is_file && temp_file_target(&entry.file_name().to_string_lossy()).is_some_and(|t| owns(&t)) {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(io_err("remove", &path))?;
+            removed.push(path);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ExperimentError + 'a {
     move |source| ExperimentError::Io { action, path: path.to_path_buf(), source }
 }
@@ -91,4 +134,44 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
         }
     }
     Ok(OutputFiles { spec, steps, summary: summary_path, plots })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_map_back_to_their_target_and_only_they() {
+        for target in ["/x/runs/a0-r3.csv", "spec", "/d/s.json", "/d/s.json.bak"] {
+            let target = Path::new(target);
+            let tmp = temp_sibling(target);
+            let want = target.file_name().unwrap().to_string_lossy().into_owned();
+            assert_eq!(temp_file_target(&tmp.file_name().unwrap().to_string_lossy()), Some(want));
+        }
+        for name in
+            ["a0-r3.csv", ".lock", "a0-r3.csv.damaged", ".a0.tmp-.csv", ".a0.tmp-12x.csv", "x.tmp-12.csv", ".tmp-1"]
+        {
+            assert_eq!(temp_file_target(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn remove_stale_temp_files_removes_only_the_owned_temporary_files() {
+        let dir = std::env::temp_dir().join(format!("bohf-stale-temps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let keep = ["s.json", "s.json.bak", ".s.tmp-12x.json", ".s.tmp-.json", ".t.tmp-5.json", ".s.tmp-5.csv"];
+        let stale = [".s.tmp-5.json", ".s.tmp-4294967295.json", ".s.json.tmp-77.bak"];
+        for f in keep.iter().chain(&stale) {
+            std::fs::write(dir.join(f), "x").unwrap();
+        }
+        let removed = remove_stale_temp_files(&dir, |t| t == "s.json" || t == "s.json.bak").unwrap();
+        let mut want: Vec<PathBuf> = stale.iter().map(|f| dir.join(f)).collect();
+        want.sort();
+        assert_eq!(removed, want);
+        for f in keep {
+            assert!(dir.join(f).exists(), "{f} was removed");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

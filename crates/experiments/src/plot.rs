@@ -105,18 +105,103 @@ pub fn plot(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result
     }
 }
 
-/// The chart on any backend.
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    summary: &Summary,
-    metric: Metric,
-) -> std::result::Result<(), String> {
-    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-    root.fill(&WHITE).map_err(e)?;
-    let horizon = summary.algorithms.iter().map(|a| a.curve(metric).mean.len()).max().unwrap_or(0);
-    let (mut lo, mut hi) = (0.0f64, f64::NEG_INFINITY);
-    for a in &summary.algorithms {
-        let c = a.curve(metric);
+/// A corner of the plot area for the legend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corner {
+    /// Top left.
+    UpperLeft,
+    /// Top right.
+    UpperRight,
+    /// Bottom left.
+    LowerLeft,
+    /// Bottom right.
+    LowerRight,
+}
+
+impl Corner {
+    fn position(self) -> SeriesLabelPosition {
+        match self {
+            Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+            Corner::UpperRight => SeriesLabelPosition::UpperRight,
+            Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+            Corner::LowerRight => SeriesLabelPosition::LowerRight,
+        }
+    }
+}
+
+/// What a plot shows, decided before drawing (see [`layout`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// The x range (steps t).
+    pub x_range: (f64, f64),
+    /// The labelled x ticks: whole steps inside the range.
+    pub x_ticks: Vec<f64>,
+    /// The y range.
+    pub y_range: (f64, f64),
+    /// Whether each step is marked with a dot (few steps: a line alone would not show them).
+    pub markers: bool,
+    /// The legend's corner: the one whose legend box covers the fewest curve points.
+    pub legend: Corner,
+}
+
+/// Tick values: whole numbers in `[lo, hi]` at a step of 1, 2 or 5 × 10^k, at most about ten.
+fn integer_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(1.0);
+    let mut step = 1.0f64;
+    'outer: loop {
+        for m in [1.0, 2.0, 5.0] {
+            if span / (step * m) <= 10.0 {
+                step *= m;
+                break 'outer;
+            }
+        }
+        step *= 10.0;
+    }
+    let first = (lo / step).ceil() * step;
+    let mut ticks = Vec::new();
+    let mut k = 0.0;
+    while first + k * step <= hi + 1e-9 {
+        let t = first + k * step;
+        if t >= 1.0 {
+            ticks.push(t);
+        }
+        k += 1.0;
+    }
+    // Step 1 always has a tick, and T too when it is not far from the last tick.
+    if ticks.is_empty() && lo <= 1.0 && hi >= 1.0 {
+        ticks.push(1.0);
+    }
+    ticks
+}
+
+/// The legend box as fractions of the plot area (width, height), from the labels' lengths.
+fn legend_box(labels: &[String]) -> (f64, f64) {
+    let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+    // About 8.5 px per character at 16 px plus the sample line; 24 px per row; plot area ≈ 856 × 480.
+    let width = (chars * 8.5 + 60.0) / 856.0;
+    let height = (labels.len() as f64 * 24.0 + 12.0) / 480.0;
+    (width.min(1.0), height.min(1.0))
+}
+
+/// Decides the ranges, ticks, markers and legend corner of a plot of `metric`. An error if there
+/// is nothing to plot (no algorithm with a finished run, or no finite value).
+pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, String> {
+    let curves: Vec<&crate::summary::Curve> =
+        summary.algorithms.iter().map(|a| a.curve(metric)).filter(|c| !c.mean.is_empty()).collect();
+    if curves.is_empty() {
+        return Err(if summary.failures.is_empty() {
+            "nothing to plot: no finished run".to_string()
+        } else {
+            format!(
+                "nothing to plot: every run failed ({} failure(s), e.g. {})",
+                summary.failures.len(),
+                summary.failures[0]
+            )
+        });
+    }
+    let horizon = curves.iter().map(|c| c.mean.len()).max().unwrap_or(0);
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for c in &curves {
         for (m, s) in c.mean.iter().zip(&c.se) {
             if m.is_finite() && s.is_finite() {
                 lo = lo.min(m - s);
@@ -124,17 +209,102 @@ fn draw<DB: DrawingBackend>(
             }
         }
     }
-    if hi.is_nan() || hi <= lo {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Err(format!("nothing to plot: no finite value of the {} regret", metric.as_str()));
+    }
+    // Regrets are ≥ 0: the axis starts at 0 unless a value is below it.
+    lo = lo.min(0.0);
+    if hi - lo <= 1e-12 * hi.abs().max(1.0) {
         hi = lo + 1.0;
     }
     let pad = 0.05 * (hi - lo);
-    let x_max = horizon.max(2) as f64;
+    let y_range = (if lo < 0.0 { lo - pad } else { lo }, hi + pad);
+    // One step is a point: centre it in [0.5, 1.5].
+    let x_range = if horizon <= 1 { (0.5, 1.5) } else { (1.0, horizon as f64) };
+    let x_ticks = integer_ticks(x_range.0, x_range.1);
+    // The legend goes where its box covers the fewest points of the curves and bands (sampled
+    // along each curve, so a line crossing the box counts too).
+    let labels: Vec<String> = summary.algorithms.iter().map(|a| format!("{} ({} runs)", a.label, a.runs)).collect();
+    let (w, h) = legend_box(&labels);
+    let to_unit =
+        |t: f64, y: f64| ((t - x_range.0) / (x_range.1 - x_range.0), (y - y_range.0) / (y_range.1 - y_range.0));
+    let mut samples = Vec::new();
+    for c in &curves {
+        let n = c.mean.len();
+        let value = |f: f64, sign: f64| {
+            // Linear interpolation at fractional step index f ∈ [0, n − 1].
+            let i = (f.floor() as usize).min(n - 1);
+            let j = (i + 1).min(n - 1);
+            let a = f - i as f64;
+            let at = |k: usize| c.mean[k] + sign * c.se[k];
+            (1.0 - a) * at(i) + a * at(j)
+        };
+        for k in 0..=200 {
+            let f = (n - 1) as f64 * k as f64 / 200.0;
+            let t = if n == 1 { 1.0 } else { 1.0 + f };
+            for sign in [-1.0, 0.0, 1.0] {
+                let y = value(f, sign);
+                if y.is_finite() {
+                    samples.push(to_unit(t, y));
+                }
+            }
+        }
+    }
+    let covered = |corner: Corner| {
+        let (x0, y0) = match corner {
+            Corner::UpperLeft => (0.0, 1.0 - h),
+            Corner::UpperRight => (1.0 - w, 1.0 - h),
+            Corner::LowerLeft => (0.0, 0.0),
+            Corner::LowerRight => (1.0 - w, 0.0),
+        };
+        samples.iter().filter(|(x, y)| *x >= x0 && *x <= x0 + w && *y >= y0 && *y <= y0 + h).count()
+    };
+    let preference = [Corner::UpperLeft, Corner::UpperRight, Corner::LowerRight, Corner::LowerLeft];
+    let legend = preference.into_iter().min_by_key(|&c| covered(c)).unwrap_or(Corner::UpperLeft);
+    Ok(Layout { x_range, x_ticks, y_range, markers: horizon <= 30, legend })
+}
+
+/// An f64 axis with given tick values (plotters' own choice for a short range includes fractional
+/// steps such as 1.2).
+struct TickedAxis {
+    inner: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl plotters::coord::ranged1d::Ranged for TickedAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() { Vec::new() } else { self.ticks.clone() }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// The chart on any backend.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    summary: &Summary,
+    metric: Metric,
+) -> std::result::Result<(), String> {
+    let layout = layout(summary, metric)?;
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let (x0, x1) = layout.x_range;
+    let (y0, y1) = layout.y_range;
     let mut chart = ChartBuilder::on(root)
         .caption(&summary.title, ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(72)
-        .build_cartesian_2d(1.0..x_max, (lo - if lo < 0.0 { pad } else { 0.0 })..(hi + pad))
+        .build_cartesian_2d(TickedAxis { inner: (x0..x1).into(), ticks: layout.x_ticks.clone() }, y0..y1)
         .map_err(e)?;
     chart
         .configure_mesh()
@@ -155,21 +325,115 @@ fn draw<DB: DrawingBackend>(
         let mut band = pts(1.0);
         band.extend(pts(-1.0).into_iter().rev());
         chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.2).filled()))).map_err(e)?;
+        if layout.markers {
+            chart.draw_series(pts(0.0).into_iter().map(|p| Circle::new(p, 4, colour.filled()))).map_err(e)?;
+            // The ±1 s.e. interval of each step as a whisker (a band of one step has no width).
+            chart
+                .draw_series(c.mean.iter().zip(&c.se).enumerate().map(|(t, (m, s))| {
+                    PathElement::new(vec![((t + 1) as f64, m - s), ((t + 1) as f64, m + s)], colour)
+                }))
+                .map_err(e)?;
+        }
         chart
             .draw_series(LineSeries::new(pts(0.0), colour.stroke_width(2)))
             .map_err(e)?
             .label(format!("{} ({} runs)", a.label, a.runs))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3)));
     }
-    let position =
-        if metric == Metric::Cumulative { SeriesLabelPosition::UpperLeft } else { SeriesLabelPosition::UpperRight };
     chart
         .configure_series_labels()
-        .position(position)
+        .position(layout.legend.position())
         .label_font(("sans-serif", 16))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
         .map_err(e)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MeanSe;
+    use crate::summary::{AlgorithmSummary, AtHorizon, Curve};
+
+    fn summary(curves: &[Vec<f64>], runs: usize) -> Summary {
+        let spec = crate::ExperimentSpec::from_toml_str(
+            "name = \"x\"\nhorizon = 1\nruns = 1\n[problem]\nkind = \"rkhs\"\n[[algorithms]]\nname = \"random\"\n",
+        )
+        .unwrap();
+        let z = MeanSe { mean: 0.0, se: 0.0 };
+        let algorithms = curves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let curve = Curve { mean: m.clone(), se: vec![0.0; m.len()] };
+                AlgorithmSummary {
+                    label: format!("alg{i}"),
+                    name: "random".into(),
+                    runs,
+                    instantaneous: curve.clone(),
+                    cumulative: curve.clone(),
+                    simple: curve,
+                    at_horizon: AtHorizon { instantaneous: z, cumulative: z, simple: z, wall_seconds: z },
+                }
+            })
+            .collect();
+        Summary { title: "t".into(), standard_error: String::new(), spec, algorithms, failures: Vec::new() }
+    }
+
+    #[test]
+    fn one_step_is_centred_with_one_whole_tick_and_markers() {
+        let l = layout(&summary(&[vec![0.3]], 2), Metric::Cumulative).unwrap();
+        assert_eq!(l.x_range, (0.5, 1.5));
+        assert_eq!(l.x_ticks, vec![1.0]);
+        assert!(l.markers);
+        assert!(l.y_range.0 <= 0.0 && l.y_range.1 > 0.3, "{:?}", l.y_range);
+    }
+
+    #[test]
+    fn ticks_are_whole_steps() {
+        assert_eq!(integer_ticks(1.0, 2.0), vec![1.0, 2.0]);
+        assert_eq!(integer_ticks(1.0, 5.0), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(integer_ticks(1.0, 300.0), vec![50.0, 100.0, 150.0, 200.0, 250.0, 300.0]);
+        for hi in [2.0, 3.0, 7.0, 40.0, 99.0, 1234.0] {
+            let t = integer_ticks(1.0, hi);
+            assert!(!t.is_empty() && t.len() <= 11, "{hi}: {t:?}");
+            assert!(t.iter().all(|x| x.fract() == 0.0 && *x >= 1.0 && *x <= hi), "{hi}: {t:?}");
+        }
+        let l = layout(&summary(&[vec![0.1, 0.2]], 1), Metric::Instantaneous).unwrap();
+        assert_eq!((l.x_range, l.x_ticks), ((1.0, 2.0), vec![1.0, 2.0]));
+    }
+
+    #[test]
+    fn nothing_to_plot_is_an_error() {
+        let e = layout(&summary(&[], 0), Metric::Cumulative).unwrap_err();
+        assert!(e.contains("nothing to plot"), "{e}");
+        let e = layout(&summary(&[vec![]], 0), Metric::Cumulative).unwrap_err();
+        assert!(e.contains("nothing to plot"), "{e}");
+        let e = layout(&summary(&[vec![f64::NAN, f64::NAN]], 1), Metric::Cumulative).unwrap_err();
+        assert!(e.contains("no finite value"), "{e}");
+        // And the drawing refuses it too.
+        let dir = std::env::temp_dir().join(format!("bohf-plot-empty-{}.svg", std::process::id()));
+        assert!(plot(&summary(&[], 0), Metric::Cumulative, &dir).is_err());
+    }
+
+    #[test]
+    fn the_legend_avoids_the_curves() {
+        let t = 100;
+        // Rising curves (cumulative regret): the upper right is covered, the upper left is free.
+        let rising: Vec<Vec<f64>> = (1..=3).map(|k| (0..t).map(|i| k as f64 * i as f64).collect()).collect();
+        assert_eq!(layout(&summary(&rising, 5), Metric::Cumulative).unwrap().legend, Corner::UpperLeft);
+        // Falling curves starting high (instantaneous regret): the upper left is covered.
+        let falling: Vec<Vec<f64>> =
+            (1..=3).map(|k| (0..t).map(|i| k as f64 * 10.0 / (1.0 + i as f64)).collect()).collect();
+        let l = layout(&summary(&falling, 5), Metric::Instantaneous).unwrap();
+        assert_eq!(l.legend, Corner::UpperRight);
+        // One curve along the top, a second that drops to the bottom halfway: only the lower left
+        // is free.
+        let high: Vec<f64> = (0..t).map(|_| 10.0).collect();
+        let drops: Vec<f64> = (0..t).map(|i| if i < 50 { 10.0 } else { 0.2 }).collect();
+        let l = layout(&summary(&[high, drops], 5), Metric::Simple).unwrap();
+        assert_eq!(l.legend, Corner::LowerLeft, "{l:?}");
+    }
 }

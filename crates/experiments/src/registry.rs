@@ -18,6 +18,7 @@
 //! its own parameters) can be registered from closures with [`AlgorithmEntry::new`].
 
 use crate::error::{ExperimentError, Result};
+use crate::limits::{Allocation, ProblemShape};
 use bohf_core::{Optimizer, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -62,6 +63,7 @@ registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig);
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
+type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
 
 /// One algorithm of a [`Registry`]: its name, a description, and how to check its parameters and
@@ -72,6 +74,7 @@ pub struct AlgorithmEntry {
     description: String,
     check: Arc<CheckFn>,
     build: Arc<BuildFn>,
+    memory: Arc<MemoryFn>,
 }
 
 impl fmt::Debug for AlgorithmEntry {
@@ -102,6 +105,7 @@ impl AlgorithmEntry {
                 })?;
                 Ok(Box::new(A::build(ctx, config)?) as BoxedOptimizer)
             }),
+            memory: Arc::new(|_| Vec::new()),
         }
     }
 
@@ -113,7 +117,26 @@ impl AlgorithmEntry {
         check: impl Fn(&toml::Table, &str) -> Result<()> + Send + Sync + 'static,
         build: impl Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync + 'static,
     ) -> Self {
-        Self { name: name.into(), description: description.into(), check: Arc::new(check), build: Arc::new(build) }
+        Self {
+            name: name.into(),
+            description: description.into(),
+            check: Arc::new(check),
+            build: Arc::new(build),
+            memory: Arc::new(|_| Vec::new()),
+        }
+    }
+
+    /// The same entry with its memory estimate: `memory(shape)` lists the dominant allocations one
+    /// run makes for n candidates, dimension d and horizon T (see [`crate::limits`]). Without it an
+    /// entry reports none.
+    pub fn with_memory(mut self, memory: impl Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync + 'static) -> Self {
+        self.memory = Arc::new(memory);
+        self
+    }
+
+    /// The dominant allocations of one run on a problem of this shape.
+    pub fn memory(&self, shape: &ProblemShape) -> Vec<Allocation> {
+        (self.memory)(shape)
     }
 
     /// The name specs use.
@@ -152,26 +175,53 @@ impl Registry {
     /// The papers' algorithms (see the module documentation).
     pub fn builtin() -> Self {
         let mut r = Self::empty();
+        // The memory estimates list what grows with n candidates and the horizon T: every
+        // kernel method holds the n×n base Gram of the candidates.
+        let gram = |s: &ProblemShape| {
+            Allocation::matrix(format!("an n×n Gram (n = {})", s.candidates), s.candidates, s.candidates)
+        };
+        let pairs_t = |s: &ProblemShape| {
+            Allocation::matrix(format!("a T×T Gram of the queries (T = {})", s.horizon), s.horizon, s.horizon)
+        };
+        let square = |s: &ProblemShape, what: &str| {
+            Allocation::matrix(format!("{what} (n = {})", s.candidates), s.candidates, s.candidates)
+        };
+        // GP-UCB and GP-TS: the Gram, the T×T system of the evaluated points, and its T×n cross-covariance.
+        let scalar = move |s: &ProblemShape| {
+            vec![
+                gram(s),
+                pairs_t(s),
+                Allocation::matrix(
+                    format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
+                    s.horizon,
+                    s.candidates,
+                ),
+            ]
+        };
         let entries = [
             AlgorithmEntry::of::<bohf_pfts::PfTs>(
                 "pf-ts",
                 "PF-TS: Thompson sampling from preferential feedback with double-TS pairing",
-            ),
+            )
+            .with_memory(move |s| vec![gram(s), square(s, "an n×n sampling factor"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
                 "mr-lpf",
                 "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
-            ),
+            )
+            .with_memory(move |s| vec![gram(s), square(s, "n×n pair variances"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_baselines::MaxMinLcb>(
                 "maxminlcb",
                 "MaxMinLCB: max-min lower confidence bounds on duels (Pásztor et al. 2024)",
-            ),
-            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback"),
-            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback"),
+            )
+            .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(scalar),
+            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback").with_memory(scalar),
             AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),
             AlgorithmEntry::of::<bohf_popbo::PopBo>(
                 "pop-bo",
                 "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
-            ),
+            )
+            .with_memory(move |s| vec![gram(s), pairs_t(s)]),
         ];
         for e in entries {
             r.register(e).expect("built-in names are distinct");

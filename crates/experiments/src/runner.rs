@@ -111,11 +111,15 @@ pub struct Experiment {
 }
 
 impl Experiment {
-    /// Validates `spec` against `registry`, builds the problem (loading data files), and builds
-    /// each algorithm once so that a parameter the problem rules out fails here, not in a run.
+    /// Validates `spec` against `registry`, builds the problem (loading data files), checks the
+    /// memory estimate against the limit ([`crate::limits`]), and builds each algorithm once so
+    /// that a parameter the problem rules out fails here, not in a run.
     pub fn new(spec: ExperimentSpec, registry: &Registry) -> Result<Self> {
         spec.validate(registry)?;
         let problem = PreparedProblem::build(&spec.problem, &spec.respondent)?;
+        // The candidate set's size is known now (for data files, only now): the algorithms'
+        // memory is checked before they are built.
+        spec.check_memory(registry, problem.domain().len(), problem.domain().dim(), 1)?;
         let context = SearchContext::new(problem.domain().clone(), spec.horizon)?;
         let mut entries = Vec::with_capacity(spec.algorithms.len());
         for (i, a) in spec.algorithms.iter().enumerate() {

@@ -46,6 +46,7 @@
 //! `path` is resolved against the spec file's folder by [`ExperimentSpec::from_file`].
 
 use crate::error::{ExperimentError, Result};
+use crate::limits::{self, Allocation, Bytes, MemoryEstimate, MemoryLimit, ProblemShape};
 use crate::registry::Registry;
 use bohf_core::Link;
 use bohf_kernels::KernelKind;
@@ -304,23 +305,33 @@ impl ExperimentSpec {
     }
 
     /// Checks every field; the error names the first invalid one by its path in the spec.
+    ///
+    /// Besides each field's own rules: `name` must be a plain file name (it names the results
+    /// folder), every size-like field is bounded ([`crate::limits`]), and the memory the runs need
+    /// is estimated and compared with the limit ([`MemoryLimit::from_env`]) when the candidate
+    /// set's size is known from the spec (for a catalyst problem, [`crate::Experiment::new`] does it
+    /// once the data is loaded).
     pub fn validate(&self, registry: &Registry) -> Result<()> {
-        if self.name.trim().is_empty() {
-            return Err(ExperimentError::spec("name", "must not be empty"));
+        check_file_name("name", &self.name)?;
+        if let Some(title) = &self.title {
+            check_text("title", title, true)?;
         }
         if self.horizon == 0 {
             return Err(ExperimentError::spec("horizon", "T must be at least 1, got 0"));
         }
+        at_most("horizon", self.horizon, limits::MAX_HORIZON)?;
         if self.runs == 0 {
             return Err(ExperimentError::spec("runs", "need at least one run, got 0"));
         }
+        at_most("runs", self.runs, limits::MAX_RUNS)?;
+        at_most("algorithms", self.algorithms.len(), limits::MAX_ALGORITHMS)?;
         if self.seed > i64::MAX as u64 {
             return Err(ExperimentError::spec(
                 "seed",
                 format!("must be at most {} (TOML integers), got {}", i64::MAX, self.seed),
             ));
         }
-        self.problem.validate()?;
+        let shape = self.problem.validate()?;
         self.respondent.validate()?;
         if self.algorithms.is_empty() {
             return Err(ExperimentError::spec("algorithms", "need at least one algorithm"));
@@ -329,12 +340,7 @@ impl ExperimentSpec {
             let at = format!("algorithms[{i}]");
             let entry = registry.get(&a.name).ok_or_else(|| registry.unknown(&format!("{at}.name"), &a.name))?;
             let label = a.label();
-            if label.trim().is_empty() || label.chars().any(char::is_control) {
-                return Err(ExperimentError::spec(
-                    format!("{at}.label"),
-                    format!("must be non-empty text without control characters, got {label:?}"),
-                ));
-            }
+            check_text(&format!("{at}.label"), label, false)?;
             if let Some(j) = self.algorithms[..i].iter().position(|b| b.label() == label) {
                 return Err(ExperimentError::spec(
                     format!("{at}.label"),
@@ -343,7 +349,129 @@ impl ExperimentSpec {
             }
             entry.check(&a.params, &format!("{at}.params"))?;
         }
+        if let Some((candidates, dim)) = shape {
+            self.check_memory(registry, candidates, dim, 1)?;
+        }
         Ok(())
+    }
+
+    /// The memory the experiment needs on `candidates` points of dimension `dim` with `parallel`
+    /// runs in flight: the candidate set, the step records of every run (kept until the results
+    /// are written), and `parallel` times the heaviest algorithm's own estimate
+    /// ([`crate::AlgorithmEntry::memory`]). Algorithms not in `registry` count nothing.
+    pub fn memory_estimate(
+        &self,
+        registry: &Registry,
+        candidates: usize,
+        dim: usize,
+        parallel: usize,
+    ) -> MemoryEstimate {
+        let shape = ProblemShape { candidates, dim, horizon: self.horizon };
+        // About four copies of the n×d candidates (the grid, the tabulated and the rescaled
+        // utility's domains, the search context's), f64 each; the n values are smaller.
+        let mut parts = vec![
+            Allocation::of(
+                format!("the candidate set ({candidates} points × {dim} dimensions)"),
+                32,
+                &[candidates, dim.max(1)],
+            ),
+            // Each step is kept as a record and written as a CSV row (about 160 bytes of text).
+            Allocation::of(
+                format!(
+                    "the step records ({} runs × {} algorithms × T = {})",
+                    self.runs,
+                    self.algorithms.len(),
+                    self.horizon
+                ),
+                std::mem::size_of::<crate::results::StepRecord>() + 160,
+                &[self.runs, self.algorithms.len(), self.horizon],
+            ),
+        ];
+        let heaviest = self
+            .algorithms
+            .iter()
+            .filter_map(|a| registry.get(&a.name).map(|e| (a.label(), e.memory(&shape))))
+            .max_by_key(|(_, parts)| parts.iter().fold(0u128, |acc, p| acc.saturating_add(p.bytes)));
+        let parallel = parallel.max(1).min(self.runs.saturating_mul(self.algorithms.len()).max(1));
+        if let Some((label, own)) = heaviest {
+            for p in own {
+                let what = if parallel > 1 {
+                    format!("{label} on {candidates} candidates needs {} (× {parallel} runs at once)", p.what)
+                } else {
+                    format!("{label} on {candidates} candidates needs {}", p.what)
+                };
+                parts.push(Allocation { what, bytes: p.bytes.saturating_mul(parallel as u128) });
+            }
+        }
+        MemoryEstimate::new(parts)
+    }
+
+    /// Refuses the experiment if [`ExperimentSpec::memory_estimate`] exceeds the memory limit
+    /// ([`MemoryLimit::from_env`]).
+    pub fn check_memory(&self, registry: &Registry, candidates: usize, dim: usize, parallel: usize) -> Result<()> {
+        let limit =
+            MemoryLimit::from_env().map_err(|reason| ExperimentError::spec(limits::MEMORY_LIMIT_ENV, reason))?;
+        let estimate = self.memory_estimate(registry, candidates, dim, parallel);
+        if estimate.total() > limit.bytes {
+            return Err(ExperimentError::Memory {
+                needs: Bytes(estimate.total()).to_string(),
+                limit: Bytes(limit.bytes).to_string(),
+                source_of_limit: limit.source,
+                detail: estimate.largest(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// An error if `value` exceeds `max`, naming `field` and the bound.
+fn at_most(field: &str, value: usize, max: usize) -> Result<()> {
+    if value > max {
+        return Err(ExperimentError::spec(field, format!("at most {max} is supported, got {value}")));
+    }
+    Ok(())
+}
+
+/// Display text: not blank (unless `may_be_empty`), no control characters, at most
+/// [`limits::MAX_NAME_LEN`] characters.
+fn check_text(field: &str, text: &str, may_be_empty: bool) -> Result<()> {
+    let len = text.chars().count();
+    if (!may_be_empty && text.trim().is_empty()) || text.chars().any(char::is_control) || len > limits::MAX_NAME_LEN {
+        return Err(ExperimentError::spec(
+            field,
+            format!(
+                "must be {}text without control characters, at most {} characters, got {:?}",
+                if may_be_empty { "" } else { "non-empty " },
+                limits::MAX_NAME_LEN,
+                text.chars().take(limits::MAX_NAME_LEN + 1).collect::<String>()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A plain file name (the default results folder is `results/<name>`): not empty, no `/` or `\`,
+/// not `.` or `..`, no leading dot, no `:`, no control characters, at most
+/// [`limits::MAX_NAME_LEN`] characters.
+fn check_file_name(field: &str, name: &str) -> Result<()> {
+    check_text(field, name, false)?;
+    let bad = if name.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if name.starts_with('.') {
+        Some("starts with a dot (`.`, `..` and hidden names are not allowed)")
+    } else if name.contains(':') {
+        Some("contains `:`")
+    } else if name != name.trim() {
+        Some("starts or ends with white space")
+    } else {
+        None
+    };
+    match bad {
+        Some(why) => Err(ExperimentError::spec(
+            field,
+            format!("must be a plain file name (it names the results folder results/<name>); {name:?} {why}"),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -368,8 +496,11 @@ impl RespondentSpec {
 
 impl ProblemSpec {
     /// Checks the fields that can be checked without loading data; errors name `problem.<field>`.
-    pub fn validate(&self) -> Result<()> {
+    /// Returns the size of the candidate set and its dimension when the spec fixes them (not for
+    /// `catalyst`, whose size comes from the data).
+    pub fn validate(&self) -> Result<Option<(usize, usize)>> {
         let empty = |n: usize, field: &str, min: usize| -> Result<()> {
+            at_most(&format!("problem.{field}"), n, limits::MAX_CANDIDATES)?;
             if n < min {
                 let what =
                     if n == 0 { "the candidate set is empty".to_string() } else { format!("need at least {min}") };
@@ -382,7 +513,8 @@ impl ProblemSpec {
         match self {
             ProblemSpec::Rkhs(p) => {
                 empty(p.points, "points", 1)?;
-                scaling(&p.scaling)
+                scaling(&p.scaling)?;
+                Ok(Some((p.points, 1)))
             }
             ProblemSpec::Ackley(p) => {
                 empty(p.points, "points", 1)?;
@@ -392,7 +524,8 @@ impl ProblemSpec {
                         format!("need finite lower < upper, got [{}, {}]", p.lower, p.upper),
                     ));
                 }
-                scaling(&p.scaling)
+                scaling(&p.scaling)?;
+                Ok(Some((p.points, 1)))
             }
             ProblemSpec::Catalyst(p) => {
                 if p.path.as_os_str().is_empty() {
@@ -404,10 +537,14 @@ impl ProblemSpec {
                     }
                     other => ExperimentError::Data(other),
                 })?;
-                scaling(&p.scaling)
+                scaling(&p.scaling)?;
+                Ok(None)
             }
             ProblemSpec::Function(p) => {
                 empty(p.points_per_dim, "points_per_dim", 2)?;
+                if let Some(d) = p.dim {
+                    at_most("problem.dim", d, limits::MAX_DIM)?;
+                }
                 let f = bohf_problems::by_name(&p.function, p.dim).map_err(|e| match e {
                     bohf_core::Error::InvalidParameter { name, reason } if name == "d" || name == "dim" => {
                         ExperimentError::spec("problem.dim", reason)
@@ -437,7 +574,23 @@ impl ProblemSpec {
                         ));
                     }
                 }
-                scaling(&p.scaling)
+                scaling(&p.scaling)?;
+                let n = u32::try_from(f.dim())
+                    .ok()
+                    .and_then(|d| p.points_per_dim.checked_pow(d))
+                    .filter(|&n| n <= limits::MAX_CANDIDATES)
+                    .ok_or_else(|| {
+                        ExperimentError::spec(
+                            "problem.points_per_dim",
+                            format!(
+                                "{} points per dimension in {} dimensions make more than {} candidates (the limit)",
+                                p.points_per_dim,
+                                f.dim(),
+                                limits::MAX_CANDIDATES
+                            ),
+                        )
+                    })?;
+                Ok(Some((n, f.dim())))
             }
         }
     }

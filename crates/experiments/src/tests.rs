@@ -23,6 +23,10 @@ struct UniformConfig {
 }
 
 impl Optimizer for UniformDuels {
+    fn name(&self) -> &'static str {
+        "uniform duels"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
         let n = self.domain.len();
         let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
@@ -55,7 +59,7 @@ impl RegisteredAlgorithm for UniformDuels {
         }
     }
     fn build(ctx: &SearchContext, _: UniformConfig) -> bohf_core::Result<Self> {
-        Ok(Self { domain: ctx.domain.clone(), wins: vec![0; ctx.domain.len()], pending: None })
+        Ok(Self { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None })
     }
 }
 
@@ -66,6 +70,10 @@ struct UniformValues {
 }
 
 impl Optimizer for UniformValues {
+    fn name(&self) -> &'static str {
+        "uniform values"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
         Ok(Query::Evaluate(self.domain.point(rng.random_range(0..self.domain.len()))?))
     }
@@ -92,6 +100,10 @@ struct Scripted {
 }
 
 impl Optimizer for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+
     fn suggest(&mut self, _: &mut dyn Rng) -> bohf_core::Result<Query> {
         let (i, j) = self.queries[self.t];
         Ok(match j {
@@ -125,6 +137,10 @@ struct FlakyConfig {
 }
 
 impl Optimizer for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
         self.t += 1;
         if self.t == self.fail_at && rng.random::<f64>() < self.probability {
@@ -149,7 +165,7 @@ impl RegisteredAlgorithm for Flaky {
         Ok(())
     }
     fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self> {
-        let inner = UniformDuels { domain: ctx.domain.clone(), wins: vec![0; ctx.domain.len()], pending: None };
+        let inner = UniformDuels { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None };
         Ok(Self { inner, fail_at: c.fail_at, probability: c.probability, t: 0 })
     }
 }
@@ -162,7 +178,7 @@ fn registry() -> Registry {
         "uniform-values",
         "uniform random evaluations (test)",
         |_, _| Ok(()),
-        |ctx, _| Ok(Box::new(UniformValues { domain: ctx.domain.clone(), best: None }) as BoxedOptimizer),
+        |ctx, _| Ok(Box::new(UniformValues { domain: ctx.domain().clone(), best: None }) as BoxedOptimizer),
     ))
     .unwrap();
     r
@@ -177,7 +193,7 @@ fn scripted_registry(queries: Vec<(usize, Option<usize>)>, recommendations: Vec<
         |_, _| Ok(()),
         move |ctx, _| {
             Ok(Box::new(Scripted {
-                domain: ctx.domain.clone(),
+                domain: ctx.domain().clone(),
                 queries: q.to_vec(),
                 recommendations: rec.to_vec(),
                 t: 0,
@@ -746,4 +762,89 @@ fn on_error_stop_ends_with_the_failure_and_keeps_finished_runs() {
     let bad =
         ExperimentSpec::from_toml_str(&SMALL.replace("seed = 11", "seed = 11\non_error = \"retry\"")).unwrap_err();
     assert!(bad.to_string().contains("on_error") || bad.to_string().contains("retry"), "{bad}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds, names and memory (issue 10, items 1, 2 and 7)
+
+#[test]
+fn huge_sizes_are_refused_with_the_field_and_the_bound() {
+    let base = SMALL.to_string();
+    let huge = "9223372036854775807";
+    for (from, to, field, bound) in [
+        ("horizon = 25", format!("horizon = {huge}"), "horizon", limits::MAX_HORIZON),
+        ("runs = 4", format!("runs = {huge}"), "runs", limits::MAX_RUNS),
+        ("points = 12", format!("points = {huge}"), "problem.points", limits::MAX_CANDIDATES),
+    ] {
+        let s = ExperimentSpec::from_toml_str(&base.replace(from, &to)).unwrap();
+        let e = s.validate(&registry()).unwrap_err();
+        assert_eq!(e.field(), Some(field), "{e}");
+        assert!(e.to_string().contains(&bound.to_string()), "the bound is named: {e}");
+    }
+    let fun = |extra: &str| {
+        format!(
+            "name = \"x\"\nhorizon = 1\nruns = 1\nalgorithms = [{{ name = \"uniform\" }}]\n[problem]\nkind = \
+             \"function\"\nfunction = \"ackley\"\n{extra}"
+        )
+    };
+    assert_eq!(field_of(&fun(&format!("dim = {huge}"))), "problem.dim");
+    assert_eq!(field_of(&fun(&format!("dim = 2\npoints_per_dim = {huge}"))), "problem.points_per_dim");
+    // 10^(10 × 1000) grid points: the product is checked, not computed.
+    assert_eq!(field_of(&fun("dim = 1000\npoints_per_dim = 10")), "problem.points_per_dim");
+    // Many algorithms.
+    let many = format!(
+        "name = \"x\"\nhorizon = 1\nruns = 1\n[problem]\nkind = \"rkhs\"\n{}",
+        "[[algorithms]]\nname = \"uniform\"\n".repeat(limits::MAX_ALGORITHMS + 1)
+    );
+    assert_eq!(field_of(&many), "algorithms");
+}
+
+#[test]
+fn names_must_be_plain_file_names() {
+    for bad in ["../../x", "/tmp/x", "a/b", "a\\b", "..", ".", ".hidden", "", "  ", "a\nb", "c:x", " x"] {
+        let text = SMALL.replacen("name = \"small\"", &format!("name = {}", toml::Value::String(bad.into())), 1);
+        let s = ExperimentSpec::from_toml_str(&text).unwrap();
+        assert_eq!(s.name, bad, "the test replaced the name");
+        let e = s.validate(&registry()).unwrap_err();
+        assert_eq!(e.field(), Some("name"), "{bad:?}: {e}");
+    }
+    let long = "n".repeat(limits::MAX_NAME_LEN + 1);
+    let s =
+        ExperimentSpec::from_toml_str(&SMALL.replacen("name = \"small\"", &format!("name = \"{long}\""), 1)).unwrap();
+    assert_eq!(s.validate(&registry()).unwrap_err().field(), Some("name"));
+    for good in ["pf-ts ackley", "fig4_rkhs", "Ünïcode-name", "a.b"] {
+        let text = SMALL.replacen("name = \"small\"", &format!("name = \"{good}\""), 1);
+        ExperimentSpec::from_toml_str(&text).unwrap().validate(&registry()).unwrap();
+    }
+}
+
+#[test]
+fn the_memory_estimate_names_the_dominant_allocation() {
+    let text = "name = \"x\"\nhorizon = 10\nruns = 1\n[problem]\nkind = \"rkhs\"\npoints = 100000\n\
+                [[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"random\"\n";
+    let s = ExperimentSpec::from_toml_str(text).unwrap();
+    let b = Registry::builtin();
+    let e = s.memory_estimate(&b, 100_000, 1, 1);
+    // PF-TS: two n×n matrices of f64 (Gram and sampling factor) = 2 × 8 × 10^10 bytes.
+    assert!(e.total() >= 160_000_000_000, "{}", e.total());
+    assert_eq!(e.parts()[0].bytes, 80_000_000_000);
+    assert!(e.parts()[0].what.contains("pf-ts on 100000 candidates needs an n×n Gram"), "{:?}", e.parts()[0]);
+    // Two runs at once need twice the algorithm's part.
+    assert_eq!(s.memory_estimate(&b, 100_000, 1, 2).parts()[0].bytes, 160_000_000_000);
+    // Random duels alone need no n×n matrix.
+    let r = ExperimentSpec::from_toml_str(&text.replace("name = \"pf-ts\"\n[[algorithms]]\n", "")).unwrap();
+    assert!(r.memory_estimate(&b, 100_000, 1, 1).total() < 100_000_000);
+    // A horizon of 10^8 with 10^6 runs: the step records alone are beyond any machine, and the
+    // product does not overflow.
+    let mut big = s.clone();
+    big.horizon = limits::MAX_HORIZON;
+    big.runs = limits::MAX_RUNS;
+    assert!(big.memory_estimate(&b, 100_000, 1, 1).total() > 10u128.pow(16));
+    // 10^6 candidates (8 TB per Gram) are refused by validation with the size and the reason.
+    let huge = ExperimentSpec::from_toml_str(&text.replace("points = 100000", "points = 1000000")).unwrap();
+    let err = huge.validate(&b).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, ExperimentError::Memory { .. }), "{msg}");
+    assert!(msg.contains("pf-ts on 1000000 candidates needs an n×n Gram") && msg.contains("8.0 TB"), "{msg}");
+    assert!(msg.contains("BOHF_MEMORY_LIMIT"), "{msg}");
 }

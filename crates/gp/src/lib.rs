@@ -48,6 +48,8 @@ mod sampler;
 
 pub use exploration::ExplorationSchedule;
 pub use inference::InferenceConfig;
-pub use preference::{Duel, DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, PreferenceFit, Regulariser};
+pub use preference::{
+    DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,
+};
 pub use regression::{CandidateGp, GpRegression};
 pub use sampler::JointSampler;

@@ -30,11 +30,24 @@ impl Default for KernelSpec {
 }
 
 impl KernelSpec {
-    /// Builds the kernel, validating every field.
+    /// Builds the kernel, validating every field: positive finite lengthscales and variance, and no
+    /// lengthscale for the linear kernel (which has none, so a given one would be ignored).
     pub fn build(&self) -> Result<Box<dyn Kernel>> {
         let variance = self.variance.unwrap_or(1.0);
         let kind = match self.kind {
-            KernelKind::Linear => return Ok(Box::new(Linear::new(variance)?)),
+            KernelKind::Linear => {
+                for (name, given) in
+                    [("lengthscale", self.lengthscale.is_some()), ("lengthscales", self.lengthscales.is_some())]
+                {
+                    if given {
+                        return Err(bohf_core::Error::invalid(
+                            name,
+                            "the linear kernel σ² xᵀy has no lengthscale; remove it (or choose a stationary kind)",
+                        ));
+                    }
+                }
+                return Ok(Box::new(Linear::new(variance)?));
+            }
             kind @ (KernelKind::Se | KernelKind::Matern12 | KernelKind::Matern32 | KernelKind::Matern52) => kind,
         };
         let mut k = Stationary::new(kind, self.lengthscale.unwrap_or(0.1))?.with_variance(variance)?;
@@ -61,5 +74,26 @@ mod tests {
     fn invalid_spec_is_an_error() {
         let spec = KernelSpec { kind: KernelKind::Se, lengthscale: Some(-1.0), lengthscales: None, variance: None };
         assert!(spec.build().unwrap_err().to_string().contains("lengthscale"));
+        for (lengthscale, lengthscales) in [(Some(-5.0), None), (Some(0.1), None), (None, Some(vec![1.0]))] {
+            let linear = KernelSpec { kind: KernelKind::Linear, lengthscale, lengthscales, variance: None };
+            let e = linear.build().unwrap_err().to_string();
+            assert!(e.contains("lengthscale") && e.contains("linear"), "{e}");
+        }
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let linear =
+                KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: Some(bad) };
+            assert!(linear.build().unwrap_err().to_string().contains("variance"), "{bad}");
+            let se = KernelSpec { kind: KernelKind::Se, lengthscale: Some(bad), lengthscales: None, variance: None };
+            assert!(se.build().is_err(), "lengthscale {bad}");
+            let ard = KernelSpec {
+                kind: KernelKind::Se,
+                lengthscale: None,
+                lengthscales: Some(vec![1.0, bad]),
+                variance: None,
+            };
+            assert!(ard.build().is_err(), "lengthscales [1, {bad}]");
+        }
+        let ok = KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: Some(2.0) };
+        assert!(ok.build().is_ok());
     }
 }

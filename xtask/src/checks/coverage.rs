@@ -11,7 +11,7 @@
 
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
-use bohf_core::Link;
+use bohf_core::{Duel, Link};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{DuelingPosterior, Duels, ExplorationSchedule, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::greedy_pairs;
@@ -90,7 +90,7 @@ pub fn pfts_lemma1(quick: bool) -> Vec<Row> {
                 let i = rng.random_range(0..n);
                 let j = (i + rng.random_range(1..n)) % n;
                 let y = rng.random::<f64>() < Link::Logistic.mu(truth(i, j));
-                duels.push(i, j, y)?;
+                duels.push(Duel::new(i, j, y))?;
             }
             let (mut a, mut bv, mut c) = (true, true, true);
             for &t in &checkpoints {
@@ -176,7 +176,7 @@ pub fn mrlpf_interval(quick: bool) -> Vec<Row> {
             let mut label = |pairs: &[(usize, usize)]| -> bohf_core::Result<Duels> {
                 let mut d = Duels::new(n);
                 for &(i, j) in pairs {
-                    d.push(i, j, rng.random::<f64>() < truth(i, j))?;
+                    d.push(Duel::new(i, j, rng.random::<f64>() < truth(i, j)))?;
                 }
                 Ok(d)
             };

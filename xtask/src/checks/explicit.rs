@@ -12,7 +12,7 @@ use super::Check;
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
 use bohf_core::special::std_normal_cdf;
-use bohf_core::{Answer, FiniteDomain, Link, Optimizer, Query, SearchContext, argmax_lowest};
+use bohf_core::{Answer, Duel, FiniteDomain, Link, Optimizer, Query, SearchContext, argmax_lowest};
 use bohf_experiments::{Experiment, ExperimentSpec, Registry};
 use bohf_gp::{DuelingPosterior, Duels, ExplorationSchedule, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::{NEMHAUSER_RATIO, greedy_pairs};
@@ -375,7 +375,7 @@ fn fig1_histories(
             let i = rng.random_range(0..n);
             let j = rng.random_range(0..n);
             let y = rng.random::<f64>() < Link::Logistic.mu(u[i] - u[j]);
-            duels.push(i, j, y)?;
+            duels.push(Duel::new(i, j, y))?;
         }
         let fit = estimator.fit(&base, &duels)?;
         let g = fit.utility();

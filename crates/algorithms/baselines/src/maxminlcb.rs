@@ -136,7 +136,7 @@ impl MaxMinLcb {
     /// the base Gram once.
     pub fn new(ctx: &SearchContext, config: MaxMinLcbConfig) -> Result<Self> {
         config.validate()?;
-        let domain = ctx.domain.clone();
+        let domain = ctx.domain().clone();
         let n = domain.len();
         let base_gram = config.inference.base_gram(&domain)?;
         let estimator = config.inference.estimator()?;
@@ -298,6 +298,10 @@ fn pick(rng: &mut dyn Rng, set: impl Iterator<Item = usize>) -> usize {
 }
 
 impl Optimizer for MaxMinLcb {
+    fn name(&self) -> &'static str {
+        "MaxMinLCB"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let (i, j) = if self.config.random_ties { self.game(Some(rng)) } else { self.game(None) };
         self.pending = Some((i, j));
@@ -305,29 +309,15 @@ impl Optimizer for MaxMinLcb {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("MaxMinLCB asks duels, got {query:?}")));
-        };
-        let (i, j) = (self.domain.candidate_index(p, "first")?, self.domain.candidate_index(q, "second")?);
-        let Answer::Duel { first_wins } = answer else {
-            return Err(Error::invalid("answer", format!("a duel needs a duel answer, got {answer:?}")));
-        };
-        if let Some(s) = self.pending
-            && s != (i, j)
-        {
-            return Err(Error::invalid(
-                "query",
-                format!("the duel ({i}, {j}) does not match the pending suggestion ({}, {})", s.0, s.1),
-            ));
-        }
+        let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
         // Refit on all data first (on a copy), so that a solver failure leaves the state untouched.
         let mut duels = self.duels.clone();
-        duels.push(i, j, first_wins)?;
+        duels.push(duel)?;
         let fit = match &self.fit {
             Some(previous) => self.estimator.fit_warm(&self.base_gram, &duels, previous)?,
             None => self.estimator.fit(&self.base_gram, &duels)?,
         };
-        self.posterior.add_duel(i, j)?;
+        self.posterior.add_duel(duel.first, duel.second)?;
         self.duels = duels;
         self.fit = Some(fit);
         self.pending = None;

@@ -4,8 +4,7 @@
 //! (x, x) has probability 1/n). Its expected per-step dueling regret (MR-LPF eq. (1), PF-TS eq. (2))
 //! is therefore exactly E_x μ(f* − f(x)) − 1/2 at every step.
 
-use bohf_core::check_pending;
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
@@ -49,8 +48,8 @@ impl RandomDuels {
         config.validate()?;
         Ok(Self {
             config,
-            domain: ctx.domain.clone(),
-            wins: vec![0; ctx.domain.len()],
+            domain: ctx.domain().clone(),
+            wins: vec![0; ctx.domain().len()],
             duels: 0,
             pending: None,
             last_suggested: None,
@@ -84,6 +83,10 @@ impl RandomDuels {
 }
 
 impl Optimizer for RandomDuels {
+    fn name(&self) -> &'static str {
+        "random duels"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let n = self.domain.len();
         let i = rng.random_range(0..n);
@@ -94,17 +97,9 @@ impl Optimizer for RandomDuels {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("random duels ask duels, got {query:?}")));
-        };
-        let Answer::Duel { first_wins } = answer else {
-            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
-        };
-        let i = self.domain.candidate_index(p, "first")?;
-        let j = self.domain.candidate_index(q, "second")?;
-        check_pending(self.pending, (i, j))?;
-        if i != j {
-            self.wins[if first_wins { i } else { j }] += 1;
+        let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
+        if duel.first != duel.second {
+            self.wins[duel.winner()] += 1;
         }
         self.duels += 1;
         self.pending = None;
@@ -176,7 +171,7 @@ mod tests {
     #[test]
     fn recommendation_counts_wins_with_lowest_index_on_ties() {
         let c = ctx(5);
-        let d = &c.domain;
+        let d = c.domain();
         let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
         assert_eq!(alg.recommend().unwrap().index, Some(0));
         // Before any win: the first point of the latest suggestion.
@@ -205,13 +200,13 @@ mod tests {
     #[test]
     fn observe_rejects_mismatches() {
         let c = ctx(5);
-        let d = &c.domain;
+        let d = c.domain();
         let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
         let yes = Answer::Duel { first_wins: true };
         assert!(alg.observe(&Query::Evaluate(d.point(0).unwrap()), yes).unwrap_err().to_string().contains("`query`"));
         assert!(alg.observe(&duel(d, 0, 1), Answer::Value(1.0)).unwrap_err().to_string().contains("`answer`"));
         let bad = Query::Duel(Point::candidate(7, vec![0.0]), d.point(0).unwrap());
-        assert!(matches!(alg.observe(&bad, yes), Err(Error::IndexOutOfRange { index: 7, .. })));
+        assert!(matches!(alg.observe(&bad, yes), Err(bohf_core::Error::IndexOutOfRange { index: 7, .. })));
         let bad = Query::Duel(Point::candidate(1, vec![0.0]), d.point(0).unwrap());
         assert!(alg.observe(&bad, yes).unwrap_err().to_string().contains("coordinates"));
         let (i, j) = indices(&alg.suggest(&mut rng::seeded(1)).unwrap());
@@ -243,7 +238,7 @@ mod tests {
             let (i, j) = indices(&alg.suggest(&mut r).unwrap());
             self_duels += usize::from(i == j);
             total += (Link::Logistic.mu(best - u[i]) + Link::Logistic.mu(best - u[j]) - 1.0) / 2.0;
-            alg.observe(&duel(&c.domain, i, j), Answer::Duel { first_wins: u[i] >= u[j] }).unwrap();
+            alg.observe(&duel(c.domain(), i, j), Answer::Duel { first_wins: u[i] >= u[j] }).unwrap();
         }
         let mean = total / steps as f64;
         assert!((mean - expected).abs() < 4.0 * 0.25 / (steps as f64).sqrt(), "{mean} vs {expected}");

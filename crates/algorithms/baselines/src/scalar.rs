@@ -108,13 +108,10 @@ struct ScalarState {
 
 impl ScalarState {
     fn new(ctx: &SearchContext, kernel: &KernelSpec, noise: f64) -> Result<Self> {
-        if ctx.horizon == 0 {
-            return Err(Error::invalid("horizon", "T must be at least 1"));
-        }
-        let gram = kernel.build()?.gram(ctx.domain.points())?;
+        let gram = kernel.build()?.gram(ctx.domain().points())?;
         Ok(Self {
-            domain: ctx.domain.clone(),
-            horizon: ctx.horizon,
+            domain: ctx.domain().clone(),
+            horizon: ctx.horizon(),
             gp: CandidateGp::new(&gram, noise)?,
             pending: None,
         })
@@ -190,6 +187,10 @@ impl GpUcb {
 }
 
 impl Optimizer for GpUcb {
+    fn name(&self) -> &'static str {
+        "GP-UCB"
+    }
+
     /// argmax of m_t + β σ_t (lowest index on ties); uses no randomness.
     fn suggest(&mut self, _rng: &mut dyn Rng) -> Result<Query> {
         let x = argmax_lowest(self.ucb().iter().copied());
@@ -197,7 +198,7 @@ impl Optimizer for GpUcb {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        self.state.observe(query, answer, "GP-UCB")
+        self.state.observe(query, answer, Optimizer::name(self))
     }
 
     fn recommend(&self) -> Result<Point> {
@@ -220,8 +221,9 @@ impl GpTs {
         config.validate()?;
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
         let theory = if config.exploration.is_theoretical() {
-            let greedy = greedy_points(state.gp.covariance(), config.noise, ctx.horizon)?;
-            let gamma = (0..=ctx.horizon).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
+            let greedy = greedy_points(state.gp.covariance(), config.noise, ctx.horizon())?;
+            let gamma =
+                (0..=ctx.horizon()).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
             Some(TheoryInputs::new(Feedback::Scalar { noise_std: config.noise.sqrt() }, gamma)?)
         } else {
             None
@@ -279,6 +281,10 @@ impl GpTs {
 }
 
 impl Optimizer for GpTs {
+    fn name(&self) -> &'static str {
+        "GP-TS"
+    }
+
     /// One joint draw (r standard normals from `rng`) and its argmax.
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let scale = self.exploration_scale()?;
@@ -290,7 +296,7 @@ impl Optimizer for GpTs {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        self.state.observe(query, answer, "GP-TS")
+        self.state.observe(query, answer, Optimizer::name(self))
     }
 
     fn recommend(&self) -> Result<Point> {
@@ -385,7 +391,7 @@ mod tests {
     #[test]
     fn observe_rejects_mismatched_queries_and_answers() {
         let c = ctx(6, 10);
-        let d = &c.domain;
+        let d = c.domain();
         let mut ucb = GpUcb::new(&c, GpUcbConfig::default()).unwrap();
         let duel = Query::Duel(d.point(0).unwrap(), d.point(1).unwrap());
         assert!(ucb.observe(&duel, Answer::Value(1.0)).unwrap_err().to_string().contains("`query`"));
@@ -406,11 +412,11 @@ mod tests {
     #[test]
     fn gp_ucb_picks_the_argmax_of_the_dense_upper_bound() {
         let c = ctx(25, 40);
-        let u = utility(&c.domain);
+        let u = utility(c.domain());
         let cfg = GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() };
         let mut ucb = GpUcb::new(&c, cfg).unwrap();
         let chosen = run(&mut ucb, &u, 15, 3);
-        let k = KernelSpec::default().build().unwrap().gram(c.domain.points()).unwrap();
+        let k = KernelSpec::default().build().unwrap().gram(c.domain().points()).unwrap();
         let (mean, var) = dense_posterior(&k, ucb.gp().indices(), ucb.gp().values(), 0.5);
         // 15 rank-one updates vs one Cholesky solve: rounding only (values O(1), ρ = 0.5).
         assert!((ucb.gp().mean() - &mean).amax() < 1e-10);
@@ -430,7 +436,7 @@ mod tests {
     #[test]
     fn gp_ts_draws_m_plus_vt_f_z_and_is_deterministic_per_seed() {
         let c = ctx(25, 40);
-        let u = utility(&c.domain);
+        let u = utility(c.domain());
         let mut ts = GpTs::new(&c, GpTsConfig::default()).unwrap();
         run(&mut ts, &u, 12, 4);
         // Round 13: v² = √(13 + 1 + log 40).
@@ -458,7 +464,7 @@ mod tests {
             ..Default::default()
         };
         let mut ts = GpTs::new(&c, cfg).unwrap();
-        let k = KernelSpec::default().build().unwrap().gram(c.domain.points()).unwrap();
+        let k = KernelSpec::default().build().unwrap().gram(c.domain().points()).unwrap();
         let greedy = greedy_points(&k, 0.25, 20).unwrap();
         let gamma = ts.theory().unwrap().gamma().to_vec();
         assert_eq!(gamma.len(), 21);
@@ -469,7 +475,7 @@ mod tests {
             2.0 + 0.5 * (2.0 * (1.0 + 20f64.ln())).sqrt(),
             max_relative = 1e-14
         );
-        let u = utility(&c.domain);
+        let u = utility(c.domain());
         run(&mut ts, &u, 7, 1);
         assert_relative_eq!(
             ts.exploration_scale().unwrap(),
@@ -494,7 +500,7 @@ mod tests {
         // GP-TS keeps exploring under N(0, 1) noise with v_t ≈ 4 at t = 150 (a utility range of 3),
         // so its late regret is about 0.4 of uniform's: the bar for it is 0.6.
         let c = ctx(30, 200);
-        let u = utility(&c.domain);
+        let u = utility(c.domain());
         let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let r = |i: usize| Link::Logistic.mu(best - u[i]) - 0.5;
         let uniform = (0..30).map(r).sum::<f64>() / 30.0;
@@ -514,12 +520,12 @@ mod tests {
     #[test]
     fn replaying_values_restores_the_posterior() {
         let c = ctx(20, 30);
-        let u = utility(&c.domain);
+        let u = utility(c.domain());
         let mut live = GpTs::new(&c, GpTsConfig::default()).unwrap();
         run(&mut live, &u, 25, 9);
         let mut replay = GpTs::new(&c, GpTsConfig::default()).unwrap();
         for (&i, &y) in live.gp().indices().iter().zip(live.gp().values()) {
-            replay.observe(&Query::Evaluate(c.domain.point(i).unwrap()), Answer::Value(y)).unwrap();
+            replay.observe(&Query::Evaluate(c.domain().point(i).unwrap()), Answer::Value(y)).unwrap();
         }
         assert_eq!(replay.gp().mean(), live.gp().mean());
         let mut r1 = rng::seeded(5);

@@ -3,7 +3,7 @@
 use crate::config::MrLpfConfig;
 use crate::schedule::round_schedule;
 use crate::select::{argmax_within, eliminate, max_variance_batch, next_pair};
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::{DuelingPosterior, Duels, KernelLogistic};
 use bohf_kernels::IndexPair;
 use nalgebra::{DMatrix, DVector};
@@ -78,12 +78,12 @@ pub struct MrLpf {
 }
 
 impl MrLpf {
-    /// Validates `config`, computes the schedule for T = `ctx.horizon` and the base Gram of the
+    /// Validates `config`, computes the schedule for T = `ctx.horizon()` and the base Gram of the
     /// candidates once.
     pub fn new(ctx: &SearchContext, config: MrLpfConfig) -> Result<Self> {
         config.validate()?;
-        let schedule = round_schedule(ctx.horizon)?;
-        let domain = ctx.domain.clone();
+        let schedule = round_schedule(ctx.horizon())?;
+        let domain = ctx.domain().clone();
         let n = domain.len();
         let base_gram = config.inference.base_gram(&domain)?;
         let estimator = config.inference.estimator()?;
@@ -226,6 +226,10 @@ impl MrLpf {
 }
 
 impl Optimizer for MrLpf {
+    fn name(&self) -> &'static str {
+        "MR-LPF"
+    }
+
     fn suggest(&mut self, _rng: &mut dyn Rng) -> Result<Query> {
         if self.is_finished() {
             return Err(self.finished_error());
@@ -242,40 +246,24 @@ impl Optimizer for MrLpf {
         if self.is_finished() {
             return Err(self.finished_error());
         }
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("MR-LPF asks duels, got {query:?}")));
-        };
-        let (i, j) = (self.domain.candidate_index(p, "first")?, self.domain.candidate_index(q, "second")?);
-        let Answer::Duel { first_wins } = answer else {
-            return Err(Error::invalid("answer", format!("a duel needs a duel answer, got {answer:?}")));
-        };
         // MR-LPF's data must be its own queries: the pending suggestion, or (replaying a saved history
         // without calling suggest) the duel suggest() would return now.
         let expected = self
             .pending
             .unwrap_or_else(|| next_pair(&self.posterior, &self.active, self.position, self.config.initial_sigma));
-        if expected != (i, j) {
-            return Err(Error::invalid(
-                "query",
-                format!(
-                    "duel ({i}, {j}) does not match MR-LPF's {} duel ({}, {})",
-                    if self.pending.is_some() { "suggested" } else { "next" },
-                    expected.0,
-                    expected.1
-                ),
-            ));
-        }
+        let Duel { first: i, second: j, first_wins } =
+            self.domain.answered_duel(query, &answer, Some(expected), self.name())?;
         let closes_round = self.position + 1 == self.schedule[self.round];
         // Fit first (on a copy), so that a solver failure leaves the state untouched.
         let fit = if closes_round {
             let mut duels = self.round_duels.clone();
-            duels.push(i, j, first_wins)?;
+            duels.push(Duel::new(i, j, first_wins))?;
             Some(self.estimator.fit(&self.base_gram, &duels)?)
         } else {
             None
         };
         self.posterior.add_duel(i, j)?;
-        self.round_duels.push(i, j, first_wins)?;
+        self.round_duels.push(Duel::new(i, j, first_wins))?;
         self.pending = None;
         self.position += 1;
         self.steps += 1;

@@ -63,7 +63,7 @@ fn batch_equals_sequential_in_every_round() {
         [(InitialSigma::Prior, RoundNoise::Constant), (InitialSigma::Zero, RoundNoise::Theory)]
     {
         let ctx = context(30, 300);
-        let f = utility(&ctx.domain);
+        let f = utility(ctx.domain());
         let config = MrLpfConfig { initial_sigma, noise, ..Default::default() };
         let mut alg = MrLpf::new(&ctx, config).unwrap();
         let mut answers = rng::seeded(11);
@@ -101,7 +101,7 @@ fn batch_equals_sequential_in_every_round() {
 fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
     for (seed, beta) in [(1, 1.0), (2, 0.0), (3, 0.1), (4, 3.0)] {
         let ctx = context(30, 1000);
-        let f = utility(&ctx.domain);
+        let f = utility(ctx.domain());
         let mut alg =
             MrLpf::new(&ctx, MrLpfConfig { beta: Beta::Constant { value: beta }, ..Default::default() }).unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
@@ -142,7 +142,7 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
 #[test]
 fn round_noise_and_theoretical_beta_are_applied_per_round() {
     let ctx = context(20, 100);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let mut config = MrLpfConfig {
         noise: RoundNoise::Theory,
         beta: Beta::Theory { norm_bound: 1.0, delta: 0.1 },
@@ -199,10 +199,13 @@ fn observe_rejects_what_was_not_suggested() {
     let mut alg = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     let mut r = rng::seeded(0);
     let win = Answer::Duel { first_wins: true };
-    let p = |i: usize| ctx.domain.point(i).unwrap();
+    let p = |i: usize| ctx.domain().point(i).unwrap();
     let msg = |e: Error| e.to_string();
     // Nothing suggested yet: only the duel MR-LPF would suggest, (0, 9), is accepted.
-    assert!(msg(alg.observe(&Query::Duel(p(0), p(8)), win).unwrap_err()).contains("next duel (0, 9)"));
+    assert!(
+        msg(alg.observe(&Query::Duel(p(0), p(8)), win).unwrap_err())
+            .contains("does not match the pending suggestion (0, 9)")
+    );
     let q = alg.suggest(&mut r).unwrap();
     assert_eq!(alg.suggest(&mut r).unwrap(), q, "suggest is idempotent while a duel is pending");
     let (i, j) = pair_of(&q);
@@ -238,15 +241,13 @@ fn construction_validates_config_and_horizon() {
     let mut bad = MrLpfConfig::default();
     bad.inference.kernel.lengthscale = Some(0.0);
     assert!(MrLpf::new(&ctx, bad).unwrap_err().to_string().contains("`inference.kernel.lengthscale`"));
-    let zero = SearchContext { domain: ctx.domain.clone(), horizon: 0 };
-    assert!(MrLpf::new(&zero, MrLpfConfig::default()).unwrap_err().to_string().contains("`horizon`"));
 }
 
 /// A saved history replayed through `observe` alone (no `suggest`) rebuilds the same state.
 #[test]
 fn history_replay_without_suggest() {
     let ctx = context(30, 100);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let mut live = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     let mut answers = rng::seeded(3);
     let mut history = Vec::new();
@@ -268,7 +269,7 @@ fn history_replay_without_suggest() {
 #[test]
 fn replaying_the_same_answers_reproduces_the_run() {
     let ctx = context(30, 300);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let mut a = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     let mut b = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
     assert_eq!(run(&mut a, &f, 9), run(&mut b, &f, 9));
@@ -296,7 +297,7 @@ fn replaying_the_same_answers_reproduces_the_run() {
 #[test]
 fn regret_at_the_horizon_is_well_below_random_duels() {
     let ctx = context(30, 300);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let random: f64 = f.iter().map(|&v| Link::Logistic.mu(best - v)).sum::<f64>() / f.len() as f64 - 0.5;
     let runs = 12;
@@ -314,4 +315,54 @@ fn regret_at_the_horizon_is_well_below_random_duels() {
     assert!(random > 0.15, "the problem is not trivial: random regret {random}");
     assert!(last_round < 0.4 * random, "MR-LPF {last_round} vs random {random}");
     assert!(last_round < first_round, "regret drops after exploration: {first_round} → {last_round}");
+}
+
+/// The straightforward MR-LPF, written from the public pieces: each round's batch of maximum-variance
+/// pairs, the kernel logistic fit with the dense n×n Newton system (`fit_dense`), and the
+/// elimination with the round's posterior. MR-LPF, whose fits take the low-rank path when few
+/// candidates are duelled (here 300 candidates, rounds of ≤ 35 duels among the survivors), asks
+/// exactly the same queries and keeps the same active sets.
+#[test]
+fn queries_equal_the_straightforward_dense_path() {
+    let (n, horizon) = (300, 60);
+    assert!(n >= bohf_gp::LOW_RANK_MIN_CANDIDATES);
+    let ctx = context(n, horizon);
+    let f = utility(&ctx.domain());
+    for seed in [3u64, 4] {
+        let config = MrLpfConfig::default();
+        let mut alg = MrLpf::new(&ctx, config.clone()).unwrap();
+        let fast = run(&mut alg, &f, seed);
+
+        let k = alg.base_gram().clone();
+        let estimator = config.inference.estimator().unwrap();
+        let mut answers = rng::stream(seed, &[1]);
+        let mut active: Vec<usize> = (0..n).collect();
+        let mut reference = Vec::new();
+        for (r, &count) in alg.schedule().iter().enumerate() {
+            let rho = config.rho(r + 1);
+            let pairs = max_variance_batch(&k, &active, rho, count, config.initial_sigma).unwrap();
+            let mut duels = bohf_gp::Duels::new(n);
+            let mut post = DuelingPosterior::prior(&k, rho).unwrap();
+            for &p in &pairs {
+                let Answer::Duel { first_wins } = answer(&f, p, &mut answers) else { unreachable!() };
+                duels.push(bohf_core::Duel::new(p.0, p.1, first_wins)).unwrap();
+                post.add_duel(p.0, p.1).unwrap();
+            }
+            let fit = estimator.fit_dense(&k, &duels).unwrap();
+            let beta = alg.betas()[r];
+            let kept = crate::eliminate(
+                &active,
+                fit.utility().as_slice(),
+                |i, j| post.variance(i, j).unwrap_or(0.0),
+                beta,
+                Link::Logistic,
+            );
+            assert_eq!(kept, alg.records()[r].survivors, "seed {seed}, round {}", r + 1);
+            reference.extend(pairs);
+            active = kept;
+        }
+        assert_eq!(fast, reference, "seed {seed}");
+        // The case exercises the low-rank path: some round duels fewer than n/2 candidates.
+        assert!(alg.records().iter().any(|rec| 4 * rec.duels.len() < n));
+    }
 }

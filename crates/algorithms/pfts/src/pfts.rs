@@ -3,7 +3,7 @@
 use crate::anchored::AnchoredSampler;
 use crate::config::PfTsConfig;
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{DuelingPosterior, Duels, JointSampler, KernelLogistic, PreferenceFit};
 use bohf_infogain::{PairKernel, greedy_pairs};
@@ -11,7 +11,6 @@ use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
 pub use bohf_core::argmax_lowest;
-use bohf_core::check_pending;
 
 /// PF-TS (Lazzaro et al. 2026, Algorithm 1) on a finite candidate set.
 ///
@@ -62,30 +61,28 @@ pub struct PfTs {
 }
 
 impl PfTs {
-    /// PF-TS on the candidates of `ctx` with horizon T = `ctx.horizon`; validates `config` (errors
+    /// PF-TS on the candidates of `ctx` with horizon T = `ctx.horizon()`; validates `config` (errors
     /// name the field), builds the base Gram once and, for the theoretical schedule, Γ(0..=T).
     pub fn new(ctx: &SearchContext, config: PfTsConfig) -> Result<Self> {
         config.validate()?;
-        if ctx.horizon == 0 {
-            return Err(Error::invalid("horizon", "T must be at least 1"));
-        }
         let inference = &config.inference;
-        let base_gram = inference.base_gram(&ctx.domain)?;
+        let base_gram = inference.base_gram(ctx.domain())?;
         let posterior = inference.prior_posterior(&base_gram)?;
         let estimator = inference.estimator()?;
         let theory = if config.exploration.is_theoretical() {
-            let greedy = greedy_pairs(&base_gram, PairKernel::Dueling, inference.rho(), ctx.horizon)?;
-            let gamma = (0..=ctx.horizon).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
+            let greedy = greedy_pairs(&base_gram, PairKernel::Dueling, inference.rho(), ctx.horizon())?;
+            let gamma =
+                (0..=ctx.horizon()).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
             let feedback = Feedback::Preference { kappa: inference.kappa, lambda: inference.mle.lambda };
             Some(TheoryInputs::new(feedback, gamma)?)
         } else {
             None
         };
-        let n = ctx.domain.len();
+        let n = ctx.domain().len();
         Ok(Self {
             config,
-            domain: ctx.domain.clone(),
-            horizon: ctx.horizon,
+            domain: ctx.domain().clone(),
+            horizon: ctx.horizon(),
             base_gram,
             estimator,
             duels: Duels::new(n),
@@ -179,41 +176,11 @@ impl PfTs {
         Ok((argmax_lowest(f.column(0).iter().copied()), argmax_lowest(f.column(1).iter().copied())))
     }
 
-    /// Records a whole history of (query, answer) pairs at once (e.g. restoring a saved session):
-    /// validated first, then one MLE fit and, for long histories, Ŝ from scratch. The result equals
-    /// observing them one by one up to the Newton tolerance and rounding. If a suggestion is
-    /// pending, the first query must match it.
-    pub fn observe_all(&mut self, history: &[(Query, Answer)]) -> Result<()> {
-        let mut parsed = Vec::with_capacity(history.len());
-        for (k, (q, a)) in history.iter().enumerate() {
-            let duel = self.parse(q, a).map_err(|e| match e {
-                Error::InvalidParameter { name, reason } => {
-                    Error::invalid(name, format!("history entry {k}: {reason}"))
-                }
-                other => other,
-            })?;
-            parsed.push(duel);
-        }
-        if let Some(first) = parsed.first() {
-            check_pending(self.pending, (first.0, first.1))?;
-        }
-        if parsed.is_empty() {
-            return Ok(());
-        }
-        self.record(&parsed)?;
-        self.pending = None;
-        Ok(())
-    }
-
-    fn parse(&self, query: &Query, answer: &Answer) -> Result<(usize, usize, bool)> {
-        self.domain.duel_indices(query, answer, "PF-TS")
-    }
-
     /// Appends duels, refits (warm start) and updates Ŝ; the state changes only if everything succeeds.
-    fn record(&mut self, new: &[(usize, usize, bool)]) -> Result<()> {
+    fn record(&mut self, new: &[Duel]) -> Result<()> {
         let mut duels = self.duels.clone();
-        for &(i, j, w) in new {
-            duels.push(i, j, w)?;
+        for &d in new {
+            duels.push(d)?;
         }
         let fit = match &self.fit {
             Some(prev) => self.estimator.fit_warm(&self.base_gram, &duels, prev)?,
@@ -223,8 +190,8 @@ impl PfTs {
             // Many duels at once: from scratch in O(t + n³) beats |new| rank-one steps of O(n²).
             self.posterior = DuelingPosterior::new(&self.base_gram, &duels, self.config.inference.rho())?;
         } else {
-            for &(i, j, _) in new {
-                self.posterior.add_duel(i, j)?;
+            for d in new {
+                self.posterior.add_duel(d.first, d.second)?;
             }
         }
         self.duels = duels;
@@ -235,6 +202,10 @@ impl PfTs {
 }
 
 impl Optimizer for PfTs {
+    fn name(&self) -> &'static str {
+        "PF-TS"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let scale = self.exploration_scale()?;
         let sampler = self.sampler()?;
@@ -247,9 +218,21 @@ impl Optimizer for PfTs {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let (i, j, w) = self.parse(query, &answer)?;
-        check_pending(self.pending, (i, j))?;
-        self.record(&[(i, j, w)])?;
+        let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
+        self.record(&[duel])?;
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Validates the whole history first, then one MLE fit and, for long histories, Ŝ from scratch:
+    /// the result equals observing the steps one by one up to the Newton tolerance and rounding; on
+    /// an error nothing is recorded.
+    fn observe_batch(&mut self, steps: &[(Query, Answer)]) -> Result<()> {
+        let duels = self.domain.answered_duels(steps, self.pending, self.name())?;
+        if duels.is_empty() {
+            return Ok(());
+        }
+        self.record(&duels)?;
         self.pending = None;
         Ok(())
     }

@@ -85,8 +85,8 @@ fn config_validation_names_the_field() {
         ..Default::default()
     };
     assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`norm_bound`"));
-    let zero_horizon = SearchContext { domain: FiniteDomain::linspace(0.0, 1.0, 3).unwrap(), horizon: 0 };
-    assert!(PfTs::new(&zero_horizon, PfTsConfig::default()).unwrap_err().to_string().contains("`horizon`"));
+    let zero_horizon = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 3).unwrap(), 0);
+    assert!(zero_horizon.unwrap_err().to_string().contains("`horizon`"));
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
 #[test]
 fn observe_rejects_mismatched_queries_and_answers_without_changing_state() {
     let c = ctx(8, 10);
-    let d = &c.domain;
+    let d = c.domain();
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
     let yes = Answer::Duel { first_wins: true };
     let e = p.observe(&Query::Evaluate(d.point(1).unwrap()), yes).unwrap_err();
@@ -187,7 +187,7 @@ fn replaying_the_history_restores_the_state_and_the_next_suggestion() {
     let history = run(&mut live, 40, 5);
     // One batch (fit once, Ŝ from scratch since 40 > 25) and one by one without suggestions.
     let mut batch = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    batch.observe_all(&history).unwrap();
+    batch.observe_batch(&history).unwrap();
     let mut sequential = PfTs::new(&c, PfTsConfig::default()).unwrap();
     for (q, a) in &history {
         sequential.observe(q, *a).unwrap();
@@ -210,7 +210,7 @@ fn replaying_the_history_restores_the_state_and_the_next_suggestion() {
     let mut bad = history[..3].to_vec();
     bad[2].1 = Answer::Value(0.0);
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    let e = p.observe_all(&bad).unwrap_err();
+    let e = p.observe_batch(&bad).unwrap_err();
     assert!(e.to_string().contains("history entry 2"), "{e}");
     assert_eq!(p.duels().len(), 0);
 }
@@ -288,7 +288,7 @@ fn pair_space_anchored(p: &PfTs, anchor: usize) -> (DVector<f64>, DMatrix<f64>) 
 fn anchored_sampler_has_the_pair_space_mean_and_covariance() {
     let c = ctx(12, 40);
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    p.observe_all(&random_history(&c.domain, 25, 4)).unwrap();
+    p.observe_batch(&random_history(c.domain(), 25, 4)).unwrap();
     let sampler = p.sampler().unwrap();
     for anchor in [0, 5, 11] {
         let (mean, cov) = pair_space_anchored(&p, anchor);
@@ -328,7 +328,7 @@ proptest! {
     ) {
         let c = ctx(n, 50);
         let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-        p.observe_all(&random_history(&c.domain, t, history_seed)).unwrap();
+        p.observe_batch(&random_history(c.domain(), t, history_seed)).unwrap();
         let sampler = p.sampler().unwrap();
         let mut r = rng::seeded(draw_seed);
         let z = DMatrix::from_fn(sampler.rank(), 2, |_, _| StandardNormal.sample(&mut r));
@@ -379,7 +379,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
     // utility-space argmax (note §9 item 14).
     let c = ctx(12, 40);
     let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    p.observe_all(&random_history(&c.domain, 10, 21)).unwrap();
+    p.observe_batch(&random_history(c.domain(), 10, 21)).unwrap();
     let n = 12;
     let draws = 20_000;
     let utility = p.sampler().unwrap();
@@ -431,7 +431,7 @@ fn theoretical_schedule_uses_the_upper_greedy_bracket_of_the_dueling_gain() {
     }
     // eq. (12) at the last round t = 30 (29 duels observed before it), by hand: κ = 1, λ = 0.05.
     let mut at30 = PfTs::new(&c, p.config().clone()).unwrap();
-    at30.observe_all(&history[..29]).unwrap();
+    at30.observe_batch(&history[..29]).unwrap();
     let expected = 4.0 + 2.0 * (2.0 / 0.05 * (gamma[30] + 10f64.ln())).sqrt();
     assert_relative_eq!(at30.exploration_scale().unwrap(), expected, max_relative = 1e-14);
     // Past the horizon the Γ table ends: a clear error naming `t`.
@@ -443,7 +443,7 @@ fn pfts_regret_is_well_below_uniform_random_duels() {
     // 30 grid points, T = 200, BTL answers on a known utility; uniform random duels have expected
     // per-step regret E_x μ(f* − f(x)) − 1/2 exactly (x, x′ independent uniform).
     let c = ctx(30, 200);
-    let u = utility_vector(&c.domain);
+    let u = utility_vector(c.domain());
     let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let uniform = u.iter().map(|&f| Link::Logistic.mu(best - f)).sum::<f64>() / 30.0 - 0.5;
     let seeds = [1u64, 2, 3, 4];

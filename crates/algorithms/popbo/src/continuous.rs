@@ -21,7 +21,7 @@ use crate::config::{PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, BoxDomain, Error, Optimizer, Point, Query, Result};
+use bohf_core::{Answer, BoxDomain, Duel, Error, Optimizer, Point, Query, Result, check_pending};
 use bohf_kernels::Kernel;
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
@@ -80,7 +80,7 @@ pub struct PopBoBox {
     domain: BoxDomain,
     kernel: Box<dyn Kernel>,
     points: Vec<Vec<f64>>,
-    duels: Vec<(usize, usize, bool)>,
+    duels: Vec<Duel>,
     problem: Option<ConfidenceProblem>,
     mle: Option<MleFit>,
     pending: Option<(Vec<f64>, Vec<f64>)>,
@@ -122,7 +122,7 @@ impl PopBoBox {
     }
 
     /// The observed duels as support indices.
-    pub fn duels(&self) -> &[(usize, usize, bool)] {
+    pub fn duels(&self) -> &[Duel] {
         &self.duels
     }
 
@@ -132,7 +132,7 @@ impl PopBoBox {
     }
 
     fn reference(&self) -> Option<usize> {
-        self.duels.last().map(|d| d.0).or(if self.points.is_empty() { None } else { Some(0) })
+        self.duels.last().map(|d| d.first).or(if self.points.is_empty() { None } else { Some(0) })
     }
 
     fn support_index(points: &mut Vec<Vec<f64>>, x: &[f64]) -> usize {
@@ -145,11 +145,10 @@ impl PopBoBox {
         }
     }
 
-    fn fit(&self, points: &[Vec<f64>], duels: &[(usize, usize, bool)]) -> Result<(ConfidenceProblem, MleFit)> {
+    fn fit(&self, points: &[Vec<f64>], duels: &[Duel]) -> Result<(ConfidenceProblem, MleFit)> {
         let n = points.len();
         let gram = DMatrix::from_fn(n, n, |i, j| self.kernel.eval(&points[i], &points[j]));
-        let obs: Vec<Observation> =
-            duels.iter().map(|&(first, second, first_wins)| Observation::Duel { first, second, first_wins }).collect();
+        let obs: Vec<Observation> = duels.iter().copied().map(Observation::Duel).collect();
         let problem = ConfidenceProblem::new(&gram, &obs, &self.config.confidence)?;
         let mle = problem.mle()?;
         Ok((problem, mle))
@@ -266,23 +265,21 @@ impl PopBoBox {
             ReportRule::TheoreticalTStar { lambda } => {
                 let n = self.points.len();
                 let gram = DMatrix::from_fn(n, n, |i, j| self.kernel.eval(&self.points[i], &self.points[j]));
-                let pairs: Vec<(usize, usize)> = self.duels.iter().map(|d| (d.0, d.1)).collect();
+                let pairs: Vec<(usize, usize)> = self.duels.iter().map(Duel::pair).collect();
                 let sigmas = pair_sigmas(&gram, &pairs, lambda)?;
                 let b = self.config.confidence.norm_bound;
                 let betas = (1..=sigmas.len()).map(|t| self.config.beta.beta(t, b)).collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
-                Ok(self.points[self.duels[t].0].clone())
+                Ok(self.points[self.duels[t].first].clone())
             }
         }
     }
 
+    /// The points and outcome of an answered duel, checked: a duel query and answer, both points in
+    /// the box, and, if a suggestion is pending, the pending pair.
     fn parse(&self, query: &Query, answer: &Answer) -> Result<(Vec<f64>, Vec<f64>, bool)> {
-        let Query::Duel(p, q) = query else {
-            return Err(Error::invalid("query", format!("POP-BO asks duels, got {query:?}")));
-        };
-        let Answer::Duel { first_wins } = *answer else {
-            return Err(Error::invalid("answer", format!("a duel needs Answer::Duel, got {answer:?}")));
-        };
+        let (p, q) = query.duel_points(self.name())?;
+        let first_wins = answer.duel_outcome()?;
         for (pt, which) in [(p, "first"), (q, "second")] {
             if pt.coords.len() != self.domain.dim() {
                 return Err(Error::dims(format!("{which} point of the duel"), self.domain.dim(), pt.coords.len()));
@@ -292,11 +289,16 @@ impl PopBoBox {
                 return Err(Error::invalid("query", format!("the {which} point {:?} is outside the box", pt.coords)));
             }
         }
+        check_pending(self.pending.as_ref().map(|(x, xp)| (x, xp)), (&p.coords, &q.coords))?;
         Ok((p.coords.clone(), q.coords.clone(), first_wins))
     }
 }
 
 impl Optimizer for PopBoBox {
+    fn name(&self) -> &'static str {
+        "POP-BO"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         if self.points.is_empty() {
             let x0 = self.domain.sample(&mut *rng);
@@ -353,17 +355,12 @@ impl Optimizer for PopBoBox {
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
         let (x, xp, w) = self.parse(query, &answer)?;
-        if let Some((px, pxp)) = &self.pending
-            && (px != &x || pxp != &xp)
-        {
-            return Err(Error::invalid("query", "the duel does not match the pending suggestion"));
-        }
         let mut points = self.points.clone();
         // Replaying from scratch: x₀ is the second point of the first duel.
         let j = Self::support_index(&mut points, &xp);
         let i = Self::support_index(&mut points, &x);
         let mut duels = self.duels.clone();
-        duels.push((i, j, w));
+        duels.push(Duel::new(i, j, w));
         let (problem, mle) = self.fit(&points, &duels)?;
         self.points = points;
         self.duels = duels;

@@ -15,8 +15,6 @@
 //!   minimum-norm MLE interpolant over the candidates, or the theoretical t* of eq. (19).
 //! * [`PopBoBox`] ([`continuous`]): the continuous-box mode, multistart projected gradient ascent
 //!   (Danskin gradients) around the exact conic inner problem.
-//! * [`search`]: the exact argmax of the optimistic advantage over candidates with certified
-//!   screening (tangent halfspaces of the log-likelihood, feasible points).
 //! * [`pair_sigmas`], [`duel_error_bound`], [`t_star`]: σ^{ff′} of eq. (16) and the rule (19).
 //!
 //! ```
@@ -45,7 +43,6 @@ mod config;
 pub mod continuous;
 mod popbo;
 mod report;
-pub mod search;
 
 pub use bohf_confidence::{BetaSchedule, ConfidenceConfig};
 pub use config::{InitialPoint, PopBoConfig, ReportRule};

@@ -3,9 +3,9 @@
 use crate::config::{InitialPoint, PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation};
+use bohf_core::argmax_lowest;
 use bohf_core::rand::{Rng, RngExt};
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
-use bohf_core::{argmax_lowest, check_pending};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use nalgebra::DMatrix;
 
 /// What the last [`Optimizer::suggest`] computed.
@@ -39,7 +39,7 @@ pub struct StepInfo {
 /// 3. x_t = argmax over the candidates of the optimistic advantage
 ///    A_t(x) = max_{f̃ ∈ C_t} f̃(x) − f̃(x′_t), each value the convex program (24) (Lemma 4.1), solved
 ///    exactly with clarabel ([`bohf_confidence::ConfidenceSet::optimistic_advantage`]) where the
-///    certified screening of [`crate::search`] cannot rule the candidate out;
+///    certified screening of [`ConfidenceSet::maximise_advantage`] cannot rule the candidate out;
 /// 4. the duel (x_t, x′_t) is asked.
 ///
 /// **Speed.** Per step, everything that does not depend on x is done once: the support Gram factor
@@ -48,7 +48,8 @@ pub struct StepInfo {
 /// clarabel solver of the set (a candidate changes only the objective). The argmax then solves only
 /// the candidates whose certified upper bound (B‖g_x‖, tightened by the tangent halfspace of the
 /// log-likelihood at every solved optimum) can still beat the best value found, largest bound
-/// first, with the MLE and earlier optima as certified lower bounds ([`crate::search`]);
+/// first, with the MLE and earlier optima as certified lower bounds
+/// ([`ConfidenceSet::maximise_advantage`]);
 /// [`StepInfo::solved`] says how many were solved. The
 /// result equals the argmax of the exact values up to the solver tolerance
 /// ([`PopBo::optimistic_advantages`] computes them all, for checking). Repeated duels are one
@@ -71,7 +72,7 @@ pub struct PopBo {
     horizon: usize,
     base_gram: DMatrix<f64>,
     x0: Option<usize>,
-    duels: Vec<(usize, usize, bool)>,
+    duels: Vec<Duel>,
     problem: Option<ConfidenceProblem>,
     mle: Option<MleFit>,
     pending: Option<(usize, usize)>,
@@ -93,19 +94,16 @@ impl PopBo {
     /// POP-BO on the candidates of `ctx`; validates `config` (errors name the field) and builds the
     /// base Gram of `config.inference.kernel` once.
     pub fn new(ctx: &SearchContext, config: PopBoConfig) -> Result<Self> {
-        config.validate_for(ctx.domain.len())?;
-        if ctx.horizon == 0 {
-            return Err(Error::invalid("horizon", "T must be at least 1"));
-        }
-        let base_gram = config.inference.base_gram(&ctx.domain)?;
+        config.validate_for(ctx.domain().len())?;
+        let base_gram = config.inference.base_gram(ctx.domain())?;
         let x0 = match config.initial {
             InitialPoint::Candidate { index } => Some(index),
             InitialPoint::Random => None,
         };
         Ok(Self {
             config,
-            domain: ctx.domain.clone(),
-            horizon: ctx.horizon,
+            domain: ctx.domain().clone(),
+            horizon: ctx.horizon(),
             base_gram,
             x0,
             duels: Vec::new(),
@@ -143,7 +141,7 @@ impl PopBo {
     }
 
     /// The observed duels (x_t, x′_t, 1_{x_t ≻ x′_t}) as candidate indices.
-    pub fn duels(&self) -> &[(usize, usize, bool)] {
+    pub fn duels(&self) -> &[Duel] {
         &self.duels
     }
 
@@ -154,7 +152,7 @@ impl PopBo {
 
     /// x′ of the next query: x_{t−1}, i.e. the first point of the last duel, or x₀.
     pub fn reference(&self) -> Option<usize> {
-        self.duels.last().map(|d| d.0).or(self.x0)
+        self.duels.last().map(|d| d.first).or(self.x0)
     }
 
     /// The suggestion awaiting its answer, as candidate indices.
@@ -182,14 +180,10 @@ impl PopBo {
         self.config.beta.beta(self.duels.len(), self.config.confidence.norm_bound)
     }
 
-    fn observations(duels: &[(usize, usize, bool)]) -> Vec<Observation> {
-        duels.iter().map(|&(first, second, first_wins)| Observation::Duel { first, second, first_wins }).collect()
-    }
-
     /// The confidence problem and MLE of `duels` with support x₀ ∪ observed points; the current MLE
     /// is reused (no solve) when the program is the same, and then the second value is `true`.
-    fn fit(&self, x0: usize, duels: &[(usize, usize, bool)]) -> Result<(ConfidenceProblem, MleFit, bool)> {
-        let obs = Self::observations(duels);
+    fn fit(&self, x0: usize, duels: &[Duel]) -> Result<(ConfidenceProblem, MleFit, bool)> {
+        let obs: Vec<Observation> = duels.iter().copied().map(Observation::Duel).collect();
         let problem = ConfidenceProblem::on_candidates(&self.base_gram, &[x0], &obs, &self.config.confidence)?;
         if let (Some(old), Some(fit)) = (&self.problem, &self.mle)
             && problem.same_program(old)
@@ -255,7 +249,7 @@ impl PopBo {
 
     /// σ_t^{ff′}((x_t, x′_t)) of eq. (16) along the observed duels, with regulariser λ.
     pub fn pair_sigmas(&self, lambda: f64) -> Result<Vec<f64>> {
-        let pairs: Vec<(usize, usize)> = self.duels.iter().map(|d| (d.0, d.1)).collect();
+        let pairs: Vec<(usize, usize)> = self.duels.iter().map(Duel::pair).collect();
         pair_sigmas(&self.base_gram, &pairs, lambda)
     }
 
@@ -281,39 +275,14 @@ impl PopBo {
                 let b = self.config.confidence.norm_bound;
                 let betas = (1..=sigmas.len()).map(|t| self.config.beta.beta(t, b)).collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
-                Ok(self.duels[t].0)
+                Ok(self.duels[t].first)
             }
         }
     }
 
-    /// Records a whole history at once (restoring a session): validated first, then one fit. If a
-    /// suggestion is pending, the first duel must match it.
-    pub fn observe_all(&mut self, history: &[(Query, Answer)]) -> Result<()> {
-        let mut parsed = Vec::with_capacity(history.len());
-        for (k, (q, a)) in history.iter().enumerate() {
-            parsed.push(self.parse(q, a).map_err(|e| match e {
-                Error::InvalidParameter { name, reason } => {
-                    Error::invalid(name, format!("history entry {k}: {reason}"))
-                }
-                other => other,
-            })?);
-        }
-        if let Some(first) = parsed.first() {
-            check_pending(self.pending, (first.0, first.1))?;
-        }
-        if parsed.is_empty() {
-            return Ok(());
-        }
-        self.record(&parsed)
-    }
-
-    fn parse(&self, query: &Query, answer: &Answer) -> Result<(usize, usize, bool)> {
-        self.domain.duel_indices(query, answer, "POP-BO")
-    }
-
     /// Appends duels and refits; the state changes only if everything succeeds.
-    fn record(&mut self, new: &[(usize, usize, bool)]) -> Result<()> {
-        let x0 = self.x0.unwrap_or(new[0].1);
+    fn record(&mut self, new: &[Duel]) -> Result<()> {
+        let x0 = self.x0.unwrap_or(new[0].second);
         let mut duels = self.duels.clone();
         duels.extend_from_slice(new);
         let (problem, mle, same) = self.fit(x0, &duels)?;
@@ -330,6 +299,10 @@ impl PopBo {
 }
 
 impl Optimizer for PopBo {
+    fn name(&self) -> &'static str {
+        "POP-BO"
+    }
+
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         self.ensure_initialised(Some(rng))?;
         let reference = self.reference().expect("initialised");
@@ -341,16 +314,7 @@ impl Optimizer for PopBo {
             None => {
                 let (mut set, candidates) = self.confidence_set()?;
                 let r = self.reference_position()?;
-                let (problem, mle) =
-                    (self.problem.as_ref().expect("initialised"), self.mle.as_ref().expect("initialised"));
-                let search = crate::search::maximise_advantage(
-                    &mut set,
-                    problem,
-                    mle,
-                    &candidates,
-                    r,
-                    Some(&candidates[reference]),
-                )?;
+                let search = set.maximise_advantage(&candidates, r, Some(&candidates[reference]))?;
                 self.cache = Some(CachedSearch { beta, reference, chosen: search.best, value: search.value });
                 (search.best, search.value, search.solved)
             }
@@ -362,9 +326,17 @@ impl Optimizer for PopBo {
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        let (i, j, w) = self.parse(query, &answer)?;
-        check_pending(self.pending, (i, j))?;
-        self.record(&[(i, j, w)])
+        let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
+        self.record(&[duel])
+    }
+
+    /// Validates the whole history first, then one fit; on an error nothing is recorded.
+    fn observe_batch(&mut self, steps: &[(Query, Answer)]) -> Result<()> {
+        let duels = self.domain.answered_duels(steps, self.pending, self.name())?;
+        if duels.is_empty() {
+            return Ok(());
+        }
+        self.record(&duels)
     }
 
     fn recommend(&self) -> Result<Point> {

@@ -1,37 +1,20 @@
 //! The theoretical reporting rule of POP-BO (eq. (19)) and the σ^{ff′} it needs (eq. (16)).
 
-use bohf_core::linalg::Cholesky;
-use bohf_core::{Error, Result};
-use bohf_kernels::additive_pair_gram;
+use bohf_core::Result;
+use bohf_infogain::{PairKernel, PosteriorVariances};
 use nalgebra::DMatrix;
 
 /// σ_t^{ff′}((x_t, x′_t)) for t = 1, …, T along a sequence of pairs (eq. (16)):
 ///
 /// (σ_t^{ff′}(ω_t))² = k^{ff′}(ω_t, ω_t) − k^{ff′}(ω_{1:t−1}, ω_t)ᵀ (K^{ff′}_{t−1} + λI)⁻¹ k^{ff′}(ω_{1:t−1}, ω_t),
 ///
-/// with the additive pair kernel k^{ff′}((x, x′), (x̄, x̄′)) = k(x, x̄) + k(x′, x̄′) (bohf-kernels'
-/// [`additive_pair_gram`], from the base Gram of the candidates). All T values come from one
-/// Cholesky factorisation L Lᵀ = K^{ff′}_T + λI: its diagonal satisfies L_tt² = σ_t² + λ (the Schur
-/// complement of the leading block), so σ_t = √(max(L_tt² − λ, 0)). Cost O(T³).
+/// with the additive pair kernel k^{ff′}((x, x′), (x̄, x̄′)) = k(x, x̄) + k(x′, x̄′): the posterior
+/// variances of bohf-infogain's [`PosteriorVariances::for_pairs`] with [`PairKernel::Additive`] and
+/// noise λ (O(n²) per pair, from the base Gram of the candidates), square-rooted. Errors for λ ≤ 0
+/// or an index out of range.
 pub fn pair_sigmas(base_gram: &DMatrix<f64>, pairs: &[(usize, usize)], lambda: f64) -> Result<Vec<f64>> {
-    bohf_core::error::ensure_positive("lambda", lambda)?;
-    let n = base_gram.nrows();
-    for &(i, j) in pairs {
-        for k in [i, j] {
-            if k >= n {
-                return Err(Error::IndexOutOfRange { context: "pair of candidates".into(), index: k, len: n });
-            }
-        }
-    }
-    if pairs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut k = additive_pair_gram(base_gram, pairs, pairs)?;
-    for t in 0..pairs.len() {
-        k[(t, t)] += lambda;
-    }
-    let chol = Cholesky::new(&k)?;
-    Ok((0..pairs.len()).map(|t| (chol.l()[(t, t)].powi(2) - lambda).max(0.0).sqrt()).collect())
+    let variances = PosteriorVariances::for_pairs(base_gram, PairKernel::Additive, pairs, lambda)?;
+    Ok(variances.variances().iter().map(|v| v.max(0.0).sqrt()).collect())
 }
 
 /// The bound of Theorem 3.6 / eq. (19) at step t: 2(2B + λ^{−1/2}√β_t) σ_t.

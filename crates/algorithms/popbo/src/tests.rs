@@ -133,7 +133,7 @@ fn replaying_the_history_reproduces_the_state() {
     }
     // All at once.
     let mut c = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
-    c.observe_all(&history).unwrap();
+    c.observe_batch(&history).unwrap();
     assert_eq!(a.duels(), b.duels());
     assert_eq!(a.duels(), c.duels());
     assert_eq!(a.initial_point(), b.initial_point());
@@ -176,15 +176,17 @@ fn report_rules_match_independent_computations() {
     let mut grid_cfg = config(3.0, 0.3);
     grid_cfg.report = ReportRule::MaxMleGrid;
     let mut g = PopBo::new(&ctx, grid_cfg).unwrap();
-    g.observe_all(&p.duels().iter().map(|&(i, j, w)| duel(&dom, i, j, w)).collect::<Vec<_>>()).unwrap();
+    g.observe_batch(&p.duels().iter().map(|d| duel(&dom, d.first, d.second, d.first_wins)).collect::<Vec<_>>())
+        .unwrap();
     let argmax = (0..fhat.len()).max_by(|&i, &j| fhat[i].total_cmp(&fhat[j])).unwrap();
     assert_eq!(g.report().unwrap(), argmax);
     // Theoretical t*: x_{t*} with the smallest 2(2B + λ^{−1/2}√β_t)σ_t.
     let mut t_cfg = config(3.0, 0.3);
     t_cfg.report = ReportRule::TheoreticalTStar { lambda: 0.5 };
     let mut t = PopBo::new(&ctx, t_cfg).unwrap();
-    t.observe_all(&p.duels().iter().map(|&(i, j, w)| duel(&dom, i, j, w)).collect::<Vec<_>>()).unwrap();
-    let pairs: Vec<(usize, usize)> = p.duels().iter().map(|d| (d.0, d.1)).collect();
+    t.observe_batch(&p.duels().iter().map(|d| duel(&dom, d.first, d.second, d.first_wins)).collect::<Vec<_>>())
+        .unwrap();
+    let pairs: Vec<(usize, usize)> = p.duels().iter().map(bohf_core::Duel::pair).collect();
     let sig = pair_sigmas(k, &pairs, 0.5).unwrap();
     let betas: Vec<f64> = (1..=pairs.len()).map(|s| (s as f64).sqrt()).collect();
     let ts = t_star(3.0, 0.5, &betas, &sig).unwrap();
@@ -278,14 +280,14 @@ fn self_duels_reuse_the_mle_and_argmax_exactly() {
     }
     history.push(duel(&dom, 5, 0, true));
     let mut a = PopBo::new(&ctx, cfg.clone()).unwrap();
-    a.observe_all(&history).unwrap();
+    a.observe_batch(&history).unwrap();
     let mut reused = 0;
     for step in 0..6 {
         let q = a.suggest(&mut seeded(1)).unwrap();
         let info = *a.last_step().unwrap();
         assert_eq!((info.chosen, info.reference), (5, 5), "step {step}: expected a self-duel of the winner");
         let mut fresh = PopBo::new(&ctx, cfg.clone()).unwrap();
-        fresh.observe_all(&history).unwrap();
+        fresh.observe_batch(&history).unwrap();
         let qf = fresh.suggest(&mut seeded(99)).unwrap();
         assert_eq!(q, qf, "step {step}: suggestion differs from a fresh search");
         assert!(fresh.last_step().unwrap().solved > 0);

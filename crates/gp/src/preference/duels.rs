@@ -1,34 +1,8 @@
 //! Duels on a finite candidate set and the sparse difference operator D they define.
 
-use bohf_core::{Error, Result};
+use bohf_core::{Duel, Error, Result};
 use bohf_kernels::IndexPair;
 use nalgebra::{DMatrix, DVector};
-use serde::{Deserialize, Serialize};
-
-/// One comparison between candidates `first` and `second`: y = 1 if `first_wins`, else 0, with
-/// P(y = 1) = μ(f(first) − f(second)). `first == second` is allowed (a self-duel carries no
-/// information: its row of D is zero).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Duel {
-    /// Index of the first candidate x.
-    pub first: usize,
-    /// Index of the second candidate x′.
-    pub second: usize,
-    /// Whether x was preferred (y = 1).
-    pub first_wins: bool,
-}
-
-impl Duel {
-    /// The label y ∈ {0, 1}.
-    pub fn label(&self) -> f64 {
-        if self.first_wins { 1.0 } else { 0.0 }
-    }
-
-    /// The index pair (x, x′).
-    pub fn pair(&self) -> IndexPair {
-        (self.first, self.second)
-    }
-}
 
 /// The duels observed so far on a candidate set of size n, with validated indices.
 ///
@@ -48,23 +22,23 @@ impl Duels {
         Self { n: n_candidates, duels: Vec::new() }
     }
 
-    /// Duels from (first, second, first_wins) triples; every index must be < `n_candidates`.
-    pub fn from_triples(n_candidates: usize, triples: &[(usize, usize, bool)]) -> Result<Self> {
+    /// The duels `duels` on `n_candidates` candidates; every index must be < `n_candidates`.
+    pub fn from_duels(n_candidates: usize, duels: impl IntoIterator<Item = Duel>) -> Result<Self> {
         let mut d = Self::new(n_candidates);
-        for &(i, j, w) in triples {
-            d.push(i, j, w)?;
+        for duel in duels {
+            d.push(duel)?;
         }
         Ok(d)
     }
 
     /// Appends a duel, checking both indices.
-    pub fn push(&mut self, first: usize, second: usize, first_wins: bool) -> Result<()> {
-        for index in [first, second] {
+    pub fn push(&mut self, duel: Duel) -> Result<()> {
+        for index in [duel.first, duel.second] {
             if index >= self.n {
                 return Err(Error::IndexOutOfRange { context: "duel candidate".into(), index, len: self.n });
             }
         }
-        self.duels.push(Duel { first, second, first_wins });
+        self.duels.push(duel);
         Ok(())
     }
 
@@ -170,8 +144,12 @@ mod tests {
 
     #[test]
     fn sparse_operators_match_the_dense_difference_matrix() {
-        let duels =
-            Duels::from_triples(5, &[(0, 3, true), (4, 1, false), (2, 2, true), (3, 0, false), (1, 4, true)]).unwrap();
+        let duels = Duels::from_duels(
+            5,
+            [(0, 3, true), (4, 1, false), (2, 2, true), (3, 0, false), (1, 4, true)]
+                .map(|(i, j, w)| Duel::new(i, j, w)),
+        )
+        .unwrap();
         let d = duels.difference_matrix();
         // Row of the self-duel is zero.
         assert_eq!(d.row(2).iter().map(|v| v.abs()).sum::<f64>(), 0.0);
@@ -189,11 +167,11 @@ mod tests {
     #[test]
     fn indices_are_validated() {
         let mut d = Duels::new(3);
-        assert!(matches!(d.push(3, 0, true), Err(Error::IndexOutOfRange { index: 3, len: 3, .. })));
-        assert!(matches!(d.push(0, 7, true), Err(Error::IndexOutOfRange { index: 7, .. })));
+        assert!(matches!(d.push(Duel::new(3, 0, true)), Err(Error::IndexOutOfRange { index: 3, len: 3, .. })));
+        assert!(matches!(d.push(Duel::new(0, 7, true)), Err(Error::IndexOutOfRange { index: 7, .. })));
         assert!(d.is_empty());
-        d.push(1, 1, false).unwrap();
+        d.push(Duel::new(1, 1, false)).unwrap();
         assert_eq!(d.len(), 1);
-        assert!(Duels::from_triples(2, &[(0, 1, true), (2, 0, true)]).is_err());
+        assert!(Duels::from_duels(2, [Duel::new(0, 1, true), Duel::new(2, 0, true)]).is_err());
     }
 }

@@ -13,9 +13,11 @@ mod likelihood;
 mod mle;
 mod posterior;
 
-pub use duels::{Duel, Duels};
+pub use duels::Duels;
 pub use likelihood::{DuelLoss, duel_loss, duel_nll};
-pub use mle::{DEFAULT_LAMBDA, KernelLogistic, KernelLogisticConfig, PreferenceFit, Regulariser};
+pub use mle::{
+    DEFAULT_LAMBDA, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,
+};
 pub use posterior::{DuelingPosterior, EXPERIMENT_RHO};
 
 #[cfg(test)]

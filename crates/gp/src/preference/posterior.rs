@@ -5,7 +5,7 @@ use crate::gram::check_base_gram;
 use crate::regression::symmetrise;
 use crate::sampler::JointSampler;
 use bohf_core::linalg::{Cholesky, JitterPolicy, PsdFactor, PsdMethod, condition_on_observation};
-use bohf_core::{Error, Result};
+use bohf_core::{Duel, Error, Result};
 use bohf_kernels::IndexPair;
 use nalgebra::{DMatrix, DVector};
 
@@ -73,7 +73,7 @@ impl DuelingPosterior {
     pub fn from_pairs(base_gram: &DMatrix<f64>, pairs: &[IndexPair], rho: f64) -> Result<Self> {
         let mut duels = Duels::new(base_gram.nrows());
         for &(i, j) in pairs {
-            duels.push(i, j, true)?;
+            duels.push(Duel::new(i, j, true))?;
         }
         Self::new(base_gram, &duels, rho)
     }

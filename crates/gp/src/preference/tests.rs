@@ -2,7 +2,7 @@
 
 use super::*;
 use approx::assert_relative_eq;
-use bohf_core::{Error, Link, rng};
+use bohf_core::{Duel, Error, Link, rng};
 use bohf_kernels::{Kernel, Stationary, dueling_gram};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
@@ -23,7 +23,7 @@ fn random_duels(n: usize, t: usize, seed: u64) -> Duels {
         let i = r.random_range(0..n);
         let j = r.random_range(0..n);
         let wins = r.random_bool(Link::Logistic.mu(u(i) - u(j)));
-        d.push(i, j, wins).unwrap();
+        d.push(Duel::new(i, j, wins)).unwrap();
     }
     d
 }
@@ -218,8 +218,7 @@ fn scaled_loss_equals_unscaled_with_lambda_times_n() {
 fn swapping_a_duel_and_flipping_its_label_changes_nothing() {
     let k = grid_gram(10, &Stationary::matern52(0.2).unwrap());
     let duels = random_duels(10, 20, 4);
-    let flipped =
-        Duels::from_triples(10, &duels.iter().map(|d| (d.second, d.first, !d.first_wins)).collect::<Vec<_>>()).unwrap();
+    let flipped = Duels::from_duels(10, duels.iter().map(|d| Duel::new(d.second, d.first, !d.first_wins))).unwrap();
     for cfg in configs() {
         let est = cfg.check().unwrap();
         let a = est.fit(&k, &duels).unwrap();
@@ -361,7 +360,7 @@ fn posterior_matches_pair_space_and_explicit_formulas() {
         assert!((post.variance_matrix() - &brute).abs().max() < 1e-11, "rho {rho}");
         assert!((post.std_dev_matrix() - brute.map(|v| v.max(0.0).sqrt())).abs().max() < 1e-7);
         // Ŝ from the explicit t×n difference matrix, K − K Dᵀ (D K Dᵀ + ρI)⁻¹ D K, by LU.
-        let duels = Duels::from_triples(10, &pairs.iter().map(|&(i, j)| (i, j, true)).collect::<Vec<_>>()).unwrap();
+        let duels = Duels::from_duels(10, pairs.iter().map(|&(i, j)| Duel::new(i, j, true))).unwrap();
         let d = duels.difference_matrix();
         let inner = &d * &k * d.transpose() + DMatrix::identity(pairs.len(), pairs.len()) * rho;
         let s = &k - &k * d.transpose() * inner.lu().solve(&(&d * &k)).unwrap();
@@ -402,8 +401,10 @@ fn incremental_posterior_equals_batch_on_a_numerically_singular_gram() {
 #[test]
 fn posterior_ignores_labels() {
     let k = grid_gram(8, &Stationary::matern52(0.2).unwrap());
-    let a = Duels::from_triples(8, &[(0, 1, true), (2, 5, false), (7, 3, true)]).unwrap();
-    let b = Duels::from_triples(8, &[(0, 1, false), (2, 5, true), (7, 3, false)]).unwrap();
+    let a =
+        Duels::from_duels(8, [(0, 1, true), (2, 5, false), (7, 3, true)].map(|(i, j, w)| Duel::new(i, j, w))).unwrap();
+    let b =
+        Duels::from_duels(8, [(0, 1, false), (2, 5, true), (7, 3, false)].map(|(i, j, w)| Duel::new(i, j, w))).unwrap();
     assert_eq!(DuelingPosterior::new(&k, &a, 0.05).unwrap(), DuelingPosterior::new(&k, &b, 0.05).unwrap());
 }
 
@@ -452,5 +453,30 @@ proptest! {
         // Up to 20 rank-one updates with ρ ≥ 0.01: rounding ≲ 1e-11.
         prop_assert!((inc.covariance() - batch.covariance()).abs().max() < 1e-10);
         prop_assert!(batch.variance_matrix().iter().all(|&v| v >= 0.0));
+    }
+}
+
+/// The low-rank (Woodbury, m×m) Newton system that `fit` uses when few candidates are duelled
+/// gives the fit of the dense n×n system: for every regulariser, scaling and link, on 260
+/// candidates (≥ LOW_RANK_MIN_CANDIDATES) with 3 to 20 duels (2m < n), the utilities and θ agree to
+/// 1e-9 and both meet the tolerance.
+#[test]
+fn low_rank_newton_system_matches_the_dense_one() {
+    const { assert!(260 >= LOW_RANK_MIN_CANDIDATES) };
+    let k = grid_gram(260, &Stationary::matern52(0.15).unwrap());
+    for (c, cfg) in configs().into_iter().enumerate() {
+        let est = cfg.check().unwrap();
+        for (seed, t) in [(1u64, 3usize), (2, 8), (3, 20)] {
+            let duels = random_duels(260, t, seed + 10 * c as u64);
+            let fast = est.fit(&k, &duels).unwrap();
+            let dense = est.fit_dense(&k, &duels).unwrap();
+            let scale = 1.0 + dense.utility().amax();
+            assert!((fast.utility() - dense.utility()).amax() <= 1e-9 * scale, "config {c}, t = {t}");
+            assert!(
+                (fast.theta() - dense.theta()).amax() <= 1e-9 * (1.0 + dense.theta().amax()),
+                "config {c}, t = {t}"
+            );
+            assert!(fast.gradient_norm() <= est.config().tolerance);
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! A small reader for comma-separated tables (RFC 4180): a header row, then records; fields may be
 //! quoted with `"` (a quoted field may hold commas, newlines and doubled quotes `""`); `\n` or
-//! `\r\n` line ends; a leading UTF-8 byte-order mark is skipped. Every record must have as many
-//! fields as the header. Errors name the file and the line.
+//! `\r\n` line ends; a leading UTF-8 byte-order mark is skipped. Column names must be distinct
+//! (columns are found by name), and every record must have as many fields as the header. Errors name the file and the line.
 
 use super::DataError;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,16 @@ impl CsvTable {
         let mut rows = split_records(text, &source)?.into_iter();
         let (_, header) =
             rows.next().ok_or_else(|| DataError::Empty { path: source.clone(), reason: "no header row".into() })?;
+        // Columns are found by name: a repeated name would hide every column after the first.
+        for (i, name) in header.iter().enumerate() {
+            if let Some(j) = header[..i].iter().position(|h| h == name) {
+                return Err(DataError::Malformed {
+                    path: source.clone(),
+                    line: 1,
+                    reason: format!("the header names column {} and column {} both `{name}`; rename one", j + 1, i + 1),
+                });
+            }
+        }
         let mut records = Vec::new();
         for (line, fields) in rows {
             if fields.len() != header.len() {
@@ -203,6 +213,13 @@ mod tests {
         assert!(matches!(CsvTable::parse("a\nx\"y\n", "q.csv"), Err(DataError::Malformed { .. })));
         assert!(matches!(CsvTable::parse("a\n\"x\"y\n", "q.csv"), Err(DataError::Malformed { .. })));
         assert!(matches!(CsvTable::parse("", "e.csv"), Err(DataError::Empty { .. })));
+    }
+
+    #[test]
+    fn repeated_column_names_are_refused() {
+        let e = CsvTable::parse("name,x,y,x\na,1,2,3\n", "beans.csv").unwrap_err().to_string();
+        assert!(e.contains("beans.csv") && e.contains("column 2 and column 4 both `x`"), "{e}");
+        assert!(CsvTable::parse("name,x,X\na,1,2\n", "ok.csv").is_ok(), "names are case-sensitive");
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub(super) fn coverage_theorem31(quick: bool) -> Vec<Row> {
             for t in 1..=horizon {
                 let x = rng.random_range(0..n);
                 let first_wins = btl(&inst.f, x, prev, &mut rng);
-                obs.push(Observation::Duel { first: x, second: prev, first_wins });
+                obs.push(Observation::Duel(Duel::new(x, prev, first_wins)));
                 prev = x;
                 let problem = ConfidenceProblem::on_candidates(&inst.gram, &[x0], &obs, &cfg).map_err(err)?;
                 let mle = problem.mle().map_err(err)?;

@@ -11,7 +11,7 @@ pub(super) fn random_duels(n: usize, t: usize, rng: &mut impl rand::Rng) -> Vec<
         .map(|_| {
             let i = rng.random_range(0..n);
             let j = (i + rng.random_range(1..n)) % n;
-            Observation::Duel { first: i, second: j, first_wins: rng.random::<bool>() }
+            Observation::Duel(Duel::new(i, j, rng.random::<bool>()))
         })
         .collect()
 }
@@ -74,7 +74,7 @@ pub(super) fn lemma_a1_concavity(quick: bool) -> Vec<Row> {
             let second = l(&(&z + &v * h))? - 2.0 * l(&z)? + l(&(&z - &v * h))?;
             let mut analytic = 0.0;
             for o in &obs {
-                let Observation::Duel { first, second: s, .. } = *o else { unreachable!() };
+                let Observation::Duel(Duel { first, second: s, .. }) = *o else { unreachable!() };
                 let d = z[first] - z[s];
                 analytic -= sigmoid(d) * (1.0 - sigmoid(d)) * (v[first] - v[s]).powi(2);
             }

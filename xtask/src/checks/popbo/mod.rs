@@ -25,7 +25,7 @@ use bohf_confidence::{
     ConfidenceConfig, ConfidenceProblem, Observation, SigmoidConstants, beta_lemma35, beta1, lipschitz_constant,
     log_likelihood,
 };
-use bohf_core::{Answer, FiniteDomain, Optimizer, Query, SearchContext};
+use bohf_core::{Answer, Duel, FiniteDomain, Optimizer, Query, SearchContext};
 use bohf_infogain::log_log_fit;
 use bohf_kernels::{KernelKind, KernelSpec};
 use bohf_popbo::{BetaSchedule, InitialPoint, PopBo, PopBoConfig};

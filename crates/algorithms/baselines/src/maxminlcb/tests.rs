@@ -70,7 +70,7 @@ fn pair_space_sigma(base: &DMatrix<f64>, data: &[IndexPair], z: IndexPair, rho: 
 #[test]
 fn the_game_matches_a_brute_force_solution() {
     let ctx = context(12);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     for (plausible_set, exclude_diagonal) in [
         (PlausibleSet::AllCandidates, false),
         (PlausibleSet::AllCandidates, true),
@@ -135,7 +135,7 @@ fn the_game_matches_a_brute_force_solution() {
 #[test]
 fn diagonal_options_and_singleton_plausible_set() {
     let ctx = context(20);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let mut alg =
         MaxMinLcb::new(&ctx, MaxMinLcbConfig { exclude_diagonal: true, random_ties: true, ..Default::default() })
             .unwrap();
@@ -182,7 +182,7 @@ fn random_ties_use_the_given_rng_and_are_reproducible() {
     assert_eq!(leaders, [14, 15].into_iter().collect());
     assert!((0..20).all(|s| first(MaxMinLcbConfig::default(), s) == (14, 29)));
     // The same seed gives the same run.
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let mut a = MaxMinLcb::new(&ctx, random.clone()).unwrap();
     let mut b = MaxMinLcb::new(&ctx, random.clone()).unwrap();
     assert_eq!(run(&mut a, &f, 60, 8), run(&mut b, &f, 60, 8));
@@ -193,7 +193,7 @@ fn random_ties_use_the_given_rng_and_are_reproducible() {
 fn protocol_errors_and_history_replay() {
     let ctx = context(10);
     let mut alg = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default()).unwrap();
-    let p = |i: usize| ctx.domain.point(i).unwrap();
+    let p = |i: usize| ctx.domain().point(i).unwrap();
     let win = Answer::Duel { first_wins: true };
     // Nothing pending: any duel of candidates is data (replaying a history).
     alg.observe(&Query::Duel(p(2), p(7)), win).unwrap();
@@ -243,7 +243,7 @@ fn validation_names_fields() {
 #[test]
 fn regret_is_well_below_random_duels() {
     let ctx = context(30);
-    let f = utility(&ctx.domain);
+    let f = utility(ctx.domain());
     let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let random: f64 = f.iter().map(|&v| Link::Logistic.mu(best - v)).sum::<f64>() / f.len() as f64 - 0.5;
     for config in [

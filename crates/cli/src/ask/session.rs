@@ -1,0 +1,235 @@
+//! The session file: its format, checksum, loading and saving, and the backup.
+//!
+//! A session file is JSON `{"body": …, "checksum": "fnv1a64:…"}`. The body holds the session spec,
+//! the candidates (names and raw attribute values, copied from the CSV or the box so that the
+//! session does not depend on the file any more), the seed and every answered query. The checksum
+//! is FNV-1a (64 bit) of the body's compact JSON: it detects accidental damage (truncation, a hand
+//! edit), not tampering. The file is rewritten after every answer by temp file + rename, and the
+//! previous good version is kept as `SESSION.json.bak`.
+
+use super::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
+use crate::CliError;
+use bohf_core::{Answer, Query};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A query by candidate indices, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum StoredQuery {
+    /// A or B.
+    Duel {
+        /// Option A.
+        a: usize,
+        /// Option B.
+        b: usize,
+    },
+    /// Accept or reject.
+    Label {
+        /// The option.
+        x: usize,
+    },
+    /// A number.
+    Value {
+        /// The option.
+        x: usize,
+    },
+}
+
+impl StoredQuery {
+    pub(super) fn of(q: &Query) -> Result<Self, CliError> {
+        let idx = |p: &bohf_core::Point| {
+            p.index.ok_or_else(|| CliError::msg("the algorithm asked about a point that is not a candidate"))
+        };
+        Ok(match q {
+            Query::Duel(x, y) => StoredQuery::Duel { a: idx(x)?, b: idx(y)? },
+            Query::Label(x) => StoredQuery::Label { x: idx(x)? },
+            Query::Evaluate(x) => StoredQuery::Value { x: idx(x)? },
+        })
+    }
+
+    pub(super) fn fits(&self, a: &Answer) -> bool {
+        matches!(
+            (self, a),
+            (StoredQuery::Duel { .. }, Answer::Duel { .. })
+                | (StoredQuery::Label { .. }, Answer::Label { .. })
+                | (StoredQuery::Value { .. }, Answer::Value(_))
+        )
+    }
+}
+
+/// One answered query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// What was asked.
+    pub query: StoredQuery,
+    /// The answer.
+    pub answer: Answer,
+}
+
+/// Everything a session holds (the checksummed part of the file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionBody {
+    /// Always `bohf-ask-session`.
+    pub format: String,
+    /// The format version (1).
+    pub version: u32,
+    /// The session spec.
+    pub spec: AskSpec,
+    /// The candidates.
+    pub candidates: Candidates,
+    /// The answered queries, in order.
+    pub history: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionFile {
+    body: SessionBody,
+    checksum: String,
+}
+
+pub(super) const FORMAT: &str = "bohf-ask-session";
+
+fn checksum(body: &SessionBody) -> Result<String, CliError> {
+    let compact = serde_json::to_string(body).map_err(|e| CliError::msg(format!("cannot write the session: {e}")))?;
+    Ok(bohf_experiments::checksum::fnv1a64_tag(compact.as_bytes()))
+}
+
+pub(super) fn session_text(body: &SessionBody) -> Result<String, CliError> {
+    let file = SessionFile { body: body.clone(), checksum: checksum(body)? };
+    serde_json::to_string_pretty(&file)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::msg(format!("cannot write the session: {e}")))
+}
+
+/// The largest budget a session may have: far more queries than a person answers, small enough
+/// that nothing sized by the budget can exhaust memory.
+pub const MAX_BUDGET: usize = 100_000;
+
+impl SessionBody {
+    /// Checks everything later code relies on, so that no answer, query or candidate index can be
+    /// out of range: 2 to [`MAX_CANDIDATES`] candidates, one name and one row per candidate, one finite value
+    /// per attribute in every row, a budget in 1..=[`MAX_BUDGET`], at most `budget` answered queries,
+    /// every query's indices within the candidates, and every answer of its query's kind (a value
+    /// answer finite).
+    pub fn validate(&self) -> Result<(), String> {
+        let c = &self.candidates;
+        let n = c.values.len();
+        let d = c.attributes.len();
+        if d == 0 {
+            return Err("candidates: no attributes".into());
+        }
+        if !(2..=MAX_CANDIDATES).contains(&n) {
+            return Err(format!("candidates: need 2 to {MAX_CANDIDATES} options, got {n}"));
+        }
+        if c.names.len() != n {
+            return Err(format!("candidates: {} name(s) for {n} rows of values", c.names.len()));
+        }
+        for (i, row) in c.values.iter().enumerate() {
+            if row.len() != d {
+                return Err(format!(
+                    "candidates: option {} (`{}`) has {} value(s) for {d} attribute(s)",
+                    i + 1,
+                    c.names[i],
+                    row.len()
+                ));
+            }
+            if let Some(j) = row.iter().position(|v| !v.is_finite()) {
+                return Err(format!(
+                    "candidates: option {} (`{}`), attribute `{}` is not finite",
+                    i + 1,
+                    c.names[i],
+                    c.attributes[j]
+                ));
+            }
+        }
+        let budget = self.spec.budget;
+        if budget == 0 || budget > MAX_BUDGET {
+            return Err(format!("budget: need 1 to {MAX_BUDGET} queries, got {budget}"));
+        }
+        if self.history.len() > budget {
+            return Err(format!("history: {} answers for a budget of {budget} queries", self.history.len()));
+        }
+        for (t, step) in self.history.iter().enumerate() {
+            let indices = match step.query {
+                StoredQuery::Duel { a, b } => vec![a, b],
+                StoredQuery::Label { x } | StoredQuery::Value { x } => vec![x],
+            };
+            if let Some(i) = indices.into_iter().find(|&i| i >= n) {
+                return Err(format!("history, query {}: option index {i}, but there are {n} options", t + 1));
+            }
+            if !step.query.fits(&step.answer) {
+                return Err(format!("history, answer {}: does not fit its query {:?}", t + 1, step.query));
+            }
+            if let Answer::Value(v) = step.answer
+                && !v.is_finite()
+            {
+                return Err(format!("history, answer {}: the value is not finite", t + 1));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The error for a session file that cannot be used: `problem` says why (e.g. "does not exist",
+/// "is damaged (truncated: …)"). Names the previous good copy `SESSION.json.bak` if it loads, so
+/// that the person can continue from it; nothing is written.
+pub(super) fn damaged(path: &Path, problem: &str) -> CliError {
+    let bak = backup_path(path);
+    let backup = match std::fs::read(&bak).ok().and_then(|bytes| parse_session(&bytes).ok()) {
+        Some(b) => format!(
+            "; the previous good copy `{}` holds {} answer(s): check it and copy it over `{}` to continue from it",
+            bak.display(),
+            b.history.len(),
+            path.display()
+        ),
+        None => String::new(),
+    };
+    CliError::msg(format!(
+        "session file `{}` {problem}; it was left as it is, nothing was written{backup}",
+        path.display()
+    ))
+}
+
+/// Parses and checks a session file's bytes: UTF-8, JSON of the right shape with no unknown keys
+/// anywhere in the body, the format and version, the checksum, and [`SessionBody::validate`].
+pub(super) fn parse_session(bytes: &[u8]) -> Result<SessionBody, String> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err("the file is empty".into());
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not a text file: {e}"))?;
+    let raw: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| if e.is_eof() { format!("truncated: {e}") } else { format!("not a valid session file: {e}") })?;
+    let file: SessionFile =
+        serde_json::from_value(raw.clone()).map_err(|e| format!("not a valid session file: {e}"))?;
+    if file.body.format != FORMAT || file.body.version != 1 {
+        return Err(format!("unknown format `{}` version {}", file.body.format, file.body.version));
+    }
+    let want = checksum(&file.body).map_err(|e| e.to_string())?;
+    if want != file.checksum {
+        return Err(format!("checksum mismatch: the file says {}, its content gives {want}", file.checksum));
+    }
+    // The checksum covers the body as read; a key that reading ignores would not be covered (and
+    // would be dropped at the next save), so the body must read back exactly as written.
+    let reread = serde_json::to_value(&file.body).map_err(|e| e.to_string())?;
+    if raw.get("body") != Some(&reread) {
+        return Err("the body holds keys or values that a session does not have (edited by hand?)".into());
+    }
+    file.body.validate()?;
+    Ok(file.body)
+}
+
+/// The previous good copy of a session: `SESSION.json.bak` next to it.
+pub(super) fn backup_path(path: &Path) -> PathBuf {
+    with_suffix(path, ".bak")
+}
+
+/// `path` with `suffix` appended to its file name (`s.json` → `s.json.bak`).
+pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}

@@ -1,0 +1,158 @@
+//! The terminal front end of `bohf ask`: prompts, typed answers, and the tables of a duel.
+
+use super::candidates::fmt_num;
+use super::session::StoredQuery;
+use super::{Line, Live, io_err, read_line, with_progress};
+use crate::CliError;
+use bohf_core::Answer;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// Parses a typed answer; `Ok(None)` means quit.
+fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<Answer>, String> {
+    let s = line.trim().to_lowercase();
+    if matches!(s.as_str(), "q" | "quit" | "exit") {
+        return Ok(None);
+    }
+    match q {
+        StoredQuery::Duel { .. } => match s.as_str() {
+            "a" | "1" => Ok(Some(Answer::Duel { first_wins: true })),
+            "b" | "2" => Ok(Some(Answer::Duel { first_wins: false })),
+            _ => Err("type a or b (or q to stop)".into()),
+        },
+        StoredQuery::Label { .. } => match s.as_str() {
+            "y" | "yes" => Ok(Some(Answer::Label { accept: true })),
+            "n" | "no" => Ok(Some(Answer::Label { accept: false })),
+            _ => Err("type y or n (or q to stop)".into()),
+        },
+        StoredQuery::Value { .. } => match s.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(Answer::Value(v))),
+            _ => Err("type a number (or q to stop)".into()),
+        },
+    }
+}
+
+fn show_query(live: &Live, q: StoredQuery) -> String {
+    let c = &live.body.candidates;
+    let head = format!("Query {} of {}", live.answered() + 1, live.body.spec.budget);
+    match q {
+        StoredQuery::Duel { a, b } => {
+            let question = live.body.spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into());
+            let w0 = c.attributes.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(4);
+            let cell = |i: usize, j: Option<usize>| match j {
+                None => c.names[i].clone(),
+                Some(j) => fmt_num(c.values[i][j]),
+            };
+            let w1 = std::iter::once(None)
+                .chain((0..c.attributes.len()).map(Some))
+                .map(|j| cell(a, j).chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(8);
+            let mut s = format!("{head}: {question}\n\n");
+            s.push_str(&format!("  {:w0$}   {:w1$}   {}\n", "", "A", "B"));
+            s.push_str(&format!("  {:w0$}   {:w1$}   {}\n", "", cell(a, None), cell(b, None)));
+            for (j, name) in c.attributes.iter().enumerate() {
+                s.push_str(&format!("  {name:w0$}   {:w1$}   {}\n", cell(a, Some(j)), cell(b, Some(j))));
+            }
+            if a == b {
+                s.push_str("\n(the same option twice: the algorithm thinks it is the best; either answer is fine)\n");
+            }
+            s.push_str("\nA or B? [a/b, q to stop] ");
+            s
+        }
+        StoredQuery::Label { x } => format!("{head}: accept {}? [y/n, q to stop] ", c.describe(x)),
+        StoredQuery::Value { x } => format!("{head}: your value for {}? [a number, q to stop] ", c.describe(x)),
+    }
+}
+
+pub(super) fn ask_terminal(
+    path: &Path,
+    live: &mut Live,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    writeln!(
+        out,
+        "Session `{}` ({}): {} of {} queries answered. Answers are saved as you go.\n",
+        live.body.spec.name,
+        live.body.spec.algorithm.name,
+        live.answered(),
+        live.body.spec.budget
+    )
+    .map_err(io_err)?;
+    let mut quit = false;
+    while !live.done() && !quit {
+        let q = with_progress("the algorithm is choosing the next query", || live.next_query())?;
+        write!(out, "{}", show_query(live, q)).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        loop {
+            let line = match read_line(input).map_err(io_err)? {
+                Line::End => {
+                    writeln!(out).map_err(io_err)?;
+                    quit = true;
+                    break;
+                }
+                Line::Text(line) => line,
+                Line::Bad(why) => {
+                    write!(out, "that is not an answer: {why}: ").map_err(io_err)?;
+                    out.flush().map_err(io_err)?;
+                    continue;
+                }
+            };
+            match parse_typed(q, &line) {
+                Ok(None) => {
+                    quit = true;
+                    break;
+                }
+                Ok(Some(a)) => {
+                    with_progress("updating the algorithm with the answer", || live.answer(path, a))?;
+                    writeln!(out, "saved ({} of {})\n", live.answered(), live.body.spec.budget).map_err(io_err)?;
+                    break;
+                }
+                Err(hint) => {
+                    write!(out, "`{}` is not an answer: {hint}: ", shorten(line.trim())).map_err(io_err)?;
+                    out.flush().map_err(io_err)?;
+                }
+            }
+        }
+    }
+    if live.done() {
+        writeln!(out, "The budget of {} queries is spent.", live.body.spec.budget).map_err(io_err)?;
+    } else {
+        writeln!(out, "Stopped after {} answers; continue with `bohf ask {}`.", live.answered(), path.display())
+            .map_err(io_err)?;
+    }
+    match live.recommendation() {
+        Some(i) => writeln!(out, "Current recommendation: {}", live.body.candidates.describe(i)).map_err(io_err)?,
+        None => writeln!(out, "No recommendation yet.").map_err(io_err)?,
+    }
+    Ok(())
+}
+
+/// At most 60 characters of `s` (with "…" if cut), to echo a bad answer.
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_answers() {
+        let d = StoredQuery::Duel { a: 0, b: 1 };
+        assert_eq!(parse_typed(d, " A \n"), Ok(Some(Answer::Duel { first_wins: true })));
+        assert_eq!(parse_typed(d, "2"), Ok(Some(Answer::Duel { first_wins: false })));
+        assert_eq!(parse_typed(d, "q"), Ok(None));
+        assert!(parse_typed(d, "maybe").is_err());
+        let v = StoredQuery::Value { x: 0 };
+        assert_eq!(parse_typed(v, "2.5"), Ok(Some(Answer::Value(2.5))));
+        assert!(parse_typed(v, "nan").is_err());
+        let l = StoredQuery::Label { x: 0 };
+        assert_eq!(parse_typed(l, "yes"), Ok(Some(Answer::Label { accept: true })));
+    }
+}

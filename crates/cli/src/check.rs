@@ -1,0 +1,66 @@
+//! `bohf check`: validate an experiment spec or an ask session spec without running anything.
+//!
+//! An experiment spec goes through [`crate::load_experiment`], the exact path `bohf run` takes before
+//! its first run (parse, validate, build the problem and load its data, build each algorithm once);
+//! a session spec goes through [`crate::ask::prepare_session`], what `bohf ask new` does before it
+//! writes the session file. Nothing is written.
+
+use crate::CliError;
+use std::path::Path;
+
+/// Which kind of spec a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecKind {
+    /// An experiment spec of `bohf run` (`docs/experiments.md`).
+    Experiment,
+    /// A session spec of `bohf ask new` (`docs/cli.md`).
+    Ask,
+}
+
+/// Guesses the kind of a spec from its top-level keys: a session spec has `budget` or
+/// `[candidates]` and neither `horizon` nor `[problem]`. A file that is not readable TOML counts as
+/// an experiment spec (its parse error is then reported by the experiment path).
+pub fn detect(path: &Path) -> SpecKind {
+    let table = std::fs::read_to_string(path).ok().and_then(|t| t.parse::<toml::Table>().ok());
+    match table {
+        Some(t)
+            if (t.contains_key("budget") || t.contains_key("candidates"))
+                && !t.contains_key("horizon")
+                && !t.contains_key("problem") =>
+        {
+            SpecKind::Ask
+        }
+        _ => SpecKind::Experiment,
+    }
+}
+
+/// Checks the spec at `path` (of `kind`, or detected) and returns the summary to print.
+pub fn check(path: &Path, kind: Option<SpecKind>) -> Result<String, CliError> {
+    match kind.unwrap_or_else(|| detect(path)) {
+        SpecKind::Experiment => {
+            let experiment = crate::load_experiment(path)?;
+            let spec = experiment.spec();
+            Ok(format!(
+                "{}: experiment spec `{}` is valid\n  algorithms: {}\n  runs: {}\n  horizon: {}\n  candidates: {}\n",
+                path.display(),
+                spec.name,
+                spec.labels().join(", "),
+                spec.runs,
+                spec.horizon,
+                experiment.problem().domain().len()
+            ))
+        }
+        SpecKind::Ask => {
+            let body = crate::ask::prepare_session(path)?;
+            Ok(format!(
+                "{}: session spec `{}` is valid\n  algorithm: {}\n  budget: {}\n  candidates: {}\n  attributes: {}\n",
+                path.display(),
+                body.spec.name,
+                body.spec.algorithm.name,
+                body.spec.budget,
+                body.candidates.names.len(),
+                body.candidates.attributes.join(", ")
+            ))
+        }
+    }
+}
