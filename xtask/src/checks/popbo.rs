@@ -23,7 +23,7 @@ use bohf_confidence::{
 use bohf_core::{Answer, FiniteDomain, Optimizer, Query, SearchContext};
 use bohf_infogain::log_log_fit;
 use bohf_kernels::{KernelKind, KernelSpec};
-use bohf_popbo::{BetaSchedule, InitialPoint, PopBo, PopBoConfig};
+use bohf_popbo::{InitialPoint, WidthSchedule, PopBo, PopBoConfig};
 use bohf_problems::popbo::GpInstanceSpec;
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
@@ -424,7 +424,7 @@ fn lemma41(quick: bool) -> Vec<Row> {
         cfg.confidence.norm_bound = b;
         cfg.inference.kernel =
             KernelSpec { kind: KernelKind::Matern52, lengthscale: Some(ls), lengthscales: None, variance: None };
-        cfg.beta = BetaSchedule::SqrtT { beta0: 1.0 };
+        cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
         let x0 = 4;
         cfg.initial = InitialPoint::Candidate { index: x0 };
         let ctx = SearchContext::new(domain.clone(), steps + 1).map_err(err)?;
@@ -621,7 +621,7 @@ fn unit_config(inst: &Instance) -> PopBoConfig {
     cfg.confidence.nugget = NUGGET;
     cfg.inference.kernel =
         KernelSpec { kind: KernelKind::Se, lengthscale: Some(UNIT_LS), lengthscales: None, variance: Some(1.0) };
-    cfg.beta = BetaSchedule::SqrtT { beta0: 1.0 };
+    cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
     cfg
 }
 
@@ -933,7 +933,7 @@ fn regret_growth(quick: bool) -> Vec<Row> {
                     lengthscales: None,
                     variance: Some(spec.variance),
                 };
-                cfg.beta = BetaSchedule::SqrtT { beta0: 1.0 };
+                cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
                 let ctx = SearchContext::new(domain.clone(), horizon).map_err(err)?;
                 let mut p = PopBo::new(&ctx, cfg).map_err(err)?;
                 let mut alg = bohf_core::rng::stream(6000 + inst_k as u64, &[d as u64, 0]);

@@ -1,7 +1,8 @@
 //! Behaviour of the MR-LPF optimiser: batch = sequential, nested non-empty active sets, protocol
 //! errors, determinism, agreement with greedy information gain, and regret against random duels.
 
-use crate::{Beta, InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
+use bohf_core::WidthSchedule;
+use crate::{InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
 use approx::assert_relative_eq;
 use bohf_core::rng::{self, BohfRng};
 use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
@@ -103,7 +104,7 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
         let ctx = context(30, 1000);
         let f = utility(&ctx.domain);
         let mut alg =
-            MrLpf::new(&ctx, MrLpfConfig { beta: Beta::Constant { value: beta }, ..Default::default() }).unwrap();
+            MrLpf::new(&ctx, MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() }).unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
         let pairs = run(&mut alg, &f, seed);
         assert_eq!(pairs.len(), 1000);
@@ -145,7 +146,7 @@ fn round_noise_and_theoretical_beta_are_applied_per_round() {
     let f = utility(&ctx.domain);
     let mut config = MrLpfConfig {
         noise: RoundNoise::Theory,
-        beta: Beta::Theory { norm_bound: 1.0, delta: 0.1 },
+        beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 },
         ..Default::default()
     };
     config.inference.kappa = Link::Logistic.kappa(5.0);
@@ -233,7 +234,7 @@ fn observe_rejects_what_was_not_suggested() {
 #[test]
 fn construction_validates_config_and_horizon() {
     let ctx = context(10, 50);
-    let bad = MrLpfConfig { beta: Beta::Constant { value: -0.5 }, ..Default::default() };
+    let bad = MrLpfConfig { beta: WidthSchedule::Constant { value: -0.5 }, ..Default::default() };
     assert!(MrLpf::new(&ctx, bad).unwrap_err().to_string().contains("`beta.value`"));
     let mut bad = MrLpfConfig::default();
     bad.inference.kernel.lengthscale = Some(0.0);
@@ -285,7 +286,7 @@ fn replaying_the_same_answers_reproduces_the_run() {
     let theory: MrLpfConfig =
         serde_json::from_str(r#"{"beta": {"rule": "theory", "norm_bound": 2.0, "delta": 0.05}, "noise": "theory"}"#)
             .unwrap();
-    assert_eq!(theory.beta, Beta::Theory { norm_bound: 2.0, delta: 0.05 });
+    assert_eq!(theory.beta, WidthSchedule::Theory { norm_bound: 2.0, delta: 0.05 });
     assert!(serde_json::from_str::<MrLpfConfig>(r#"{"betta": 1.0}"#).is_err());
 }
 

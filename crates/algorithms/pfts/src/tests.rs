@@ -2,7 +2,7 @@
 //! sampler against the pair-space definitions, anchor invariance (proptest), the distribution of
 //! the selected actions, the theoretical schedule, and regret against uniform random duels.
 
-use crate::{AnchoredSampler, ExplorationSchedule, PfTs, PfTsConfig, anchored_covariance, argmax_lowest};
+use crate::{AnchoredSampler, WidthSchedule, PfTs, PfTsConfig, anchored_covariance, argmax_lowest};
 use approx::assert_relative_eq;
 use bohf_core::linalg::Cholesky;
 use bohf_core::rng::{self, BohfRng};
@@ -78,10 +78,10 @@ fn config_validation_names_the_field() {
     let mut bad = PfTsConfig::default();
     bad.inference.kernel.lengthscale = Some(-0.1);
     assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
-    let bad = PfTsConfig { exploration: ExplorationSchedule::Experiment { delta: 1.5 }, ..Default::default() };
+    let bad = PfTsConfig { exploration: WidthSchedule::PftsExperiment { delta: 1.5 }, ..Default::default() };
     assert!(bad.validate().unwrap_err().to_string().contains("`delta`"));
     let bad = PfTsConfig {
-        exploration: ExplorationSchedule::Theoretical { norm_bound: f64::NAN, delta: 0.05 },
+        exploration: WidthSchedule::Theory { norm_bound: f64::NAN, delta: 0.05 },
         ..Default::default()
     };
     assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`norm_bound`"));
@@ -98,18 +98,25 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
         [inference.mle]
         lambda = 0.1
         [exploration]
-        kind = "theoretical"
+        rule = "theory"
         norm_bound = 2.0
     "#;
     let c: PfTsConfig = toml::from_str(toml_text).unwrap();
     assert_eq!(c.inference.kappa, 2.0);
     assert_eq!(c.inference.mle.lambda, 0.1);
-    assert_eq!(c.exploration, ExplorationSchedule::Theoretical { norm_bound: 2.0, delta: 0.05 });
+    assert_eq!(c.exploration, WidthSchedule::Theory { norm_bound: 2.0, delta: 0.05 });
     let empty: PfTsConfig = toml::from_str("").unwrap();
     assert_eq!(empty, PfTsConfig::default());
-    assert_eq!(empty.exploration, ExplorationSchedule::Experiment { delta: 0.05 });
+    assert_eq!(empty.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
     assert!(toml::from_str::<PfTsConfig>("beta = 1.0").is_err());
-    assert!(toml::from_str::<PfTsConfig>("[exploration]\nkind = \"experiment\"\nnorm_bound = 1.0").is_err());
+    assert!(toml::from_str::<PfTsConfig>("[exploration]\nrule = \"pfts-experiment\"\nnorm_bound = 1.0").is_err());
+    // The old spelling is rejected with the new form in the message.
+    let old = toml::from_str::<PfTsConfig>("[exploration]\nkind = \"experiment\"").unwrap_err().to_string();
+    assert!(old.contains("{ rule = \"pfts-experiment\", delta = 0.05 }"), "{old}");
+    // A rule of another algorithm is named with the accepted ones.
+    let wrong = PfTsConfig { exploration: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
+    let e = wrong.validate().unwrap_err().to_string();
+    assert!(e.contains("`exploration.rule`") && e.contains("\"pfts-experiment\""), "{e}");
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(serde_json::from_str::<PfTsConfig>(&json).unwrap(), c);
 }
@@ -411,7 +418,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
 fn theoretical_schedule_uses_the_upper_greedy_bracket_of_the_dueling_gain() {
     let c = ctx(15, 30);
     let cfg = PfTsConfig {
-        exploration: ExplorationSchedule::Theoretical { norm_bound: 1.0, delta: 0.1 },
+        exploration: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 },
         ..Default::default()
     };
     let mut p = PfTs::new(&c, cfg).unwrap();

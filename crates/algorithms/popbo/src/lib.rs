@@ -47,7 +47,8 @@ mod popbo;
 mod report;
 pub mod search;
 
-pub use bohf_confidence::{BetaSchedule, ConfidenceConfig};
+pub use bohf_confidence::ConfidenceConfig;
+pub use bohf_core::WidthSchedule;
 pub use config::{InitialPoint, PopBoConfig, ReportRule};
 pub use continuous::{BoxSearchConfig, BoxStepInfo, PopBoBox};
 pub use popbo::{PopBo, StepInfo};
