@@ -75,7 +75,9 @@ mod doubling;
 mod problem;
 mod set;
 
-pub use beta::{BETA_RULES, SigmoidConstants, beta_at, check_beta, alpha1_cobol, beta_lemma35, beta1, lipschitz_constant};
+pub use beta::{
+    BETA_RULES, SigmoidConstants, alpha1_cobol, beta_at, beta_lemma35, beta1, check_beta, lipschitz_constant,
+};
 pub use clarabel::solver::SolverStatus;
 pub use config::ConfidenceConfig;
 pub use conic::SolveInfo;

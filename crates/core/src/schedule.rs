@@ -200,10 +200,9 @@ impl TryFrom<RawSchedule> for WidthSchedule {
             let new = match kind.as_str() {
                 "experiment" => new_form("pfts-experiment", &[("delta", raw.delta.or(Some(DEFAULT_DELTA)))]),
                 "square_root" => new_form("pfts-square-root", &[("delta", raw.delta.or(Some(DEFAULT_DELTA)))]),
-                "theoretical" => new_form(
-                    "theory",
-                    &[("norm_bound", raw.norm_bound), ("delta", raw.delta.or(Some(DEFAULT_DELTA)))],
-                ),
+                "theoretical" => {
+                    new_form("theory", &[("norm_bound", raw.norm_bound), ("delta", raw.delta.or(Some(DEFAULT_DELTA)))])
+                }
                 _ => format!("{{ rule = … }} with one of {RULES}"),
             };
             return Err(outdated(&format!("`kind = \"{kind}\"`"), new));
@@ -228,7 +227,10 @@ impl TryFrom<RawSchedule> for WidthSchedule {
             }
         }
         if let Some(beta0) = raw.beta0 {
-            return Err(outdated("`beta0`", format!("`scale = {beta0:?}` (e.g. {})", new_form("sqrt-t", &[("scale", Some(beta0))]))));
+            return Err(outdated(
+                "`beta0`",
+                format!("`scale = {beta0:?}` (e.g. {})", new_form("sqrt-t", &[("scale", Some(beta0))])),
+            ));
         }
         let Some(rule) = raw.rule else {
             return Err(format!("a width schedule needs `rule`, one of {RULES}"));

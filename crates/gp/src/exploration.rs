@@ -151,7 +151,9 @@ pub fn exploration_scale(schedule: &WidthSchedule, t: usize, theory: Option<&The
                 }
             }
         }
-        other => Err(Error::invalid("exploration.rule", format!("rule \"{}\" is not an exploration scale", other.rule()))),
+        other => {
+            Err(Error::invalid("exploration.rule", format!("rule \"{}\" is not an exploration scale", other.rule())))
+        }
     }
 }
 
@@ -195,10 +197,25 @@ mod tests {
 
     #[test]
     fn invalid_fields_are_named() {
-        assert!(check_exploration(&WidthSchedule::PftsExperiment { delta: 0.0 }, "exploration", "PF-TS").unwrap_err().to_string().contains("`exploration.delta`"));
-        assert!(check_exploration(&WidthSchedule::PftsSquareRoot { delta: 1.0 }, "exploration", "PF-TS").unwrap_err().to_string().contains("`exploration.delta`"));
+        assert!(
+            check_exploration(&WidthSchedule::PftsExperiment { delta: 0.0 }, "exploration", "PF-TS")
+                .unwrap_err()
+                .to_string()
+                .contains("`exploration.delta`")
+        );
+        assert!(
+            check_exploration(&WidthSchedule::PftsSquareRoot { delta: 1.0 }, "exploration", "PF-TS")
+                .unwrap_err()
+                .to_string()
+                .contains("`exploration.delta`")
+        );
         let bad_b = WidthSchedule::Theory { norm_bound: -1.0, delta: 0.05 };
-        assert!(check_exploration(&bad_b, "exploration", "PF-TS").unwrap_err().to_string().contains("`exploration.norm_bound`"));
+        assert!(
+            check_exploration(&bad_b, "exploration", "PF-TS")
+                .unwrap_err()
+                .to_string()
+                .contains("`exploration.norm_bound`")
+        );
         let bad_gamma = TheoryInputs::new(Feedback::Scalar { noise_std: 1.0 }, vec![0.0, 2.0, 1.0]);
         assert!(bad_gamma.unwrap_err().to_string().contains("`gamma`"));
         let bad_kappa = TheoryInputs::new(Feedback::Preference { kappa: 0.0, lambda: 1.0 }, vec![0.0]);

@@ -7,9 +7,9 @@
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
 use bohf_core::Link;
-use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_core::WidthSchedule;
 use bohf_gp::InferenceConfig;
+use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_infogain::greedy_pairs;
 use bohf_infogain::potential::variance_sum_bound;
 use bohf_kernels::PairKernel;

@@ -12,8 +12,8 @@
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
 use bohf_core::Link;
-use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_core::WidthSchedule;
+use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::greedy_pairs;
 use bohf_kernels::PairKernel;

@@ -4,9 +4,9 @@
 
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
+use bohf_core::WidthSchedule;
 use bohf_core::{Answer, Link, Optimizer, Query, SearchContext};
 use bohf_gp::{InferenceConfig, KernelLogisticConfig, Regulariser};
-use bohf_core::WidthSchedule;
 use bohf_mrlpf::{MrLpf, MrLpfConfig, RoundNoise};
 use rand::RngExt;
 

@@ -11,13 +11,13 @@
 use super::Check;
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
+use bohf_core::WidthSchedule;
 use bohf_core::special::std_normal_cdf;
 use bohf_core::{Answer, FiniteDomain, Link, Optimizer, Query, SearchContext, argmax_lowest};
 use bohf_experiments::{Experiment, ExperimentSpec, Registry};
 use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::{NEMHAUSER_RATIO, greedy_pairs};
 use bohf_kernels::PairKernel;
-use bohf_core::WidthSchedule;
 use bohf_mrlpf::{MrLpf, MrLpfConfig, RoundNoise};
 use bohf_pfts::{PfTs, PfTsConfig};
 use rand::RngExt;

@@ -25,11 +25,11 @@
 //! ties (so candidate 0 at the prior). A query is [`Query::Evaluate`] and its answer
 //! [`Answer::Value`]; the protocol (pending suggestion, replay) is that of every bohf algorithm.
 
+use bohf_core::WidthSchedule;
 use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_core::WidthSchedule;
 use bohf_gp::{CandidateGp, JointSampler, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
 use bohf_kernels::KernelSpec;

@@ -214,7 +214,8 @@ mod tests {
     fn validation_names_fields() {
         let bad = |c: MrLpfConfig| c.validate().unwrap_err().to_string();
         assert!(
-            bad(MrLpfConfig { beta: WidthSchedule::Constant { value: -1.0 }, ..Default::default() }).contains("`beta.value`")
+            bad(MrLpfConfig { beta: WidthSchedule::Constant { value: -1.0 }, ..Default::default() })
+                .contains("`beta.value`")
         );
         assert!(
             bad(MrLpfConfig { beta: WidthSchedule::Constant { value: f64::NAN }, ..Default::default() })
@@ -225,8 +226,11 @@ mod tests {
                 .contains("`beta.delta`")
         );
         assert!(
-            bad(MrLpfConfig { beta: WidthSchedule::Theory { norm_bound: f64::INFINITY, delta: 0.1 }, ..Default::default() })
-                .contains("`beta.norm_bound`")
+            bad(MrLpfConfig {
+                beta: WidthSchedule::Theory { norm_bound: f64::INFINITY, delta: 0.1 },
+                ..Default::default()
+            })
+            .contains("`beta.norm_bound`")
         );
         let mut c = MrLpfConfig::default();
         c.inference.kappa = 0.0;

@@ -1,9 +1,9 @@
 //! Behaviour of the MR-LPF optimiser: batch = sequential, nested non-empty active sets, protocol
 //! errors, determinism, agreement with greedy information gain, and regret against random duels.
 
-use bohf_core::WidthSchedule;
 use crate::{InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
 use approx::assert_relative_eq;
+use bohf_core::WidthSchedule;
 use bohf_core::rng::{self, BohfRng};
 use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
 use bohf_gp::DuelingPosterior;
@@ -104,7 +104,8 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
         let ctx = context(30, 1000);
         let f = utility(&ctx.domain);
         let mut alg =
-            MrLpf::new(&ctx, MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() }).unwrap();
+            MrLpf::new(&ctx, MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() })
+                .unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
         let pairs = run(&mut alg, &f, seed);
         assert_eq!(pairs.len(), 1000);
@@ -315,4 +316,27 @@ fn regret_at_the_horizon_is_well_below_random_duels() {
     assert!(random > 0.15, "the problem is not trivial: random regret {random}");
     assert!(last_round < 0.4 * random, "MR-LPF {last_round} vs random {random}");
     assert!(last_round < first_round, "regret drops after exploration: {first_round} → {last_round}");
+}
+
+/// MR-LPF's two rules, parsed from their spec spelling, give eq. (12)'s constant and eq. (14)
+/// written out here: L = 1/4 (logistic), B = 2, δ = 0.05, λ = 0.05, R = 4, |X| = 100, κ_1 = 1 and
+/// κ_r = 6 for r ≥ 2: β_(r) = (2 + √((κ_r/0.05) log(800/0.05)))/4.
+#[test]
+fn named_beta_rules_give_the_papers_values() {
+    let parse = |s: &str| serde_json::from_str::<MrLpfConfig>(s).unwrap();
+    let constant = parse(r#"{"beta": {"rule": "constant", "value": 0.1}}"#);
+    let theory = parse(r#"{"beta": {"rule": "theory", "norm_bound": 2.0}}"#);
+    let log_term = (2.0f64 * 4.0 * 100.0 / 0.05).ln();
+    for round in 1..=4 {
+        assert_eq!(constant.beta_for_round(round, 4, 100).unwrap(), 0.1);
+        let kappa_r = if round == 1 { 1.0 } else { 6.0 };
+        let eq14 = 0.25 * (2.0 + (kappa_r / 0.05 * log_term).sqrt());
+        approx::assert_relative_eq!(theory.beta_for_round(round, 4, 100).unwrap(), eq14, max_relative = 1e-14);
+    }
+    // Old spellings are refused with the new form; a rule of another algorithm is named.
+    let old = serde_json::from_str::<MrLpfConfig>(r#"{"beta": {"constant": {"value": 1.0}}}"#).unwrap_err();
+    assert!(old.to_string().contains("{ rule = \"constant\", value = 1.0 }"), "{old}");
+    let wrong = MrLpfConfig { beta: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
+    let e = wrong.validate().unwrap_err().to_string();
+    assert!(e.contains("`beta.rule`") && e.contains("\"theory\""), "{e}");
 }

@@ -275,7 +275,9 @@ impl PopBoBox {
                 let pairs: Vec<(usize, usize)> = self.duels.iter().map(|d| (d.0, d.1)).collect();
                 let sigmas = pair_sigmas(&gram, &pairs, lambda)?;
                 let b = self.config.confidence.norm_bound;
-                let betas = (1..=sigmas.len()).map(|t| bohf_confidence::beta_at(&self.config.beta, t, b)).collect::<Result<Vec<_>>>()?;
+                let betas = (1..=sigmas.len())
+                    .map(|t| bohf_confidence::beta_at(&self.config.beta, t, b))
+                    .collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
                 Ok(self.points[self.duels[t].0].clone())
             }

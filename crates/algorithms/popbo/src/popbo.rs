@@ -279,7 +279,9 @@ impl PopBo {
             ReportRule::TheoreticalTStar { lambda } => {
                 let sigmas = self.pair_sigmas(lambda)?;
                 let b = self.config.confidence.norm_bound;
-                let betas = (1..=sigmas.len()).map(|t| bohf_confidence::beta_at(&self.config.beta, t, b)).collect::<Result<Vec<_>>>()?;
+                let betas = (1..=sigmas.len())
+                    .map(|t| bohf_confidence::beta_at(&self.config.beta, t, b))
+                    .collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
                 Ok(self.duels[t].0)
             }
