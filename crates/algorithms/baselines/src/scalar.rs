@@ -373,7 +373,7 @@ mod tests {
             GpTs::new(&c, GpTsConfig { noise: f64::NAN, ..t.clone() }).unwrap_err().to_string().contains("`noise`")
         );
         let bad = GpTsConfig { exploration: WidthSchedule::PftsSquareRoot { delta: 0.0 }, ..t.clone() };
-        assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`delta`"));
+        assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.delta`"));
         // Config files: defaults for missing fields, unknown fields rejected.
         let u: GpUcbConfig = toml::from_str("beta = 2.0").unwrap();
         assert_eq!(u, GpUcbConfig { beta: 2.0, ..Default::default() });

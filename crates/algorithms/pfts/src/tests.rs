@@ -79,10 +79,10 @@ fn config_validation_names_the_field() {
     bad.inference.kernel.lengthscale = Some(-0.1);
     assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
     let bad = PfTsConfig { exploration: WidthSchedule::PftsExperiment { delta: 1.5 }, ..Default::default() };
-    assert!(bad.validate().unwrap_err().to_string().contains("`delta`"));
+    assert!(bad.validate().unwrap_err().to_string().contains("`exploration.delta`"));
     let bad =
         PfTsConfig { exploration: WidthSchedule::Theory { norm_bound: f64::NAN, delta: 0.05 }, ..Default::default() };
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`norm_bound`"));
+    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.norm_bound`"));
     let zero_horizon = SearchContext { domain: FiniteDomain::linspace(0.0, 1.0, 3).unwrap(), horizon: 0 };
     assert!(PfTs::new(&zero_horizon, PfTsConfig::default()).unwrap_err().to_string().contains("`horizon`"));
 }
