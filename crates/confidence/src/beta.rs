@@ -246,8 +246,8 @@ mod tests {
             beta: WidthSchedule,
         }
         let parse = |s: &str| toml::from_str::<Spec>(s).unwrap().beta;
-        let b = 2.0;
-        let cl = 1.0 + 2.0 / (1.0 + (-2.0 * b as f64).exp());
+        let b: f64 = 2.0;
+        let cl = 1.0 + 2.0 / (1.0 + (-2.0 * b).exp());
         type Formula = Box<dyn Fn(f64) -> f64>;
         let cases: [(&str, Formula); 4] = [
             ("beta = { rule = \"constant\", value = 1.0 }", Box::new(|_| 1.0)),
