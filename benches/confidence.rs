@@ -14,7 +14,7 @@
 //! (19 iterations; clarabel's own time 1.6 ms), pruned argmax 28 ms (8 of 400 programs solved),
 //! all 400 programs 1.34 s.
 
-use bohf::confidence::{BetaSchedule, Candidate, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
+use bohf::confidence::{Candidate, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 use bohf::core::{Duel, rng};
 use bohf::kernels::{Kernel, Stationary};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -48,7 +48,7 @@ fn setup(t: usize) -> Setup {
         chain.push(next);
     }
     let config = ConfidenceConfig::with_norm_bound(6.0);
-    let beta = BetaSchedule::SqrtTPlusOne { beta0: 1.0 }.beta(t, 6.0).unwrap();
+    let beta = bohf::confidence::beta_at(&bohf::core::WidthSchedule::SqrtTPlusOne { scale: 1.0 }, t, 6.0).unwrap();
     Setup { base, anchor: chain[0], reference: *chain.last().unwrap(), observations, config, beta }
 }
 

@@ -15,7 +15,7 @@
 
 use bohf::baselines::maxminlcb::{MaxMinLcb, MaxMinLcbConfig};
 use bohf::core::{Answer, FiniteDomain, Link, Optimizer, Query, SearchContext, rng};
-use bohf::mrlpf::{Beta, InitialSigma, MrLpf, MrLpfConfig, max_variance_batch};
+use bohf::mrlpf::{InitialSigma, MrLpf, MrLpfConfig, max_variance_batch};
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand::RngExt;
 use std::hint::black_box;
@@ -63,7 +63,7 @@ fn mrlpf(c: &mut Criterion) {
         })
     });
     // Worst case: β so wide that nothing is eliminated, every round selects among all 100² pairs.
-    let wide = MrLpfConfig { beta: Beta::Constant { value: 1e3 }, ..Default::default() };
+    let wide = MrLpfConfig { beta: bohf_core::WidthSchedule::Constant { value: 1e3 }, ..Default::default() };
     group.bench_function("run_T2000_n100_no_elimination", |b| {
         b.iter(|| {
             let mut alg = MrLpf::new(&ctx, wide.clone()).unwrap();

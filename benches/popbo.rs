@@ -13,7 +13,7 @@
 //!   ℓ = 5√7, [0, 10]^7, B = 1.1‖f‖) after 100 duels: < 1 s (issue 4; the paper reports 11 s).
 //!   Measured: 757 ms.
 
-use bohf::confidence::BetaSchedule;
+use bohf::core::WidthSchedule;
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
 use bohf::kernels::{KernelKind, KernelSpec};
 use bohf::popbo::{BoxSearchConfig, PopBo, PopBoBox, PopBoConfig};
@@ -43,7 +43,7 @@ fn configs() -> (PopBoConfig, PopBoConfig) {
     code.confidence.norm_bound = settings.norm_bound;
     code.confidence.latent_box = Some(3.0);
     code.confidence.nugget = 1e-6;
-    code.beta = BetaSchedule::SqrtTPlusOne { beta0: settings.beta0 };
+    code.beta = WidthSchedule::SqrtTPlusOne { scale: settings.beta0 };
     (code, paper)
 }
 
@@ -120,7 +120,7 @@ fn box_step(c: &mut Criterion) {
         variance: Some(spec.variance),
     };
     cfg.confidence.norm_bound = instance.norm_bound();
-    cfg.beta = BetaSchedule::SqrtTPlusOne { beta0: 0.1 };
+    cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
     let domain = spec.domain().unwrap();
     let mut p = PopBoBox::new(domain.clone(), cfg, BoxSearchConfig::default()).unwrap();
     // 100 duels along a random chain x_t, x′_t = x_{t−1}, BTL answers on the instance.

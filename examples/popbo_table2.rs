@@ -15,7 +15,7 @@
 //! `RAYON_NUM_THREADS`); results do not depend on it (run r of function i uses the streams
 //! `rng::stream(SEED, [i, r, 0])` for the algorithm and `[i, r, 1]` for the respondent).
 
-use bohf::confidence::BetaSchedule;
+use bohf::core::WidthSchedule;
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
 use bohf::kernels::{KernelKind, KernelSpec};
 use bohf::popbo::{PopBo, PopBoConfig};
@@ -45,7 +45,7 @@ fn config(settings: &RepoSettings) -> PopBoConfig {
     cfg.confidence.norm_bound = settings.norm_bound;
     cfg.confidence.latent_box = Some(3.0);
     cfg.confidence.nugget = 1e-6;
-    cfg.beta = BetaSchedule::SqrtTPlusOne { beta0: settings.beta0 };
+    cfg.beta = WidthSchedule::SqrtTPlusOne { scale: settings.beta0 };
     cfg
 }
 
@@ -86,7 +86,7 @@ fn gp_run(steps: usize, r: u64) -> Result<Vec<f64>, BoxError> {
     };
     cfg.confidence.norm_bound = instance.norm_bound();
     cfg.confidence.nugget = 1e-6;
-    cfg.beta = BetaSchedule::SqrtTPlusOne { beta0: 0.1 };
+    cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
     let ctx = SearchContext::new(grid, steps)?;
     let mut p = PopBo::new(&ctx, cfg)?;
     let mut algo = rng::stream(SEED, &[100, r, 0]);

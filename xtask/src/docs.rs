@@ -97,10 +97,10 @@ const PARAMS: &[(&str, &str, &str)] = &[
     ("*", "inference.mle.tolerance", "Newton stops when the gradient norm is at most this"),
     (
         "*",
-        "exploration.kind",
-        "exploration scale v_t of the samples: `experiment` v_t² = √(t+1+log(2/δ)) (PF-TS App. F.1, literal), `square_root` v_t = √(t+1+log(2/δ)), `theoretical` v_t = β_t(δ) (PF-TS eq. (12); for GP-TS Chowdhury & Gopalan) with key `norm_bound` = B",
+        "exploration.rule",
+        "exploration scale v_t of the samples: `pfts-experiment` v_t² = √(t+1+log(2/δ)) (PF-TS App. F.1, literal), `pfts-square-root` v_t = √(t+1+log(2/δ)), `theory` v_t = β_t(δ) (PF-TS eq. (12); for GP-TS Chowdhury & Gopalan) with key `norm_bound` = B",
     ),
-    ("*", "exploration.delta", "δ ∈ (0, 1) in the schedule's log(2/δ) (or the failure probability of `theoretical`)"),
+    ("*", "exploration.delta", "δ ∈ (0, 1) in the schedule's log(2/δ) (or the failure probability of `theory`)"),
     ("*", "kernel.kind", "kernel k of the scalar GP: `se`, `matern12`, `matern32`, `matern52` or `linear`"),
     ("*", "kernel.lengthscale", "isotropic lengthscale ℓ (the papers' 0.1)"),
     (
@@ -147,9 +147,10 @@ const PARAMS: &[(&str, &str, &str)] = &[
     ("pop-bo", "inference.mle.tolerance", "not used by POP-BO"),
     (
         "pop-bo",
-        "beta.sqrt_t.beta0",
-        "width β_t of the likelihood-ratio confidence set: `sqrt_t = { beta0 }` β₀√t (App. P, default β₀ = 1); alternatives `constant = { value }`, `sqrt_t_plus_one = { beta0 }` (the authors' code), `theorem31 = { … }` (β₁(ε, δ, t) of Theorem 3.1)",
+        "beta.rule",
+        "width β_t of the likelihood-ratio confidence set: `sqrt-t` β₀√t (App. P, the default); alternatives `constant` (key `value`), `sqrt-t-plus-one` β₀√(t+1) (the authors' code), `popbo-theorem31` (β₁(ε, δ, t) of Theorem 3.1, keys `epsilon`, `delta`, `log_covering`)",
     ),
+    ("pop-bo", "beta.scale", "β₀ of the `sqrt-t` and `sqrt-t-plus-one` rules (default 1)"),
     (
         "pop-bo",
         "confidence.norm_bound",

@@ -1,8 +1,7 @@
 //! Widths β of the likelihood-ratio confidence sets.
 
 use bohf_core::error::ensure_positive;
-use bohf_core::{Error, Result};
-use serde::{Deserialize, Serialize};
+use bohf_core::{Error, Result, WidthSchedule};
 use std::f64::consts::PI;
 
 /// C_L = 1 + 2/(1 + e^{−2B}), the Lipschitz constant of Lemma C.3 (POP-BO App. B; in [2, 3)).
@@ -120,70 +119,31 @@ pub fn alpha1_cobol(
     Ok((32.0 * labels as f64 * norm_bound * norm_bound * log_term).sqrt() + 2.0 * epsilon * tf)
 }
 
-/// How β grows with the number t of observations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum BetaSchedule {
-    /// β = value at every t (POP-BO Fig. 1 uses 1.0).
-    Constant {
-        /// The width.
-        value: f64,
-    },
-    /// β = β₀√t (POP-BO App. P, "β_t = β₀√t", paper default β₀ = 1).
-    SqrtT {
-        /// β₀.
-        beta0: f64,
-    },
-    /// β = β₀√(t + 1) (the authors' code, `beta_func(num_data)`; β₀ = 0.1 on GP instances, 1 by
-    /// default on test functions).
-    SqrtTPlusOne {
-        /// β₀.
-        beta0: f64,
-    },
-    /// β₁(ε, δ, t) of Theorem 3.1 with a fixed log covering number, see [`beta1`].
-    Theorem31 {
-        /// ε (Remark 3.2: 1/T).
-        epsilon: f64,
-        /// δ.
-        delta: f64,
-        /// log N(B_f, ε, ‖·‖∞).
-        log_covering: f64,
-    },
+/// The rules of [`WidthSchedule`] POP-BO's likelihood-ratio width accepts.
+pub const BETA_RULES: [&str; 4] = ["constant", "sqrt-t", "sqrt-t-plus-one", "popbo-theorem31"];
+
+/// Checks a confidence-set width found at `path` in the config (e.g. `beta`): its rule must be one
+/// of [`BETA_RULES`] and its fields in range; errors name `{path}.rule`, `{path}.value`,
+/// `{path}.scale`, `{path}.epsilon`, `{path}.delta` or `{path}.log_covering`.
+pub fn check_beta(schedule: &WidthSchedule, path: &str) -> Result<()> {
+    schedule.ensure_rule_in(path, "a likelihood-ratio confidence set", &BETA_RULES)?;
+    schedule.check(path)
 }
 
-impl Default for BetaSchedule {
-    /// β₀√(t + 1) with β₀ = 1: the authors' code on the test functions.
-    fn default() -> Self {
-        BetaSchedule::SqrtTPlusOne { beta0: 1.0 }
-    }
-}
-
-impl BetaSchedule {
-    /// Errors naming the first invalid field.
-    pub fn validate(&self) -> Result<()> {
-        match *self {
-            BetaSchedule::Constant { value } => ensure_positive("beta.value", value),
-            BetaSchedule::SqrtT { beta0 } | BetaSchedule::SqrtTPlusOne { beta0 } => {
-                ensure_positive("beta.beta0", beta0)
-            }
-            BetaSchedule::Theorem31 { epsilon, delta, log_covering } => {
-                beta1(1.0, epsilon, delta, 1, log_covering).map(|_| ())
-            }
+/// β after t observations, for norm bound B (used only by `popbo-theorem31`, see [`beta1`]):
+/// `constant` β = value; `sqrt-t` β = β₀√t (POP-BO App. P); `sqrt-t-plus-one` β = β₀√(t + 1)
+/// (the authors' code, `beta_func(num_data)`); `popbo-theorem31` β₁(ε, δ, t) of Theorem 3.1.
+pub fn beta_at(schedule: &WidthSchedule, t: usize, norm_bound: f64) -> Result<f64> {
+    check_beta(schedule, "beta")?;
+    ensure_positive("norm_bound", norm_bound)?;
+    match *schedule {
+        WidthSchedule::Constant { value } => Ok(value),
+        WidthSchedule::SqrtT { scale } => Ok(scale * (t as f64).sqrt()),
+        WidthSchedule::SqrtTPlusOne { scale } => Ok(scale * (t as f64 + 1.0).sqrt()),
+        WidthSchedule::PopboTheorem31 { epsilon, delta, log_covering } => {
+            beta1(norm_bound, epsilon, delta, t, log_covering)
         }
-    }
-
-    /// β after t observations, for norm bound B (used only by [`BetaSchedule::Theorem31`]).
-    pub fn beta(&self, t: usize, norm_bound: f64) -> Result<f64> {
-        self.validate()?;
-        ensure_positive("norm_bound", norm_bound)?;
-        Ok(match *self {
-            BetaSchedule::Constant { value } => value,
-            BetaSchedule::SqrtT { beta0 } => beta0 * (t as f64).sqrt(),
-            BetaSchedule::SqrtTPlusOne { beta0 } => beta0 * (t as f64 + 1.0).sqrt(),
-            BetaSchedule::Theorem31 { epsilon, delta, log_covering } => {
-                beta1(norm_bound, epsilon, delta, t, log_covering)?
-            }
-        })
+        other => Err(Error::invalid("beta.rule", format!("rule \"{}\" is not a confidence-set width", other.rule()))),
     }
 }
 
@@ -258,16 +218,57 @@ mod tests {
 
     #[test]
     fn schedules_and_errors() {
-        assert_relative_eq!(BetaSchedule::SqrtTPlusOne { beta0: 0.1 }.beta(3, 1.0).unwrap(), 0.2, max_relative = 1e-15);
-        assert_relative_eq!(BetaSchedule::SqrtT { beta0: 2.0 }.beta(9, 1.0).unwrap(), 6.0, max_relative = 1e-15);
-        assert_eq!(BetaSchedule::Constant { value: 1.0 }.beta(50, 1.0).unwrap(), 1.0);
-        let th = BetaSchedule::Theorem31 { epsilon: 0.1, delta: 0.05, log_covering: 2.0 };
-        assert_eq!(th.beta(7, 3.0).unwrap(), beta1(3.0, 0.1, 0.05, 7, 2.0).unwrap());
+        let at = |s: WidthSchedule, t, b| beta_at(&s, t, b).unwrap();
+        // Hand values: 0.1·√4 = 0.2; 2·√9 = 6.
+        assert_relative_eq!(at(WidthSchedule::SqrtTPlusOne { scale: 0.1 }, 3, 1.0), 0.2, max_relative = 1e-15);
+        assert_relative_eq!(at(WidthSchedule::SqrtT { scale: 2.0 }, 9, 1.0), 6.0, max_relative = 1e-15);
+        assert_eq!(at(WidthSchedule::Constant { value: 1.0 }, 50, 1.0), 1.0);
+        let th = WidthSchedule::PopboTheorem31 { epsilon: 0.1, delta: 0.05, log_covering: 2.0 };
+        assert_eq!(at(th, 7, 3.0), beta1(3.0, 0.1, 0.05, 7, 2.0).unwrap());
         let msg = |r: Result<f64>| r.unwrap_err().to_string();
         assert!(msg(beta1(0.0, 0.1, 0.1, 1, 0.0)).contains("norm_bound"));
         assert!(msg(beta1(1.0, 0.1, 1.5, 1, 0.0)).contains("delta"));
         assert!(msg(beta1(1.0, -0.1, 0.1, 1, 0.0)).contains("epsilon"));
         assert!(msg(beta1(1.0, 0.1, 0.1, 1, f64::NAN)).contains("log_covering"));
-        assert!(msg(BetaSchedule::SqrtT { beta0: -1.0 }.beta(1, 1.0)).contains("beta0"));
+        assert!(msg(beta_at(&WidthSchedule::SqrtT { scale: -1.0 }, 1, 1.0)).contains("`beta.scale`"));
+        // A rule without a meaning for the confidence set is named, with the accepted ones.
+        let e = msg(beta_at(&WidthSchedule::PftsExperiment { delta: 0.05 }, 1, 1.0));
+        assert!(e.contains("`beta.rule`") && e.contains("\"sqrt-t\""), "{e}");
+    }
+
+    /// Each POP-BO schedule, parsed from its new TOML spelling, gives the β_t sequence of its paper
+    /// formula for t = 0, …, 30: App. P β₀√t, the authors' `beta_func` β₀√(t + 1), the constant,
+    /// and Theorem 3.1 eq. (9) written out here term by term.
+    #[test]
+    fn named_schedules_give_the_papers_sequences() {
+        #[derive(serde::Deserialize)]
+        struct Spec {
+            beta: WidthSchedule,
+        }
+        let parse = |s: &str| toml::from_str::<Spec>(s).unwrap().beta;
+        let b: f64 = 2.0;
+        let cl = 1.0 + 2.0 / (1.0 + (-2.0 * b).exp());
+        type Formula = Box<dyn Fn(f64) -> f64>;
+        let cases: [(&str, Formula); 4] = [
+            ("beta = { rule = \"constant\", value = 1.0 }", Box::new(|_| 1.0)),
+            ("beta = { rule = \"sqrt-t\", scale = 1.0 }", Box::new(|t: f64| t.sqrt())),
+            ("beta = { rule = \"sqrt-t-plus-one\", scale = 0.1 }", Box::new(|t: f64| 0.1 * (t + 1.0).sqrt())),
+            (
+                "beta = { rule = \"popbo-theorem31\", epsilon = 0.01, delta = 0.05, log_covering = 3.0 }",
+                Box::new(move |t: f64| {
+                    if t == 0.0 {
+                        0.0
+                    } else {
+                        (32.0 * t * b * b * ((PI * PI * t * t / (6.0 * 0.05)).ln() + 3.0)).sqrt() + cl * 0.01 * t
+                    }
+                }),
+            ),
+        ];
+        for (text, formula) in cases {
+            let s = parse(text);
+            for t in 0..=30 {
+                assert_relative_eq!(beta_at(&s, t, b).unwrap(), formula(t as f64), max_relative = 1e-13);
+            }
+        }
     }
 }

@@ -13,7 +13,8 @@
 //!   advantage max_{f̃∈C_t} f̃(x) − f̃(x_r) (POP-BO eq. (24)) and the pointwise bounds sup/inf f̃(x)
 //!   (eq. (12)); certified cheap bounds, a pruned argmax over a candidate list, and the sensitivity
 //!   of each value to the candidate's kernel values (for gradient search over a continuous domain).
-//! * [`beta1`], [`BetaSchedule`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1);
+//! * [`beta1`], [`beta_at`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1) of a
+//!   [`bohf_core::WidthSchedule`];
 //!   [`beta_lemma35`] (β(ε, δ/2, t) of Lemma 3.5, for the reporting rule (19)) with the
 //!   [`SigmoidConstants`] of App. B; COBOL's [`alpha1_cobol`].
 //! * [`doubling_test`], [`adapt_norm_bound`]: the B-doubling hypothesis test (POP-BO App. G).
@@ -40,7 +41,7 @@
 //! instead of 400 (`benches/confidence.rs`). Per step, POP-BO then does:
 //!
 //! ```
-//! use bohf_confidence::{BetaSchedule, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
+//! use bohf_confidence::{beta_at, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 //! use bohf_core::Duel;
 //! use nalgebra::DMatrix;
 //!
@@ -55,7 +56,8 @@
 //! // Support = [x₀ = 0] ∪ observed candidates; the duels are remapped to support positions.
 //! let problem = ConfidenceProblem::on_candidates(&base, &[0], &duels, &config)?;
 //! let mle = problem.mle()?;
-//! let beta = BetaSchedule::SqrtTPlusOne { beta0: 1.0 }.beta(duels.len(), config.norm_bound)?;
+//! let schedule = bohf_core::WidthSchedule::SqrtTPlusOne { scale: 1.0 };
+//! let beta = beta_at(&schedule, duels.len(), config.norm_bound)?;
 //! let mut set = ConfidenceSet::new(&problem, &mle, beta)?;
 //! let reference = problem.support_position(12).unwrap(); // x′_t = x_{t−1}
 //! let all: Vec<usize> = (0..20).collect();
@@ -75,7 +77,9 @@ mod doubling;
 mod problem;
 mod set;
 
-pub use beta::{BetaSchedule, SigmoidConstants, alpha1_cobol, beta_lemma35, beta1, lipschitz_constant};
+pub use beta::{
+    BETA_RULES, SigmoidConstants, alpha1_cobol, beta_at, beta_lemma35, beta1, check_beta, lipschitz_constant,
+};
 pub use clarabel::solver::SolverStatus;
 pub use config::ConfidenceConfig;
 pub use conic::SolveInfo;

@@ -13,6 +13,7 @@ pub mod linalg;
 pub mod link;
 pub mod optimizer;
 pub mod rng;
+pub mod schedule;
 
 /// The index of the largest value, the **lowest** index among ties (0 for an empty input); NaN never
 /// wins. The tie rule of every argmax over candidates in bohf (the papers leave tie-breaking open).
@@ -32,6 +33,7 @@ pub use error::{Error, Result};
 pub use link::Link;
 pub use optimizer::{Answer, Duel, Optimizer, Point, Query, SearchContext, check_pending};
 pub use rng::BohfRng;
+pub use schedule::WidthSchedule;
 
 /// Re-export of the `rand` version bohf is built on, so downstream crates use the same traits.
 pub use rand;

@@ -1,14 +1,14 @@
 //! Exploration scales v_t of the Thompson samplers, shared by PF-TS (preference feedback) and
 //! GP-TS (scalar feedback): a draw is g_t + v_t·N(0, Σ_t) (PF-TS Algorithm 1 lines 4–5, §3.6).
 //!
-//! Three schedules (PF-TS note §3.6), with t the 1-based round index (the round whose query is
+//! Three rules of [`WidthSchedule`] (PF-TS note §3.6), with t the 1-based round index (the round whose query is
 //! being chosen, so the posterior holds t − 1 observations):
 //!
-//! * [`ExplorationSchedule::Experiment`] (the default): v_t² = √(t + 1 + log(2/δ)), δ = 0.05, i.e.
+//! * `rule = "pfts-experiment"` (the default): v_t² = √(t + 1 + log(2/δ)), δ = 0.05, i.e.
 //!   v_t = (t + 1 + log 40)^{1/4}. PF-TS App. F.1 read literally ("v_t² = √(t+1+log(2/0.05))"),
 //!   used there for both PF-TS and GP-TS.
-//! * [`ExplorationSchedule::SquareRoot`]: v_t = √(t + 1 + log(2/δ)), the other reading of App. F.1.
-//! * [`ExplorationSchedule::Theoretical`]: the width of the confidence sequence the regret proof
+//! * `rule = "pfts-square-root"`: v_t = √(t + 1 + log(2/δ)), the other reading of App. F.1.
+//! * `rule = "theory"`: the width of the confidence sequence the regret proof
 //!   uses, which depends on the feedback ([`Feedback`]):
 //!   - preferences, PF-TS eq. (12) (Lemma 1, Theorem 1 takes v_t = β_t(δ)):
 //!     β_t(δ) = 4B + 2√((2κ/λ)(Γ(t) + log(1/δ))), Γ the maximum information gain of the dueling
@@ -21,50 +21,18 @@
 //!   bohf-infogain's greedy bracket computed once for t ≤ T.
 
 use bohf_core::error::ensure_positive;
-use bohf_core::{Error, Result};
-use serde::{Deserialize, Serialize};
+use bohf_core::{Error, Result, WidthSchedule};
 
 /// The δ of the papers' experiments: log(2/δ) = log 40 (PF-TS App. F.1).
-pub const DEFAULT_DELTA: f64 = 0.05;
+pub use bohf_core::schedule::DEFAULT_DELTA;
 
-fn default_delta() -> f64 {
-    DEFAULT_DELTA
-}
+/// The rules of [`WidthSchedule`] an exploration scale accepts.
+pub const EXPLORATION_RULES: [&str; 3] = ["pfts-experiment", "pfts-square-root", "theory"];
 
-/// How the exploration scale v_t grows with the round t (module docs give the formulas).
-///
-/// In a config file: `{ kind = "experiment" }`, `{ kind = "square_root", delta = 0.05 }` or
-/// `{ kind = "theoretical", norm_bound = 1.0, delta = 0.05 }`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ExplorationSchedule {
-    /// v_t² = √(t + 1 + log(2/δ)) (PF-TS App. F.1, literal reading; the default, δ = 0.05).
-    Experiment {
-        /// δ ∈ (0, 1) in log(2/δ) (default 0.05).
-        #[serde(default = "default_delta")]
-        delta: f64,
-    },
-    /// v_t = √(t + 1 + log(2/δ)) (PF-TS App. F.1, alternative reading).
-    SquareRoot {
-        /// δ ∈ (0, 1) in log(2/δ) (default 0.05).
-        #[serde(default = "default_delta")]
-        delta: f64,
-    },
-    /// v_t = β_t(δ) of the theory: PF-TS eq. (12) for preferences, Chowdhury & Gopalan (2017) for
-    /// scalar values (module docs).
-    Theoretical {
-        /// B ≥ 0, the bound on the RKHS norm of the utility (Assumption 1).
-        norm_bound: f64,
-        /// δ ∈ (0, 1), the failure probability (default 0.05).
-        #[serde(default = "default_delta")]
-        delta: f64,
-    },
-}
-
-impl Default for ExplorationSchedule {
-    fn default() -> Self {
-        ExplorationSchedule::Experiment { delta: DEFAULT_DELTA }
-    }
+/// The default exploration scale of PF-TS and GP-TS: v_t² = √(t + 1 + log 40)
+/// (`{ rule = "pfts-experiment", delta = 0.05 }`).
+pub fn default_exploration() -> WidthSchedule {
+    WidthSchedule::PftsExperiment { delta: DEFAULT_DELTA }
 }
 
 /// The feedback model that decides the theoretical width (module docs).
@@ -143,65 +111,48 @@ impl TheoryInputs {
     }
 }
 
-impl ExplorationSchedule {
-    /// Errors naming the invalid field: δ must lie in (0, 1), B must be finite and ≥ 0.
-    pub fn validate(&self) -> Result<()> {
-        let delta = self.delta();
-        if !(delta.is_finite() && delta > 0.0 && delta < 1.0) {
-            return Err(Error::invalid("delta", format!("must lie in (0, 1), got {delta}")));
-        }
-        if let ExplorationSchedule::Theoretical { norm_bound: b, .. } = *self
-            && !(b.is_finite() && b >= 0.0)
-        {
-            return Err(Error::invalid(
-                "norm_bound",
-                format!("the RKHS-norm bound B must be finite and >= 0, got {b}"),
-            ));
-        }
-        Ok(())
-    }
+/// Checks an exploration schedule found at `path` in the config (e.g. `exploration`): its rule must
+/// be one of [`EXPLORATION_RULES`] and its fields in range; errors name `{path}.rule`,
+/// `{path}.delta` or `{path}.norm_bound`.
+pub fn check_exploration(schedule: &WidthSchedule, path: &str, algorithm: &str) -> Result<()> {
+    schedule.ensure_rule_in(path, algorithm, &EXPLORATION_RULES)?;
+    schedule.check(path)
+}
 
-    /// δ of the schedule.
-    pub fn delta(&self) -> f64 {
-        match *self {
-            ExplorationSchedule::Experiment { delta }
-            | ExplorationSchedule::SquareRoot { delta }
-            | ExplorationSchedule::Theoretical { delta, .. } => delta,
-        }
-    }
+/// Whether the schedule needs [`TheoryInputs`] (Γ and the feedback model).
+pub fn needs_theory(schedule: &WidthSchedule) -> bool {
+    matches!(schedule, WidthSchedule::Theory { .. })
+}
 
-    /// Whether the schedule needs [`TheoryInputs`] (Γ and the feedback model).
-    pub fn is_theoretical(&self) -> bool {
-        matches!(self, ExplorationSchedule::Theoretical { .. })
+/// v_t at the 1-based round t (module docs). `theory` is required by the theoretical schedule
+/// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), `exploration.rule`,
+/// `exploration.delta`, `exploration.norm_bound`, or `theory` when it is missing.
+pub fn exploration_scale(schedule: &WidthSchedule, t: usize, theory: Option<&TheoryInputs>) -> Result<f64> {
+    check_exploration(schedule, "exploration", "an exploration scale")?;
+    if t == 0 {
+        return Err(Error::invalid("t", "rounds are numbered from 1"));
     }
-
-    /// v_t at the 1-based round t (module docs). `theory` is required by the theoretical schedule
-    /// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), `delta`, `norm_bound`, or
-    /// `theory` when it is missing.
-    pub fn scale(&self, t: usize, theory: Option<&TheoryInputs>) -> Result<f64> {
-        self.validate()?;
-        if t == 0 {
-            return Err(Error::invalid("t", "rounds are numbered from 1"));
-        }
-        let tf = t as f64;
-        match *self {
-            ExplorationSchedule::Experiment { delta } => Ok((tf + 1.0 + (2.0 / delta).ln()).sqrt().sqrt()),
-            ExplorationSchedule::SquareRoot { delta } => Ok((tf + 1.0 + (2.0 / delta).ln()).sqrt()),
-            ExplorationSchedule::Theoretical { norm_bound: b, delta } => {
-                let theory = theory.ok_or_else(|| {
-                    Error::invalid("theory", "the theoretical schedule needs Γ(t) and the feedback model")
-                })?;
-                match theory.feedback {
-                    Feedback::Preference { kappa, lambda } => {
-                        let gamma = theory.gamma_at(t)?;
-                        Ok(4.0 * b + 2.0 * ((2.0 * kappa / lambda) * (gamma + (1.0 / delta).ln())).sqrt())
-                    }
-                    Feedback::Scalar { noise_std } => {
-                        let gamma = theory.gamma_at(t - 1)?;
-                        Ok(b + noise_std * (2.0 * (gamma + 1.0 + (2.0 / delta).ln())).sqrt())
-                    }
+    let tf = t as f64;
+    match *schedule {
+        WidthSchedule::PftsExperiment { delta } => Ok((tf + 1.0 + (2.0 / delta).ln()).sqrt().sqrt()),
+        WidthSchedule::PftsSquareRoot { delta } => Ok((tf + 1.0 + (2.0 / delta).ln()).sqrt()),
+        WidthSchedule::Theory { norm_bound: b, delta } => {
+            let theory = theory.ok_or_else(|| {
+                Error::invalid("theory", "the theoretical schedule needs Γ(t) and the feedback model")
+            })?;
+            match theory.feedback {
+                Feedback::Preference { kappa, lambda } => {
+                    let gamma = theory.gamma_at(t)?;
+                    Ok(4.0 * b + 2.0 * ((2.0 * kappa / lambda) * (gamma + (1.0 / delta).ln())).sqrt())
+                }
+                Feedback::Scalar { noise_std } => {
+                    let gamma = theory.gamma_at(t - 1)?;
+                    Ok(b + noise_std * (2.0 * (gamma + 1.0 + (2.0 / delta).ln())).sqrt())
                 }
             }
+        }
+        other => {
+            Err(Error::invalid("exploration.rule", format!("rule \"{}\" is not an exploration scale", other.rule())))
         }
     }
 }
@@ -215,41 +166,56 @@ mod tests {
     fn experiment_schedule_matches_the_note_table() {
         // PF-TS note §3.6 tabulates v_t² = 2.39, 3.83, 10.23, 17.46, 28.37 at t = 1, 10, 100, 300, 800
         // (rounded to 2 decimals, hence the 5e-3 tolerance).
-        let s = ExplorationSchedule::default();
+        let s = default_exploration();
         for (t, v2) in [(1, 2.39), (10, 3.83), (100, 10.23), (300, 17.46), (800, 28.37)] {
-            assert_relative_eq!(s.scale(t, None).unwrap().powi(2), v2, epsilon = 5e-3);
+            assert_relative_eq!(exploration_scale(&s, t, None).unwrap().powi(2), v2, epsilon = 5e-3);
         }
         // The square-root reading tabulated there: v_t = 2.39 at t = 1 (v_t² of the default).
-        let sq = ExplorationSchedule::SquareRoot { delta: 0.05 };
-        assert_relative_eq!(sq.scale(1, None).unwrap(), 2.39, epsilon = 5e-3);
+        let sq = WidthSchedule::PftsSquareRoot { delta: 0.05 };
+        assert_relative_eq!(exploration_scale(&sq, 1, None).unwrap(), 2.39, epsilon = 5e-3);
         // log(2/0.05) = log 40 exactly: v_t⁴ − (t + 1) = log 40 to rounding.
-        assert_relative_eq!(s.scale(7, None).unwrap().powi(4) - 8.0, 40f64.ln(), epsilon = 1e-12);
+        assert_relative_eq!(exploration_scale(&s, 7, None).unwrap().powi(4) - 8.0, 40f64.ln(), epsilon = 1e-12);
     }
 
     #[test]
     fn theoretical_schedules_follow_their_formulas() {
         let gamma = vec![0.0, 1.0, 1.5, 2.5];
         let pref = TheoryInputs::new(Feedback::Preference { kappa: 2.0, lambda: 0.5 }, gamma.clone()).unwrap();
-        let s = ExplorationSchedule::Theoretical { norm_bound: 1.5, delta: 0.1 };
+        let s = WidthSchedule::Theory { norm_bound: 1.5, delta: 0.1 };
         // Hand evaluation of eq. (12) at t = 2: 4·1.5 + 2√((4/0.5)(1.5 + log 10)).
         let expected = 6.0 + 2.0 * (8.0 * (1.5 + 10f64.ln())).sqrt();
-        assert_relative_eq!(s.scale(2, Some(&pref)).unwrap(), expected, max_relative = 1e-14);
+        assert_relative_eq!(exploration_scale(&s, 2, Some(&pref)).unwrap(), expected, max_relative = 1e-14);
         // Scalar: Γ(t − 1) at t = 3 is 1.5: 1.5 + 0.5·√(2(1.5 + 1 + log 20)).
         let scalar = TheoryInputs::new(Feedback::Scalar { noise_std: 0.5 }, gamma).unwrap();
         let expected = 1.5 + 0.5 * (2.0 * (2.5 + 20f64.ln())).sqrt();
-        assert_relative_eq!(s.scale(3, Some(&scalar)).unwrap(), expected, max_relative = 1e-14);
+        assert_relative_eq!(exploration_scale(&s, 3, Some(&scalar)).unwrap(), expected, max_relative = 1e-14);
         // Beyond the table, without the table, or at t = 0: errors naming the field.
-        assert!(s.scale(4, Some(&pref)).unwrap_err().to_string().contains("`t`"));
-        assert!(s.scale(1, None).unwrap_err().to_string().contains("`theory`"));
-        assert!(s.scale(0, Some(&pref)).unwrap_err().to_string().contains("`t`"));
+        assert!(exploration_scale(&s, 4, Some(&pref)).unwrap_err().to_string().contains("`t`"));
+        assert!(exploration_scale(&s, 1, None).unwrap_err().to_string().contains("`theory`"));
+        assert!(exploration_scale(&s, 0, Some(&pref)).unwrap_err().to_string().contains("`t`"));
     }
 
     #[test]
     fn invalid_fields_are_named() {
-        assert!(ExplorationSchedule::Experiment { delta: 0.0 }.validate().unwrap_err().to_string().contains("`delta`"));
-        assert!(ExplorationSchedule::SquareRoot { delta: 1.0 }.validate().unwrap_err().to_string().contains("`delta`"));
-        let bad_b = ExplorationSchedule::Theoretical { norm_bound: -1.0, delta: 0.05 };
-        assert!(bad_b.validate().unwrap_err().to_string().contains("`norm_bound`"));
+        assert!(
+            check_exploration(&WidthSchedule::PftsExperiment { delta: 0.0 }, "exploration", "PF-TS")
+                .unwrap_err()
+                .to_string()
+                .contains("`exploration.delta`")
+        );
+        assert!(
+            check_exploration(&WidthSchedule::PftsSquareRoot { delta: 1.0 }, "exploration", "PF-TS")
+                .unwrap_err()
+                .to_string()
+                .contains("`exploration.delta`")
+        );
+        let bad_b = WidthSchedule::Theory { norm_bound: -1.0, delta: 0.05 };
+        assert!(
+            check_exploration(&bad_b, "exploration", "PF-TS")
+                .unwrap_err()
+                .to_string()
+                .contains("`exploration.norm_bound`")
+        );
         let bad_gamma = TheoryInputs::new(Feedback::Scalar { noise_std: 1.0 }, vec![0.0, 2.0, 1.0]);
         assert!(bad_gamma.unwrap_err().to_string().contains("`gamma`"));
         let bad_kappa = TheoryInputs::new(Feedback::Preference { kappa: 0.0, lambda: 1.0 }, vec![0.0]);

@@ -32,7 +32,7 @@
 //!   C = F Fᵀ, see [`DuelingPosterior`]. Thompson draws of the utility are g_t + v·N(0, Ŝ)
 //!   (PF-TS §2.6, Proposition 1).
 //!
-//! Thompson samplers scale their draws by v_t from an [`ExplorationSchedule`] ([`exploration`]:
+//! Thompson samplers scale their draws by v_t from a [`bohf_core::WidthSchedule`] ([`exploration`]:
 //! PF-TS App. F.1 and eq. (12), Chowdhury & Gopalan 2017 for scalar feedback).
 //!
 //! Joint draws on a candidate set go through [`JointSampler`] (pivoted-Cholesky factor of a
@@ -46,7 +46,7 @@ pub mod preference;
 pub mod regression;
 mod sampler;
 
-pub use exploration::ExplorationSchedule;
+pub use exploration::{check_exploration, default_exploration, exploration_scale};
 pub use inference::InferenceConfig;
 pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,

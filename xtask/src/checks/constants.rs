@@ -7,8 +7,9 @@
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
 use bohf_core::Link;
+use bohf_core::WidthSchedule;
+use bohf_gp::InferenceConfig;
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_gp::{ExplorationSchedule, InferenceConfig};
 use bohf_infogain::greedy_pairs;
 use bohf_infogain::potential::variance_sum_bound;
 use bohf_kernels::PairKernel;
@@ -89,20 +90,20 @@ pub fn pfts_beta_table(quick: bool) -> Vec<Row> {
         let gamma: Vec<f64> =
             (0..=t_max).map(|t| g.bracket_at(t).map(|b| b.upper)).collect::<bohf_core::Result<_>>()?;
         let theory = TheoryInputs::new(Feedback::Preference { kappa, lambda }, gamma.clone())?;
-        let schedule = ExplorationSchedule::Theoretical { norm_bound: b, delta: DELTA };
-        let practical = ExplorationSchedule::default();
+        let schedule = WidthSchedule::Theory { norm_bound: b, delta: DELTA };
+        let practical = bohf_gp::default_exploration();
         let mut rows = Vec::new();
         let mut worst = 0.0_f64;
         let mut table = Vec::new();
         for t in [1usize, 10, 100, t_max] {
-            let beta = schedule.scale(t, Some(&theory))?;
+            let beta = bohf_gp::exploration_scale(&schedule, t, Some(&theory))?;
             let reference = 4.0 * b + 2.0 * ((2.0 * kappa / lambda) * (gamma[t] + (1.0 / DELTA).ln())).sqrt();
             worst = worst.max(rel(beta, reference));
             table.push(format!(
                 "t={t}: Γ≤{}, β_t={}, v_t={}",
                 fmt(gamma[t]),
                 fmt(beta),
-                fmt(practical.scale(t, None)?)
+                fmt(bohf_gp::exploration_scale(&practical, t, None)?)
             ));
         }
         rows.push(Row::info(

@@ -11,9 +11,9 @@
 
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
-use bohf_core::{Duel, Link};
+use bohf_core::{Duel, Link, WidthSchedule};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_gp::{DuelingPosterior, Duels, ExplorationSchedule, InferenceConfig, KernelLogisticConfig, Regulariser};
+use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::greedy_pairs;
 use bohf_kernels::PairKernel;
 use bohf_mrlpf::theoretical_beta;
@@ -74,9 +74,9 @@ pub fn pfts_lemma1(quick: bool) -> Vec<Row> {
         let gamma: Vec<f64> =
             (0..=t_max).map(|t| g.bracket_at(t).map(|b| b.upper)).collect::<bohf_core::Result<_>>()?;
         let theory = TheoryInputs::new(Feedback::Preference { kappa: inst.kappa, lambda: LAMBDA }, gamma)?;
-        let beta_theory = ExplorationSchedule::Theoretical { norm_bound: inst.b, delta: DELTA };
+        let beta_theory = WidthSchedule::Theory { norm_bound: inst.b, delta: DELTA };
         let practical = InferenceConfig::default();
-        let v = ExplorationSchedule::default();
+        let v = bohf_gp::default_exploration();
         let est_theory = theory_estimator()?;
         let est_prac = practical.estimator()?;
         let checkpoints: Vec<usize> = [10, 25, 50, 100].into_iter().filter(|&t| t <= t_max).collect();
@@ -98,14 +98,14 @@ pub fn pfts_lemma1(quick: bool) -> Vec<Row> {
                 let fit = est_theory.fit(&inst.base, &d)?;
                 let sd = DuelingPosterior::new(&inst.base, &d, rho_theory)?.std_dev_matrix();
                 // Lemma 1 bounds h_t given t observations with β_t (eq. 12 indexes Γ by t).
-                let beta = beta_theory.scale(t, Some(&theory))?;
+                let beta = bohf_gp::exploration_scale(&beta_theory, t, Some(&theory))?;
                 a &= holds(n, |i, j| fit.utility()[i] - fit.utility()[j], truth, beta, &sd);
                 let fit = est_prac.fit(&inst.base, &d)?;
                 let sd = DuelingPosterior::new(&inst.base, &d, practical.rho())?.std_dev_matrix();
                 let est = |i: usize, j: usize| fit.utility()[i] - fit.utility()[j];
-                bv &= holds(n, est, truth, v.scale(t + 1, None)?, &sd);
+                bv &= holds(n, est, truth, bohf_gp::exploration_scale(&v, t + 1, None)?, &sd);
                 c &= holds(n, est, truth, 1.0, &sd);
-                pw_vt += covered(n, est, truth, v.scale(t + 1, None)?, &sd);
+                pw_vt += covered(n, est, truth, bohf_gp::exploration_scale(&v, t + 1, None)?, &sd);
                 pw_one += covered(n, est, truth, 1.0, &sd);
                 pw_total += n * n;
             }

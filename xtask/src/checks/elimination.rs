@@ -4,9 +4,10 @@
 
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
+use bohf_core::WidthSchedule;
 use bohf_core::{Answer, Link, Optimizer, Query, SearchContext};
 use bohf_gp::{InferenceConfig, KernelLogisticConfig, Regulariser};
-use bohf_mrlpf::{Beta, MrLpf, MrLpfConfig, RoundNoise};
+use bohf_mrlpf::{MrLpf, MrLpfConfig, RoundNoise};
 use rand::RngExt;
 
 const DELTA: f64 = 0.05;
@@ -42,7 +43,7 @@ pub fn best_never_eliminated(quick: bool) -> Vec<Row> {
                 mle: KernelLogisticConfig::default().regulariser(Regulariser::RkhsNorm).tolerance(1e-7),
                 ..InferenceConfig::default()
             },
-            beta: Beta::Theory { norm_bound: b, delta: DELTA },
+            beta: WidthSchedule::Theory { norm_bound: b, delta: DELTA },
             noise: RoundNoise::Theory,
             ..MrLpfConfig::default()
         };

@@ -11,13 +11,14 @@
 use super::Check;
 use crate::checks::identities::rkhs_problem;
 use crate::report::{Row, fmt};
+use bohf_core::WidthSchedule;
 use bohf_core::special::std_normal_cdf;
 use bohf_core::{Answer, Duel, FiniteDomain, Link, Optimizer, Query, SearchContext, argmax_lowest};
 use bohf_experiments::{Experiment, ExperimentSpec, Registry};
-use bohf_gp::{DuelingPosterior, Duels, ExplorationSchedule, InferenceConfig, KernelLogisticConfig, Regulariser};
+use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::{NEMHAUSER_RATIO, greedy_pairs};
 use bohf_kernels::PairKernel;
-use bohf_mrlpf::{Beta, MrLpf, MrLpfConfig, RoundNoise};
+use bohf_mrlpf::{MrLpf, MrLpfConfig, RoundNoise};
 use bohf_pfts::{PfTs, PfTsConfig};
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
@@ -93,7 +94,7 @@ fn pfts_theory_spec(horizon: usize, runs: usize, inst: &Instance) -> String {
             r#"[[algorithms]]
 name = "pf-ts"
 [algorithms.params]
-exploration = {{ kind = "theoretical", norm_bound = {b}, delta = {DELTA} }}
+exploration = {{ rule = "theory", norm_bound = {b}, delta = {DELTA} }}
 [algorithms.params.inference]
 kappa = {kappa}
 [algorithms.params.inference.mle]
@@ -207,7 +208,7 @@ pub fn pfts_lemmas_3_4(quick: bool) -> Vec<Row> {
         let p = anti_concentration_p();
         let config = PfTsConfig {
             inference: theory_inference(inst.kappa),
-            exploration: ExplorationSchedule::Theoretical { norm_bound: inst.b, delta: DELTA },
+            exploration: WidthSchedule::Theory { norm_bound: inst.b, delta: DELTA },
         };
         let (mut min_freq3, mut min_exact3) = (f64::INFINITY, f64::INFINITY);
         let mut min_margin4 = f64::INFINITY;
@@ -365,7 +366,7 @@ fn fig1_histories(
     let inference = InferenceConfig::default();
     let base = inference.base_gram(f.domain())?;
     let estimator = inference.estimator()?;
-    let v = ExplorationSchedule::default().scale(201, None)?;
+    let v = bohf_gp::exploration_scale(&bohf_gp::default_exploration(), 201, None)?;
     let (mut ucb_varies, mut ts_constant) = (0usize, 0usize);
     let mut distinct_counts = Vec::new();
     for seed in 0..histories {
@@ -438,7 +439,7 @@ pub fn mrlpf_simple_regret(quick: bool) -> Vec<Row> {
         let best = inst.f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let config = MrLpfConfig {
             inference: theory_inference(inst.kappa),
-            beta: Beta::Theory { norm_bound: inst.b, delta: DELTA },
+            beta: WidthSchedule::Theory { norm_bound: inst.b, delta: DELTA },
             noise: RoundNoise::Theory,
             ..MrLpfConfig::default()
         };

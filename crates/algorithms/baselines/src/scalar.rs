@@ -15,7 +15,7 @@
 //! * **GP-UCB** (Srinivas et al. 2010): x_t = argmax_x m_t(x) + β σ_t(x), σ_t² = Σ_t(x, x), with a
 //!   constant width β (default 1, the papers' "width 1").
 //! * **GP-TS** (Chowdhury & Gopalan 2017): x_t = argmax_x f̃(x), f̃ = m_t + v_t F z, z ~ N(0, I_r),
-//!   F Fᵀ = Σ_t (one joint draw on the candidates), v_t from an [`ExplorationSchedule`] (default
+//!   F Fᵀ = Σ_t (one joint draw on the candidates), v_t from a [`WidthSchedule`] (default
 //!   PF-TS App. F.1's v_t² = √(t + 1 + log 40); the theoretical schedule uses Chowdhury & Gopalan's
 //!   v_t = B + R√(2(Γ(t − 1) + 1 + log(2/δ))) with R = √ρ and Γ the upper end of bohf-infogain's
 //!   greedy bracket for points with noise ρ, computed once for t ≤ T; their analysis regularises
@@ -25,11 +25,12 @@
 //! ties (so candidate 0 at the prior). A query is [`Query::Evaluate`] and its answer
 //! [`Answer::Value`]; the protocol (pending suggestion, replay) is that of every bohf algorithm.
 
+use bohf_core::WidthSchedule;
 use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_gp::{CandidateGp, ExplorationSchedule, JointSampler};
+use bohf_gp::{CandidateGp, JointSampler, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
 use bohf_kernels::KernelSpec;
 use nalgebra::{DMatrix, DVector};
@@ -79,12 +80,12 @@ pub struct GpTsConfig {
     /// The observation-noise variance ρ > 0, also the kernel-ridge regulariser (default 1).
     pub noise: f64,
     /// The exploration scale v_t (default the PF-TS experiments' schedule, as in PF-TS App. F.1).
-    pub exploration: ExplorationSchedule,
+    pub exploration: WidthSchedule,
 }
 
 impl Default for GpTsConfig {
     fn default() -> Self {
-        Self { kernel: KernelSpec::default(), noise: DEFAULT_NOISE, exploration: ExplorationSchedule::default() }
+        Self { kernel: KernelSpec::default(), noise: DEFAULT_NOISE, exploration: default_exploration() }
     }
 }
 
@@ -93,7 +94,7 @@ impl GpTsConfig {
     pub fn validate(&self) -> Result<()> {
         self.kernel.build()?;
         bohf_core::error::ensure_positive("noise", self.noise)?;
-        self.exploration.validate()
+        check_exploration(&self.exploration, "exploration", "GP-TS")
     }
 }
 
@@ -220,7 +221,7 @@ impl GpTs {
     pub fn new(ctx: &SearchContext, config: GpTsConfig) -> Result<Self> {
         config.validate()?;
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
-        let theory = if config.exploration.is_theoretical() {
+        let theory = if bohf_gp::exploration::needs_theory(&config.exploration) {
             let greedy = greedy_points(state.gp.covariance(), config.noise, ctx.horizon())?;
             let gamma =
                 (0..=ctx.horizon()).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
@@ -263,7 +264,7 @@ impl GpTs {
 
     /// v_t at the current round (errors naming `t` past the horizon with the theoretical schedule).
     pub fn exploration_scale(&self) -> Result<f64> {
-        self.config.exploration.scale(self.round(), self.theory.as_ref())
+        bohf_gp::exploration_scale(&self.config.exploration, self.round(), self.theory.as_ref())
     }
 
     /// The sampler of N(m_t, Σ_t) on the candidates (draws scaled by v_t in `transform`).
@@ -373,18 +374,18 @@ mod tests {
         bad.kernel.lengthscale = Some(0.0);
         assert!(GpUcb::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
         let t = GpTsConfig::default();
-        assert_eq!(t.exploration, ExplorationSchedule::Experiment { delta: 0.05 });
+        assert_eq!(t.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
         assert!(
             GpTs::new(&c, GpTsConfig { noise: f64::NAN, ..t.clone() }).unwrap_err().to_string().contains("`noise`")
         );
-        let bad = GpTsConfig { exploration: ExplorationSchedule::SquareRoot { delta: 0.0 }, ..t.clone() };
-        assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`delta`"));
+        let bad = GpTsConfig { exploration: WidthSchedule::PftsSquareRoot { delta: 0.0 }, ..t.clone() };
+        assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.delta`"));
         // Config files: defaults for missing fields, unknown fields rejected.
         let u: GpUcbConfig = toml::from_str("beta = 2.0").unwrap();
         assert_eq!(u, GpUcbConfig { beta: 2.0, ..Default::default() });
         assert!(toml::from_str::<GpUcbConfig>("width = 2.0").is_err());
-        let g: GpTsConfig = toml::from_str("noise = 0.5\n[exploration]\nkind = \"square_root\"").unwrap();
-        assert_eq!(g.exploration, ExplorationSchedule::SquareRoot { delta: 0.05 });
+        let g: GpTsConfig = toml::from_str("noise = 0.5\n[exploration]\nrule = \"pfts-square-root\"").unwrap();
+        assert_eq!(g.exploration, WidthSchedule::PftsSquareRoot { delta: 0.05 });
         assert!(toml::from_str::<GpTsConfig>("beta = 1.0").is_err());
     }
 
@@ -459,7 +460,7 @@ mod tests {
     fn gp_ts_theoretical_schedule_follows_chowdhury_gopalan() {
         let c = ctx(15, 20);
         let cfg = GpTsConfig {
-            exploration: ExplorationSchedule::Theoretical { norm_bound: 2.0, delta: 0.1 },
+            exploration: WidthSchedule::Theory { norm_bound: 2.0, delta: 0.1 },
             noise: 0.25,
             ..Default::default()
         };

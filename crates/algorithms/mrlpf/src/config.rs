@@ -1,7 +1,7 @@
 //! The configuration of MR-LPF: inference, confidence width β, per-round posterior noise, and the
 //! authors'-code option for the first query of a round.
 
-use bohf_core::{Error, Link, Result};
+use bohf_core::{Error, Link, Result, WidthSchedule};
 use bohf_gp::InferenceConfig;
 use serde::{Deserialize, Serialize};
 
@@ -9,40 +9,16 @@ use serde::{Deserialize, Serialize};
 /// surviving pair has μ(h) ∈ [1/4, 3/4], where 1/μ′ ≤ 16/3 < 6.
 pub const LATER_ROUND_KAPPA: f64 = 6.0;
 
-/// The confidence width β_(r) of the elimination rule (eq. (12)).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "rule", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Beta {
-    /// The same β in every round: the experiments (β = 1 on the RKHS and Ackley problems; 0.1 on
-    /// Yelp; MR-LPF App. D). Must be finite and ≥ 0.
-    Constant {
-        /// β.
-        value: f64,
-    },
-    /// The theoretical width of eq. (14),
-    /// β_(r)(δ) = L (B + √((κ_r/λ) log(2 R |X| / δ))), with L = μ′(0) of the link, κ_1 = κ
-    /// (`inference.kappa`), κ_r = [`LATER_ROUND_KAPPA`] = 6 for r ≥ 2, λ = `inference.mle.lambda`,
-    /// R the number of rounds of the schedule and |X| the number of candidates. See
-    /// [`theoretical_beta`].
-    Theory {
-        /// B ≥ 0, the bound on ‖f‖ in the RKHS of k (Assumption 2.1).
-        norm_bound: f64,
-        /// δ ∈ (0, 1), the failure probability (default 0.05, as in PF-TS's schedule).
-        #[serde(default = "default_delta")]
-        delta: f64,
-    },
-}
-
-fn default_delta() -> f64 {
-    0.05
-}
-
-impl Default for Beta {
-    /// β = 1, the experiments' value on the synthetic problems.
-    fn default() -> Self {
-        Beta::Constant { value: 1.0 }
-    }
-}
+/// The rules of [`WidthSchedule`] MR-LPF's elimination width β_(r) (eq. (12)) accepts:
+///
+/// * `constant`: the same β in every round, the experiments (β = 1 on the RKHS and Ackley problems;
+///   0.1 on Yelp; MR-LPF App. D). Finite and ≥ 0.
+/// * `theory`: the theoretical width of eq. (14),
+///   β_(r)(δ) = L (B + √((κ_r/λ) log(2 R |X| / δ))), with L = μ′(0) of the link, κ_1 = κ
+///   (`inference.kappa`), κ_r = [`LATER_ROUND_KAPPA`] = 6 for r ≥ 2, λ = `inference.mle.lambda`,
+///   R the number of rounds of the schedule and |X| the number of candidates. See
+///   [`theoretical_beta`].
+pub const BETA_RULES: [&str; 2] = ["constant", "theory"];
 
 /// The noise ρ_r of the round's dueling posterior σ_(n,r) (eq. (10) with κ_r).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -71,17 +47,30 @@ pub enum InitialSigma {
 
 /// Settings of [`crate::MrLpf`]. Defaults are the experiments of MR-LPF (App. D) and PF-TS (App. F):
 /// Matérn-5/2, ℓ = 0.1, λ = 0.05, ρ = 0.05, β = 1.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MrLpfConfig {
     /// Kernel, kernel logistic MLE and posterior noise, shared by every BOHF method.
     pub inference: InferenceConfig,
-    /// The elimination width β_(r) (default constant 1).
-    pub beta: Beta,
+    /// The elimination width β_(r) (default `{ rule = "constant", value = 1.0 }`; rules
+    /// [`BETA_RULES`]).
+    pub beta: WidthSchedule,
     /// The round posterior's noise ρ_r (default: λκ in every round).
     pub noise: RoundNoise,
     /// σ before a round's first duel (default: the prior, as in the paper).
     pub initial_sigma: InitialSigma,
+}
+
+impl Default for MrLpfConfig {
+    /// β = 1, the experiments' value on the synthetic problems.
+    fn default() -> Self {
+        Self {
+            inference: InferenceConfig::default(),
+            beta: WidthSchedule::Constant { value: 1.0 },
+            noise: RoundNoise::default(),
+            initial_sigma: InitialSigma::default(),
+        }
+    }
 }
 
 impl MrLpfConfig {
@@ -91,24 +80,8 @@ impl MrLpfConfig {
         self.inference.kernel.build().map_err(|e| prefix("inference.kernel", e))?;
         self.inference.mle.check().map_err(|e| prefix("inference.mle", e))?;
         self.inference.validate().map_err(|e| prefix("inference", e))?;
-        match self.beta {
-            Beta::Constant { value } => {
-                if !(value.is_finite() && value >= 0.0) {
-                    return Err(Error::invalid("beta.value", format!("must be finite and >= 0, got {value}")));
-                }
-            }
-            Beta::Theory { norm_bound, delta } => {
-                if !(norm_bound.is_finite() && norm_bound >= 0.0) {
-                    return Err(Error::invalid(
-                        "beta.norm_bound",
-                        format!("must be finite and >= 0, got {norm_bound}"),
-                    ));
-                }
-                if !(delta > 0.0 && delta < 1.0) {
-                    return Err(Error::invalid("beta.delta", format!("must lie in (0, 1), got {delta}")));
-                }
-            }
-        }
+        self.beta.ensure_rule_in("beta", "MR-LPF", &BETA_RULES)?;
+        self.beta.check("beta")?;
         Ok(())
     }
 
@@ -129,8 +102,8 @@ impl MrLpfConfig {
     /// β_(r) for round `round` (1-based) of a run with `rounds` rounds on `n_candidates` candidates.
     pub fn beta_for_round(&self, round: usize, rounds: usize, n_candidates: usize) -> Result<f64> {
         match self.beta {
-            Beta::Constant { value } => Ok(value),
-            Beta::Theory { norm_bound, delta } => {
+            WidthSchedule::Constant { value } => Ok(value),
+            WidthSchedule::Theory { norm_bound, delta } => {
                 let kappa_r = if round >= 2 { LATER_ROUND_KAPPA } else { self.inference.kappa };
                 theoretical_beta(
                     self.inference.mle.link,
@@ -142,6 +115,10 @@ impl MrLpfConfig {
                     delta,
                 )
             }
+            other => Err(Error::invalid(
+                "beta.rule",
+                format!("rule \"{}\" has no meaning for MR-LPF; it accepts \"constant\", \"theory\"", other.rule()),
+            )),
         }
     }
 }
@@ -222,7 +199,7 @@ mod tests {
         c.inference.kappa = 22.0;
         assert_relative_eq!(c.rho(1), 0.05 * 22.0, epsilon = 1e-15);
         assert_relative_eq!(c.rho(2), 0.3, epsilon = 1e-15);
-        c.beta = Beta::Theory { norm_bound: 1.0, delta: 0.1 };
+        c.beta = WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 };
         let b1 = c.beta_for_round(1, 4, 100).unwrap();
         let b2 = c.beta_for_round(2, 4, 100).unwrap();
         assert_relative_eq!(
@@ -237,19 +214,23 @@ mod tests {
     fn validation_names_fields() {
         let bad = |c: MrLpfConfig| c.validate().unwrap_err().to_string();
         assert!(
-            bad(MrLpfConfig { beta: Beta::Constant { value: -1.0 }, ..Default::default() }).contains("`beta.value`")
-        );
-        assert!(
-            bad(MrLpfConfig { beta: Beta::Constant { value: f64::NAN }, ..Default::default() })
+            bad(MrLpfConfig { beta: WidthSchedule::Constant { value: -1.0 }, ..Default::default() })
                 .contains("`beta.value`")
         );
         assert!(
-            bad(MrLpfConfig { beta: Beta::Theory { norm_bound: 1.0, delta: 0.0 }, ..Default::default() })
+            bad(MrLpfConfig { beta: WidthSchedule::Constant { value: f64::NAN }, ..Default::default() })
+                .contains("`beta.value`")
+        );
+        assert!(
+            bad(MrLpfConfig { beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.0 }, ..Default::default() })
                 .contains("`beta.delta`")
         );
         assert!(
-            bad(MrLpfConfig { beta: Beta::Theory { norm_bound: f64::INFINITY, delta: 0.1 }, ..Default::default() })
-                .contains("`beta.norm_bound`")
+            bad(MrLpfConfig {
+                beta: WidthSchedule::Theory { norm_bound: f64::INFINITY, delta: 0.1 },
+                ..Default::default()
+            })
+            .contains("`beta.norm_bound`")
         );
         let mut c = MrLpfConfig::default();
         c.inference.kappa = 0.0;

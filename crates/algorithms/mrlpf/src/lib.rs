@@ -22,7 +22,7 @@
 //!   M_{r+1} = { x ∈ M_r : ∀ x′ ∈ M_r,  μ(h(x, x′)) + β_(r) σ(x, x′) ≥ 1/2 }
 //!   ```
 //!
-//!   with β constant (experiments: 1) or eq. (14) ([`Beta`], [`theoretical_beta`]).
+//!   with β constant (experiments: 1) or eq. (14) ([`BETA_RULES`], [`theoretical_beta`]).
 //! * Output: a member of M_{R+1}, the argmax of the last fit over it ([`MrLpf`] documents the rule).
 //!
 //! ```
@@ -53,7 +53,7 @@ mod schedule;
 mod select;
 
 pub use algorithm::{MrLpf, RoundRecord};
-pub use config::{Beta, InitialSigma, LATER_ROUND_KAPPA, MrLpfConfig, RoundNoise, theoretical_beta};
+pub use config::{BETA_RULES, InitialSigma, LATER_ROUND_KAPPA, MrLpfConfig, RoundNoise, theoretical_beta};
 pub use schedule::{max_rounds_bound, round_schedule};
 pub use select::{eliminate, max_variance_batch, max_variance_pair};
 

@@ -1,8 +1,9 @@
 //! Behaviour of the MR-LPF optimiser: batch = sequential, nested non-empty active sets, protocol
 //! errors, determinism, agreement with greedy information gain, and regret against random duels.
 
-use crate::{Beta, InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
+use crate::{InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
 use approx::assert_relative_eq;
+use bohf_core::WidthSchedule;
 use bohf_core::rng::{self, BohfRng};
 use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
 use bohf_gp::DuelingPosterior;
@@ -103,7 +104,8 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
         let ctx = context(30, 1000);
         let f = utility(ctx.domain());
         let mut alg =
-            MrLpf::new(&ctx, MrLpfConfig { beta: Beta::Constant { value: beta }, ..Default::default() }).unwrap();
+            MrLpf::new(&ctx, MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() })
+                .unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
         let pairs = run(&mut alg, &f, seed);
         assert_eq!(pairs.len(), 1000);
@@ -145,7 +147,7 @@ fn round_noise_and_theoretical_beta_are_applied_per_round() {
     let f = utility(ctx.domain());
     let mut config = MrLpfConfig {
         noise: RoundNoise::Theory,
-        beta: Beta::Theory { norm_bound: 1.0, delta: 0.1 },
+        beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 },
         ..Default::default()
     };
     config.inference.kappa = Link::Logistic.kappa(5.0);
@@ -236,7 +238,7 @@ fn observe_rejects_what_was_not_suggested() {
 #[test]
 fn construction_validates_config_and_horizon() {
     let ctx = context(10, 50);
-    let bad = MrLpfConfig { beta: Beta::Constant { value: -0.5 }, ..Default::default() };
+    let bad = MrLpfConfig { beta: WidthSchedule::Constant { value: -0.5 }, ..Default::default() };
     assert!(MrLpf::new(&ctx, bad).unwrap_err().to_string().contains("`beta.value`"));
     let mut bad = MrLpfConfig::default();
     bad.inference.kernel.lengthscale = Some(0.0);
@@ -286,7 +288,7 @@ fn replaying_the_same_answers_reproduces_the_run() {
     let theory: MrLpfConfig =
         serde_json::from_str(r#"{"beta": {"rule": "theory", "norm_bound": 2.0, "delta": 0.05}, "noise": "theory"}"#)
             .unwrap();
-    assert_eq!(theory.beta, Beta::Theory { norm_bound: 2.0, delta: 0.05 });
+    assert_eq!(theory.beta, WidthSchedule::Theory { norm_bound: 2.0, delta: 0.05 });
     assert!(serde_json::from_str::<MrLpfConfig>(r#"{"betta": 1.0}"#).is_err());
 }
 
@@ -327,7 +329,7 @@ fn queries_equal_the_straightforward_dense_path() {
     let (n, horizon) = (300, 60);
     assert!(n >= bohf_gp::LOW_RANK_MIN_CANDIDATES);
     let ctx = context(n, horizon);
-    let f = utility(&ctx.domain());
+    let f = utility(ctx.domain());
     for seed in [3u64, 4] {
         let config = MrLpfConfig::default();
         let mut alg = MrLpf::new(&ctx, config.clone()).unwrap();
@@ -365,4 +367,27 @@ fn queries_equal_the_straightforward_dense_path() {
         // The case exercises the low-rank path: some round duels fewer than n/2 candidates.
         assert!(alg.records().iter().any(|rec| 4 * rec.duels.len() < n));
     }
+}
+
+/// MR-LPF's two rules, parsed from their spec spelling, give eq. (12)'s constant and eq. (14)
+/// written out here: L = 1/4 (logistic), B = 2, δ = 0.05, λ = 0.05, R = 4, |X| = 100, κ_1 = 1 and
+/// κ_r = 6 for r ≥ 2: β_(r) = (2 + √((κ_r/0.05) log(800/0.05)))/4.
+#[test]
+fn named_beta_rules_give_the_papers_values() {
+    let parse = |s: &str| serde_json::from_str::<MrLpfConfig>(s).unwrap();
+    let constant = parse(r#"{"beta": {"rule": "constant", "value": 0.1}}"#);
+    let theory = parse(r#"{"beta": {"rule": "theory", "norm_bound": 2.0}}"#);
+    let log_term = (2.0f64 * 4.0 * 100.0 / 0.05).ln();
+    for round in 1..=4 {
+        assert_eq!(constant.beta_for_round(round, 4, 100).unwrap(), 0.1);
+        let kappa_r = if round == 1 { 1.0 } else { 6.0 };
+        let eq14 = 0.25 * (2.0 + (kappa_r / 0.05 * log_term).sqrt());
+        approx::assert_relative_eq!(theory.beta_for_round(round, 4, 100).unwrap(), eq14, max_relative = 1e-14);
+    }
+    // Old spellings are refused with the new form; a rule of another algorithm is named.
+    let old = serde_json::from_str::<MrLpfConfig>(r#"{"beta": {"constant": {"value": 1.0}}}"#).unwrap_err();
+    assert!(old.to_string().contains("{ rule = \"constant\", value = 1.0 }"), "{old}");
+    let wrong = MrLpfConfig { beta: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
+    let e = wrong.validate().unwrap_err().to_string();
+    assert!(e.contains("`beta.rule`") && e.contains("\"theory\""), "{e}");
 }

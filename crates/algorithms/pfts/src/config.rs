@@ -1,7 +1,8 @@
 //! The configuration of PF-TS.
 
 use bohf_core::Result;
-use bohf_gp::{ExplorationSchedule, InferenceConfig};
+use bohf_core::WidthSchedule;
+use bohf_gp::{InferenceConfig, check_exploration, default_exploration};
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`crate::PfTs`]. Defaults are the PF-TS paper's experiments (App. F.1): Matérn-5/2
@@ -17,23 +18,31 @@ use serde::{Deserialize, Serialize};
 /// [inference.mle]
 /// lambda = 0.05
 /// [exploration]
-/// kind = "theoretical"
+/// rule = "theory"
 /// norm_bound = 2.0
 /// delta = 0.05
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PfTsConfig {
     /// Kernel, kernel logistic MLE and posterior noise ρ = λκ, shared by all BOHF methods.
     pub inference: InferenceConfig,
     /// The exploration scale v_t (PF-TS §3.6; default the experiments' v_t² = √(t + 1 + log 40)).
-    pub exploration: ExplorationSchedule,
+    /// Rules: `pfts-experiment`, `pfts-square-root`, `theory` (eq. (12)).
+    pub exploration: WidthSchedule,
+}
+
+impl Default for PfTsConfig {
+    fn default() -> Self {
+        Self { inference: InferenceConfig::default(), exploration: default_exploration() }
+    }
 }
 
 impl PfTsConfig {
-    /// Errors naming the first invalid field (`kappa`, `lambda`, `lengthscale`, `delta`, `norm_bound`, …).
+    /// Errors naming the first invalid field (`kappa`, `lambda`, `lengthscale`, `exploration.delta`,
+    /// `exploration.norm_bound`, `exploration.rule`, …).
     pub fn validate(&self) -> Result<()> {
         self.inference.validate()?;
-        self.exploration.validate()
+        check_exploration(&self.exploration, "exploration", "PF-TS")
     }
 }

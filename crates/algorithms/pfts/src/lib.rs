@@ -40,7 +40,7 @@ mod config;
 mod pfts;
 
 pub use anchored::{AnchoredSampler, anchored_covariance};
-pub use bohf_gp::ExplorationSchedule;
+pub use bohf_core::WidthSchedule;
 pub use config::PfTsConfig;
 pub use pfts::{PfTs, argmax_lowest};
 

@@ -69,7 +69,7 @@ impl PfTs {
         let base_gram = inference.base_gram(ctx.domain())?;
         let posterior = inference.prior_posterior(&base_gram)?;
         let estimator = inference.estimator()?;
-        let theory = if config.exploration.is_theoretical() {
+        let theory = if bohf_gp::exploration::needs_theory(&config.exploration) {
             let greedy = greedy_pairs(&base_gram, PairKernel::Dueling, inference.rho(), ctx.horizon())?;
             let gamma =
                 (0..=ctx.horizon()).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
@@ -152,7 +152,7 @@ impl PfTs {
     /// v_t at the current round t = [`PfTs::round`]. Errors (naming `t`) with the theoretical
     /// schedule once t exceeds the horizon the Γ table was computed for.
     pub fn exploration_scale(&self) -> Result<f64> {
-        self.config.exploration.scale(self.round(), self.theory.as_ref())
+        bohf_gp::exploration_scale(&self.config.exploration, self.round(), self.theory.as_ref())
     }
 
     /// The utility-space sampler N(g_t, Ŝ_t) of the current round (factorises Ŝ_t; draws are scaled

@@ -2,7 +2,7 @@
 //! sampler against the pair-space definitions, anchor invariance (proptest), the distribution of
 //! the selected actions, the theoretical schedule, and regret against uniform random duels.
 
-use crate::{AnchoredSampler, ExplorationSchedule, PfTs, PfTsConfig, anchored_covariance, argmax_lowest};
+use crate::{AnchoredSampler, PfTs, PfTsConfig, WidthSchedule, anchored_covariance, argmax_lowest};
 use approx::assert_relative_eq;
 use bohf_core::linalg::Cholesky;
 use bohf_core::rng::{self, BohfRng};
@@ -78,13 +78,11 @@ fn config_validation_names_the_field() {
     let mut bad = PfTsConfig::default();
     bad.inference.kernel.lengthscale = Some(-0.1);
     assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
-    let bad = PfTsConfig { exploration: ExplorationSchedule::Experiment { delta: 1.5 }, ..Default::default() };
-    assert!(bad.validate().unwrap_err().to_string().contains("`delta`"));
-    let bad = PfTsConfig {
-        exploration: ExplorationSchedule::Theoretical { norm_bound: f64::NAN, delta: 0.05 },
-        ..Default::default()
-    };
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`norm_bound`"));
+    let bad = PfTsConfig { exploration: WidthSchedule::PftsExperiment { delta: 1.5 }, ..Default::default() };
+    assert!(bad.validate().unwrap_err().to_string().contains("`exploration.delta`"));
+    let bad =
+        PfTsConfig { exploration: WidthSchedule::Theory { norm_bound: f64::NAN, delta: 0.05 }, ..Default::default() };
+    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.norm_bound`"));
     let zero_horizon = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 3).unwrap(), 0);
     assert!(zero_horizon.unwrap_err().to_string().contains("`horizon`"));
 }
@@ -98,18 +96,25 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
         [inference.mle]
         lambda = 0.1
         [exploration]
-        kind = "theoretical"
+        rule = "theory"
         norm_bound = 2.0
     "#;
     let c: PfTsConfig = toml::from_str(toml_text).unwrap();
     assert_eq!(c.inference.kappa, 2.0);
     assert_eq!(c.inference.mle.lambda, 0.1);
-    assert_eq!(c.exploration, ExplorationSchedule::Theoretical { norm_bound: 2.0, delta: 0.05 });
+    assert_eq!(c.exploration, WidthSchedule::Theory { norm_bound: 2.0, delta: 0.05 });
     let empty: PfTsConfig = toml::from_str("").unwrap();
     assert_eq!(empty, PfTsConfig::default());
-    assert_eq!(empty.exploration, ExplorationSchedule::Experiment { delta: 0.05 });
+    assert_eq!(empty.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
     assert!(toml::from_str::<PfTsConfig>("beta = 1.0").is_err());
-    assert!(toml::from_str::<PfTsConfig>("[exploration]\nkind = \"experiment\"\nnorm_bound = 1.0").is_err());
+    assert!(toml::from_str::<PfTsConfig>("[exploration]\nrule = \"pfts-experiment\"\nnorm_bound = 1.0").is_err());
+    // The old spelling is rejected with the new form in the message.
+    let old = toml::from_str::<PfTsConfig>("[exploration]\nkind = \"experiment\"").unwrap_err().to_string();
+    assert!(old.contains("{ rule = \"pfts-experiment\", delta = 0.05 }"), "{old}");
+    // A rule of another algorithm is named with the accepted ones.
+    let wrong = PfTsConfig { exploration: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
+    let e = wrong.validate().unwrap_err().to_string();
+    assert!(e.contains("`exploration.rule`") && e.contains("\"pfts-experiment\""), "{e}");
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(serde_json::from_str::<PfTsConfig>(&json).unwrap(), c);
 }
@@ -410,10 +415,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
 #[test]
 fn theoretical_schedule_uses_the_upper_greedy_bracket_of_the_dueling_gain() {
     let c = ctx(15, 30);
-    let cfg = PfTsConfig {
-        exploration: ExplorationSchedule::Theoretical { norm_bound: 1.0, delta: 0.1 },
-        ..Default::default()
-    };
+    let cfg = PfTsConfig { exploration: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }, ..Default::default() };
     let mut p = PfTs::new(&c, cfg).unwrap();
     let theory = p.theory().unwrap();
     assert_eq!(theory.horizon(), 30);
@@ -468,4 +470,27 @@ fn pfts_regret_is_well_below_uniform_random_duels() {
 fn pfts_is_send() {
     fn assert_send<T: Send>() {}
     assert_send::<PfTs>();
+}
+
+/// Each PF-TS exploration rule, parsed from its TOML spelling, gives the v_t sequence of App. F.1
+/// and eq. (12) for t = 1, …, 30, written out here from the paper (δ = 0.05: log(2/δ) = log 40;
+/// eq. (12) with κ = 1, λ = 0.05, B = 2, Γ(t) = 0.5 t).
+#[test]
+fn named_exploration_rules_give_the_papers_sequences() {
+    use bohf_gp::exploration::{Feedback, TheoryInputs};
+    let v = |text: &str| toml::from_str::<PfTsConfig>(text).unwrap().exploration;
+    let experiment = v("[exploration]\nrule = \"pfts-experiment\"");
+    let square_root = v("[exploration]\nrule = \"pfts-square-root\"\ndelta = 0.05");
+    let theory = v("[exploration]\nrule = \"theory\"\nnorm_bound = 2.0");
+    let gamma: Vec<f64> = (0..=30).map(|t| 0.5 * t as f64).collect();
+    let inputs = TheoryInputs::new(Feedback::Preference { kappa: 1.0, lambda: 0.05 }, gamma).unwrap();
+    for t in 1..=30usize {
+        let tf = t as f64;
+        let v2 = (tf + 1.0 + 40f64.ln()).sqrt(); // v_t² of App. F.1
+        let got = |s| bohf_gp::exploration_scale(&s, t, Some(&inputs)).unwrap();
+        approx::assert_relative_eq!(got(experiment), v2.sqrt(), max_relative = 1e-14);
+        approx::assert_relative_eq!(got(square_root), v2, max_relative = 1e-14);
+        let eq12 = 4.0 * 2.0 + 2.0 * ((2.0 / 0.05) * (0.5 * tf + 20f64.ln())).sqrt();
+        approx::assert_relative_eq!(got(theory), eq12, max_relative = 1e-14);
+    }
 }

@@ -1,8 +1,8 @@
 //! The configuration of POP-BO.
 
-use bohf_confidence::{BetaSchedule, ConfidenceConfig};
+use bohf_confidence::{ConfidenceConfig, check_beta};
 use bohf_core::error::ensure_positive;
-use bohf_core::{Error, Result};
+use bohf_core::{Error, Result, WidthSchedule};
 use bohf_gp::InferenceConfig;
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,7 @@ pub enum InitialPoint {
 /// uses only that field of [`InferenceConfig`] — its MLE is the norm-constrained one of
 /// bohf-confidence, not the kernel logistic MLE of `inference.mle`.
 ///
-/// The authors' code differs (notes 001 §5.2): β_t = β₀√(t + 1) ([`BetaSchedule::SqrtTPlusOne`]),
+/// The authors' code differs (notes 001 §5.2): β_t = β₀√(t + 1) (`rule = "sqrt-t-plus-one"`),
 /// per-function B and β₀, a latent box |z| ≤ 3 (`confidence.latent_box = 3`) and ε_K = 10⁻⁶
 /// (`confidence.nugget`). In TOML:
 ///
@@ -78,7 +78,8 @@ pub enum InitialPoint {
 /// latent_box = 3.0
 /// nugget = 1e-6
 /// [beta]
-/// sqrt_t_plus_one = { beta0 = 1.0 }
+/// rule = "sqrt-t-plus-one"
+/// scale = 1.0
 /// [report]
 /// kind = "max_mle_sampled"
 /// ```
@@ -89,8 +90,9 @@ pub struct PopBoConfig {
     pub inference: InferenceConfig,
     /// B, the optional latent box, the nugget ε_K and the conic-solver settings.
     pub confidence: ConfidenceConfig,
-    /// The width β_t of the likelihood-ratio confidence set after t duels.
-    pub beta: BetaSchedule,
+    /// The width β_t of the likelihood-ratio confidence set after t duels (rules
+    /// [`bohf_confidence::BETA_RULES`]; default `{ rule = "sqrt-t", scale = 1.0 }`).
+    pub beta: WidthSchedule,
     /// How the estimate of the maximiser is reported.
     pub report: ReportRule,
     /// How x₀ is chosen.
@@ -102,7 +104,7 @@ impl Default for PopBoConfig {
         Self {
             inference: InferenceConfig::default(),
             confidence: ConfidenceConfig::default(),
-            beta: BetaSchedule::SqrtT { beta0: 1.0 },
+            beta: WidthSchedule::SqrtT { scale: 1.0 },
             report: ReportRule::default(),
             initial: InitialPoint::default(),
         }
@@ -110,11 +112,11 @@ impl Default for PopBoConfig {
 }
 
 impl PopBoConfig {
-    /// Errors naming the first invalid field (`lengthscale`, `norm_bound`, `beta0`, `lambda`, …).
+    /// Errors naming the first invalid field (`lengthscale`, `norm_bound`, `beta.scale`, `report.lambda`, …).
     pub fn validate(&self) -> Result<()> {
         self.inference.kernel.build()?;
         self.confidence.validate()?;
-        self.beta.validate()?;
+        check_beta(&self.beta, "beta")?;
         if let ReportRule::TheoreticalTStar { lambda } = self.report {
             ensure_positive("report.lambda", lambda)?;
         }

@@ -155,7 +155,7 @@ impl PopBoBox {
     }
 
     fn beta(&self) -> Result<f64> {
-        self.config.beta.beta(self.duels.len(), self.config.confidence.norm_bound)
+        bohf_confidence::beta_at(&self.config.beta, self.duels.len(), self.config.confidence.norm_bound)
     }
 
     fn k_vec(&self, x: &[f64]) -> DVector<f64> {
@@ -268,7 +268,9 @@ impl PopBoBox {
                 let pairs: Vec<(usize, usize)> = self.duels.iter().map(Duel::pair).collect();
                 let sigmas = pair_sigmas(&gram, &pairs, lambda)?;
                 let b = self.config.confidence.norm_bound;
-                let betas = (1..=sigmas.len()).map(|t| self.config.beta.beta(t, b)).collect::<Result<Vec<_>>>()?;
+                let betas = (1..=sigmas.len())
+                    .map(|t| bohf_confidence::beta_at(&self.config.beta, t, b))
+                    .collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
                 Ok(self.points[self.duels[t].first].clone())
             }

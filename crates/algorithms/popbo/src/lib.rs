@@ -44,7 +44,8 @@ pub mod continuous;
 mod popbo;
 mod report;
 
-pub use bohf_confidence::{BetaSchedule, ConfidenceConfig};
+pub use bohf_confidence::ConfidenceConfig;
+pub use bohf_core::WidthSchedule;
 pub use config::{InitialPoint, PopBoConfig, ReportRule};
 pub use continuous::{BoxSearchConfig, BoxStepInfo, PopBoBox};
 pub use popbo::{PopBo, StepInfo};

@@ -177,7 +177,7 @@ impl PopBo {
 
     /// β of the confidence set built from the current data (t − 1 duels).
     pub fn beta(&self) -> Result<f64> {
-        self.config.beta.beta(self.duels.len(), self.config.confidence.norm_bound)
+        bohf_confidence::beta_at(&self.config.beta, self.duels.len(), self.config.confidence.norm_bound)
     }
 
     /// The confidence problem and MLE of `duels` with support x₀ ∪ observed points; the current MLE
@@ -273,7 +273,9 @@ impl PopBo {
             ReportRule::TheoreticalTStar { lambda } => {
                 let sigmas = self.pair_sigmas(lambda)?;
                 let b = self.config.confidence.norm_bound;
-                let betas = (1..=sigmas.len()).map(|t| self.config.beta.beta(t, b)).collect::<Result<Vec<_>>>()?;
+                let betas = (1..=sigmas.len())
+                    .map(|t| bohf_confidence::beta_at(&self.config.beta, t, b))
+                    .collect::<Result<Vec<_>>>()?;
                 let t = t_star(b, lambda, &betas, &sigmas).expect("at least one duel");
                 Ok(self.duels[t].first)
             }

@@ -1,7 +1,7 @@
 //! Behaviour tests of POP-BO against independent computations.
 
 use crate::{InitialPoint, PopBo, PopBoConfig, ReportRule, pair_sigmas, t_star};
-use bohf_confidence::BetaSchedule;
+use bohf_core::WidthSchedule;
 use bohf_core::rand::RngExt;
 use bohf_core::rng::seeded;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, SearchContext};
@@ -75,7 +75,7 @@ fn pruned_argmax_equals_the_brute_force_argmax() {
     for seed in 0..8 {
         let ctx = SearchContext::new(grid(9), 20).unwrap();
         let mut cfg = config(3.0, 0.25);
-        cfg.beta = BetaSchedule::SqrtT { beta0: 0.5 + (seed % 4) as f64 * 0.3 };
+        cfg.beta = WidthSchedule::SqrtT { scale: 0.5 + (seed % 4) as f64 * 0.3 };
         if seed >= 4 {
             cfg.confidence.latent_box = Some(1.0);
             cfg.confidence.nugget = 1e-6;
@@ -225,7 +225,7 @@ fn protocol_and_config_errors() {
     let mut c = PopBoConfig::default();
     c.confidence.norm_bound = 0.0;
     named(c, "norm_bound");
-    named(PopBoConfig { beta: BetaSchedule::SqrtT { beta0: -1.0 }, ..Default::default() }, "beta0");
+    named(PopBoConfig { beta: WidthSchedule::SqrtT { scale: -1.0 }, ..Default::default() }, "`beta.scale`");
     named(PopBoConfig { initial: InitialPoint::Candidate { index: 25 }, ..Default::default() }, "initial.index");
     named(PopBoConfig { report: ReportRule::TheoreticalTStar { lambda: 0.0 }, ..Default::default() }, "lambda");
     let mut c = PopBoConfig::default();
@@ -256,7 +256,7 @@ fn defaults_are_the_papers() {
     let c = PopBoConfig::default();
     // App. P: B = 6, β_t = β₀√t with β₀ = 1; the report of the experiments; random x₀.
     assert_eq!(c.confidence.norm_bound, 6.0);
-    assert_eq!(c.beta, BetaSchedule::SqrtT { beta0: 1.0 });
+    assert_eq!(c.beta, WidthSchedule::SqrtT { scale: 1.0 });
     assert_eq!(c.report, ReportRule::MaxMleSampled);
     assert_eq!(c.initial, InitialPoint::Random);
     assert_eq!(c.confidence.latent_box, None);
@@ -271,7 +271,7 @@ fn self_duels_reuse_the_mle_and_argmax_exactly() {
     let dom = grid(4);
     let ctx = SearchContext::new(dom.clone(), 400).unwrap();
     let mut cfg = config(3.0, 0.25);
-    cfg.beta = BetaSchedule::Constant { value: 1.0 };
+    cfg.beta = WidthSchedule::Constant { value: 1.0 };
     let mut history = Vec::new();
     for j in (0..16).filter(|&j| j != 5) {
         for _ in 0..12 {

@@ -43,7 +43,7 @@ pub(super) fn unit_config(inst: &Instance) -> PopBoConfig {
     cfg.confidence.nugget = NUGGET;
     cfg.inference.kernel =
         KernelSpec { kind: KernelKind::Se, lengthscale: Some(UNIT_LS), lengthscales: None, variance: Some(1.0) };
-    cfg.beta = BetaSchedule::SqrtT { beta0: 1.0 };
+    cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
     cfg
 }
 

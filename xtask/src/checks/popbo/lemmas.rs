@@ -173,7 +173,7 @@ pub(super) fn lemma41(quick: bool) -> Vec<Row> {
         cfg.confidence.norm_bound = b;
         cfg.inference.kernel =
             KernelSpec { kind: KernelKind::Matern52, lengthscale: Some(ls), lengthscales: None, variance: None };
-        cfg.beta = BetaSchedule::SqrtT { beta0: 1.0 };
+        cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
         let x0 = 4;
         cfg.initial = InitialPoint::Candidate { index: x0 };
         let ctx = SearchContext::new(domain.clone(), steps + 1).map_err(err)?;

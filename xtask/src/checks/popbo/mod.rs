@@ -28,7 +28,7 @@ use bohf_confidence::{
 use bohf_core::{Answer, Duel, FiniteDomain, Optimizer, Query, SearchContext};
 use bohf_infogain::log_log_fit;
 use bohf_kernels::{KernelKind, KernelSpec};
-use bohf_popbo::{BetaSchedule, InitialPoint, PopBo, PopBoConfig};
+use bohf_popbo::{InitialPoint, PopBo, PopBoConfig, WidthSchedule};
 use bohf_problems::popbo::GpInstanceSpec;
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;

@@ -40,7 +40,7 @@ pub(super) fn regret_growth(quick: bool) -> Vec<Row> {
                     lengthscales: None,
                     variance: Some(spec.variance),
                 };
-                cfg.beta = BetaSchedule::SqrtT { beta0: 1.0 };
+                cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
                 let ctx = SearchContext::new(domain.clone(), horizon).map_err(err)?;
                 let mut p = PopBo::new(&ctx, cfg).map_err(err)?;
                 let mut alg = bohf_core::rng::stream(6000 + inst_k as u64, &[d as u64, 0]);
