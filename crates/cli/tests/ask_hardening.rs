@@ -13,16 +13,7 @@ use common::TempDir;
 const BIN: &str = env!("CARGO_BIN_EXE_bohf");
 
 fn bohf(args: &[&str], dir: &Path, stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    common::run_bohf(dir, args, stdin)
 }
 
 /// Runs and expects exit code 1 (an error, not a panic's 101 or an abort); returns stderr.

@@ -16,8 +16,9 @@ mod mutate;
 use mutate::{Json, Mutated};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -113,16 +114,7 @@ const BOX_MRLPF_SPEC: &str = "name = \"box-mrlpf\"\nbudget = 20\nseed = 5\n[cand
                               lower = [0.0, 0.0]\nupper = [1.0, 1.0]\npoints_per_dim = 6\n[algorithm]\nname = \"mr-lpf\"\n";
 
 fn bohf_in(dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().expect("piped").write_all(stdin).expect("stdin");
-    let out = child.wait_with_output().expect("the binary runs");
+    let out = common::run_bohf(dir, args, stdin);
     assert!(out.status.success(), "bohf {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     out
 }

@@ -1,6 +1,11 @@
 //! Helpers shared by the integration tests of the `bohf` binary.
 
-use std::path::PathBuf;
+// Each test file compiles this module; not every one uses every helper.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 /// A fresh folder under the system's temporary directory, removed on drop.
 pub struct TempDir(pub PathBuf);
@@ -24,4 +29,19 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Runs the `bohf` binary in `dir` with `args`, writes `stdin` to it, closes it, and waits for the
+/// output (whatever the exit status).
+pub fn run_bohf(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bohf"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().expect("piped").write_all(stdin).expect("stdin");
+    child.wait_with_output().expect("the binary runs")
 }
