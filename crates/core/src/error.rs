@@ -220,7 +220,10 @@ mod tests {
     #[test]
     fn solver_failure_reads_as_solver_status_and_detail() {
         let e = Error::solver_failed("newton", SolverStatus::MaxIterations { iterations: 7 }, "gradient norm 1e-3");
-        assert_eq!(e.to_string(), "solver `newton` failed with status MaxIterations (7 iterations): gradient norm 1e-3");
+        assert_eq!(
+            e.to_string(),
+            "solver `newton` failed with status MaxIterations (7 iterations): gradient norm 1e-3"
+        );
         // No detail: no trailing colon.
         let e = Error::solver_failed("lapack", SolverStatus::NotConverged, "");
         assert_eq!(e.to_string(), "solver `lapack` failed with status NotConverged");

@@ -121,11 +121,8 @@ mod tests {
 
     #[test]
     fn a_non_positive_innovation_variance_says_the_matrix_is_not_psd() {
-        let pivot = Err(Error::solver_failed(
-            "rank-one posterior update",
-            SolverStatus::NonPositivePivot { pivot: -0.5 },
-            "",
-        ));
+        let pivot =
+            Err(Error::solver_failed("rank-one posterior update", SolverStatus::NonPositivePivot { pivot: -0.5 }, ""));
         match clean_variance("base", pivot, 1.0, 3) {
             Err(Error::InvalidParameter { name, reason }) => {
                 assert_eq!(name, "base");

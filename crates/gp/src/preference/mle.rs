@@ -367,7 +367,12 @@ impl KernelLogistic {
             let grad_theta = if theta_norm { duels.apply_d(&residual) } else { duels.apply_d(&(k * &residual)) };
             let gradient_norm = grad_theta.norm();
             if !loss.is_finite() || !gradient_norm.is_finite() {
-                return Err(fail(SolverStatus::NonFinite, iterations, gradient_norm, "the loss or gradient became non-finite"));
+                return Err(fail(
+                    SolverStatus::NonFinite,
+                    iterations,
+                    gradient_norm,
+                    "the loss or gradient became non-finite",
+                ));
             }
             if gradient_norm <= cfg.tolerance {
                 return Ok(PreferenceFit {
