@@ -32,7 +32,7 @@
 //! `box ∓ z ≥ 0` for the candidate value z = l_xᵀw + ρ_x ω.
 
 use bohf_core::link::softplus;
-use bohf_core::{Error, Result};
+use bohf_core::{Error, Result, SolverStatus as Failure};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT,
@@ -135,7 +135,26 @@ fn explain(status: SolverStatus) -> &'static str {
     }
 }
 
-/// Runs `solver` and turns any status other than solved into [`Error::SolverFailed`] naming `problem`.
+/// bohf's typed status for a clarabel status other than `Solved`, one to one (`None` for `Solved`).
+pub(crate) fn failure_status(status: SolverStatus, iterations: u32) -> Option<Failure> {
+    Some(match status {
+        SolverStatus::Solved => return None,
+        SolverStatus::Unsolved => Failure::Unsolved,
+        SolverStatus::PrimalInfeasible => Failure::PrimalInfeasible,
+        SolverStatus::DualInfeasible => Failure::DualInfeasible,
+        SolverStatus::AlmostSolved => Failure::AlmostSolved,
+        SolverStatus::AlmostPrimalInfeasible => Failure::AlmostPrimalInfeasible,
+        SolverStatus::AlmostDualInfeasible => Failure::AlmostDualInfeasible,
+        SolverStatus::MaxIterations => Failure::MaxIterations { iterations: iterations as usize },
+        SolverStatus::MaxTime => Failure::MaxTime,
+        SolverStatus::NumericalError => Failure::NumericalError,
+        SolverStatus::InsufficientProgress => Failure::InsufficientProgress,
+        SolverStatus::CallbackTerminated => Failure::CallbackTerminated,
+    })
+}
+
+/// Runs `solver` and turns any status other than solved into [`Error::SolverFailed`] naming `problem`:
+/// its status is clarabel's ([`failure_status`]), or `NonFinite` for a solution with non-finite values.
 ///
 /// `AlmostSolved` is accepted when clarabel's duality gap (absolute or relative) and primal and dual
 /// residuals are all within `acceptable_tolerance`: clarabel then stalled between that and its target.
@@ -164,25 +183,33 @@ pub(crate) fn solve_checked(
     if ok && s.x.iter().all(|v| v.is_finite()) {
         Ok(info)
     } else {
-        let why = if ok { "the solution contains non-finite values" } else { explain(s.status) };
-        Err(Error::SolverFailed {
-            solver: format!("clarabel ({problem})"),
-            reason: format!(
-                "status {:?} after {} iterations (gap {:.2e} abs / {:.2e} rel, primal residual {:.2e}, \
-                 dual residual {:.2e}): {why}",
-                s.status, s.iterations, i.gap_abs, i.gap_rel, i.res_primal, i.res_dual
+        let (status, why) = match failure_status(s.status, s.iterations) {
+            Some(status) if !ok => (status, explain(s.status)),
+            _ => (Failure::NonFinite, "the solution contains non-finite values"),
+        };
+        Err(Error::solver_failed(
+            format!("clarabel ({problem})"),
+            status,
+            format!(
+                "after {} iterations (gap {:.2e} abs / {:.2e} rel, primal residual {:.2e}, dual residual {:.2e}): {why}",
+                s.iterations, i.gap_abs, i.gap_rel, i.res_primal, i.res_dual
             ),
-        })
+        ))
     }
 }
 
-/// The error of a solve that failed, then failed again in its cautious retry: both reasons.
+/// The error of a solve that failed, then failed again in its cautious retry: status
+/// [`Failure::Retried`] with both statuses, and both details.
 pub(crate) fn both_failed(first: Error, second: Error) -> Error {
     match (first, second) {
-        (Error::SolverFailed { solver, reason: r1 }, Error::SolverFailed { reason: r2, .. }) => Error::SolverFailed {
+        (
+            Error::SolverFailed { solver, status: s1, detail: d1 },
+            Error::SolverFailed { status: s2, detail: d2, .. },
+        ) => Error::solver_failed(
             solver,
-            reason: format!("{r1}; retried with max_step_fraction {CAUTIOUS_STEP_FRACTION}: {r2}"),
-        },
+            Failure::Retried { first: Box::new(s1), retry: Box::new(s2) },
+            format!("{d1}; retried with max_step_fraction {CAUTIOUS_STEP_FRACTION}: {d2}"),
+        ),
         (_, second) => second,
     }
 }
@@ -197,10 +224,8 @@ pub(crate) fn new_solver(
     options: &SolverOptions,
 ) -> Result<DefaultSolver<f64>> {
     let p = CscMatrix::zeros((q.len(), q.len()));
-    DefaultSolver::new(&p, q, a, b, cones, options.settings()).map_err(|e| Error::SolverFailed {
-        solver: format!("clarabel ({problem})"),
-        reason: format!("setup failed: {e}"),
-    })
+    DefaultSolver::new(&p, q, a, b, cones, options.settings())
+        .map_err(|e| Error::solver_failed(format!("clarabel ({problem})"), Failure::SetupFailed(e.to_string()), ""))
 }
 
 /// The x-independent data of every program: the whitened observation rows and the norm bound.
@@ -382,8 +407,12 @@ mod tests {
         let a = CscMatrix::new_from_triplets(1, 1, vec![0], vec![0], vec![-1.0]);
         let opts = SolverOptions { tolerance: 1e-8, max_iterations: 100, acceptable_tolerance: 1e-7, cautious: false };
         let mut s = new_solver("test program", &[-1.0], &a, &[0.0], &[NonnegativeConeT(1)], &opts).unwrap();
-        let err = solve_checked(&mut s, "test program", 1e-7).unwrap_err();
-        let msg = err.to_string();
-        assert!(msg.contains("test program") && msg.contains("DualInfeasible") && msg.contains("unbounded"), "{msg}");
+        match solve_checked(&mut s, "test program", 1e-7).unwrap_err() {
+            Error::SolverFailed { solver, status, .. } => {
+                assert_eq!(solver, "clarabel (test program)");
+                assert_eq!(status, Failure::DualInfeasible);
+            }
+            e => panic!("unexpected {e}"),
+        }
     }
 }

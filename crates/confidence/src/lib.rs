@@ -21,7 +21,9 @@
 //!
 //! Every solve checks clarabel's status: anything but `Solved` (or an `AlmostSolved` whose gap and
 //! residuals meet [`ConfidenceConfig::acceptable_tolerance`]) is an [`bohf_core::Error::SolverFailed`]
-//! naming the program and explaining the status; successful results carry a [`SolveInfo`].
+//! naming the program, with clarabel's status mapped one to one to a [`bohf_core::SolverStatus`]
+//! (`Retried` when the cautious retry failed too) and a detail that explains it; successful results
+//! carry a [`SolveInfo`] with clarabel's own [`SolverStatus`].
 //!
 //! ## Many candidates quickly (POP-BO's inner loop)
 //!

@@ -22,7 +22,7 @@
 
 use crate::conic::{self, ConicData, Layout, SolveInfo, SolverOptions};
 use crate::problem::{Candidate, ConfidenceProblem, MleFit};
-use bohf_core::{Error, Result};
+use bohf_core::{Error, Result, SolverStatus};
 use clarabel::solver::DefaultSolver;
 use nalgebra::DVector;
 
@@ -130,13 +130,14 @@ impl ConfidenceSet {
         let data = problem.conic_data().clone();
         if data.rows.nrows() == 0 && threshold > data.constant {
             // No term depends on f̃ (no data, or only self-duels): ℓ ≡ ℓ₀ < threshold, the set is empty.
-            return Err(Error::SolverFailed {
-                solver: "confidence set".into(),
-                reason: format!(
+            return Err(Error::solver_failed(
+                "confidence set",
+                SolverStatus::PrimalInfeasible,
+                format!(
                     "the constraints are infeasible: the log-likelihood is the constant {} but the threshold is {threshold}",
                     data.constant
                 ),
-            });
+            ));
         }
         let asm = conic::assemble(&data, true, Some(data.constant - threshold));
         let options = problem.config().solver_options(problem.config().tolerance);
@@ -208,9 +209,8 @@ impl ConfidenceSet {
         for j in 0..=n {
             q[j] = -g[j];
         }
-        let fail = |e: clarabel::solver::DataUpdateError| Error::SolverFailed {
-            solver: format!("clarabel ({problem})"),
-            reason: format!("data update failed: {e}"),
+        let fail = |e: clarabel::solver::DataUpdateError| {
+            Error::solver_failed(format!("clarabel ({problem})"), SolverStatus::DataUpdateFailed(e.to_string()), "")
         };
         self.solver.update_q(&q).map_err(fail)?;
         let mut box_values = Vec::new();
@@ -354,9 +354,8 @@ impl ConfidenceSet {
             return Err(Error::invalid("candidate", "the latent box is active at the candidate: no envelope gradient"));
         }
         let v = &solution.w - candidate.coordinates() * (solution.omega / rho);
-        let d_kx = self.data.l.tr_solve_lower_triangular(&v).ok_or_else(|| Error::SolverFailed {
-            solver: "triangular solve".into(),
-            reason: "singular Cholesky factor".into(),
+        let d_kx = self.data.l.tr_solve_lower_triangular(&v).ok_or_else(|| {
+            Error::solver_failed("triangular solve", SolverStatus::Singular, "the Cholesky factor is singular")
         })?;
         Ok(KernelSensitivity { d_kx, d_kxx: solution.omega / (2.0 * rho) })
     }

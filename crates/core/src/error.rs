@@ -70,19 +70,114 @@ pub enum Error {
         tolerance: f64,
     },
     /// An iterative solver stopped without meeting its tolerance, or a factorisation failed.
-    #[error("solver `{solver}` failed: {reason}")]
+    #[error(
+        "solver `{solver}` failed with status {status}{}",
+        if detail.is_empty() { String::new() } else { format!(": {detail}") }
+    )]
     SolverFailed {
-        /// The solver's name.
+        /// The solver's name (and the problem it solved).
         solver: String,
-        /// What went wrong, with the figures (iterations, residual) that show it.
-        reason: String,
+        /// Why it stopped: the typed status to match on.
+        status: SolverStatus,
+        /// For a reader: the figures that show it (gradient norm, gap, residuals) and what to change.
+        detail: String,
     },
+}
+
+/// Why an iterative solver or a factorisation stopped without a usable result
+/// ([`Error::SolverFailed`]).
+///
+/// The variants from [`MaxIterations`](Self::MaxIterations) to
+/// [`CallbackTerminated`](Self::CallbackTerminated) are clarabel's statuses other than `Solved`, one to
+/// one (bohf-confidence maps them); the rest are the ways bohf's own iterations and factorisations
+/// fail. `Display` writes the variant's name and its figures, e.g. `MaxIterations (200 iterations)`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SolverStatus {
+    /// The iteration limit was reached before the tolerance was met.
+    MaxIterations {
+        /// The iterations that were run.
+        iterations: usize,
+    },
+    /// The time limit was reached.
+    MaxTime,
+    /// The iterates stopped improving (clarabel's `InsufficientProgress`; a line search that finds no
+    /// decrease).
+    InsufficientProgress,
+    /// Numerical trouble in the solver (clarabel's `NumericalError`).
+    NumericalError,
+    /// Only a reduced accuracy was reached, worse than the accepted one (clarabel's `AlmostSolved`).
+    AlmostSolved,
+    /// A certificate that the constraints admit no point.
+    PrimalInfeasible,
+    /// A certificate, to reduced accuracy, that the constraints admit no point.
+    AlmostPrimalInfeasible,
+    /// A certificate that the dual is infeasible: the objective is unbounded over the constraints.
+    DualInfeasible,
+    /// A certificate, to reduced accuracy, that the dual is infeasible.
+    AlmostDualInfeasible,
+    /// The solver did not run.
+    Unsolved,
+    /// A callback stopped the solver.
+    CallbackTerminated,
+    /// A NaN or infinite value appeared in the iterates or the solution.
+    NonFinite,
+    /// A linear system or a triangular factor is singular.
+    Singular,
+    /// A pivot that must be positive is not (e.g. the innovation variance ρ + σ² of a rank-one
+    /// posterior update): the matrix is not positive definite.
+    NonPositivePivot {
+        /// The pivot's value.
+        pivot: f64,
+    },
+    /// A routine that reports no iteration count (LAPACK) did not converge.
+    NotConverged,
+    /// The problem could not be set up; the solver's own message.
+    SetupFailed(String),
+    /// Updating the data of a set-up problem failed; the solver's own message.
+    DataUpdateFailed(String),
+    /// The solve failed with `first`, and its retry failed with `retry`.
+    Retried {
+        /// The status of the first solve.
+        first: Box<SolverStatus>,
+        /// The status of the retry.
+        retry: Box<SolverStatus>,
+    },
+}
+
+impl std::fmt::Display for SolverStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolverStatus::MaxIterations { iterations } => write!(f, "MaxIterations ({iterations} iterations)"),
+            SolverStatus::MaxTime => f.write_str("MaxTime"),
+            SolverStatus::InsufficientProgress => f.write_str("InsufficientProgress"),
+            SolverStatus::NumericalError => f.write_str("NumericalError"),
+            SolverStatus::AlmostSolved => f.write_str("AlmostSolved"),
+            SolverStatus::PrimalInfeasible => f.write_str("PrimalInfeasible"),
+            SolverStatus::AlmostPrimalInfeasible => f.write_str("AlmostPrimalInfeasible"),
+            SolverStatus::DualInfeasible => f.write_str("DualInfeasible"),
+            SolverStatus::AlmostDualInfeasible => f.write_str("AlmostDualInfeasible"),
+            SolverStatus::Unsolved => f.write_str("Unsolved"),
+            SolverStatus::CallbackTerminated => f.write_str("CallbackTerminated"),
+            SolverStatus::NonFinite => f.write_str("NonFinite"),
+            SolverStatus::Singular => f.write_str("Singular"),
+            SolverStatus::NonPositivePivot { pivot } => write!(f, "NonPositivePivot ({pivot:.3e})"),
+            SolverStatus::NotConverged => f.write_str("NotConverged"),
+            SolverStatus::SetupFailed(message) => write!(f, "SetupFailed ({message})"),
+            SolverStatus::DataUpdateFailed(message) => write!(f, "DataUpdateFailed ({message})"),
+            SolverStatus::Retried { first, retry } => write!(f, "{first}, then {retry} when retried"),
+        }
+    }
 }
 
 impl Error {
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn invalid(name: impl Into<String>, reason: impl Into<String>) -> Self {
         Error::InvalidParameter { name: name.into(), reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::SolverFailed`].
+    pub fn solver_failed(solver: impl Into<String>, status: SolverStatus, detail: impl Into<String>) -> Self {
+        Error::SolverFailed { solver: solver.into(), status, detail: detail.into() }
     }
 
     /// Shorthand for [`Error::DimensionMismatch`].
@@ -115,5 +210,27 @@ pub fn ensure_positive(name: &str, value: f64) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid(name, format!("must be finite and > 0, got {value}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solver_failure_reads_as_solver_status_and_detail() {
+        let e = Error::solver_failed("newton", SolverStatus::MaxIterations { iterations: 7 }, "gradient norm 1e-3");
+        assert_eq!(
+            e.to_string(),
+            "solver `newton` failed with status MaxIterations (7 iterations): gradient norm 1e-3"
+        );
+        // No detail: no trailing colon.
+        let e = Error::solver_failed("lapack", SolverStatus::NotConverged, "");
+        assert_eq!(e.to_string(), "solver `lapack` failed with status NotConverged");
+        let retried = SolverStatus::Retried {
+            first: Box::new(SolverStatus::InsufficientProgress),
+            retry: Box::new(SolverStatus::MaxIterations { iterations: 2 }),
+        };
+        assert_eq!(retried.to_string(), "InsufficientProgress, then MaxIterations (2 iterations) when retried");
     }
 }

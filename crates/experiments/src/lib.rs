@@ -55,7 +55,7 @@ pub mod spec;
 pub mod summary;
 
 #[cfg(test)]
-mod tests;
+mod test_support;
 
 pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};

@@ -139,6 +139,8 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{run_with_threads, scratch_dir, small_spec};
+    use crate::{ExperimentSpec, Metric, Results, plot};
 
     #[test]
     fn temp_names_map_back_to_their_target_and_only_they() {
@@ -173,5 +175,40 @@ mod tests {
             assert!(dir.join(f).exists(), "{f} was removed");
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn results_folder_with_plots() {
+        let r = run_with_threads(&small_spec(), 2);
+        let dir = scratch_dir("folder");
+        let files = write_results(&r, &dir).unwrap();
+        let spec = ExperimentSpec::from_file(&files.spec).unwrap();
+        assert_eq!(&spec, r.spec());
+        let csv = std::fs::read_to_string(&files.steps).unwrap();
+        assert!(csv.starts_with(
+            "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"
+        ));
+        assert!(Results::from_csv(spec, r.title(), &csv).unwrap() == r, "steps.csv does not read back");
+        assert_eq!(files.plots.len(), 4);
+        for p in &files.plots {
+            let bytes = std::fs::read(p).unwrap();
+            assert!(bytes.len() > 1000, "{} has {} bytes", p.display(), bytes.len());
+            if p.extension().unwrap() == "png" {
+                assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+            } else {
+                let svg = String::from_utf8(bytes).unwrap();
+                assert!(svg.contains("<svg") && svg.contains("RKHS function (SE)"), "title missing");
+                assert!(svg.contains("uniform-values (4 runs)"), "legend missing");
+            }
+        }
+        // No temporary file is left behind.
+        let names: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+        // A plot to an unknown extension is an error naming the file.
+        let e = plot(&r.summary().unwrap(), Metric::Simple, dir.join("x.gif")).unwrap_err();
+        assert!(e.to_string().contains("x.gif"), "{e}");
+        assert_eq!("cumulative".parse::<Metric>().unwrap(), Metric::Cumulative);
+        assert!("total".parse::<Metric>().is_err());
     }
 }

@@ -129,3 +129,6 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -289,3 +289,6 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     }
     prev[b.len()]
 }
+
+#[cfg(test)]
+mod tests;

@@ -259,3 +259,6 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
     }
     Ok(runs)
 }
+
+#[cfg(test)]
+mod tests;

@@ -423,3 +423,6 @@ impl Results {
         Summary::with_failures(&self.spec, &self.title, &self.runs, &self.failures)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -595,3 +595,6 @@ impl ProblemSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -228,3 +228,17 @@ impl Summary {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_standard_error_by_hand() {
+        // mean 2.5, population variance (2.25 + 0.25 + 0.25 + 2.25)/4 = 1.25, s.e. √1.25/2.
+        let m = mean_se(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(m.mean, 2.5);
+        assert!((m.se - 1.25f64.sqrt() / 2.0).abs() < 1e-15);
+        assert_eq!(mean_se(&[7.0]), MeanSe { mean: 7.0, se: 0.0 });
+    }
+}

@@ -56,7 +56,7 @@ pub use greedy::{GammaBracket, GreedyGain, NEMHAUSER_RATIO, greedy_pairs, greedy
 pub use growth::{GrowthOrder, PowerLawFit, log_log_fit, log_log_slope};
 pub use realised::{PosteriorVariances, information_gain};
 
-use bohf_core::{Error, Result};
+use bohf_core::{Error, Result, SolverStatus};
 use nalgebra::DMatrix;
 
 /// Relative tolerance on |K_ij − K_ji| (relative to the largest |K_ii|, or 1) for accepting a Gram
@@ -101,7 +101,9 @@ pub(crate) fn clean_variance(name: &str, variance: Result<f64>, scale: f64, step
     };
     let variance = match variance {
         Ok(v) => v,
-        Err(Error::SolverFailed { reason, .. }) => return Err(not_psd(reason)),
+        Err(Error::SolverFailed { status: SolverStatus::NonPositivePivot { pivot }, .. }) => {
+            return Err(not_psd(format!("the innovation variance ρ + σ² is {pivot:.3e} ≤ 0")));
+        }
         Err(e) => return Err(e),
     };
     if variance >= 0.0 {
@@ -110,5 +112,26 @@ pub(crate) fn clean_variance(name: &str, variance: Result<f64>, scale: f64, step
         Ok(0.0)
     } else {
         Err(not_psd(format!("the posterior variance is {variance:.3e} < 0")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_non_positive_innovation_variance_says_the_matrix_is_not_psd() {
+        let pivot =
+            Err(Error::solver_failed("rank-one posterior update", SolverStatus::NonPositivePivot { pivot: -0.5 }, ""));
+        match clean_variance("base", pivot, 1.0, 3) {
+            Err(Error::InvalidParameter { name, reason }) => {
+                assert_eq!(name, "base");
+                assert!(reason.contains("positive semi-definite") && reason.contains("observation 3"), "{reason}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // Any other failure passes through unchanged.
+        let other = Error::solver_failed("lapack", SolverStatus::NotConverged, "");
+        assert_eq!(clean_variance("base", Err(other.clone()), 1.0, 3), Err(other));
     }
 }

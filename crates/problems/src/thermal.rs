@@ -59,7 +59,7 @@
 //! respondent would be almost deterministic.
 
 use crate::functions::{KnownOptimum, Sense, TestFunction};
-use bohf_core::{BoxDomain, Error, Result};
+use bohf_core::{BoxDomain, Error, Result, SolverStatus};
 use serde::{Deserialize, Serialize};
 
 /// W/m² per met (ISO 7730; pythermalcomfort's `met_to_w_m2`).
@@ -166,7 +166,7 @@ pub fn ppd(pmv: f64) -> f64 {
 
 /// Fanger's PMV and PPD by the ISO 7730 Annex D algorithm (see the module documentation for the
 /// formulas). Errors if an input is invalid ([`PmvInputs::validate`]) or if the clothing-temperature
-/// iteration does not converge within [`PMV_MAX_ITERATIONS`] ([`Error::SolverFailed`]).
+/// iteration does not converge within [`PMV_MAX_ITERATIONS`] ([`Error::SolverFailed`] with status `MaxIterations`).
 pub fn pmv(inputs: &PmvInputs) -> Result<PmvOutput> {
     inputs.validate()?;
     let ta = inputs.air_temperature;
@@ -192,13 +192,11 @@ pub fn pmv(inputs: &PmvInputs) -> Result<PmvOutput> {
     let mut iterations = 0;
     while (xn - xf).abs() > PMV_ITERATION_TOLERANCE {
         if iterations == PMV_MAX_ITERATIONS {
-            return Err(Error::SolverFailed {
-                solver: "PMV clothing-temperature iteration".into(),
-                reason: format!(
-                    "no convergence in {PMV_MAX_ITERATIONS} iterations (last step {:.3e}) at {inputs:?}",
-                    (xn - xf).abs()
-                ),
-            });
+            return Err(Error::solver_failed(
+                "PMV clothing-temperature iteration",
+                SolverStatus::MaxIterations { iterations: PMV_MAX_ITERATIONS },
+                format!("the last step is {:.3e} at {inputs:?}", (xn - xf).abs()),
+            ));
         }
         xf = (xf + xn) / 2.0;
         let hcn = 2.38 * (100.0 * xf - taa).abs().powf(0.25);

@@ -1,4 +1,4 @@
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverStatus};
 use nalgebra::{DMatrix, DVector};
 
 /// Conditions a Gaussian N(·, Σ) on one noisy linear observation y = dᵀf + ε, ε ~ N(0, ρ), in place:
@@ -30,10 +30,11 @@ pub fn condition_on_observation(cov: &mut DMatrix<f64>, direction: &[(usize, f64
     let prior_var: f64 = direction.iter().map(|&(i, c)| c * s[i]).sum();
     let denom = noise + prior_var;
     if denom.is_nan() || denom <= 0.0 {
-        return Err(Error::SolverFailed {
-            solver: "rank-one posterior update".into(),
-            reason: format!("non-positive innovation variance {denom:.3e}"),
-        });
+        return Err(Error::solver_failed(
+            "rank-one posterior update",
+            SolverStatus::NonPositivePivot { pivot: denom },
+            "the innovation variance is not positive",
+        ));
     }
     // Σ_ij −= (s_i s_j)/denom, with the product formed as s_i·s_j so that a symmetric Σ stays exactly
     // symmetric (BLAS-style ger computes (α s_i) s_j, which differs from (α s_j) s_i by an ulp).
@@ -87,5 +88,17 @@ mod tests {
         assert!(condition_on_observation(&mut c, &[(0, 1.0)], 0.0).is_err());
         assert!(condition_on_observation(&mut c, &[(0, f64::NAN)], 1.0).is_err());
         assert_eq!(c, DMatrix::identity(3, 3));
+    }
+
+    #[test]
+    fn a_non_positive_innovation_variance_is_a_typed_failure_and_leaves_the_matrix() {
+        // Σ = [−2]: ρ + dᵀΣd = 1 − 2 = −1.
+        let mut c = DMatrix::from_element(1, 1, -2.0);
+        let e = condition_on_observation(&mut c, &[(0, 1.0)], 1.0).unwrap_err();
+        assert!(
+            matches!(e, Error::SolverFailed { status: SolverStatus::NonPositivePivot { pivot }, .. } if pivot == -1.0),
+            "{e}"
+        );
+        assert_eq!(c, DMatrix::from_element(1, 1, -2.0));
     }
 }

@@ -1,4 +1,4 @@
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SolverStatus};
 use nalgebra::{DMatrix, DVector};
 
 /// Eigendecomposition A = V diag(λ) Vᵀ of a symmetric matrix, eigenvalues in ascending order.
@@ -38,11 +38,13 @@ fn raw_eigen(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
 #[cfg_attr(feature = "lapack", allow(dead_code))]
 pub(crate) fn raw_eigen_pure(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
     let n = a.nrows();
-    let e = nalgebra::linalg::SymmetricEigen::try_new(a, f64::EPSILON, 1000 * n.max(10)).ok_or_else(|| {
-        Error::SolverFailed {
-            solver: "symmetric eigendecomposition".into(),
-            reason: "QR iterations did not converge".into(),
-        }
+    let max_iterations = 1000 * n.max(10);
+    let e = nalgebra::linalg::SymmetricEigen::try_new(a, f64::EPSILON, max_iterations).ok_or_else(|| {
+        Error::solver_failed(
+            "symmetric eigendecomposition",
+            SolverStatus::MaxIterations { iterations: max_iterations },
+            "the QR iterations did not converge",
+        )
     })?;
     Ok((e.eigenvalues, e.eigenvectors))
 }
@@ -50,9 +52,8 @@ pub(crate) fn raw_eigen_pure(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f
 /// LAPACK `dsyev` (system OpenBLAS).
 #[cfg(feature = "lapack")]
 pub(crate) fn raw_eigen_lapack(a: DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
-    let e = nalgebra_lapack::SymmetricEigen::try_new(a).ok_or_else(|| Error::SolverFailed {
-        solver: "LAPACK dsyev".into(),
-        reason: "eigendecomposition did not converge".into(),
+    let e = nalgebra_lapack::SymmetricEigen::try_new(a).ok_or_else(|| {
+        Error::solver_failed("LAPACK dsyev", SolverStatus::NotConverged, "the eigendecomposition did not converge")
     })?;
     Ok((e.eigenvalues, e.eigenvectors))
 }

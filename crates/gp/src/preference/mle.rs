@@ -4,7 +4,7 @@
 use super::duels::Duels;
 use super::likelihood::{duel_loss, duel_nll};
 use crate::gram::check_base_gram;
-use bohf_core::{Error, Link, Result};
+use bohf_core::{Error, Link, Result, SolverStatus};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
@@ -132,7 +132,9 @@ impl KernelLogisticConfig {
 ///
 /// Each step is one n×n LU solve plus O(t) work; no t×t matrix is formed. A backtracking (Armijo)
 /// line search on the true convex loss damps the steps; iteration stops when the θ-space gradient
-/// norm is ≤ the tolerance, else [`Error::SolverFailed`] reports iterations and gradient norm.
+/// norm is ≤ the tolerance, else [`Error::SolverFailed`] reports why (status `MaxIterations`,
+/// `InsufficientProgress` for a line search without decrease, `Singular`, `NonFinite`), with the
+/// iterations and gradient norm in its detail.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelLogistic {
     config: KernelLogisticConfig,
@@ -365,7 +367,12 @@ impl KernelLogistic {
             let grad_theta = if theta_norm { duels.apply_d(&residual) } else { duels.apply_d(&(k * &residual)) };
             let gradient_norm = grad_theta.norm();
             if !loss.is_finite() || !gradient_norm.is_finite() {
-                return Err(fail(iterations, gradient_norm, "the loss or gradient became non-finite"));
+                return Err(fail(
+                    SolverStatus::NonFinite,
+                    iterations,
+                    gradient_norm,
+                    "the loss or gradient became non-finite",
+                ));
             }
             if gradient_norm <= cfg.tolerance {
                 return Ok(PreferenceFit {
@@ -383,6 +390,7 @@ impl KernelLogistic {
             if iterations >= cfg.max_iterations {
                 let floor = self.rounding_floor(k, duels, &theta, &grad_theta)?;
                 return Err(fail(
+                    SolverStatus::MaxIterations { iterations },
                     iterations,
                     gradient_norm,
                     &format!(
@@ -394,8 +402,14 @@ impl KernelLogistic {
             }
             // Newton step: an n×n solve with the Jacobian of the residual.
             let curv = DVector::from_iterator(t, terms.iter().map(|l| s * l.curv));
-            let singular =
-                || fail(iterations, gradient_norm, "the Newton system (s K C_W K C + λI or s C_W K + λI) is singular");
+            let singular = || {
+                fail(
+                    SolverStatus::Singular,
+                    iterations,
+                    gradient_norm,
+                    "the Newton system (s K C_W K C + λI or s C_W K + λI) is singular",
+                )
+            };
             let step = if low_rank {
                 low_rank_step(k, duels, &support, &curv, lambda, theta_norm, &(-&residual)).ok_or_else(singular)?
             } else {
@@ -449,6 +463,7 @@ impl KernelLogistic {
             }
             if !accepted {
                 return Err(fail(
+                    SolverStatus::InsufficientProgress,
                     iterations,
                     gradient_norm,
                     &format!("the line search found no decrease in 60 halvings (directional derivative {slope:.3e})"),
@@ -590,9 +605,10 @@ fn check_inputs(k: &DMatrix<f64>, duels: &Duels) -> Result<()> {
     Ok(())
 }
 
-fn fail(iterations: usize, gradient_norm: f64, why: &str) -> Error {
-    Error::SolverFailed {
-        solver: "kernel logistic damped Newton".into(),
-        reason: format!("{why}; after {iterations} iterations the gradient norm is {gradient_norm:.3e}"),
-    }
+fn fail(status: SolverStatus, iterations: usize, gradient_norm: f64, why: &str) -> Error {
+    Error::solver_failed(
+        "kernel logistic damped Newton",
+        status,
+        format!("{why}; after {iterations} iterations the gradient norm is {gradient_norm:.3e}"),
+    )
 }

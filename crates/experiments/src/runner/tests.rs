@@ -1,0 +1,284 @@
+//! Tests of the runner: determinism across threads, shards, the recorded metrics, and `on_error`.
+
+use crate::test_support::*;
+use crate::*;
+use bohf_core::rand::Rng;
+use bohf_core::{Answer, FiniteDomain, Optimizer, Point, Query};
+use std::sync::Arc;
+
+/// Asks a fixed list of queries (candidate pairs; `(i, None)` is an evaluation) and recommends a
+/// fixed list of candidates.
+struct Scripted {
+    domain: FiniteDomain,
+    queries: Vec<(usize, Option<usize>)>,
+    recommendations: Vec<usize>,
+    t: usize,
+}
+
+impl Optimizer for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+
+    fn suggest(&mut self, _: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let (i, j) = self.queries[self.t];
+        Ok(match j {
+            Some(j) => Query::Duel(self.domain.point(i)?, self.domain.point(j)?),
+            None => Query::Evaluate(self.domain.point(i)?),
+        })
+    }
+    fn observe(&mut self, _: &Query, _: Answer) -> bohf_core::Result<()> {
+        self.t += 1;
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.domain.point(self.recommendations[self.t - 1])
+    }
+}
+
+fn scripted_registry(queries: Vec<(usize, Option<usize>)>, recommendations: Vec<usize>) -> Registry {
+    let mut r = Registry::empty();
+    let (q, rec) = (Arc::new(queries), Arc::new(recommendations));
+    r.register(AlgorithmEntry::new(
+        "scripted",
+        "a fixed script (test)",
+        |_, _| Ok(()),
+        move |ctx, _| {
+            Ok(Box::new(Scripted {
+                domain: ctx.domain().clone(),
+                queries: q.to_vec(),
+                recommendations: rec.to_vec(),
+                t: 0,
+            }) as BoxedOptimizer)
+        },
+    ))
+    .unwrap();
+    r
+}
+
+#[test]
+fn one_and_two_threads_give_identical_csv() {
+    let mut spec = small_spec();
+    // A real algorithm too: MR-LPF on the same problem.
+    spec.algorithms.push(AlgorithmSpec::named("mr-lpf"));
+    let one = run_with_threads(&spec, 1);
+    let two = run_with_threads(&spec, 2);
+    let csv1 = one.to_csv(Timing::Omit);
+    assert_eq!(csv1, two.to_csv(Timing::Omit));
+    assert_eq!(csv1.lines().count(), 1 + 3 * 4 * 25);
+    // The streams differ between runs and seeds (the CSV is not trivially constant).
+    let runs = one.runs();
+    assert_ne!(runs[0].steps, runs[1].steps);
+    spec.seed += 1;
+    assert_ne!(run_with_threads(&spec, 2).to_csv(Timing::Omit), csv1);
+    // A run on its own equals the same run inside the full experiment (what shards and resume use).
+    spec.seed -= 1;
+    let e = Experiment::new(spec, &registry()).unwrap();
+    let id = RunId { algorithm: 2, run: 3 };
+    let alone = e.run_one(id).unwrap();
+    let inside = one.runs().iter().find(|r| r.id == id).unwrap();
+    assert_eq!(alone.to_csv(Timing::Omit), inside.to_csv(Timing::Omit));
+}
+
+#[test]
+fn shards_cover_every_task_once_and_merge_into_the_full_results() {
+    let spec = small_spec();
+    let e = Experiment::new(spec.clone(), &registry()).unwrap();
+    let mut all: Vec<RunId> = (0..3).flat_map(|k| e.shard(k, 3).unwrap()).collect();
+    all.sort();
+    let mut tasks = e.tasks();
+    tasks.sort();
+    assert_eq!(all, tasks);
+    assert!(e.shard(3, 3).is_err());
+    // Two shards run separately (reporting finished runs through the callback), merged.
+    let seen = std::sync::Mutex::new(Vec::new());
+    let mut pieces = Vec::new();
+    for k in 0..2 {
+        let outcome = e.run_tasks(&e.shard(k, 2).unwrap(), &|r| seen.lock().unwrap().push(r.id), &|f| panic!("{f}"));
+        assert!(outcome.failures.is_empty() && outcome.not_started.is_empty());
+        pieces.extend(outcome.runs);
+    }
+    assert_eq!(seen.lock().unwrap().len(), 8);
+    let merged = Results::new(spec.clone(), e.title(), pieces.clone()).unwrap();
+    assert!(merged.to_csv(Timing::Omit) == e.run().unwrap().to_csv(Timing::Omit), "merged shards differ");
+    // A missing or repeated run is refused.
+    assert!(Results::new(spec.clone(), "", pieces[1..].to_vec()).is_err());
+    let mut twice = pieces.clone();
+    twice[0] = pieces[1].clone();
+    assert!(Results::new(spec.clone(), "", twice).is_err());
+    let mut extra = pieces.clone();
+    extra.push(RunRecord { id: RunId { algorithm: 2, run: 0 }, ..pieces[0].clone() });
+    assert!(Results::new(spec, "", extra).is_err());
+}
+
+#[test]
+fn metrics_on_a_hand_computable_script() {
+    // Utility 5·f on 3 points of [0, 1]: use a deterministic respondent, so every answer and regret
+    // follows from the order of the utilities alone.
+    let spec_text = r#"
+        name = "script"
+        horizon = 4
+        runs = 2
+        [problem]
+        kind = "rkhs"
+        kernel = "se"
+        points = 3
+        [respondent]
+        model = "deterministic"
+        [[algorithms]]
+        name = "scripted"
+    "#;
+    let spec = ExperimentSpec::from_toml_str(spec_text).unwrap();
+    let u = bohf_problems::presets::rkhs_grid(bohf_kernels::KernelKind::Se, 3, &bohf_problems::Scaling::Multiply(5.0))
+        .unwrap();
+    let mut order: Vec<usize> = (0..3).collect();
+    order.sort_by(|&a, &b| u.values()[b].partial_cmp(&u.values()[a]).unwrap());
+    let (best, mid, worst) = (order[0], order[1], order[2]);
+    assert!(u.values()[best] > u.values()[mid] && u.values()[mid] > u.values()[worst]);
+    // Queries: (best, best), (mid, worst), (worst, best), evaluate(mid); recommendations.
+    let queries = vec![(best, Some(best)), (mid, Some(worst)), (worst, Some(best)), (mid, None)];
+    let recs = vec![worst, mid, best, best];
+    let reg = scripted_registry(queries, recs.clone());
+    let r = Experiment::new(spec, &reg).unwrap().run().unwrap();
+    // Deterministic P(x* ≻ x): ½ for x*, 1 otherwise, so the gaps are 0 for x*, ½ otherwise.
+    let want_r = [0.0, 0.5, 0.25, 0.5];
+    let want_cum = [0.0, 0.5, 0.75, 1.25];
+    let want_simple = [0.5, 0.5, 0.0, 0.0];
+    for run in r.runs() {
+        for (k, s) in run.steps.iter().enumerate() {
+            assert_eq!(s.t, k + 1);
+            assert_eq!(s.regret, want_r[k], "step {}", k + 1);
+            assert_eq!(s.cumulative_regret, want_cum[k]);
+            assert_eq!(s.simple_regret, want_simple[k]);
+            assert_eq!(s.recommendation, recs[k]);
+            assert!(s.elapsed_s >= 0.0);
+        }
+        // Duel answers: (mid, worst) → first wins; (worst, best) → second wins.
+        assert_eq!(run.steps[1].answer, Answer::Duel { first_wins: true });
+        assert_eq!(run.steps[2].answer, Answer::Duel { first_wins: false });
+        assert_eq!(run.steps[3].query, QueryKind::Evaluate);
+        assert_eq!(run.steps[3].second, None);
+        assert!(matches!(run.steps[3].answer, Answer::Value(_)));
+    }
+    // Summary: identical regrets in both runs, so s.e. 0; wall time mean over the two runs.
+    let s = r.summary().unwrap();
+    let a = &s.algorithms[0];
+    assert_eq!(a.instantaneous.mean, want_r);
+    assert_eq!(a.cumulative.mean, want_cum);
+    assert!(a.cumulative.se.iter().all(|&x| x == 0.0));
+    assert_eq!(a.at_horizon.cumulative, MeanSe { mean: 1.25, se: 0.0 });
+
+    // With a BTL respondent (logistic, scale 1) the regret of (mid, worst) is
+    // (σ(u* − u_mid) + σ(u* − u_worst) − 1)/2, computed here by hand.
+    let spec = ExperimentSpec::from_toml_str(&spec_text.replace("model = \"deterministic\"", "model = \"stochastic\""))
+        .unwrap();
+    let reg = scripted_registry(
+        vec![(mid, Some(worst)), (best, None), (mid, None), (best, Some(best))],
+        vec![mid, best, worst, best],
+    );
+    let r = Experiment::new(spec, &reg).unwrap().run().unwrap();
+    let sig = |t: f64| 1.0 / (1.0 + (-t).exp());
+    let v = u.values();
+    let g = |i: usize| sig(v[best] - v[i]) - 0.5;
+    let want = [0.5 * (g(mid) + g(worst)), 0.0, g(mid), 0.0];
+    let steps = &r.runs()[0].steps;
+    let mut cum = 0.0;
+    for (k, s) in steps.iter().enumerate() {
+        cum += want[k];
+        // One exp and a few additions on values of order 1: 1e−15 relative.
+        assert!((s.regret - want[k]).abs() < 1e-15, "step {}: {} vs {}", k + 1, s.regret, want[k]);
+        assert!((s.cumulative_regret - cum).abs() < 1e-15);
+    }
+    assert!((steps[0].simple_regret - g(mid)).abs() < 1e-15);
+    assert!((steps[2].simple_regret - g(worst)).abs() < 1e-15);
+}
+
+fn flaky_spec(on_error: &str, runs: usize) -> ExperimentSpec {
+    let text = format!(
+        "name = \"flaky\"\nhorizon = 10\nruns = {runs}\nseed = 3\non_error = \"{on_error}\"\n[problem]\nkind = \"rkhs\"\n\
+         points = 8\n[[algorithms]]\nname = \"uniform\"\n[[algorithms]]\nname = \"flaky\"\n\
+         params = {{ fail_at = 4, probability = 0.5 }}\n"
+    );
+    ExperimentSpec::from_toml_str(&text).unwrap()
+}
+
+fn run_on(threads: usize, e: &Experiment) -> Result<Results> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| e.run())
+}
+
+#[test]
+fn on_error_continue_records_failures_and_keeps_every_other_run() {
+    let reg = registry();
+    let spec = flaky_spec("continue", 16);
+    assert_eq!(spec.on_error, OnError::Continue);
+    let e = Experiment::new(spec.clone(), &reg).unwrap();
+    let r = run_on(2, &e).unwrap();
+    let failures = r.failures();
+    // P(all 16 succeed or all fail) = 2·2⁻¹⁶: with this seed some fail and some finish (checked, not assumed).
+    assert!(!failures.is_empty() && failures.len() < 16, "{} failures", failures.len());
+    for f in failures {
+        assert_eq!((f.id.algorithm, f.label.as_str(), f.step), (1, "flaky", 4));
+        // The record keeps the error's full text (a .failed file is read by people).
+        assert_eq!(f.error, flaky_error().to_string());
+    }
+    // Every run of the spec is either finished (T steps) or failed, once.
+    assert_eq!(r.runs().len() + failures.len(), 32);
+    assert!(r.runs().iter().all(|x| x.steps.len() == 10));
+    // A failed run is the same failure when run alone, and a finished run the same record: results
+    // do not depend on which runs failed beside them, nor on the thread count.
+    let alone = e.run_one(failures[0].id).unwrap_err();
+    assert!(alone.to_string().contains("step 4"), "{alone}");
+    let one_thread = run_on(1, &e).unwrap();
+    assert_eq!(one_thread.failures(), failures);
+    assert!(one_thread.to_csv(Timing::Omit) == r.to_csv(Timing::Omit));
+    // The summary is over the finished runs and lists the failures.
+    let s = r.summary().unwrap();
+    assert_eq!(s.algorithms[0].runs, 16);
+    assert_eq!(s.algorithms[1].runs, 16 - failures.len());
+    assert_eq!(s.failures, failures);
+    assert!(s.markdown_table().contains("failed"));
+    let back = Summary::from_json(&s.to_json().unwrap()).unwrap();
+    assert_eq!(back.failures, failures);
+    // Results::with_failures refuses a run that is both finished and failed, or missing.
+    let mut dup = failures.to_vec();
+    dup.push(FailedRun { id: r.runs()[0].id, label: "uniform".into(), step: 1, error: "x".into() });
+    assert!(Results::with_failures(spec.clone(), "", r.runs().to_vec(), dup).is_err());
+    assert!(Results::with_failures(spec.clone(), "", r.runs()[1..].to_vec(), failures.to_vec()).is_err());
+    assert!(Results::new(spec, "", r.runs().to_vec()).is_err(), "failed runs are missing from `new`");
+}
+
+#[test]
+fn on_error_stop_ends_with_the_failure_and_keeps_finished_runs() {
+    let reg = registry();
+    let spec = flaky_spec("stop", 16);
+    let e = Experiment::new(spec, &reg).unwrap();
+    let handed = std::sync::Mutex::new(Vec::new());
+    let outcome = e.run_tasks(&e.tasks(), &|r| handed.lock().unwrap().push(r.id), &|_| {});
+    assert!(!outcome.failures.is_empty());
+    // Every task is accounted for once; each finished run was handed out as it finished.
+    assert_eq!(outcome.runs.len() + outcome.failures.len() + outcome.not_started.len(), 32);
+    let mut handed = handed.into_inner().unwrap();
+    handed.sort();
+    let mut finished: Vec<RunId> = outcome.runs.iter().map(|r| r.id).collect();
+    finished.sort();
+    assert_eq!(handed, finished);
+    let n_finished = outcome.runs.len();
+    match e.gather(outcome).unwrap_err() {
+        ExperimentError::Stopped { failure, finished, not_started } => {
+            assert_eq!(finished.len(), n_finished);
+            assert!(finished.windows(2).all(|w| w[0].id < w[1].id));
+            assert_eq!(failure.step, 4);
+            let msg = ExperimentError::Stopped { failure, finished, not_started }.to_string();
+            assert!(msg.contains("algorithm `flaky`") && msg.contains("on_error") && msg.contains("kept"), "{msg}");
+        }
+        other => panic!("expected Stopped, got {other}"),
+    }
+    // The default is "stop", and is not written to TOML.
+    let default = ExperimentSpec::from_toml_str(SMALL).unwrap();
+    assert_eq!(default.on_error, OnError::Stop);
+    assert!(!default.to_toml_string().unwrap().contains("on_error"));
+    assert!(flaky_spec("continue", 2).to_toml_string().unwrap().contains("on_error = \"continue\""));
+    let bad =
+        ExperimentSpec::from_toml_str(&SMALL.replace("seed = 11", "seed = 11\non_error = \"retry\"")).unwrap_err();
+    assert!(bad.to_string().contains("on_error") || bad.to_string().contains("retry"), "{bad}");
+}

@@ -1,0 +1,193 @@
+//! Fixtures shared by the experiments unit tests: small test-only optimisers (uniform duels, uniform
+//! evaluations, one that fails at a step), a registry with them, a small spec and scratch folders.
+
+use crate::*;
+use bohf_core::rand::{Rng, RngExt};
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, SearchContext, SolverStatus};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Uniformly random duels; recommends the candidate with the most wins so far (lowest index on ties).
+struct UniformDuels {
+    domain: FiniteDomain,
+    wins: Vec<usize>,
+    pending: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct UniformConfig {
+    /// Probability of a self-duel (x, x); must lie in [0, 1].
+    self_duel: f64,
+}
+
+impl Optimizer for UniformDuels {
+    fn name(&self) -> &'static str {
+        "uniform duels"
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let n = self.domain.len();
+        let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
+        self.pending = Some((i, j));
+        Ok(Query::Duel(self.domain.point(i)?, self.domain.point(j)?))
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        let (i, j) = self.pending.take().ok_or_else(|| Error::invalid("query", "nothing was suggested"))?;
+        match (query, answer) {
+            (Query::Duel(x, y), Answer::Duel { first_wins }) if x.index == Some(i) && y.index == Some(j) => {
+                self.wins[if first_wins { i } else { j }] += 1;
+                Ok(())
+            }
+            _ => Err(Error::invalid("query", "does not match the suggestion")),
+        }
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        let best = (0..self.wins.len()).fold(0, |b, i| if self.wins[i] > self.wins[b] { i } else { b });
+        self.domain.point(best)
+    }
+}
+
+impl RegisteredAlgorithm for UniformDuels {
+    type Config = UniformConfig;
+    fn validate(c: &UniformConfig) -> bohf_core::Result<()> {
+        if (0.0..=1.0).contains(&c.self_duel) {
+            Ok(())
+        } else {
+            Err(Error::invalid("self_duel", format!("must lie in [0, 1], got {}", c.self_duel)))
+        }
+    }
+    fn build(ctx: &SearchContext, _: UniformConfig) -> bohf_core::Result<Self> {
+        Ok(Self { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None })
+    }
+}
+
+/// Noisy evaluations of uniformly random points; recommends the best value seen.
+struct UniformValues {
+    domain: FiniteDomain,
+    best: Option<(usize, f64)>,
+}
+
+impl Optimizer for UniformValues {
+    fn name(&self) -> &'static str {
+        "uniform values"
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        Ok(Query::Evaluate(self.domain.point(rng.random_range(0..self.domain.len()))?))
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        if let (Query::Evaluate(x), Answer::Value(v)) = (query, answer)
+            && self.best.is_none_or(|(_, b)| v > b)
+        {
+            self.best = Some((x.index.unwrap(), v));
+        }
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.domain.point(self.best.map_or(0, |(i, _)| i))
+    }
+}
+
+/// Uniform duels whose step `fail_at` fails, with probability `probability` (one draw from the
+/// run's stream), as a conic solver failure would.
+struct Flaky {
+    inner: UniformDuels,
+    fail_at: usize,
+    probability: f64,
+    t: usize,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FlakyConfig {
+    fail_at: usize,
+    probability: f64,
+}
+
+/// The error [`Flaky`] fails with.
+pub(crate) fn flaky_error() -> Error {
+    Error::solver_failed("test solver", SolverStatus::InsufficientProgress, "a test failure")
+}
+
+impl Optimizer for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky"
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        self.t += 1;
+        if self.t == self.fail_at && rng.random::<f64>() < self.probability {
+            return Err(flaky_error());
+        }
+        self.inner.suggest(rng)
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        self.inner.observe(query, answer)
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.inner.recommend()
+    }
+}
+
+impl RegisteredAlgorithm for Flaky {
+    type Config = FlakyConfig;
+    fn validate(_: &FlakyConfig) -> bohf_core::Result<()> {
+        Ok(())
+    }
+    fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self> {
+        let inner = UniformDuels { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None };
+        Ok(Self { inner, fail_at: c.fail_at, probability: c.probability, t: 0 })
+    }
+}
+
+pub(crate) fn registry() -> Registry {
+    let mut r = Registry::builtin();
+    r.register(AlgorithmEntry::of::<Flaky>("flaky", "uniform duels that may fail at one step (test)")).unwrap();
+    r.register(AlgorithmEntry::of::<UniformDuels>("uniform", "uniform random duels (test)")).unwrap();
+    r.register(AlgorithmEntry::new(
+        "uniform-values",
+        "uniform random evaluations (test)",
+        |_, _| Ok(()),
+        |ctx, _| Ok(Box::new(UniformValues { domain: ctx.domain().clone(), best: None }) as BoxedOptimizer),
+    ))
+    .unwrap();
+    r
+}
+
+pub(crate) const SMALL: &str = r#"
+name = "small"
+horizon = 25
+runs = 4
+seed = 11
+
+[problem]
+kind = "rkhs"
+kernel = "se"
+points = 12
+
+[[algorithms]]
+name = "uniform"
+label = "Uniform, 10% self"
+params = { self_duel = 0.1 }
+
+[[algorithms]]
+name = "uniform-values"
+"#;
+
+pub(crate) fn small_spec() -> ExperimentSpec {
+    ExperimentSpec::from_toml_str(SMALL).unwrap()
+}
+
+pub(crate) fn scratch_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bohf-experiments-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub(crate) fn run_with_threads(spec: &ExperimentSpec, threads: usize) -> Results {
+    let e = Experiment::new(spec.clone(), &registry()).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| e.run()).unwrap()
+}
