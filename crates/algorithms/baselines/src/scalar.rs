@@ -138,7 +138,7 @@ impl ScalarState {
     }
 
     fn recommend(&self) -> Result<Point> {
-        self.domain.point(argmax_lowest(self.gp.mean().iter().copied()))
+        self.domain.point(argmax_lowest(self.gp.mean().iter().copied())?)
     }
 
     fn round(&self) -> usize {
@@ -194,7 +194,7 @@ impl Optimizer for GpUcb {
 
     /// argmax of m_t + β σ_t (lowest index on ties); uses no randomness.
     fn suggest(&mut self, _rng: &mut dyn Rng) -> Result<Query> {
-        let x = argmax_lowest(self.ucb().iter().copied());
+        let x = argmax_lowest(self.ucb().iter().copied())?;
         self.state.query(x)
     }
 
@@ -277,7 +277,7 @@ impl GpTs {
         if z.ncols() != 1 {
             return Err(Error::dims("standard-normal draws for one sample (columns)", 1, z.ncols()));
         }
-        Ok(argmax_lowest(sampler.transform(scale, z)?.column(0).iter().copied()))
+        argmax_lowest(sampler.transform(scale, z)?.column(0).iter().copied())
     }
 }
 

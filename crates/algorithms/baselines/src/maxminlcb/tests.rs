@@ -3,6 +3,7 @@
 
 use super::*;
 use approx::assert_relative_eq;
+use bohf_core::Link;
 use bohf_core::rng::{self, BohfRng};
 use bohf_kernels::{IndexPair, dueling_gram};
 
@@ -92,7 +93,7 @@ fn the_game_matches_a_brute_force_solution() {
             previous = m;
         }
         let data = alg.duels().pairs();
-        let cold = alg.estimator.fit(alg.base_gram(), alg.duels()).unwrap();
+        let cold = alg.model().estimator().fit(alg.base_gram(), alg.duels()).unwrap();
         let g = cold.utility().clone();
         for i in 0..12 {
             assert_relative_eq!(g[i], alg.fit().unwrap().utility()[i], epsilon = 1e-7);
