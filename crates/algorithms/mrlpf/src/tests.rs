@@ -352,13 +352,9 @@ fn queries_equal_the_straightforward_dense_path() {
             }
             let fit = estimator.fit_dense(&k, &duels).unwrap();
             let beta = alg.betas()[r];
-            let kept = crate::eliminate(
-                &active,
-                fit.utility().as_slice(),
-                |i, j| post.variance(i, j).unwrap_or(0.0),
-                beta,
-                Link::Logistic,
-            );
+            let kept =
+                bohf_gp::plausible_filter(&active, fit.utility().as_slice(), Link::Logistic, |i, j| post.std_dev(i, j), beta)
+                    .unwrap();
             assert_eq!(kept, alg.records()[r].survivors, "seed {seed}, round {}", r + 1);
             reference.extend(pairs);
             active = kept;
@@ -390,4 +386,36 @@ fn named_beta_rules_give_the_papers_values() {
     let wrong = MrLpfConfig { beta: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
     let e = wrong.validate().unwrap_err().to_string();
     assert!(e.contains("`beta.rule`") && e.contains("\"theory\""), "{e}");
+}
+
+/// A failed end-of-round fit surfaces as an error from `observe` (not swallowed), and leaves MR-LPF
+/// where it was: the same round, position and active set, and the same duel is accepted again once
+/// the failure is gone (here: the failure is a Newton iteration limit of 1 with an unreachable
+/// tolerance, so it persists and every retry fails the same way).
+#[test]
+fn a_failed_fit_is_an_error_and_changes_nothing() {
+    let ctx = context(12, 20);
+    let mut config = MrLpfConfig::default();
+    config.inference.mle.max_iterations = 1;
+    config.inference.mle.tolerance = 1e-300;
+    let mut alg = MrLpf::new(&ctx, config).unwrap();
+    let f = utility(ctx.domain());
+    let mut answers = rng::stream(1, &[1]);
+    let mut unused = rng::stream(1, &[2]);
+    let first_round = alg.schedule()[0];
+    for _ in 0..first_round - 1 {
+        let q = alg.suggest(&mut unused).unwrap();
+        alg.observe(&q, answer(&f, pair_of(&q), &mut answers)).unwrap();
+    }
+    let q = alg.suggest(&mut unused).unwrap();
+    let a = answer(&f, pair_of(&q), &mut answers);
+    let steps = alg.steps();
+    for _ in 0..2 {
+        let e = alg.observe(&q, a).unwrap_err();
+        assert!(matches!(e, Error::SolverFailed { .. }), "{e}");
+        assert_eq!((alg.round(), alg.position_in_round(), alg.steps()), (1, first_round - 1, steps));
+        assert_eq!(alg.model().duels().len(), first_round - 1);
+        assert_eq!(alg.active_set().len(), 12);
+        assert!(alg.records().is_empty());
+    }
 }

@@ -149,6 +149,32 @@ impl DuelingPosterior {
         DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.pair_variance(i, j))
     }
 
+    /// σ_t²(active\[p\], active\[q\]) on the |M|×|M| ordered pairs of a subset M = `active` of
+    /// the candidates (row p, column q), in O(|M|²): the same values as [`DuelingPosterior::variance`]
+    /// bit for bit (symmetric, zero diagonal), read in tiles so that Ŝ_ij and Ŝ_ji (a row and a
+    /// column of a column-major matrix) stay in cache. Errors on an index ≥ n.
+    pub fn variance_within(&self, active: &[usize]) -> Result<DMatrix<f64>> {
+        const B: usize = 64;
+        let n = self.dim();
+        if let Some(&bad) = active.iter().find(|&&i| i >= n) {
+            return Err(Error::IndexOutOfRange { context: "dueling posterior subset".into(), index: bad, len: n });
+        }
+        let m = active.len();
+        let mut out = DMatrix::zeros(m, m);
+        for bi in (0..m).step_by(B) {
+            for bj in (bi..m).step_by(B) {
+                for p in bi..(bi + B).min(m) {
+                    for q in bj.max(p + 1)..(bj + B).min(m) {
+                        let v = self.pair_variance(active[p], active[q]);
+                        out[(p, q)] = v;
+                        out[(q, p)] = v;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// σ_t(i, j) on all n² ordered pairs, in O(n²).
     pub fn std_dev_matrix(&self) -> DMatrix<f64> {
         DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.pair_variance(i, j).sqrt())

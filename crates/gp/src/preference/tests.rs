@@ -661,3 +661,26 @@ proptest! {
         prop_assert!(kept.contains(&best));
     }
 }
+
+/// The tiled subset scan returns σ² of every pair bit for bit: after rank-one updates (Ŝ
+/// asymmetric by ulps), on subsets spanning several 64-wide tiles.
+#[test]
+fn variance_within_equals_pairwise_variance() {
+    let mut r = rng::seeded(5);
+    for (n, t) in [(7, 0), (150, 3), (200, 25)] {
+        let mut post = DuelingPosterior::prior(&grid_gram(n, &Stationary::matern52(0.2).unwrap()), 0.05).unwrap();
+        for _ in 0..t {
+            post.add_duel(r.random_range(0..n), r.random_range(0..n)).unwrap();
+        }
+        for keep in [1.0, 0.5, 0.1] {
+            let active: Vec<usize> = (0..n).filter(|_| r.random::<f64>() < keep).collect();
+            let v = post.variance_within(&active).unwrap();
+            for (p, &i) in active.iter().enumerate() {
+                for (q, &j) in active.iter().enumerate() {
+                    assert_eq!(v[(p, q)].to_bits(), post.variance(i, j).unwrap().to_bits(), "n = {n}, ({i}, {j})");
+                }
+            }
+        }
+        assert!(matches!(post.variance_within(&[0, n]), Err(Error::IndexOutOfRange { .. })));
+    }
+}
