@@ -17,6 +17,8 @@ pub mod rng;
 pub mod schedule;
 
 pub mod special;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 
 pub use argmax::{TIE_TOLERANCE, argmax_lowest, argmax_lowest_by, argmax_lowest_in, is_tie};
 pub use domain::{BoxDomain, Domain, FiniteDomain};

@@ -119,6 +119,7 @@ impl Optimizer for RandomDuels {
 
 #[cfg(test)]
 mod tests {
+    use bohf_core::testing::duel_indices as indices;
     use super::*;
     use bohf_core::{Link, rng};
 
@@ -128,11 +129,6 @@ mod tests {
 
     fn duel(d: &FiniteDomain, i: usize, j: usize) -> Query {
         Query::Duel(d.point(i).unwrap(), d.point(j).unwrap())
-    }
-
-    fn indices(q: &Query) -> (usize, usize) {
-        let Query::Duel(p, q) = q else { panic!("not a duel") };
-        (p.index.unwrap(), q.index.unwrap())
     }
 
     #[test]

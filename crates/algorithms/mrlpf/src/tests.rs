@@ -4,39 +4,14 @@
 use crate::{InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
 use approx::assert_relative_eq;
 use bohf_core::WidthSchedule;
-use bohf_core::rng::{self, BohfRng};
-use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
+use bohf_core::rng;
+use bohf_core::{Answer, Error, Link, Optimizer, Point, Query};
 use bohf_gp::DuelingPosterior;
 use bohf_infogain::{PairKernel, greedy_pairs, potential::variance_sum_bound};
 use bohf_kernels::IndexPair;
-use rand::RngExt;
-
-/// A smooth utility on the grid of [0, 1] with one clear maximum near x = 0.27 and range ≈ 5
-/// (|h| ≤ 5, like the MR-LPF experiments' ×5 RKHS functions).
-fn utility(domain: &FiniteDomain) -> Vec<f64> {
-    (0..domain.len())
-        .map(|i| {
-            let x = domain.coords(i).unwrap()[0];
-            2.0 * (2.0 * std::f64::consts::PI * x).sin() + 1.5 * (-(x - 0.3).powi(2) / 0.02).exp()
-        })
-        .collect()
-}
-
-fn context(n: usize, horizon: usize) -> SearchContext {
-    SearchContext::new(FiniteDomain::linspace(0.0, 1.0, n).unwrap(), horizon).unwrap()
-}
-
-fn pair_of(q: &Query) -> IndexPair {
-    match q {
-        Query::Duel(a, b) => (a.index.unwrap(), b.index.unwrap()),
-        other => panic!("not a duel: {other:?}"),
-    }
-}
-
-/// BTL answer y ~ Bernoulli(μ(f(i) − f(j))).
-fn answer(f: &[f64], (i, j): IndexPair, r: &mut BohfRng) -> Answer {
-    Answer::Duel { first_wins: r.random::<f64>() < Link::Logistic.mu(f[i] - f[j]) }
-}
+use bohf_core::testing::{
+    btl_answer as answer, duel_indices as pair_of, grid_context as context, smooth_utility as utility,
+};
 
 /// Runs MR-LPF to the horizon with simulated BTL answers; returns the queried pairs.
 fn run(alg: &mut MrLpf, f: &[f64], seed: u64) -> Vec<IndexPair> {

@@ -4,6 +4,7 @@
 
 use crate::{AnchoredSampler, PfTs, PfTsConfig, WidthSchedule, anchored_covariance};
 use bohf_core::argmax_lowest;
+use bohf_core::testing::duel_indices as indices;
 use approx::assert_relative_eq;
 use bohf_core::linalg::Cholesky;
 use bohf_core::rng::{self, BohfRng};
@@ -60,11 +61,6 @@ fn random_history(domain: &FiniteDomain, t: usize, seed: u64) -> Vec<(Query, Ans
 fn regret(u: &[f64], i: usize, j: usize) -> f64 {
     let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (Link::Logistic.mu(best - u[i]) + Link::Logistic.mu(best - u[j]) - 1.0) / 2.0
-}
-
-fn indices(q: &Query) -> (usize, usize) {
-    let Query::Duel(p, q) = q else { panic!("not a duel") };
-    (p.index.unwrap(), q.index.unwrap())
 }
 
 #[test]

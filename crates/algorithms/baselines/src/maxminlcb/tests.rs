@@ -4,32 +4,12 @@
 use super::*;
 use approx::assert_relative_eq;
 use bohf_core::Link;
-use bohf_core::rng::{self, BohfRng};
+use bohf_core::rng;
+use bohf_core::testing::{btl_answer as answer, duel_indices as pair_of, grid_context, smooth_utility as utility};
 use bohf_kernels::{IndexPair, dueling_gram};
 
-/// A smooth utility on the grid of [0, 1] with one clear maximum near x = 0.27 and range ≈ 5.
-fn utility(domain: &FiniteDomain) -> Vec<f64> {
-    (0..domain.len())
-        .map(|i| {
-            let x = domain.coords(i).unwrap()[0];
-            2.0 * (2.0 * std::f64::consts::PI * x).sin() + 1.5 * (-(x - 0.3).powi(2) / 0.02).exp()
-        })
-        .collect()
-}
-
 fn context(n: usize) -> SearchContext {
-    SearchContext::new(FiniteDomain::linspace(0.0, 1.0, n).unwrap(), 200).unwrap()
-}
-
-fn pair_of(q: &Query) -> IndexPair {
-    match q {
-        Query::Duel(a, b) => (a.index.unwrap(), b.index.unwrap()),
-        other => panic!("not a duel: {other:?}"),
-    }
-}
-
-fn answer(f: &[f64], (i, j): IndexPair, r: &mut BohfRng) -> Answer {
-    Answer::Duel { first_wins: r.random::<f64>() < Link::Logistic.mu(f[i] - f[j]) }
+    grid_context(n, 200)
 }
 
 /// `steps` suggest/observe rounds with BTL answers; returns the pairs.
