@@ -282,5 +282,3 @@ impl Optimizer for MaxMinLcb {
     }
 }
 
-#[cfg(test)]
-mod tests;

@@ -1,7 +1,9 @@
 //! MaxMinLCB: the game against a brute-force solution with pair-space σ, the options (plausible
 //! set, diagonal, random ties), the protocol, determinism, and regret against random duels.
 
-use super::*;
+use crate::maxminlcb::*;
+use bohf_core::{Answer, Error, Optimizer, Point, Query, SearchContext};
+use nalgebra::DMatrix;
 use approx::assert_relative_eq;
 use bohf_core::Link;
 use bohf_core::rng;
