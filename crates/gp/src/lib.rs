@@ -49,8 +49,8 @@ mod sampler;
 pub use exploration::{check_exploration, default_exploration, exploration_scale};
 pub use inference::InferenceConfig;
 pub use preference::{
-    DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, PreferenceModel, Refit,
-    Regulariser, plausible_filter,
+    DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
+    PreferenceModel, Refit, Regulariser, plausible_filter,
 };
 pub use regression::{CandidateGp, GpRegression};
 pub use sampler::JointSampler;

@@ -13,8 +13,8 @@
 //!
 //! This is the utility-space form of PF-TS §2.6 / MR-LPF §2.5: the n²×n² pair Gram is never formed.
 
-use bohf_core::{Result, argmax_lowest_by};
 use bohf_core::linalg::condition_on_observation;
+use bohf_core::{Result, argmax_lowest_by};
 use bohf_kernels::{IndexPair, PairKernel};
 use nalgebra::DMatrix;
 

@@ -385,8 +385,10 @@ fn fig1_histories(
         let posterior = DuelingPosterior::new(&base, &duels, inference.rho())?;
         let sd = posterior.std_dev_matrix();
         // UCB index of §4.1 with β = 1: h_t(x, x₀) + σ_t(x, x₀), h_t(x, x₀) = g_t(x) − g_t(x₀) (eq. 18).
-        let mut ucb: Vec<usize> =
-            anchors.iter().map(|&a| argmax_lowest((0..n).map(|x| g[x] - g[a] + sd[(x, a)]))).collect::<bohf_core::Result<_>>()?;
+        let mut ucb: Vec<usize> = anchors
+            .iter()
+            .map(|&a| argmax_lowest((0..n).map(|x| g[x] - g[a] + sd[(x, a)])))
+            .collect::<bohf_core::Result<_>>()?;
         ucb.sort_unstable();
         ucb.dedup();
         distinct_counts.push(ucb.len());

@@ -281,4 +281,3 @@ impl Optimizer for MaxMinLcb {
         self.domain.point(self.game(None)?.0)
     }
 }
-

@@ -5,13 +5,13 @@ use crate::{InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
 use approx::assert_relative_eq;
 use bohf_core::WidthSchedule;
 use bohf_core::rng;
+use bohf_core::testing::{
+    btl_answer as answer, duel_indices as pair_of, grid_context as context, smooth_utility as utility,
+};
 use bohf_core::{Answer, Error, Link, Optimizer, Point, Query};
 use bohf_gp::DuelingPosterior;
 use bohf_infogain::{PairKernel, greedy_pairs, potential::variance_sum_bound};
 use bohf_kernels::IndexPair;
-use bohf_core::testing::{
-    btl_answer as answer, duel_indices as pair_of, grid_context as context, smooth_utility as utility,
-};
 
 /// Runs MR-LPF to the horizon with simulated BTL answers; returns the queried pairs.
 fn run(alg: &mut MrLpf, f: &[f64], seed: u64) -> Vec<IndexPair> {
@@ -327,9 +327,14 @@ fn queries_equal_the_straightforward_dense_path() {
             }
             let fit = estimator.fit_dense(&k, &duels).unwrap();
             let beta = alg.betas()[r];
-            let kept =
-                bohf_gp::plausible_filter(&active, fit.utility().as_slice(), Link::Logistic, |i, j| post.std_dev(i, j), beta)
-                    .unwrap();
+            let kept = bohf_gp::plausible_filter(
+                &active,
+                fit.utility().as_slice(),
+                Link::Logistic,
+                |i, j| post.std_dev(i, j),
+                beta,
+            )
+            .unwrap();
             assert_eq!(kept, alg.records()[r].survivors, "seed {seed}, round {}", r + 1);
             reference.extend(pairs);
             active = kept;

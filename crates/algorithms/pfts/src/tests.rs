@@ -3,11 +3,11 @@
 //! the selected actions, the theoretical schedule, and regret against uniform random duels.
 
 use crate::{AnchoredSampler, PfTs, PfTsConfig, WidthSchedule, anchored_covariance};
-use bohf_core::argmax_lowest;
-use bohf_core::testing::duel_indices as indices;
 use approx::assert_relative_eq;
+use bohf_core::argmax_lowest;
 use bohf_core::linalg::Cholesky;
 use bohf_core::rng::{self, BohfRng};
+use bohf_core::testing::duel_indices as indices;
 use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
 use bohf_gp::{JointSampler, KernelLogisticConfig};
 use bohf_infogain::{PairKernel, greedy_pairs, information_gain};

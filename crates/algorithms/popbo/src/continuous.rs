@@ -345,7 +345,8 @@ impl Optimizer for PopBoBox {
             found.push(self.local_search(&mut set, pool[s].clone(), r, &mut solves)?);
         }
         // The first start (in start order) whose advantage ties with the best, within the core rule.
-        let (best, _) = bohf_core::argmax_lowest_by("optimistic advantage over the starts", found.iter().map(|f| f.1).enumerate())?;
+        let (best, _) =
+            bohf_core::argmax_lowest_by("optimistic advantage over the starts", found.iter().map(|f| f.1).enumerate())?;
         let (x, v) = found.swap_remove(best);
         let reference = self.points[r].clone();
         self.last_step = Some(BoxStepInfo { duels: self.duels.len(), advantage: v, solved: solves });

@@ -89,6 +89,9 @@ impl PreferenceModel {
         };
         if new.len() > self.n_candidates() {
             self.posterior = DuelingPosterior::new(&self.base_gram, &duels, self.posterior.rho())?;
+        } else if let [d] = new {
+            // One rank-one step fails (if at all) before it changes Ŝ: no copy needed.
+            self.posterior.add_duel(d.first, d.second)?;
         } else {
             let mut posterior = self.posterior.clone();
             for d in new {
@@ -220,7 +223,11 @@ pub fn plausible_filter(
         return Err(Error::Empty("pool of the plausibility filter".into()));
     }
     if let Some(&bad) = pool.iter().find(|&&i| i >= utility.len()) {
-        return Err(Error::IndexOutOfRange { context: "plausibility filter pool".into(), index: bad, len: utility.len() });
+        return Err(Error::IndexOutOfRange {
+            context: "plausibility filter pool".into(),
+            index: bad,
+            len: utility.len(),
+        });
     }
     let mut kept = Vec::with_capacity(pool.len());
     'candidates: for &x in pool {

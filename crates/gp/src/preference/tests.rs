@@ -588,7 +588,8 @@ fn model_plausible_uses_its_fit_and_sigma() {
     let pool: Vec<usize> = (0..10).collect();
     for beta in [0.0, 0.5, 1.0, 3.0] {
         let expected =
-            plausible_filter(&pool, model.utility().as_slice(), Link::Logistic, |i, j| model.sigma(i, j), beta).unwrap();
+            plausible_filter(&pool, model.utility().as_slice(), Link::Logistic, |i, j| model.sigma(i, j), beta)
+                .unwrap();
         assert_eq!(model.plausible(&pool, beta).unwrap(), expected);
         assert!(expected.contains(&model.best_in(&pool).unwrap()));
     }

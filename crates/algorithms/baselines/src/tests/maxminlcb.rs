@@ -2,13 +2,13 @@
 //! set, diagonal, random ties), the protocol, determinism, and regret against random duels.
 
 use crate::maxminlcb::*;
-use bohf_core::{Answer, Error, Optimizer, Point, Query, SearchContext};
-use nalgebra::DMatrix;
 use approx::assert_relative_eq;
 use bohf_core::Link;
 use bohf_core::rng;
 use bohf_core::testing::{btl_answer as answer, duel_indices as pair_of, grid_context, smooth_utility as utility};
+use bohf_core::{Answer, Error, Optimizer, Point, Query, SearchContext};
 use bohf_kernels::{IndexPair, dueling_gram};
+use nalgebra::DMatrix;
 
 fn context(n: usize) -> SearchContext {
     grid_context(n, 200)

@@ -1,7 +1,7 @@
 //! Uniform random duels: uniform independent pairs, protocol, recommendation.
 
-use bohf_core::testing::duel_indices as indices;
 use crate::random::*;
+use bohf_core::testing::duel_indices as indices;
 use bohf_core::{Answer, FiniteDomain, Optimizer, Point, Query, SearchContext};
 use bohf_core::{Link, rng};
 

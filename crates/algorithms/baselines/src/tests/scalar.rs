@@ -1,17 +1,17 @@
 //! GP-UCB and GP-TS with scalar feedback.
 
 use crate::scalar::*;
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, SearchContext};
+use approx::assert_relative_eq;
 use bohf_core::WidthSchedule;
+use bohf_core::linalg::Cholesky;
+use bohf_core::rng::{self, BohfRng};
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, SearchContext};
+use bohf_core::{Link, rand::RngExt};
 use bohf_infogain::greedy_points;
+use bohf_kernels::KernelKind;
 use bohf_kernels::KernelSpec;
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
-use approx::assert_relative_eq;
-use bohf_core::linalg::Cholesky;
-use bohf_core::rng::{self, BohfRng};
-use bohf_core::{Link, rand::RngExt};
-use bohf_kernels::KernelKind;
 
 fn ctx(n: usize, horizon: usize) -> SearchContext {
     SearchContext::new(FiniteDomain::linspace(0.0, 1.0, n).unwrap(), horizon).unwrap()
@@ -74,9 +74,7 @@ fn configs_validate_and_name_the_field() {
     assert!(GpUcb::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
     let t = GpTsConfig::default();
     assert_eq!(t.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
-    assert!(
-        GpTs::new(&c, GpTsConfig { noise: f64::NAN, ..t.clone() }).unwrap_err().to_string().contains("`noise`")
-    );
+    assert!(GpTs::new(&c, GpTsConfig { noise: f64::NAN, ..t.clone() }).unwrap_err().to_string().contains("`noise`"));
     let bad = GpTsConfig { exploration: WidthSchedule::PftsSquareRoot { delta: 0.0 }, ..t.clone() };
     assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.delta`"));
     // Config files: defaults for missing fields, unknown fields rejected.
