@@ -35,3 +35,10 @@ pub fn duel_indices(q: &Query) -> (usize, usize) {
 pub fn btl_answer(f: &[f64], (i, j): (usize, usize), rng: &mut impl Rng) -> Answer {
     Answer::Duel { first_wins: rng.random::<f64>() < Link::Logistic.mu(f[i] - f[j]) }
 }
+
+/// The per-step regret of the duel (i, j) under utility f with the logistic link (MR-LPF §1.5):
+/// r = (μ(f* − f(i)) + μ(f* − f(j)) − 1)/2, f* = max f; 0 for the duel (x*, x*).
+pub fn duel_regret(f: &[f64], (i, j): (usize, usize)) -> f64 {
+    let best = f.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (Link::Logistic.mu(best - f[i]) + Link::Logistic.mu(best - f[j]) - 1.0) / 2.0
+}

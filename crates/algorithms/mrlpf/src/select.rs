@@ -93,27 +93,12 @@ pub(crate) fn check_active(active: &[usize], n: usize) -> Result<()> {
 mod tests {
     use super::*;
     use approx::assert_relative_eq;
-    use bohf_kernels::{Kernel, Stationary, dueling_gram};
+    use bohf_kernels::testing::pair_space_variance;
+    use bohf_kernels::{Kernel, Stationary};
 
     fn grid_gram(n: usize) -> DMatrix<f64> {
         let x = DMatrix::from_fn(n, 1, |i, _| i as f64 / (n - 1) as f64);
         Stationary::matern52(0.2).unwrap().gram(&x).unwrap()
-    }
-
-    /// σ²(z) = k_D(z,z) − k_D,t(z)ᵀ (K^D_t + ρI)⁻¹ k_D,t(z) directly in pair space (MR-LPF eq. (10)),
-    /// by an LU solve of the t×t dueling Gram: independent of the utility-space posterior.
-    fn pair_space_variance(base: &DMatrix<f64>, data: &[IndexPair], z: IndexPair, rho: f64) -> f64 {
-        let kzz = dueling_gram(base, &[z], &[z]).unwrap()[(0, 0)];
-        if data.is_empty() {
-            return kzz;
-        }
-        let mut kd = dueling_gram(base, data, data).unwrap();
-        for i in 0..data.len() {
-            kd[(i, i)] += rho;
-        }
-        let kz = dueling_gram(base, data, &[z]).unwrap();
-        let sol = kd.lu().solve(&kz).unwrap();
-        kzz - (kz.transpose() * sol)[(0, 0)]
     }
 
     /// Every pair of a batch attains the maximum pair-space σ² over M × M given the earlier pairs

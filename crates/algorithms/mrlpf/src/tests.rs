@@ -6,7 +6,8 @@ use approx::assert_relative_eq;
 use bohf_core::WidthSchedule;
 use bohf_core::rng;
 use bohf_core::testing::{
-    btl_answer as answer, duel_indices as pair_of, grid_context as context, smooth_utility as utility,
+    btl_answer as answer, duel_indices as pair_of, duel_regret as regret, grid_context as context,
+    smooth_utility as utility,
 };
 use bohf_core::{Answer, Error, Link, Optimizer, Point, Query};
 use bohf_gp::DuelingPosterior;
@@ -28,10 +29,6 @@ fn run(alg: &mut MrLpf, f: &[f64], seed: u64) -> Vec<IndexPair> {
 }
 
 /// Per-step regret of MR-LPF eq. (1): r_t = (μ(h(x*, x_t)) + μ(h(x*, x′_t)) − 1)/2.
-fn regret(f: &[f64], (i, j): IndexPair) -> f64 {
-    let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    (Link::Logistic.mu(best - f[i]) + Link::Logistic.mu(best - f[j]) - 1.0) / 2.0
-}
 
 #[test]
 fn batch_equals_sequential_in_every_round() {

@@ -7,7 +7,7 @@ use approx::assert_relative_eq;
 use bohf_core::argmax_lowest;
 use bohf_core::linalg::Cholesky;
 use bohf_core::rng::{self, BohfRng};
-use bohf_core::testing::duel_indices as indices;
+use bohf_core::testing::{duel_indices as indices, duel_regret};
 use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
 use bohf_gp::{JointSampler, KernelLogisticConfig};
 use bohf_infogain::{PairKernel, greedy_pairs, information_gain};
@@ -58,10 +58,6 @@ fn random_history(domain: &FiniteDomain, t: usize, seed: u64) -> Vec<(Query, Ans
 }
 
 /// Per-step dueling regret r_t = (μ(f* − f(x)) + μ(f* − f(x′)) − 1)/2 (PF-TS eq. (2)).
-fn regret(u: &[f64], i: usize, j: usize) -> f64 {
-    let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (Link::Logistic.mu(best - u[i]) + Link::Logistic.mu(best - u[j]) - 1.0) / 2.0
-}
 
 #[test]
 fn config_validation_names_the_field() {
@@ -441,7 +437,7 @@ fn pfts_regret_is_well_below_uniform_random_duels() {
             .iter()
             .map(|(q, _)| {
                 let (i, j) = indices(q);
-                regret(&u, i, j)
+                duel_regret(&u, (i, j))
             })
             .sum::<f64>()
             / 50.0;
