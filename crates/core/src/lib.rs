@@ -7,6 +7,7 @@
 //! sampling from singular covariances).
 #![warn(missing_docs)]
 
+pub mod argmax;
 pub mod domain;
 pub mod error;
 pub mod linalg;
@@ -15,19 +16,11 @@ pub mod optimizer;
 pub mod rng;
 pub mod schedule;
 
-/// The index of the largest value, the **lowest** index among ties (0 for an empty input); NaN never
-/// wins. The tie rule of every argmax over candidates in bohf (the papers leave tie-breaking open).
-pub fn argmax_lowest(values: impl IntoIterator<Item = f64>) -> usize {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, v) in values.into_iter().enumerate() {
-        if v > best.1 {
-            best = (i, v);
-        }
-    }
-    best.0
-}
 pub mod special;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 
+pub use argmax::{TIE_TOLERANCE, argmax_lowest, argmax_lowest_by, argmax_lowest_in, is_tie};
 pub use domain::{BoxDomain, Domain, FiniteDomain};
 pub use error::{Error, Result, SolverStatus};
 pub use link::Link;
@@ -37,14 +30,3 @@ pub use schedule::WidthSchedule;
 
 /// Re-export of the `rand` version bohf is built on, so downstream crates use the same traits.
 pub use rand;
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn argmax_takes_the_lowest_index_among_ties_and_skips_nan() {
-        assert_eq!(super::argmax_lowest([1.0, 3.0, 3.0, 2.0]), 1);
-        assert_eq!(super::argmax_lowest([f64::NAN, 0.5, f64::NAN]), 1);
-        assert_eq!(super::argmax_lowest([f64::NEG_INFINITY, f64::NEG_INFINITY]), 0);
-        assert_eq!(super::argmax_lowest(std::iter::empty()), 0);
-    }
-}

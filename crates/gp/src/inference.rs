@@ -1,7 +1,7 @@
 //! The one inference configuration every preference-based (BOHF) algorithm shares: the kernel, the
 //! kernel logistic MLE, and the noise ρ = λκ of the dueling posterior.
 
-use crate::preference::{DuelingPosterior, KernelLogistic, KernelLogisticConfig};
+use crate::preference::{KernelLogistic, KernelLogisticConfig, PreferenceModel};
 use bohf_core::error::ensure_positive;
 use bohf_core::{FiniteDomain, Result};
 use bohf_kernels::KernelSpec;
@@ -53,9 +53,10 @@ impl InferenceConfig {
         self.kernel.build()?.gram(domain.points())
     }
 
-    /// The prior dueling posterior (no duels yet) with noise ρ = λκ.
-    pub fn prior_posterior(&self, base_gram: &DMatrix<f64>) -> Result<DuelingPosterior> {
-        DuelingPosterior::prior(base_gram, self.rho())
+    /// The preference model on the candidates of `domain` with no duels yet: the configured kernel's
+    /// base Gram, the validated MLE and the noise ρ = λκ.
+    pub fn model(&self, domain: &FiniteDomain) -> Result<PreferenceModel> {
+        PreferenceModel::new(self.base_gram(domain)?, self.estimator()?, self.rho())
     }
 }
 

@@ -27,7 +27,7 @@
 //!   (ThetaNorm: θ = D a, J = s K C_W K C + λI; RkhsNorm: v = Dᵀθ, J = s C_W K + λI), see
 //!   [`KernelLogistic`]. Utility g_t = K Dᵀθ (PF-TS eq. (18)), h_t(i, j) = g_t(i) − g_t(j).
 //! * **Posterior** (MR-LPF eq. (10), PF-TS eq. (9)):
-//!   σ_t²(z) = k_D(z, z) − k_D,t(z)ᵀ (K^D + ρI)⁻¹ k_D,t(z) equals Ŝ_ii + Ŝ_jj − 2Ŝ_ij for
+//!   σ_t²(z) = k_D(z, z) − k_D,t(z)ᵀ (K^D + ρI)⁻¹ k_D,t(z) equals Ŝ_ii + Ŝ_jj − (Ŝ_ij + Ŝ_ji) for
 //!   z = (i, j), with Ŝ = K − K Dᵀ(D K Dᵀ + ρI)⁻¹ D K = K − K F (FᵀKF + ρI)⁻¹ FᵀK for any
 //!   C = F Fᵀ, see [`DuelingPosterior`]. Thompson draws of the utility are g_t + v·N(0, Ŝ)
 //!   (PF-TS §2.6, Proposition 1).
@@ -49,7 +49,8 @@ mod sampler;
 pub use exploration::{check_exploration, default_exploration, exploration_scale};
 pub use inference::InferenceConfig;
 pub use preference::{
-    DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,
+    DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
+    PreferenceModel, Refit, Regulariser, plausible_filter,
 };
 pub use regression::{CandidateGp, GpRegression};
 pub use sampler::JointSampler;

@@ -117,7 +117,8 @@ fn check_inputs(base: &DMatrix<f64>, noise: f64, steps: usize) -> Result<f64> {
 }
 
 /// Greedy Γ_ρ(T) for point observations: z_t = argmax_i σ²_{t−1}(x_i) over the n candidates with base
-/// Gram `base` (K_ij = k(x_i, x_j)), lowest index on ties, repeats allowed.
+/// Gram `base` (K_ij = k(x_i, x_j)), lowest index among ties within the relative tolerance of
+/// [`bohf_core::argmax_lowest`], repeats allowed.
 ///
 /// Cost O(n²) per step (one rank-one update of the n×n posterior covariance), O(n²T) in all.
 /// Errors name `noise` (not finite and > 0), `steps` (T = 0) or `base` (not square, n = 0, non-finite,
@@ -128,7 +129,7 @@ pub fn greedy_points(base: &DMatrix<f64>, noise: f64, steps: usize) -> Result<Gr
     let mut chosen = Vec::with_capacity(steps);
     let mut variances = Vec::with_capacity(steps);
     for t in 1..=steps {
-        let (i, _) = post.argmax_point();
+        let (i, _) = post.argmax_point()?;
         let v = post.observe_point(i, noise);
         variances.push(clean_variance("base", v, scale, t)?);
         // A PSD prior keeps every posterior variance of the utility ≥ 0; a clearly negative one exposes
@@ -141,7 +142,8 @@ pub fn greedy_points(base: &DMatrix<f64>, noise: f64, steps: usize) -> Result<Gr
 
 /// Greedy Γ_ρ(T) for pair observations over all n² ordered candidate pairs (x_i, x_j), for the dueling
 /// kernel k_D (MR-LPF eq. (13), PF-TS eq. (11)) or POP-BO's additive pair kernel (eq. (18)):
-/// z_t = argmax_{(i,j)} σ²_{t−1}(i, j), lowest linear index i·n + j on ties, repeats allowed.
+/// z_t = argmax_{(i,j)} σ²_{t−1}(i, j), lowest linear index i·n + j among ties within the relative
+/// tolerance of [`bohf_core::argmax_lowest`], repeats allowed.
 ///
 /// The n²×n² pair Gram is never formed: the posterior covariance Ŝ of the utility on the candidates
 /// (n×n; 2n×2n for the additive kernel) is updated by one rank-one step per observation
@@ -162,7 +164,7 @@ pub fn greedy_pairs(
     let mut chosen = Vec::with_capacity(steps);
     let mut variances = Vec::with_capacity(steps);
     for t in 1..=steps {
-        let (pair, _) = post.argmax_pair();
+        let (pair, _) = post.argmax_pair()?;
         let v = post.observe_pair(pair, noise);
         variances.push(clean_variance("base", v, scale, t)?);
         // A PSD prior keeps every posterior variance of the utility ≥ 0; a clearly negative one exposes

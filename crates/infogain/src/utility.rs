@@ -13,8 +13,8 @@
 //!
 //! This is the utility-space form of PF-TS §2.6 / MR-LPF §2.5: the n²×n² pair Gram is never formed.
 
-use bohf_core::Result;
 use bohf_core::linalg::condition_on_observation;
+use bohf_core::{Result, argmax_lowest_by};
 use bohf_kernels::{IndexPair, PairKernel};
 use nalgebra::DMatrix;
 
@@ -79,52 +79,47 @@ impl UtilityPosterior {
         condition_on_observation(&mut self.cov, &d, noise)
     }
 
-    /// argmax_i σ²(i), lowest index on ties.
-    pub(crate) fn argmax_point(&self) -> (usize, f64) {
-        let mut best = (0, self.cov[(0, 0)]);
-        for i in 1..self.n {
-            let v = self.cov[(i, i)];
-            if v > best.1 {
-                best = (i, v);
-            }
-        }
-        best
+    /// argmax_i σ²(i), lowest index among ties within the relative tolerance of
+    /// [`bohf_core::argmax_lowest`]; a NaN variance is an error.
+    pub(crate) fn argmax_point(&self) -> Result<(usize, f64)> {
+        argmax_lowest_by("posterior variances of the points", (0..self.n).map(|i| (i, self.cov[(i, i)])))
     }
 
-    /// argmax over all n² ordered pairs (i, j) of σ²(i,j); on ties the lowest linear index i·n + j.
-    pub(crate) fn argmax_pair(&self) -> (IndexPair, f64) {
+    /// argmax over all n² ordered pairs (i, j) of σ²(i,j); among ties (within the relative tolerance
+    /// of [`bohf_core::argmax_lowest`]) the lowest linear index i·n + j. The values are computed
+    /// column by column (contiguous in Ŝ) into an n×n table, then scanned in linear-index order.
+    pub(crate) fn argmax_pair(&self) -> Result<(IndexPair, f64)> {
         let n = self.n;
         let diag: Vec<f64> = self.cov.diagonal().iter().copied().collect();
+        // table[i·n + j] = σ²(i, j).
+        let mut table = vec![0.0; n * n];
         match self.kernel {
             Some(PairKernel::Additive) => {
-                let mut best = ((0, 0), f64::NEG_INFINITY);
                 for j in 0..n {
                     let col = self.cov.column(n + j);
                     let djj = diag[n + j];
                     for i in 0..n {
-                        let v = diag[i] + djj + 2.0 * col[i];
-                        if v > best.1 || (v == best.1 && i * n + j < best.0.0 * n + best.0.1) {
-                            best = ((i, j), v);
-                        }
+                        table[i * n + j] = diag[i] + djj + 2.0 * col[i];
                     }
                 }
-                best
+                argmax_lowest_by("posterior variances of the pairs", (0..n * n).map(|l| ((l / n, l % n), table[l])))
             }
             _ => {
                 // σ²(i,j) = σ²(j,i), read from the upper triangle (i < j), which also has the lower
-                // linear index of the two; self-pairs have σ² = 0 exactly, and (0,0) is the lowest index.
-                let mut best = ((0, 0), 0.0);
+                // linear index of the two; self-pairs have σ² = 0 exactly and (0,0) comes first, so
+                // the scan is (0,0) followed by the upper triangle in linear-index order.
                 for j in 1..n {
                     let col = self.cov.column(j);
                     let djj = diag[j];
                     for i in 0..j {
-                        let v = diag[i] + djj - 2.0 * col[i];
-                        if v > best.1 || (v == best.1 && i * n + j < best.0.0 * n + best.0.1) {
-                            best = ((i, j), v);
-                        }
+                        table[i * n + j] = diag[i] + djj - 2.0 * col[i];
                     }
                 }
-                best
+                let upper = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j)));
+                argmax_lowest_by(
+                    "posterior variances of the pairs",
+                    std::iter::once(((0, 0), 0.0)).chain(upper.map(|(i, j)| ((i, j), table[i * n + j]))),
+                )
             }
         }
     }

@@ -18,6 +18,8 @@ mod kind;
 pub mod pairs;
 mod spec;
 mod stationary;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 
 pub use kind::{KernelKind, Smoothness};
 pub use pairs::{IndexPair, PairKernel, additive_pair_gram, dueling_gram, dueling_value};

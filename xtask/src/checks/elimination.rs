@@ -15,7 +15,7 @@ const DELTA: f64 = 0.05;
 /// Whether x* was eliminated in some round, and f(x*) − max f over the final survivors M_{R+1}.
 fn lost_best(config: &MrLpfConfig, horizon: usize, seed: u64) -> bohf_core::Result<(bool, f64)> {
     let (domain, f, _) = rkhs_problem(30, 5.0)?;
-    let best = bohf_pfts::argmax_lowest(f.iter().copied());
+    let best = bohf_core::argmax_lowest(f.iter().copied())?;
     let ctx = SearchContext::new(domain, horizon)?;
     let mut alg = MrLpf::new(&ctx, config.clone())?;
     let mut rng = bohf_core::rng::stream(seed, &[7]);

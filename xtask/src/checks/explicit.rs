@@ -204,7 +204,7 @@ pub fn pfts_lemmas_3_4(quick: bool) -> Vec<Row> {
         let inst = instance()?;
         let n = inst.f.len();
         let h = |i: usize, j: usize| inst.f[i] - inst.f[j];
-        let star = argmax_lowest(inst.f.iter().copied());
+        let star = argmax_lowest(inst.f.iter().copied())?;
         let p = anti_concentration_p();
         let config = PfTsConfig {
             inference: theory_inference(inst.kappa),
@@ -243,8 +243,10 @@ pub fn pfts_lemmas_3_4(quick: bool) -> Vec<Row> {
                             }
                         }
                         let d_t = pfts_d(v, n, t);
-                        let picks: Vec<usize> =
-                            samples.column_iter().map(|c| argmax_lowest(c.iter().copied())).collect();
+                        let picks: Vec<usize> = samples
+                            .column_iter()
+                            .map(|c| argmax_lowest(c.iter().copied()))
+                            .collect::<bohf_core::Result<_>>()?;
                         for a in 0..n {
                             let unsaturated = picks.iter().filter(|&&x| h(star, x) <= d_t * sd[(x, a)]).count();
                             let freq = unsaturated as f64 / draws as f64;
@@ -383,8 +385,10 @@ fn fig1_histories(
         let posterior = DuelingPosterior::new(&base, &duels, inference.rho())?;
         let sd = posterior.std_dev_matrix();
         // UCB index of §4.1 with β = 1: h_t(x, x₀) + σ_t(x, x₀), h_t(x, x₀) = g_t(x) − g_t(x₀) (eq. 18).
-        let mut ucb: Vec<usize> =
-            anchors.iter().map(|&a| argmax_lowest((0..n).map(|x| g[x] - g[a] + sd[(x, a)]))).collect();
+        let mut ucb: Vec<usize> = anchors
+            .iter()
+            .map(|&a| argmax_lowest((0..n).map(|x| g[x] - g[a] + sd[(x, a)])))
+            .collect::<bohf_core::Result<_>>()?;
         ucb.sort_unstable();
         ucb.dedup();
         distinct_counts.push(ucb.len());

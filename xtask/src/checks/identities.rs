@@ -165,9 +165,11 @@ pub fn separability_and_anchors(quick: bool) -> Vec<Row> {
                     }
                 }
             }
-            let argmax_for = |x0: usize| bohf_pfts::argmax_lowest((0..n).map(|x| at(x, x0)));
-            let first = argmax_for(0);
-            anchor_disagreements += (1..n).filter(|&x0| argmax_for(x0) != first).count();
+            let argmax_for = |x0: usize| bohf_core::argmax_lowest((0..n).map(|x| at(x, x0)));
+            let first = argmax_for(0)?;
+            for x0 in 1..n {
+                anchor_disagreements += usize::from(argmax_for(x0)? != first);
+            }
             // The algorithm's own samplers: the utility-space draw and every anchored one, same normals.
             let z = DMatrix::from_fn(joint.rank().max(1), 2, |_, _| StandardNormal.sample(&mut rng));
             let pick = PfTs::select_with(&joint, scale, &z)?;

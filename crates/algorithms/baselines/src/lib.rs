@@ -11,3 +11,6 @@ pub mod scalar;
 pub use maxminlcb::{MaxMinLcb, MaxMinLcbConfig, PlausibleSet};
 pub use random::{RandomDuels, RandomDuelsConfig};
 pub use scalar::{GpTs, GpTsConfig, GpUcb, GpUcbConfig};
+
+#[cfg(test)]
+mod tests;

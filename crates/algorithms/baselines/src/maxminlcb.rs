@@ -24,9 +24,9 @@
 //! * Pásztor et al.'s code: diagonal excluded, ties within 1e−4 broken uniformly at random, and if a
 //!   single candidate is plausible it plays (x, x): `exclude_diagonal = true`, `random_ties = true`.
 
-use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, Result, SearchContext};
-use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogistic, PreferenceFit};
-use nalgebra::{DMatrix, DVector};
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, argmax_lowest_by};
+use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, PreferenceFit, PreferenceModel, Refit};
+use nalgebra::DMatrix;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
@@ -122,11 +122,7 @@ fn prefix(outer: &str, e: Error) -> Error {
 pub struct MaxMinLcb {
     config: MaxMinLcbConfig,
     domain: FiniteDomain,
-    base_gram: DMatrix<f64>,
-    estimator: KernelLogistic,
-    duels: Duels,
-    posterior: DuelingPosterior,
-    fit: Option<PreferenceFit>,
+    model: PreferenceModel,
     plausible: Vec<usize>,
     pending: Option<(usize, usize)>,
 }
@@ -137,22 +133,9 @@ impl MaxMinLcb {
     pub fn new(ctx: &SearchContext, config: MaxMinLcbConfig) -> Result<Self> {
         config.validate()?;
         let domain = ctx.domain().clone();
-        let n = domain.len();
-        let base_gram = config.inference.base_gram(&domain)?;
-        let estimator = config.inference.estimator()?;
-        let posterior = config.inference.prior_posterior(&base_gram)?;
-        let mut alg = Self {
-            config,
-            domain,
-            base_gram,
-            estimator,
-            duels: Duels::new(n),
-            posterior,
-            fit: None,
-            plausible: (0..n).collect(),
-            pending: None,
-        };
-        alg.plausible = alg.plausible_from(&alg.plausible.clone());
+        let model = config.inference.model(&domain)?;
+        let mut alg = Self { config, domain, model, plausible: Vec::new(), pending: None };
+        alg.plausible = alg.plausible_from(&(0..alg.domain.len()).collect::<Vec<_>>())?;
         Ok(alg)
     }
 
@@ -161,9 +144,14 @@ impl MaxMinLcb {
         &self.config
     }
 
+    /// The preference model (all duels, the latest fit, the dueling posterior).
+    pub fn model(&self) -> &PreferenceModel {
+        &self.model
+    }
+
     /// All duels observed so far.
     pub fn duels(&self) -> &Duels {
-        &self.duels
+        self.model.duels()
     }
 
     /// The current plausible set M_t (sorted candidate indices; all of X with [`PlausibleSet::Off`]).
@@ -173,17 +161,17 @@ impl MaxMinLcb {
 
     /// The latest kernel logistic fit (None before the first duel).
     pub fn fit(&self) -> Option<&PreferenceFit> {
-        self.fit.as_ref()
+        self.model.fit()
     }
 
     /// The dueling posterior of all duels.
     pub fn posterior(&self) -> &DuelingPosterior {
-        &self.posterior
+        self.model.posterior()
     }
 
     /// The base Gram of the candidates.
     pub fn base_gram(&self) -> &DMatrix<f64> {
-        &self.base_gram
+        self.model.base_gram()
     }
 
     /// The pending suggestion, if any.
@@ -191,72 +179,34 @@ impl MaxMinLcb {
         self.pending
     }
 
-    /// μ(h_t(i, j)), with h_t = 0 before the first duel.
-    fn preference_probability(&self, i: usize, j: usize) -> f64 {
-        match &self.fit {
-            Some(fit) => self.link().mu(fit.utility()[i] - fit.utility()[j]),
-            None => 0.5,
-        }
-    }
-
-    fn link(&self) -> Link {
-        self.config.inference.mle.link
-    }
-
-    /// σ_t(i, j) from the utility-space covariance, in the exactly symmetric form
-    /// Ŝ_ii + Ŝ_jj − (Ŝ_ij + Ŝ_ji) (rank-one updates leave Ŝ asymmetric by an ulp).
-    fn sigma(&self, i: usize, j: usize) -> f64 {
-        if i == j {
-            return 0.0;
-        }
-        let s = self.posterior.covariance();
-        (s[(i, i)] + s[(j, j)] - (s[(i, j)] + s[(j, i)])).max(0.0).sqrt()
-    }
-
-    /// LCB_t(i, j) = μ(h_t(i, j)) − β σ_t(i, j) (equal to 1/2 on the diagonal).
+    /// LCB_t(i, j) = μ(h_t(i, j)) − β σ_t(i, j) (equal to 1/2 on the diagonal;
+    /// [`PreferenceModel::lcb`]).
     pub fn lcb(&self, i: usize, j: usize) -> Result<f64> {
-        self.domain.check_index(i)?;
-        self.domain.check_index(j)?;
-        Ok(self.preference_probability(i, j) - self.config.beta * self.sigma(i, j))
+        self.model.lcb(i, j, self.config.beta)
     }
 
-    /// UCB_t(i, j) = μ(h_t(i, j)) + β σ_t(i, j).
+    /// UCB_t(i, j) = μ(h_t(i, j)) + β σ_t(i, j) ([`PreferenceModel::ucb`]).
     pub fn ucb(&self, i: usize, j: usize) -> Result<f64> {
-        self.domain.check_index(i)?;
-        self.domain.check_index(j)?;
-        Ok(self.preference_probability(i, j) + self.config.beta * self.sigma(i, j))
+        self.model.ucb(i, j, self.config.beta)
     }
 
-    /// The plausible set given the current fit and posterior, from the previous set `previous`.
-    /// Never empty: the maximiser of g_t over the candidates considered has UCB ≥ μ(0) = 1/2 against
-    /// all of them (lowest-index maximiser kept alone as a guard).
-    fn plausible_from(&self, previous: &[usize]) -> Vec<usize> {
-        let n = self.domain.len();
-        let pool: Vec<usize> = match self.config.plausible_set {
-            PlausibleSet::Off => return (0..n).collect(),
-            PlausibleSet::AllCandidates => (0..n).collect(),
-            PlausibleSet::Nested => previous.to_vec(),
-        };
-        let beta = self.config.beta;
-        let kept: Vec<usize> = pool
-            .iter()
-            .copied()
-            .filter(|&x| pool.iter().all(|&xp| self.preference_probability(x, xp) + beta * self.sigma(x, xp) >= 0.5))
-            .collect();
-        if !kept.is_empty() {
-            return kept;
+    /// The plausible set given the current fit and posterior, from the previous set `previous`
+    /// ([`PreferenceModel::plausible`]; never empty).
+    fn plausible_from(&self, previous: &[usize]) -> Result<Vec<usize>> {
+        let all = || (0..self.domain.len()).collect::<Vec<_>>();
+        match self.config.plausible_set {
+            PlausibleSet::Off => Ok(all()),
+            PlausibleSet::AllCandidates => self.model.plausible(&all(), self.config.beta),
+            PlausibleSet::Nested => self.model.plausible(previous, self.config.beta),
         }
-        let g = self.fit.as_ref().map(|f| f.utility().clone()).unwrap_or_else(|| DVector::zeros(n));
-        let best = pool.iter().copied().fold(pool[0], |b, i| if g[i] > g[b] { i } else { b });
-        vec![best]
     }
 
     /// Solves the max–min game over the plausible set; `rng` is used only with random tie-breaking.
-    fn game(&self, mut rng: Option<&mut dyn Rng>) -> (usize, usize) {
+    fn game(&self, mut rng: Option<&mut dyn Rng>) -> Result<(usize, usize)> {
         let m = &self.plausible;
         let exclude = self.config.exclude_diagonal;
         if m.len() == 1 {
-            return (m[0], m[0]);
+            return Ok((m[0], m[0]));
         }
         let tol = self.config.tie_tolerance;
         // Row minima of the LCB (follower's value for each leader) and the LCB rows themselves.
@@ -269,25 +219,26 @@ impl MaxMinLcb {
                     lcb[a * k + b] = f64::INFINITY;
                     continue;
                 }
-                let v = self.preference_probability(x, xp) - self.config.beta * self.sigma(x, xp);
+                let v = self.lcb(x, xp)?;
                 lcb[a * k + b] = v;
                 if v < row_min[a] {
                     row_min[a] = v;
                 }
             }
         }
-        let best = row_min.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let (leader, best) = argmax_lowest_by("MaxMinLCB leader values", row_min.iter().copied().enumerate())?;
         let leader = match rng.as_deref_mut() {
             Some(r) => pick(r, (0..k).filter(|&a| row_min[a] >= best - tol)),
-            None => (0..k).find(|&a| row_min[a] == best).unwrap_or(0),
+            None => leader,
         };
         let row = &lcb[leader * k..(leader + 1) * k];
         let min = row_min[leader];
         let follower = match rng {
             Some(r) => pick(r, (0..k).filter(|&b| row[b] <= min + tol)),
-            None => (0..k).find(|&b| row[b] == min).unwrap_or(0),
+            // The follower minimises: the lowest-index argmax of −LCB (the excluded diagonal is +∞).
+            None => argmax_lowest_by("MaxMinLCB follower values", row.iter().map(|&v| -v).enumerate())?.0,
         };
-        (m[leader], m[follower])
+        Ok((m[leader], m[follower]))
     }
 }
 
@@ -303,33 +254,30 @@ impl Optimizer for MaxMinLcb {
     }
 
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
-        let (i, j) = if self.config.random_ties { self.game(Some(rng)) } else { self.game(None) };
+        let (i, j) = if self.config.random_ties { self.game(Some(rng))? } else { self.game(None)? };
         self.pending = Some((i, j));
         Ok(Query::Duel(self.domain.point(i)?, self.domain.point(j)?))
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
         let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
-        // Refit on all data first (on a copy), so that a solver failure leaves the state untouched.
-        let mut duels = self.duels.clone();
-        duels.push(duel)?;
-        let fit = match &self.fit {
-            Some(previous) => self.estimator.fit_warm(&self.base_gram, &duels, previous)?,
-            None => self.estimator.fit(&self.base_gram, &duels)?,
-        };
-        self.posterior.add_duel(duel.first, duel.second)?;
-        self.duels = duels;
-        self.fit = Some(fit);
+        // The model refits on all data (warm start) atomically; the plausible set is computed before
+        // anything is stored, so an error leaves the state untouched.
+        let mut model = self.model.clone();
+        model.observe(&[duel], Refit::Warm)?;
+        let previous = std::mem::replace(&mut self.model, model);
+        match self.plausible_from(&self.plausible) {
+            Ok(plausible) => self.plausible = plausible,
+            Err(e) => {
+                self.model = previous;
+                return Err(e);
+            }
+        }
         self.pending = None;
-        let previous = std::mem::take(&mut self.plausible);
-        self.plausible = self.plausible_from(&previous);
         Ok(())
     }
 
     fn recommend(&self) -> Result<Point> {
-        self.domain.point(self.game(None).0)
+        self.domain.point(self.game(None)?.0)
     }
 }
-
-#[cfg(test)]
-mod tests;

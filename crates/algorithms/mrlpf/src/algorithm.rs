@@ -2,9 +2,9 @@
 
 use crate::config::MrLpfConfig;
 use crate::schedule::round_schedule;
-use crate::select::{argmax_within, eliminate, max_variance_batch, next_pair};
-use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
-use bohf_gp::{DuelingPosterior, Duels, KernelLogistic};
+use crate::select::{max_variance_batch, next_pair};
+use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, argmax_lowest_in};
+use bohf_gp::{DuelingPosterior, Duels, PreferenceModel, Refit};
 use bohf_kernels::IndexPair;
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
@@ -41,7 +41,10 @@ pub struct RoundRecord {
 ///    ([`MrLpf::round_batch`]);
 /// 2. after its N_r-th duel the kernel logistic MLE is fitted to the round's duels (from θ = 0)
 ///    and M_{r+1} = {x ∈ M_r : ∀x′ ∈ M_r, μ(h(x, x′)) + β_(r) σ(x, x′) ≥ 1/2} (eq. (12),
-///    [`crate::eliminate`]). The sets are nested and never empty.
+///    [`PreferenceModel::plausible`]), with the same σ as the selection. The sets are nested and
+///    never empty.
+///
+/// The round's duels, fit and posterior are one [`PreferenceModel`], reset at each round's start.
 ///
 /// Because the schedule sums to T exactly, the last round ends at the T-th duel and its elimination
 /// yields M_{R+1}, from which the output is taken (Corollary 4.4: "any x̂_T ∈ M_{R+1}").
@@ -61,8 +64,6 @@ pub struct RoundRecord {
 pub struct MrLpf {
     config: MrLpfConfig,
     domain: FiniteDomain,
-    base_gram: DMatrix<f64>,
-    estimator: KernelLogistic,
     schedule: Vec<usize>,
     betas: Vec<f64>,
     /// 0-based index of the current round (== schedule.len() once finished).
@@ -70,8 +71,8 @@ pub struct MrLpf {
     /// Duels observed in the current round.
     position: usize,
     active: Vec<usize>,
-    posterior: DuelingPosterior,
-    round_duels: Duels,
+    /// The current round's duels, fit and posterior (noise ρ_r).
+    model: PreferenceModel,
     pending: Option<IndexPair>,
     records: Vec<RoundRecord>,
     steps: usize,
@@ -85,23 +86,19 @@ impl MrLpf {
         let schedule = round_schedule(ctx.horizon())?;
         let domain = ctx.domain().clone();
         let n = domain.len();
-        let base_gram = config.inference.base_gram(&domain)?;
-        let estimator = config.inference.estimator()?;
         let betas =
             (1..=schedule.len()).map(|r| config.beta_for_round(r, schedule.len(), n)).collect::<Result<Vec<_>>>()?;
-        let posterior = DuelingPosterior::prior(&base_gram, config.rho(1))?;
+        let model =
+            PreferenceModel::new(config.inference.base_gram(&domain)?, config.inference.estimator()?, config.rho(1))?;
         Ok(Self {
             config,
             domain,
-            base_gram,
-            estimator,
             schedule,
             betas,
             round: 0,
             position: 0,
             active: (0..n).collect(),
-            posterior,
-            round_duels: Duels::new(n),
+            model,
             pending: None,
             records: Vec::new(),
             steps: 0,
@@ -155,12 +152,17 @@ impl MrLpf {
 
     /// The current round's dueling posterior (its own duels only, noise ρ_r).
     pub fn posterior(&self) -> &DuelingPosterior {
-        &self.posterior
+        self.model.posterior()
+    }
+
+    /// The current round's preference model (its duels, its posterior; its fit once closed).
+    pub fn model(&self) -> &PreferenceModel {
+        &self.model
     }
 
     /// The base Gram of the candidates.
     pub fn base_gram(&self) -> &DMatrix<f64> {
-        &self.base_gram
+        self.model.base_gram()
     }
 
     /// All N_r pairs of the current round, computed upfront from the round's start (they do not depend
@@ -172,7 +174,7 @@ impl MrLpf {
         }
         let r = self.round + 1;
         max_variance_batch(
-            &self.base_gram,
+            self.model.base_gram(),
             &self.active,
             self.config.rho(r),
             self.schedule[self.round],
@@ -193,34 +195,28 @@ impl MrLpf {
         Error::invalid("horizon", format!("MR-LPF has made all T = {} queries", self.schedule.iter().sum::<usize>()))
     }
 
-    /// Closes the current round: elimination with the fit and the round's σ, record, next round.
-    fn close_round(&mut self, utility: DVector<f64>) -> Result<()> {
+    /// Closes the current round (its model holds the round's duels and end-of-round fit):
+    /// elimination with the fit and the round's σ, record, next round.
+    fn close_round(&mut self) -> Result<()> {
         let r = self.round + 1;
         let beta = self.betas[self.round];
-        let post = &self.posterior;
-        let survivors = eliminate(
-            &self.active,
-            utility.as_slice(),
-            |i, j| post.variance(i, j).unwrap_or(0.0),
-            beta,
-            self.config.inference.mle.link,
-        );
-        let n = self.domain.len();
-        let duels = std::mem::replace(&mut self.round_duels, Duels::new(n));
-        self.records.push(RoundRecord {
+        let survivors = self.model.plausible(&self.active, beta)?;
+        let record = RoundRecord {
             round: r,
-            rho: self.posterior.rho(),
+            rho: self.model.posterior().rho(),
             beta,
-            active: std::mem::replace(&mut self.active, survivors.clone()),
-            survivors,
-            duels,
-            utility,
-        });
+            active: self.active.clone(),
+            survivors: survivors.clone(),
+            duels: self.model.duels().clone(),
+            utility: self.model.utility().clone(),
+        };
+        if r < self.schedule.len() {
+            self.model.reset(self.config.rho(r + 1))?;
+        }
+        self.records.push(record);
+        self.active = survivors;
         self.round += 1;
         self.position = 0;
-        if !self.is_finished() {
-            self.posterior = DuelingPosterior::prior(&self.base_gram, self.config.rho(r + 1))?;
-        }
         Ok(())
     }
 }
@@ -236,7 +232,7 @@ impl Optimizer for MrLpf {
         }
         let pair = match self.pending {
             Some(p) => p,
-            None => next_pair(&self.posterior, &self.active, self.position, self.config.initial_sigma),
+            None => next_pair(self.model.posterior(), &self.active, self.position, self.config.initial_sigma)?,
         };
         self.pending = Some(pair);
         self.duel(pair.0, pair.1)
@@ -248,34 +244,31 @@ impl Optimizer for MrLpf {
         }
         // MR-LPF's data must be its own queries: the pending suggestion, or (replaying a saved history
         // without calling suggest) the duel suggest() would return now.
-        let expected = self
-            .pending
-            .unwrap_or_else(|| next_pair(&self.posterior, &self.active, self.position, self.config.initial_sigma));
-        let Duel { first: i, second: j, first_wins } =
-            self.domain.answered_duel(query, &answer, Some(expected), self.name())?;
-        let closes_round = self.position + 1 == self.schedule[self.round];
-        // Fit first (on a copy), so that a solver failure leaves the state untouched.
-        let fit = if closes_round {
-            let mut duels = self.round_duels.clone();
-            duels.push(Duel::new(i, j, first_wins))?;
-            Some(self.estimator.fit(&self.base_gram, &duels)?)
-        } else {
-            None
+        let expected = match self.pending {
+            Some(p) => p,
+            None => next_pair(self.model.posterior(), &self.active, self.position, self.config.initial_sigma)?,
         };
-        self.posterior.add_duel(i, j)?;
-        self.round_duels.push(Duel::new(i, j, first_wins))?;
-        self.pending = None;
-        self.position += 1;
-        self.steps += 1;
-        if let Some(fit) = fit {
-            self.close_round(fit.utility().clone())?;
+        let duel: Duel = self.domain.answered_duel(query, &answer, Some(expected), self.name())?;
+        let closes_round = self.position + 1 == self.schedule[self.round];
+        // The end-of-round fit is from θ = 0 (Algorithm 1); within a round only σ is needed. On an
+        // error (solver failure, elimination) the state is restored untouched.
+        let saved = closes_round.then(|| self.model.clone());
+        self.model.observe(&[duel], if closes_round { Refit::Cold } else { Refit::Defer })?;
+        if let Some(saved) = saved
+            && let Err(e) = self.close_round()
+        {
+            self.model = saved;
+            return Err(e);
         }
+        self.pending = None;
+        self.position += usize::from(!closes_round);
+        self.steps += 1;
         Ok(())
     }
 
     fn recommend(&self) -> Result<Point> {
         let best = match self.records.last() {
-            Some(rec) => argmax_within(&self.active, rec.utility.as_slice()),
+            Some(rec) => argmax_lowest_in("MR-LPF utility over M_r", &self.active, |i| rec.utility[i])?,
             None => self.active[0],
         };
         self.domain.point(best)

@@ -16,7 +16,7 @@
 //!   with ρ_r = λκ (experiments) or λκ_r, κ_1 = κ, κ_r = 6 (theory) — [`RoundNoise`]. σ does not
 //!   depend on labels, so a round is a batch ([`MrLpf::round_batch`], [`max_variance_batch`]).
 //! * At the end of round r the kernel logistic MLE h = g(x) − g(x′) is fitted to the round's duels,
-//!   and (eq. (12), [`eliminate`])
+//!   and (eq. (12), [`bohf_gp::PreferenceModel::plausible`], with the same σ as eq. (11))
 //!
 //!   ```text
 //!   M_{r+1} = { x ∈ M_r : ∀ x′ ∈ M_r,  μ(h(x, x′)) + β_(r) σ(x, x′) ≥ 1/2 }
@@ -55,7 +55,7 @@ mod select;
 pub use algorithm::{MrLpf, RoundRecord};
 pub use config::{BETA_RULES, InitialSigma, LATER_ROUND_KAPPA, MrLpfConfig, RoundNoise, theoretical_beta};
 pub use schedule::{max_rounds_bound, round_schedule};
-pub use select::{eliminate, max_variance_batch, max_variance_pair};
+pub use select::{max_variance_batch, max_variance_pair};
 
 #[cfg(test)]
 mod tests;

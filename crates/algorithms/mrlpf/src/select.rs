@@ -1,76 +1,40 @@
-//! The two decisions of MR-LPF: maximum-variance pairs within a round (eq. (11)) and the
-//! end-of-round elimination (eq. (12)). Pure functions of the posterior, the fit and the active set.
+//! MR-LPF's selection rule: maximum-variance pairs within a round (eq. (11)), a pure function of
+//! the round's dueling posterior and the active set. The end-of-round elimination (eq. (12)) is the
+//! plausibility filter of the preference model ([`bohf_gp::PreferenceModel::plausible`]).
 
 use crate::config::InitialSigma;
-use bohf_core::{Error, Link, Result};
+use bohf_core::{Error, Result, argmax_lowest_by};
 use bohf_gp::DuelingPosterior;
 use bohf_kernels::IndexPair;
 use nalgebra::DMatrix;
 
 /// MR-LPF's selection rule, eq. (11): (x, x′) = argmax_{x, x′ ∈ M_r} σ_(n−1,r)(x, x′) over **ordered**
 /// pairs of the active set M_r (diagonal included), with σ² read from the dueling posterior of the
-/// round's own duels (σ²(i, j) = Ŝ_ii + Ŝ_jj − 2Ŝ_ij, MR-LPF eq. (10)).
+/// round's own duels ([`DuelingPosterior::variance_within`], MR-LPF eq. (10)).
 ///
 /// Ties go to the first pair in row-major order of M_r × M_r with M_r sorted by candidate index
-/// (the authors' code, note §3.2), i.e. the lexicographically smallest (x, x′). Since σ is symmetric
-/// and σ(x, x) = 0, the chosen pair has x < x′ unless every σ is 0 (|M_r| = 1), when it is
-/// (M_r\[0\], M_r\[0\]).
+/// (the authors' code, note §3.2), i.e. the lexicographically smallest (x, x′), within the relative
+/// tolerance of [`bohf_core::argmax_lowest`]. Since σ is symmetric bit for bit and σ(x, x) = 0, the
+/// chosen pair has x < x′ unless every σ is 0 (|M_r| = 1), when it is (M_r\[0\], M_r\[0\]).
 ///
-/// `active` must be non-empty, sorted and within the posterior's candidates (checked by callers).
-pub fn max_variance_pair(posterior: &DuelingPosterior, active: &[usize]) -> IndexPair {
-    max_variance_in(posterior.covariance(), active)
+/// `active` must be non-empty, sorted and within the posterior's candidates; errors otherwise.
+pub fn max_variance_pair(posterior: &DuelingPosterior, active: &[usize]) -> Result<IndexPair> {
+    if active.is_empty() {
+        return Err(Error::Empty("active set M_r".into()));
+    }
+    max_variance_in(&posterior.variance_within(active)?, active)
 }
 
-fn max_variance_in(s: &DMatrix<f64>, active: &[usize]) -> IndexPair {
-    // σ²(i, j) = Ŝ_ii + Ŝ_jj − (Ŝ_ij + Ŝ_ji) is symmetric exactly (floating-point + commutes) and
-    // σ²(i, i) = 0, so the first maximum in row-major order over M_r × M_r is the first one over
-    // the pairs i < j in the same order: only those are scanned, in tiles of B × B positions so
-    // that Ŝ_ij and Ŝ_ji (a row and a column of a column-major matrix) stay in cache, and a tie is
-    // resolved towards the smaller (position of i, position of j), which gives the row-major rule.
-    const B: usize = 64;
+/// The rule on a precomputed σ² matrix over M_r × M_r. Row-major over all ordered pairs equals
+/// (M_r\[0\], M_r\[0\]) (σ² = 0) followed by the pairs p < q in row-major order: each (q, p) with
+/// q > p comes after (p, q), which has the same value, and the other diagonal entries are 0, which
+/// ties with the maximum only when the maximum is 0 and (0, 0) comes first.
+fn max_variance_in(var: &DMatrix<f64>, active: &[usize]) -> Result<IndexPair> {
     let m = active.len();
-    let diag: Vec<f64> = active.iter().map(|&i| s[(i, i)]).collect();
-    let mut best = (0, 0);
-    let mut best_var = 0.0;
-    for bi in (0..m).step_by(B) {
-        for bj in (bi..m).step_by(B) {
-            for p in bi..(bi + B).min(m) {
-                let i = active[p];
-                for q in bj.max(p + 1)..(bj + B).min(m) {
-                    let j = active[q];
-                    // Ŝ_ij + Ŝ_ji rather than 2Ŝ_ij: rank-one updates leave Ŝ asymmetric by an ulp,
-                    // and the symmetric form keeps σ(i, j) = σ(j, i) exactly.
-                    let v = (diag[p] + diag[q] - (s[(i, j)] + s[(j, i)])).max(0.0);
-                    if v > best_var || (v == best_var && best_var > 0.0 && (p, q) < best) {
-                        best_var = v;
-                        best = (p, q);
-                    }
-                }
-            }
-        }
-    }
-    (active[best.0], active[best.1])
-}
-
-/// The straightforward scan of every ordered pair in row-major order (the reference for tests).
-#[cfg(test)]
-fn max_variance_full_scan(s: &DMatrix<f64>, active: &[usize]) -> IndexPair {
-    let mut best = (active[0], active[0]);
-    let mut best_var = 0.0;
-    for &i in active {
-        let sii = s[(i, i)];
-        for &j in active {
-            if i == j {
-                continue;
-            }
-            let v = (sii + s[(j, j)] - (s[(i, j)] + s[(j, i)])).max(0.0);
-            if v > best_var {
-                best_var = v;
-                best = (i, j);
-            }
-        }
-    }
-    best
+    // var[(q, p)] = var[(p, q)]; reading column p keeps the scan contiguous in column-major storage.
+    let upper = (0..m).flat_map(|p| (p + 1..m).map(move |q| ((p, q), var[(q, p)])));
+    let ((p, q), _) = argmax_lowest_by("σ² over M_r × M_r", std::iter::once(((0, 0), 0.0)).chain(upper))?;
+    Ok((active[p], active[q]))
 }
 
 /// The whole query sequence of one round, computed before any of its labels (note §3.2, "batch
@@ -90,7 +54,7 @@ pub fn max_variance_batch(
     let mut post = DuelingPosterior::prior(base_gram, rho)?;
     let mut pairs = Vec::with_capacity(count);
     for n in 0..count {
-        let pair = next_pair(&post, active, n, initial_sigma);
+        let pair = next_pair(&post, active, n, initial_sigma)?;
         post.add_duel(pair.0, pair.1)?;
         pairs.push(pair);
     }
@@ -103,53 +67,12 @@ pub(crate) fn next_pair(
     active: &[usize],
     position: usize,
     initial_sigma: InitialSigma,
-) -> IndexPair {
+) -> Result<IndexPair> {
     if position == 0 && initial_sigma == InitialSigma::Zero {
-        (active[0], active[0])
+        Ok((active[0], active[0]))
     } else {
         max_variance_pair(post, active)
     }
-}
-
-/// MR-LPF's elimination, eq. (12)/(22): keep x ∈ M_r iff for every x′ ∈ M_r (x′ = x included)
-///
-/// ```text
-/// μ(h(x, x′)) + β σ(x, x′) ≥ 1/2,     h(x, x′) = g(x) − g(x′),
-/// ```
-///
-/// with g the utility of the round's kernel logistic fit, σ from the round's dueling posterior and β
-/// the round's confidence width. The test `≥ 1/2` keeps x (the authors' code eliminates on `< 1/2`).
-///
-/// The result is a subset of `active` in the same (sorted) order, hence nested. It is never empty:
-/// x̂ = argmax_{M_r} g has h(x̂, x′) ≥ 0, so μ(h) ≥ μ(0) = 1/2 exactly in floating point and x̂ passes
-/// whenever β ≥ 0 (note §3.2). As a guard (reachable only with β < 0), if no candidate passes the
-/// lowest-index maximiser of g over `active` is kept alone.
-pub fn eliminate(
-    active: &[usize],
-    utility: &[f64],
-    variance: impl Fn(usize, usize) -> f64,
-    beta: f64,
-    link: Link,
-) -> Vec<usize> {
-    let survivors: Vec<usize> = active
-        .iter()
-        .copied()
-        .filter(|&x| {
-            active.iter().all(|&xp| link.mu(utility[x] - utility[xp]) + beta * variance(x, xp).max(0.0).sqrt() >= 0.5)
-        })
-        .collect();
-    if survivors.is_empty() { vec![argmax_within(active, utility)] } else { survivors }
-}
-
-/// The lowest-index maximiser of `utility` over `active` (non-empty).
-pub(crate) fn argmax_within(active: &[usize], utility: &[f64]) -> usize {
-    let mut best = active[0];
-    for &i in &active[1..] {
-        if utility[i] > utility[best] {
-            best = i;
-        }
-    }
-    best
 }
 
 /// Errors unless `active` is non-empty, strictly increasing and within `n` candidates.
@@ -170,28 +93,12 @@ pub(crate) fn check_active(active: &[usize], n: usize) -> Result<()> {
 mod tests {
     use super::*;
     use approx::assert_relative_eq;
-    use bohf_kernels::{Kernel, Stationary, dueling_gram};
-    use proptest::prelude::*;
+    use bohf_kernels::testing::pair_space_variance;
+    use bohf_kernels::{Kernel, Stationary};
 
     fn grid_gram(n: usize) -> DMatrix<f64> {
         let x = DMatrix::from_fn(n, 1, |i, _| i as f64 / (n - 1) as f64);
         Stationary::matern52(0.2).unwrap().gram(&x).unwrap()
-    }
-
-    /// σ²(z) = k_D(z,z) − k_D,t(z)ᵀ (K^D_t + ρI)⁻¹ k_D,t(z) directly in pair space (MR-LPF eq. (10)),
-    /// by an LU solve of the t×t dueling Gram: independent of the utility-space posterior.
-    fn pair_space_variance(base: &DMatrix<f64>, data: &[IndexPair], z: IndexPair, rho: f64) -> f64 {
-        let kzz = dueling_gram(base, &[z], &[z]).unwrap()[(0, 0)];
-        if data.is_empty() {
-            return kzz;
-        }
-        let mut kd = dueling_gram(base, data, data).unwrap();
-        for i in 0..data.len() {
-            kd[(i, i)] += rho;
-        }
-        let kz = dueling_gram(base, data, &[z]).unwrap();
-        let sol = kd.lu().solve(&kz).unwrap();
-        kzz - (kz.transpose() * sol)[(0, 0)]
     }
 
     /// Every pair of a batch attains the maximum pair-space σ² over M × M given the earlier pairs
@@ -242,89 +149,35 @@ mod tests {
         ));
     }
 
-    /// Hand-computed cases of eq. (12) with g = (0, 1, 3) and the logistic link:
-    /// μ(−3) = 0.047426, μ(−2) = 0.119203, μ(−1) = 0.268941.
+    /// The tie rule on σ² matrices with exact ties (a Gram of repeated points: many pairs share
+    /// the largest σ²), near ties within 1e-12 relative (the row-major first wins although it is
+    /// smaller) and gaps just outside it (the larger wins), and an all-zero σ² (the diagonal pair).
     #[test]
-    fn elimination_by_hand() {
-        let g = [0.0, 1.0, 3.0];
-        let link = Link::Logistic;
-        // σ = 0: only the maximiser has μ(h) ≥ 1/2 against everyone.
-        assert_eq!(eliminate(&[0, 1, 2], &g, |_, _| 0.0, 1.0, link), vec![2]);
-        // σ = 0.5 off the diagonal, β = 1: x = 1 has μ(1) = 0.73 against 0 and μ(−2) + 0.5 = 0.619
-        // against 2 → kept; x = 0 has μ(−1) + 0.5 = 0.769 and μ(−3) + 0.5 = 0.547 → kept.
-        let half = |i: usize, j: usize| if i == j { 0.0 } else { 0.25 };
-        assert_eq!(eliminate(&[0, 1, 2], &g, half, 1.0, link), vec![0, 1, 2]);
-        // β = 0.9: x = 0 gets μ(−3) + 0.45 = 0.497 < 0.5 → out; x = 1 gets μ(−2) + 0.45 = 0.569 → in.
-        assert_eq!(eliminate(&[0, 1, 2], &g, half, 0.9, link), vec![1, 2]);
-        // Only pairs within the active set count: against {0, 1} alone, 1 is the best and 0 needs
-        // μ(−1) + β σ ≥ 1/2, i.e. β ≥ 0.231/0.5 = 0.462.
-        assert_eq!(eliminate(&[0, 1], &g, half, 0.46, link), vec![1]);
-        assert_eq!(eliminate(&[0, 1], &g, half, 0.47, link), vec![0, 1]);
-        // The guard: with β < 0 (never produced by a valid config) every x ≠ x′ fails; the argmax is kept.
-        assert_eq!(eliminate(&[0, 1, 2], &g, half, -10.0, link), vec![2]);
-        // Ties for the maximum: the lowest index.
-        assert_eq!(argmax_within(&[0, 1, 2], &[1.0, 5.0, 5.0]), 1);
-    }
-
-    /// The tiled half scan picks the pair of the full row-major scan: on posteriors with up to
-    /// 300 candidates (several tiles) after 0 to 40 duels, on random active subsets, and with exact
-    /// ties (a Gram of repeated points, where many pairs share the largest σ).
-    #[test]
-    fn tiled_scan_equals_the_full_row_major_scan() {
-        use rand::RngExt;
-        let mut r = bohf_core::rng::seeded(5);
-        for (n, duels) in [(7, 0), (150, 3), (300, 40), (200, 10)] {
-            let base = grid_gram(n);
-            let mut post = DuelingPosterior::prior(&base, 0.05).unwrap();
-            for _ in 0..duels {
-                post.add_duel(r.random_range(0..n), r.random_range(0..n)).unwrap();
-            }
-            for keep in [1.0, 0.5, 0.1] {
-                let active: Vec<usize> = (0..n).filter(|_| r.random::<f64>() < keep).collect();
-                if active.is_empty() {
-                    continue;
-                }
-                let s = post.covariance();
-                assert_eq!(max_variance_in(s, &active), max_variance_full_scan(s, &active), "n = {n}, keep {keep}");
-            }
-        }
-        // Ties: 130 points at two locations, so σ² takes the same largest value on many pairs.
+    fn ties_go_to_the_first_pair_in_row_major_order() {
         let x = DMatrix::from_fn(130, 1, |i, _| (i % 2) as f64);
         let tied = Stationary::matern52(0.2).unwrap().gram(&x).unwrap();
+        let post = DuelingPosterior::prior(&tied, 0.05).unwrap();
         let all: Vec<usize> = (0..130).collect();
-        assert_eq!(max_variance_in(&tied, &all), max_variance_full_scan(&tied, &all));
-        assert_eq!(max_variance_in(&tied, &all), (0, 1));
-        assert_eq!(max_variance_in(&tied, &[4]), (4, 4));
-        // A tie met out of row-major order by the tiles: (1, 2) lies in the first tile, (0, 65) in
-        // the next one; row-major meets (0, 65) first.
-        let mut s = DMatrix::zeros(130, 130);
-        for (i, j) in [(1, 2), (0, 65)] {
-            s[(i, j)] = -1.0;
-            s[(j, i)] = -1.0;
-        }
-        assert_eq!(max_variance_full_scan(&s, &all), (0, 65));
-        assert_eq!(max_variance_in(&s, &all), (0, 65));
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
-        /// For any utility, any non-negative σ² and β ≥ 0 (including 0): the survivors are a
-        /// non-empty, sorted subset of the active set that contains the maximiser of g over it.
-        #[test]
-        fn elimination_is_nested_nonempty_and_keeps_the_argmax(
-            g in prop::collection::vec(-5.0f64..5.0, 8),
-            s in prop::collection::vec(0.0f64..1.0, 64),
-            mask in prop::collection::vec(any::<bool>(), 8),
-            beta in prop_oneof![Just(0.0), 0.0f64..3.0],
-        ) {
-            let mut active: Vec<usize> = (0..8).filter(|&i| mask[i]).collect();
-            if active.is_empty() { active.push(3); }
-            let var = |i: usize, j: usize| if i == j { 0.0 } else { s[i.min(j) * 8 + i.max(j)] };
-            let kept = eliminate(&active, &g, var, beta, Link::Logistic);
-            prop_assert!(!kept.is_empty());
-            prop_assert!(kept.iter().all(|k| active.contains(k)));
-            prop_assert!(kept.windows(2).all(|w| w[0] < w[1]));
-            prop_assert!(kept.contains(&argmax_within(&active, &g)));
-        }
+        assert_eq!(max_variance_pair(&post, &all).unwrap(), (0, 1));
+        assert_eq!(max_variance_pair(&post, &[4]).unwrap(), (4, 4));
+        assert_eq!(max_variance_pair(&post, &[2, 4, 6, 7, 9]).unwrap(), (2, 7));
+        let active = [3, 5, 8, 11];
+        let with = |entries: &[((usize, usize), f64)]| {
+            let mut v = DMatrix::zeros(4, 4);
+            for &((p, q), val) in entries {
+                v[(p, q)] = val;
+                v[(q, p)] = val;
+            }
+            max_variance_in(&v, &active).unwrap()
+        };
+        // (0, 3) comes before (1, 2) in row-major order: it wins a tie within 1e-12 · 2.
+        assert_eq!(with(&[((1, 2), 2.0 + 1e-12), ((0, 3), 2.0)]), (3, 11));
+        assert_eq!(with(&[((1, 2), 2.0 + 3e-12), ((0, 3), 2.0)]), (5, 8));
+        assert_eq!(with(&[((1, 2), 2.0), ((0, 3), 2.0)]), (3, 11));
+        assert_eq!(with(&[]), (3, 3));
+        let mut nan = DMatrix::zeros(4, 4);
+        nan[(3, 1)] = f64::NAN;
+        assert!(matches!(max_variance_in(&nan, &active), Err(Error::NonFinite(_))));
+        assert!(max_variance_pair(&post, &[]).is_err() && max_variance_pair(&post, &[130]).is_err());
     }
 }

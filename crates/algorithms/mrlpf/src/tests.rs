@@ -4,39 +4,15 @@
 use crate::{InitialSigma, MrLpf, MrLpfConfig, RoundNoise, max_variance_batch};
 use approx::assert_relative_eq;
 use bohf_core::WidthSchedule;
-use bohf_core::rng::{self, BohfRng};
-use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
+use bohf_core::rng;
+use bohf_core::testing::{
+    btl_answer as answer, duel_indices as pair_of, duel_regret as regret, grid_context as context,
+    smooth_utility as utility,
+};
+use bohf_core::{Answer, Error, Link, Optimizer, Point, Query};
 use bohf_gp::DuelingPosterior;
 use bohf_infogain::{PairKernel, greedy_pairs, potential::variance_sum_bound};
 use bohf_kernels::IndexPair;
-use rand::RngExt;
-
-/// A smooth utility on the grid of [0, 1] with one clear maximum near x = 0.27 and range ≈ 5
-/// (|h| ≤ 5, like the MR-LPF experiments' ×5 RKHS functions).
-fn utility(domain: &FiniteDomain) -> Vec<f64> {
-    (0..domain.len())
-        .map(|i| {
-            let x = domain.coords(i).unwrap()[0];
-            2.0 * (2.0 * std::f64::consts::PI * x).sin() + 1.5 * (-(x - 0.3).powi(2) / 0.02).exp()
-        })
-        .collect()
-}
-
-fn context(n: usize, horizon: usize) -> SearchContext {
-    SearchContext::new(FiniteDomain::linspace(0.0, 1.0, n).unwrap(), horizon).unwrap()
-}
-
-fn pair_of(q: &Query) -> IndexPair {
-    match q {
-        Query::Duel(a, b) => (a.index.unwrap(), b.index.unwrap()),
-        other => panic!("not a duel: {other:?}"),
-    }
-}
-
-/// BTL answer y ~ Bernoulli(μ(f(i) − f(j))).
-fn answer(f: &[f64], (i, j): IndexPair, r: &mut BohfRng) -> Answer {
-    Answer::Duel { first_wins: r.random::<f64>() < Link::Logistic.mu(f[i] - f[j]) }
-}
 
 /// Runs MR-LPF to the horizon with simulated BTL answers; returns the queried pairs.
 fn run(alg: &mut MrLpf, f: &[f64], seed: u64) -> Vec<IndexPair> {
@@ -53,10 +29,6 @@ fn run(alg: &mut MrLpf, f: &[f64], seed: u64) -> Vec<IndexPair> {
 }
 
 /// Per-step regret of MR-LPF eq. (1): r_t = (μ(h(x*, x_t)) + μ(h(x*, x′_t)) − 1)/2.
-fn regret(f: &[f64], (i, j): IndexPair) -> f64 {
-    let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    (Link::Logistic.mu(best - f[i]) + Link::Logistic.mu(best - f[j]) - 1.0) / 2.0
-}
 
 #[test]
 fn batch_equals_sequential_in_every_round() {
@@ -352,13 +324,14 @@ fn queries_equal_the_straightforward_dense_path() {
             }
             let fit = estimator.fit_dense(&k, &duels).unwrap();
             let beta = alg.betas()[r];
-            let kept = crate::eliminate(
+            let kept = bohf_gp::plausible_filter(
                 &active,
                 fit.utility().as_slice(),
-                |i, j| post.variance(i, j).unwrap_or(0.0),
-                beta,
                 Link::Logistic,
-            );
+                |i, j| post.std_dev(i, j),
+                beta,
+            )
+            .unwrap();
             assert_eq!(kept, alg.records()[r].survivors, "seed {seed}, round {}", r + 1);
             reference.extend(pairs);
             active = kept;
@@ -390,4 +363,36 @@ fn named_beta_rules_give_the_papers_values() {
     let wrong = MrLpfConfig { beta: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
     let e = wrong.validate().unwrap_err().to_string();
     assert!(e.contains("`beta.rule`") && e.contains("\"theory\""), "{e}");
+}
+
+/// A failed end-of-round fit surfaces as an error from `observe` (not swallowed), and leaves MR-LPF
+/// where it was: the same round, position and active set, and the same duel is accepted again once
+/// the failure is gone (here: the failure is a Newton iteration limit of 1 with an unreachable
+/// tolerance, so it persists and every retry fails the same way).
+#[test]
+fn a_failed_fit_is_an_error_and_changes_nothing() {
+    let ctx = context(12, 20);
+    let mut config = MrLpfConfig::default();
+    config.inference.mle.max_iterations = 1;
+    config.inference.mle.tolerance = 1e-300;
+    let mut alg = MrLpf::new(&ctx, config).unwrap();
+    let f = utility(ctx.domain());
+    let mut answers = rng::stream(1, &[1]);
+    let mut unused = rng::stream(1, &[2]);
+    let first_round = alg.schedule()[0];
+    for _ in 0..first_round - 1 {
+        let q = alg.suggest(&mut unused).unwrap();
+        alg.observe(&q, answer(&f, pair_of(&q), &mut answers)).unwrap();
+    }
+    let q = alg.suggest(&mut unused).unwrap();
+    let a = answer(&f, pair_of(&q), &mut answers);
+    let steps = alg.steps();
+    for _ in 0..2 {
+        let e = alg.observe(&q, a).unwrap_err();
+        assert!(matches!(e, Error::SolverFailed { .. }), "{e}");
+        assert_eq!((alg.round(), alg.position_in_round(), alg.steps()), (1, first_round - 1, steps));
+        assert_eq!(alg.model().duels().len(), first_round - 1);
+        assert_eq!(alg.active_set().len(), 12);
+        assert!(alg.records().is_empty());
+    }
 }

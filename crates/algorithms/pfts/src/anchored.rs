@@ -17,8 +17,7 @@
 //! utility-space draw: this is the coupling under which "the same draws" pick the same actions for
 //! every anchor (Proposition 1), and [`AnchoredSampler::from_utility`] builds it.
 
-use crate::argmax_lowest;
-use bohf_core::{Error, Result};
+use bohf_core::{Error, Result, argmax_lowest};
 use bohf_gp::{DuelingPosterior, JointSampler};
 use nalgebra::{DMatrix, DVector};
 
@@ -111,6 +110,6 @@ impl AnchoredSampler {
             return Err(Error::dims("standard-normal draws for a pair (columns)", 2, z.ncols()));
         }
         let h = self.transform(scale, z)?;
-        Ok((argmax_lowest(h.column(0).iter().copied()), argmax_lowest(h.column(1).iter().copied())))
+        Ok((argmax_lowest(h.column(0).iter().copied())?, argmax_lowest(h.column(1).iter().copied())?))
     }
 }

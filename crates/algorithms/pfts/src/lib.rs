@@ -13,7 +13,8 @@
 //! * [`PfTs`] / [`PfTsConfig`]: the optimiser ([`bohf_core::Optimizer`]) and its settings
 //!   (inference shared with the other BOHF methods, exploration schedule v_t of note §3.6).
 //! * [`AnchoredSampler`], [`anchored_covariance`]: the anchored sampler of Algorithm 1 lines 4–8.
-//! * [`argmax_lowest`]: the tie rule (lowest index) of every argmax.
+//! * Every argmax takes the lowest index among ties within a 1e-12 relative tolerance
+//!   ([`bohf_core::argmax_lowest`]).
 //!
 //! ```
 //! use bohf_core::{FiniteDomain, Optimizer, Query, Answer, SearchContext, rng};
@@ -42,7 +43,7 @@ mod pfts;
 pub use anchored::{AnchoredSampler, anchored_covariance};
 pub use bohf_core::WidthSchedule;
 pub use config::PfTsConfig;
-pub use pfts::{PfTs, argmax_lowest};
+pub use pfts::PfTs;
 
 #[cfg(test)]
 mod tests;

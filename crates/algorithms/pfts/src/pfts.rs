@@ -3,14 +3,14 @@
 use crate::anchored::AnchoredSampler;
 use crate::config::PfTsConfig;
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_gp::{DuelingPosterior, Duels, JointSampler, KernelLogistic, PreferenceFit};
+use bohf_gp::{DuelingPosterior, Duels, JointSampler, PreferenceFit, PreferenceModel, Refit};
 use bohf_infogain::{PairKernel, greedy_pairs};
 use nalgebra::{DMatrix, DVector};
 use rand_distr::{Distribution, StandardNormal};
 
-pub use bohf_core::argmax_lowest;
+use bohf_core::argmax_lowest;
 
 /// PF-TS (Lazzaro et al. 2026, Algorithm 1) on a finite candidate set.
 ///
@@ -50,12 +50,7 @@ pub struct PfTs {
     config: PfTsConfig,
     domain: FiniteDomain,
     horizon: usize,
-    base_gram: DMatrix<f64>,
-    estimator: KernelLogistic,
-    duels: Duels,
-    posterior: DuelingPosterior,
-    fit: Option<PreferenceFit>,
-    utility: DVector<f64>,
+    model: PreferenceModel,
     theory: Option<TheoryInputs>,
     pending: Option<(usize, usize)>,
 }
@@ -66,11 +61,9 @@ impl PfTs {
     pub fn new(ctx: &SearchContext, config: PfTsConfig) -> Result<Self> {
         config.validate()?;
         let inference = &config.inference;
-        let base_gram = inference.base_gram(ctx.domain())?;
-        let posterior = inference.prior_posterior(&base_gram)?;
-        let estimator = inference.estimator()?;
+        let model = inference.model(ctx.domain())?;
         let theory = if bohf_gp::exploration::needs_theory(&config.exploration) {
-            let greedy = greedy_pairs(&base_gram, PairKernel::Dueling, inference.rho(), ctx.horizon())?;
+            let greedy = greedy_pairs(model.base_gram(), PairKernel::Dueling, inference.rho(), ctx.horizon())?;
             let gamma =
                 (0..=ctx.horizon()).map(|s| greedy.bracket_at(s).map(|b| b.upper)).collect::<Result<Vec<_>>>()?;
             let feedback = Feedback::Preference { kappa: inference.kappa, lambda: inference.mle.lambda };
@@ -78,20 +71,7 @@ impl PfTs {
         } else {
             None
         };
-        let n = ctx.domain().len();
-        Ok(Self {
-            config,
-            domain: ctx.domain().clone(),
-            horizon: ctx.horizon(),
-            base_gram,
-            estimator,
-            duels: Duels::new(n),
-            posterior,
-            fit: None,
-            utility: DVector::zeros(n),
-            theory,
-            pending: None,
-        })
+        Ok(Self { config, domain: ctx.domain().clone(), horizon: ctx.horizon(), model, theory, pending: None })
     }
 
     /// The configuration.
@@ -111,32 +91,37 @@ impl PfTs {
 
     /// The 1-based round t whose query is chosen next (number of observed duels + 1).
     pub fn round(&self) -> usize {
-        self.duels.len() + 1
+        self.model.duels().len() + 1
+    }
+
+    /// The preference model (duels, fit, dueling posterior).
+    pub fn model(&self) -> &PreferenceModel {
+        &self.model
     }
 
     /// The base Gram K of the candidates.
     pub fn base_gram(&self) -> &DMatrix<f64> {
-        &self.base_gram
+        self.model.base_gram()
     }
 
     /// The duels observed so far.
     pub fn duels(&self) -> &Duels {
-        &self.duels
+        self.model.duels()
     }
 
     /// The dueling posterior after the observed duels (utility-space covariance Ŝ_t).
     pub fn posterior(&self) -> &DuelingPosterior {
-        &self.posterior
+        self.model.posterior()
     }
 
     /// The current kernel logistic fit (`None` before the first duel).
     pub fn fit(&self) -> Option<&PreferenceFit> {
-        self.fit.as_ref()
+        self.model.fit()
     }
 
     /// The fitted utility g_t on the candidates (zero before the first duel).
     pub fn utility(&self) -> &DVector<f64> {
-        &self.utility
+        self.model.utility()
     }
 
     /// Γ(0..=T) and the feedback model, when the schedule is theoretical.
@@ -158,7 +143,7 @@ impl PfTs {
     /// The utility-space sampler N(g_t, Ŝ_t) of the current round (factorises Ŝ_t; draws are scaled
     /// by v_t in [`JointSampler::transform`]).
     pub fn sampler(&self) -> Result<JointSampler> {
-        self.posterior.sampler(&self.utility)
+        self.model.sampler()
     }
 
     /// The anchored sampler of h̃(·, `anchor`) coupled to [`PfTs::sampler`] (same draws).
@@ -173,31 +158,7 @@ impl PfTs {
             return Err(Error::dims("standard-normal draws for a pair (columns)", 2, z.ncols()));
         }
         let f = sampler.transform(scale, z)?;
-        Ok((argmax_lowest(f.column(0).iter().copied()), argmax_lowest(f.column(1).iter().copied())))
-    }
-
-    /// Appends duels, refits (warm start) and updates Ŝ; the state changes only if everything succeeds.
-    fn record(&mut self, new: &[Duel]) -> Result<()> {
-        let mut duels = self.duels.clone();
-        for &d in new {
-            duels.push(d)?;
-        }
-        let fit = match &self.fit {
-            Some(prev) => self.estimator.fit_warm(&self.base_gram, &duels, prev)?,
-            None => self.estimator.fit(&self.base_gram, &duels)?,
-        };
-        if new.len() > self.domain.len() {
-            // Many duels at once: from scratch in O(t + n³) beats |new| rank-one steps of O(n²).
-            self.posterior = DuelingPosterior::new(&self.base_gram, &duels, self.config.inference.rho())?;
-        } else {
-            for d in new {
-                self.posterior.add_duel(d.first, d.second)?;
-            }
-        }
-        self.duels = duels;
-        self.utility = fit.utility().clone();
-        self.fit = Some(fit);
-        Ok(())
+        Ok((argmax_lowest(f.column(0).iter().copied())?, argmax_lowest(f.column(1).iter().copied())?))
     }
 }
 
@@ -219,7 +180,7 @@ impl Optimizer for PfTs {
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
         let duel = self.domain.answered_duel(query, &answer, self.pending, self.name())?;
-        self.record(&[duel])?;
+        self.model.observe(&[duel], Refit::Warm)?;
         self.pending = None;
         Ok(())
     }
@@ -232,12 +193,12 @@ impl Optimizer for PfTs {
         if duels.is_empty() {
             return Ok(());
         }
-        self.record(&duels)?;
+        self.model.observe(&duels, Refit::Warm)?;
         self.pending = None;
         Ok(())
     }
 
     fn recommend(&self) -> Result<Point> {
-        self.domain.point(argmax_lowest(self.utility.iter().copied()))
+        self.domain.point(argmax_lowest(self.utility().iter().copied())?)
     }
 }

@@ -2,10 +2,12 @@
 //! sampler against the pair-space definitions, anchor invariance (proptest), the distribution of
 //! the selected actions, the theoretical schedule, and regret against uniform random duels.
 
-use crate::{AnchoredSampler, PfTs, PfTsConfig, WidthSchedule, anchored_covariance, argmax_lowest};
+use crate::{AnchoredSampler, PfTs, PfTsConfig, WidthSchedule, anchored_covariance};
 use approx::assert_relative_eq;
+use bohf_core::argmax_lowest;
 use bohf_core::linalg::Cholesky;
 use bohf_core::rng::{self, BohfRng};
+use bohf_core::testing::{duel_indices as indices, duel_regret};
 use bohf_core::{Answer, Error, FiniteDomain, Link, Optimizer, Point, Query, SearchContext};
 use bohf_gp::{JointSampler, KernelLogisticConfig};
 use bohf_infogain::{PairKernel, greedy_pairs, information_gain};
@@ -56,15 +58,6 @@ fn random_history(domain: &FiniteDomain, t: usize, seed: u64) -> Vec<(Query, Ans
 }
 
 /// Per-step dueling regret r_t = (μ(f* − f(x)) + μ(f* − f(x′)) − 1)/2 (PF-TS eq. (2)).
-fn regret(u: &[f64], i: usize, j: usize) -> f64 {
-    let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (Link::Logistic.mu(best - u[i]) + Link::Logistic.mu(best - u[j]) - 1.0) / 2.0
-}
-
-fn indices(q: &Query) -> (usize, usize) {
-    let Query::Duel(p, q) = q else { panic!("not a duel") };
-    (p.index.unwrap(), q.index.unwrap())
-}
 
 #[test]
 fn config_validation_names_the_field() {
@@ -254,19 +247,6 @@ fn the_state_after_t_duels_is_the_from_scratch_posterior_and_fit_of_those_duels(
     assert_eq!(p.recommend().unwrap().index, Some(p.utility().argmax().0));
 }
 
-#[test]
-fn argmax_breaks_ties_by_lowest_index() {
-    assert_eq!(argmax_lowest([1.0, 3.0, 3.0, 2.0]), 1);
-    assert_eq!(argmax_lowest([2.0, 2.0]), 0);
-    assert_eq!(argmax_lowest([f64::NEG_INFINITY, f64::NEG_INFINITY]), 0);
-    assert_eq!(argmax_lowest([-1.0, 5.0, 5.0 + 1e-15]), 2);
-    // Identical candidates give exactly tied draws, so both draws pick the lower index.
-    let dom = FiniteDomain::from_rows(&[vec![0.3], vec![0.3], vec![0.3]]).unwrap();
-    let mut p = PfTs::new(&SearchContext::new(dom, 5).unwrap(), PfTsConfig::default()).unwrap();
-    let q = p.suggest(&mut rng::seeded(1)).unwrap();
-    assert_eq!(indices(&q), (0, 0));
-}
-
 /// Pair-space computation of the anchored sample's law, straight from PF-TS eq. (4), (9) and note
 /// §3.3 step 4, with no utility-space identity: q_c = k^D_t((c, a)) (t-vector),
 /// C(c, c′) = k^D((c, a), (c′, a)) − q_cᵀ (K^D + ρI)⁻¹ q_c′ and mean h_t(c, a) = θᵀ q_c.
@@ -400,7 +380,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
         let x = s.sample(3.0, draws, &mut rng::seeded(seed)).unwrap();
         let mut c = vec![0usize; n];
         for col in x.column_iter() {
-            c[argmax_lowest(col.iter().copied())] += 1;
+            c[argmax_lowest(col.iter().copied()).unwrap()] += 1;
         }
         c
     };
@@ -457,7 +437,7 @@ fn pfts_regret_is_well_below_uniform_random_duels() {
             .iter()
             .map(|(q, _)| {
                 let (i, j) = indices(q);
-                regret(&u, i, j)
+                duel_regret(&u, (i, j))
             })
             .sum::<f64>()
             / 50.0;
@@ -493,4 +473,13 @@ fn named_exploration_rules_give_the_papers_sequences() {
         let eq12 = 4.0 * 2.0 + 2.0 * ((2.0 / 0.05) * (0.5 * tf + 20f64.ln())).sqrt();
         approx::assert_relative_eq!(got(theory), eq12, max_relative = 1e-14);
     }
+}
+
+/// Identical candidates give exactly tied draws, so both draws pick the lower index.
+#[test]
+fn tied_draws_pick_the_lowest_index() {
+    let dom = FiniteDomain::from_rows(&[vec![0.3], vec![0.3], vec![0.3]]).unwrap();
+    let mut p = PfTs::new(&SearchContext::new(dom, 5).unwrap(), PfTsConfig::default()).unwrap();
+    let q = p.suggest(&mut rng::seeded(1)).unwrap();
+    assert_eq!(indices(&q), (0, 0));
 }

@@ -21,7 +21,7 @@ use crate::config::{PopBoConfig, ReportRule};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, BoxDomain, Duel, Error, Optimizer, Point, Query, Result, check_pending};
+use bohf_core::{Answer, BoxDomain, Duel, Error, Optimizer, Point, Query, Result, argmax_lowest, check_pending};
 use bohf_kernels::Kernel;
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
@@ -247,9 +247,8 @@ impl PopBoBox {
         if self.duels.is_empty() {
             return Ok(self.points[0].clone());
         }
-        let argmax = |v: &[f64]| (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b });
         match self.config.report {
-            ReportRule::MaxMleSampled => Ok(self.points[argmax(mle.z.as_slice())].clone()),
+            ReportRule::MaxMleSampled => Ok(self.points[argmax_lowest(mle.z.iter().copied())?].clone()),
             ReportRule::MaxMleGrid => {
                 let d = self.domain.dim();
                 let per_dim = ((10_000f64).powf(1.0 / d as f64).floor() as usize).max(2);
@@ -260,7 +259,7 @@ impl PopBoBox {
                     .iter()
                     .map(|x| mle.value_at(&problem.candidate(&self.k_vec(x), self.kernel.eval(x, x))?))
                     .collect::<Result<Vec<f64>>>()?;
-                Ok(pts[argmax(&vals)].clone())
+                Ok(pts[argmax_lowest(vals)?].clone())
             }
             ReportRule::TheoreticalTStar { lambda } => {
                 let n = self.points.len();
@@ -341,14 +340,14 @@ impl Optimizer for PopBoBox {
             }
         }
         let mut solves = 0;
-        let mut best: Option<(Vec<f64>, f64)> = None;
+        let mut found: Vec<(Vec<f64>, f64)> = Vec::with_capacity(starts.len());
         for &s in &starts {
-            let (x, v) = self.local_search(&mut set, pool[s].clone(), r, &mut solves)?;
-            if best.as_ref().is_none_or(|(_, bv)| v > *bv) {
-                best = Some((x, v));
-            }
+            found.push(self.local_search(&mut set, pool[s].clone(), r, &mut solves)?);
         }
-        let (x, v) = best.expect("at least one start");
+        // The first start (in start order) whose advantage ties with the best, within the core rule.
+        let (best, _) =
+            bohf_core::argmax_lowest_by("optimistic advantage over the starts", found.iter().map(|f| f.1).enumerate())?;
+        let (x, v) = found.swap_remove(best);
         let reference = self.points[r].clone();
         self.last_step = Some(BoxStepInfo { duels: self.duels.len(), advantage: v, solved: solves });
         self.pending = Some((x.clone(), reference.clone()));

@@ -267,9 +267,9 @@ impl PopBo {
         match self.config.report {
             ReportRule::MaxMleSampled => {
                 let support = problem.support().expect("built on candidates");
-                Ok(support[argmax_lowest(mle.z.iter().copied())])
+                Ok(support[argmax_lowest(mle.z.iter().copied())?])
             }
-            ReportRule::MaxMleGrid => Ok(argmax_lowest(self.mle_on_candidates()?)),
+            ReportRule::MaxMleGrid => argmax_lowest(self.mle_on_candidates()?),
             ReportRule::TheoreticalTStar { lambda } => {
                 let sigmas = self.pair_sigmas(lambda)?;
                 let b = self.config.confidence.norm_bound;

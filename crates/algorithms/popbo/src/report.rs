@@ -23,16 +23,11 @@ pub fn duel_error_bound(norm_bound: f64, lambda: f64, beta: f64, sigma: f64) -> 
 }
 
 /// t* of eq. (19): the 0-based position of the smallest [`duel_error_bound`] among
-/// `(β_t, σ_t)`, lowest on ties; `None` if empty.
+/// `(β_t, σ_t)`, lowest on ties within the relative tolerance of [`bohf_core::argmax_lowest`];
+/// `None` if empty or if a bound is NaN.
 pub fn t_star(norm_bound: f64, lambda: f64, betas: &[f64], sigmas: &[f64]) -> Option<usize> {
-    let mut best: Option<(usize, f64)> = None;
-    for (t, (&b, &s)) in betas.iter().zip(sigmas).enumerate() {
-        let v = duel_error_bound(norm_bound, lambda, b, s);
-        if best.is_none_or(|(_, bv)| v < bv) {
-            best = Some((t, v));
-        }
-    }
-    best.map(|(t, _)| t)
+    let negated = betas.iter().zip(sigmas).map(|(&b, &s)| -duel_error_bound(norm_bound, lambda, b, s));
+    bohf_core::argmax_lowest_by("t* bounds", negated.enumerate()).ok().map(|(t, _)| t)
 }
 
 #[cfg(test)]

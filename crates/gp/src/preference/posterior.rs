@@ -25,11 +25,15 @@ pub const EXPERIMENT_RHO: f64 = 0.05;
 /// this is the dueling kernel of the utility-space posterior covariance (PF-TS §2.6)
 ///
 /// ```text
-/// Ŝ = K − K Dᵀ (D K Dᵀ + ρ I)⁻¹ D K,      σ_t²(i, j) = Ŝ_ii + Ŝ_jj − 2 Ŝ_ij,
+/// Ŝ = K − K Dᵀ (D K Dᵀ + ρ I)⁻¹ D K,      σ_t²(i, j) = Ŝ_ii + Ŝ_jj − (Ŝ_ij + Ŝ_ji),
 /// ```
 ///
 /// i.e. the GP posterior of f ~ N(0, K) given noisy differences f_i − f_j with noise variance ρ.
-/// Ŝ depends on the pairs only, never on the labels.
+/// Ŝ depends on the pairs only, never on the labels. Ŝ is symmetric in exact arithmetic, but
+/// rank-one updates leave it asymmetric by an ulp; the form Ŝ_ij + Ŝ_ji (floating-point `+`
+/// commutes) makes σ_t(i, j) = σ_t(j, i) bit for bit, so a maximum over ordered pairs and a test
+/// "for all x′" see one value per unordered pair. This is the one σ of bohf: every algorithm reads
+/// it from here ([`DuelingPosterior::std_dev`], or [`crate::PreferenceModel::sigma`]).
 ///
 /// **From scratch** ([`DuelingPosterior::new`]): Dᵀ(DKDᵀ + ρI)⁻¹D = (CK + ρI)⁻¹C depends on
 /// C = DᵀD only, so with any factor C = F Fᵀ (pivoted Cholesky, F n×r, r ≤ n − 1):
@@ -123,7 +127,8 @@ impl DuelingPosterior {
         &self.cov
     }
 
-    /// σ_t²(i, j) = Ŝ_ii + Ŝ_jj − 2Ŝ_ij (MR-LPF eq. (10)), clamped at 0 against rounding.
+    /// σ_t²(i, j) = Ŝ_ii + Ŝ_jj − (Ŝ_ij + Ŝ_ji) (MR-LPF eq. (10), PF-TS eq. (9), symmetric bit for
+    /// bit), 0 on the diagonal, clamped at 0 against rounding.
     pub fn variance(&self, i: usize, j: usize) -> Result<f64> {
         let n = self.dim();
         for index in [i, j] {
@@ -142,6 +147,32 @@ impl DuelingPosterior {
     /// σ_t²(i, j) on all n² ordered pairs, in O(n²) (zero diagonal, symmetric).
     pub fn variance_matrix(&self) -> DMatrix<f64> {
         DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.pair_variance(i, j))
+    }
+
+    /// σ_t²(active\[p\], active\[q\]) on the |M|×|M| ordered pairs of a subset M = `active` of
+    /// the candidates (row p, column q), in O(|M|²): the same values as [`DuelingPosterior::variance`]
+    /// bit for bit (symmetric, zero diagonal), read in tiles so that Ŝ_ij and Ŝ_ji (a row and a
+    /// column of a column-major matrix) stay in cache. Errors on an index ≥ n.
+    pub fn variance_within(&self, active: &[usize]) -> Result<DMatrix<f64>> {
+        const B: usize = 64;
+        let n = self.dim();
+        if let Some(&bad) = active.iter().find(|&&i| i >= n) {
+            return Err(Error::IndexOutOfRange { context: "dueling posterior subset".into(), index: bad, len: n });
+        }
+        let m = active.len();
+        let mut out = DMatrix::zeros(m, m);
+        for bi in (0..m).step_by(B) {
+            for bj in (bi..m).step_by(B) {
+                for p in bi..(bi + B).min(m) {
+                    for q in bj.max(p + 1)..(bj + B).min(m) {
+                        let v = self.pair_variance(active[p], active[q]);
+                        out[(p, q)] = v;
+                        out[(q, p)] = v;
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// σ_t(i, j) on all n² ordered pairs, in O(n²).
@@ -185,11 +216,12 @@ impl DuelingPosterior {
         self.jitter
     }
 
+    /// σ_t²(i, j) without the index check, for scans over many pairs (indices must be < n).
     #[inline]
-    fn pair_variance(&self, i: usize, j: usize) -> f64 {
+    pub(crate) fn pair_variance(&self, i: usize, j: usize) -> f64 {
         if i == j {
             return 0.0;
         }
-        (self.cov[(i, i)] + self.cov[(j, j)] - 2.0 * self.cov[(i, j)]).max(0.0)
+        (self.cov[(i, i)] + self.cov[(j, j)] - (self.cov[(i, j)] + self.cov[(j, i)])).max(0.0)
     }
 }

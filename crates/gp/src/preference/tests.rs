@@ -482,3 +482,208 @@ fn low_rank_newton_system_matches_the_dense_one() {
         }
     }
 }
+
+// ----- PreferenceModel: the one σ, μ(h) ± βσ, the plausibility filter, atomic updates -----
+
+fn model_on(n: usize, config: KernelLogisticConfig, rho: f64) -> PreferenceModel {
+    PreferenceModel::new(grid_gram(n, &Stationary::matern52(0.2).unwrap()), config.check().unwrap(), rho).unwrap()
+}
+
+/// σ_t²(i, j) = (e_i − e_j)ᵀ Σ (e_i − e_j) with the explicit posterior covariance
+/// Σ = K − K Dᵀ (D K Dᵀ + ρI)⁻¹ D K built from the dense D and a direct Cholesky solve of the t×t
+/// system (nalgebra's, not bohf's). The model's σ comes from rank-one updates in utility space, so
+/// agreement to 1e-10 (σ² ≤ 4 and ‖(DKDᵀ + ρI)⁻¹‖ ≤ 1/ρ = 20 amplify the ulps of K) is a check of
+/// the posterior, and σ(i, j) must equal σ(j, i) bit for bit although Ŝ itself is updated in place.
+#[test]
+fn model_sigma_matches_the_explicit_posterior_covariance_and_is_symmetric() {
+    let n = 12;
+    let rho = 0.05;
+    let mut model = model_on(n, KernelLogisticConfig::default(), rho);
+    let duels = random_duels(n, 15, 3);
+    for d in duels.iter() {
+        model.observe(&[*d], Refit::Warm).unwrap();
+    }
+    let k = model.base_gram().clone();
+    let d = duels.difference_matrix();
+    let mut a = &d * &k * d.transpose();
+    for i in 0..a.nrows() {
+        a[(i, i)] += rho;
+    }
+    let dk = &d * &k;
+    let sol = a.cholesky().expect("DKDᵀ + ρI is positive definite").solve(&dk);
+    let cov = &k - dk.transpose() * sol;
+    for i in 0..n {
+        for j in 0..n {
+            let e = DVector::from_fn(n, |c, _| f64::from(c == i) - f64::from(c == j));
+            let expected = (e.transpose() * &cov * &e)[(0, 0)].max(0.0);
+            let sigma = model.sigma(i, j).unwrap();
+            assert_relative_eq!(sigma * sigma, expected, epsilon = 1e-10);
+            assert_eq!(sigma.to_bits(), model.sigma(j, i).unwrap().to_bits(), "σ({i}, {j}) vs σ({j}, {i})");
+        }
+        assert_eq!(model.sigma(i, i).unwrap(), 0.0);
+    }
+    assert!(matches!(model.sigma(0, n), Err(Error::IndexOutOfRange { index: 12, .. })));
+}
+
+/// μ(h) ± βσ read the fit and the posterior: ½ ± βσ before the first fit, μ(g_i − g_j) ± βσ after,
+/// exactly ½ on the diagonal.
+#[test]
+fn model_bounds_are_mu_of_h_plus_minus_beta_sigma() {
+    let mut model = model_on(8, KernelLogisticConfig::default(), 0.05);
+    assert_eq!(model.probability(2, 5).unwrap(), 0.5);
+    let s = model.sigma(2, 5).unwrap();
+    assert!(s > 0.1);
+    assert_eq!(model.ucb(2, 5, 2.0).unwrap(), 0.5 + 2.0 * s);
+    assert_eq!(model.lcb(2, 5, 2.0).unwrap(), 0.5 - 2.0 * s);
+    model.observe(&[Duel::new(2, 5, true), Duel::new(2, 6, true), Duel::new(1, 5, false)], Refit::Warm).unwrap();
+    let g = model.fit().unwrap().utility().clone();
+    assert_eq!(model.utility(), &g);
+    let p = Link::Logistic.mu(g[2] - g[5]);
+    assert!(p > 0.5, "2 won against 5");
+    assert_eq!(model.probability(2, 5).unwrap(), p);
+    assert_eq!(model.ucb(2, 5, 1.5).unwrap(), p + 1.5 * model.sigma(2, 5).unwrap());
+    assert_eq!(model.lcb(2, 5, 1.5).unwrap(), p - 1.5 * model.sigma(2, 5).unwrap());
+    assert_eq!(model.lcb(4, 4, 3.0).unwrap(), 0.5);
+    assert!(model.probability(8, 0).is_err());
+    let top = (0..4).max_by(|&a, &b| g[a].total_cmp(&g[b])).unwrap();
+    assert_eq!(model.best_in(&[0, 1, 2, 3]).unwrap(), top);
+    assert!(model.best_in(&[]).is_err() && model.best_in(&[9]).is_err());
+}
+
+/// Hand-computed cases of the filter with g = (0, 1, 3) and the logistic link:
+/// μ(−3) = 0.047426, μ(−2) = 0.119203, μ(−1) = 0.268941.
+#[test]
+fn plausibility_filter_by_hand() {
+    let g = [0.0, 1.0, 3.0];
+    let link = Link::Logistic;
+    let zero = |_: usize, _: usize| Ok(0.0);
+    // σ = 0: only the maximiser has μ(h) ≥ 1/2 against everyone.
+    assert_eq!(plausible_filter(&[0, 1, 2], &g, link, zero, 1.0).unwrap(), vec![2]);
+    // σ = 0.5 off the diagonal, β = 1: x = 1 has μ(1) = 0.73 against 0 and μ(−2) + 0.5 = 0.619
+    // against 2 → kept; x = 0 has μ(−1) + 0.5 = 0.769 and μ(−3) + 0.5 = 0.547 → kept.
+    let half = |i: usize, j: usize| Ok(if i == j { 0.0 } else { 0.5 });
+    assert_eq!(plausible_filter(&[0, 1, 2], &g, link, half, 1.0).unwrap(), vec![0, 1, 2]);
+    // β = 0.9: x = 0 gets μ(−3) + 0.45 = 0.497 < 0.5 → out; x = 1 gets μ(−2) + 0.45 = 0.569 → in.
+    assert_eq!(plausible_filter(&[0, 1, 2], &g, link, half, 0.9).unwrap(), vec![1, 2]);
+    // Only pairs within the pool count: against {0, 1} alone, 0 needs μ(−1) + β/2 ≥ 1/2, i.e.
+    // β ≥ 0.231/0.5 = 0.462.
+    assert_eq!(plausible_filter(&[0, 1], &g, link, half, 0.46).unwrap(), vec![1]);
+    assert_eq!(plausible_filter(&[0, 1], &g, link, half, 0.47).unwrap(), vec![0, 1]);
+    // The guard: with β < 0 every x ≠ x′ fails; the maximiser of g is kept alone.
+    assert_eq!(plausible_filter(&[0, 1, 2], &g, link, half, -10.0).unwrap(), vec![2]);
+    // Errors: from σ (propagated, not read as 0), empty pools, indices beyond g, NaN bounds.
+    let failing = |_: usize, _: usize| Err(Error::NonFinite("σ under test".into()));
+    assert_eq!(plausible_filter(&[0, 1], &g, link, failing, 1.0).unwrap_err(), Error::NonFinite("σ under test".into()));
+    assert!(matches!(plausible_filter(&[], &g, link, zero, 1.0), Err(Error::Empty(_))));
+    assert!(matches!(plausible_filter(&[0, 3], &g, link, zero, 1.0), Err(Error::IndexOutOfRange { index: 3, .. })));
+    let nan = |_: usize, _: usize| Ok(f64::NAN);
+    assert!(matches!(plausible_filter(&[0, 1], &g, link, nan, 1.0), Err(Error::NonFinite(_))));
+}
+
+/// The model's filter is the free function on its own g, link and σ.
+#[test]
+fn model_plausible_uses_its_fit_and_sigma() {
+    let mut model = model_on(10, KernelLogisticConfig::default(), 0.05);
+    assert_eq!(model.plausible(&[1, 4, 7], 0.0).unwrap(), vec![1, 4, 7], "g ≡ 0: everyone ties at ½");
+    let duels = random_duels(10, 30, 8);
+    model.observe(duels.as_slice(), Refit::Warm).unwrap();
+    let pool: Vec<usize> = (0..10).collect();
+    for beta in [0.0, 0.5, 1.0, 3.0] {
+        let expected =
+            plausible_filter(&pool, model.utility().as_slice(), Link::Logistic, |i, j| model.sigma(i, j), beta)
+                .unwrap();
+        assert_eq!(model.plausible(&pool, beta).unwrap(), expected);
+        assert!(expected.contains(&model.best_in(&pool).unwrap()));
+    }
+    assert_eq!(model.plausible(&pool, 0.0).unwrap(), vec![model.best_in(&pool).unwrap()]);
+}
+
+/// Warm and cold refits reach the same optimum; a deferred fit drops the old one (g ≡ 0); a batch
+/// of more than n duels (posterior from scratch) equals one-by-one updates; reset forgets all.
+#[test]
+fn model_refit_modes_batches_and_reset() {
+    let n = 9;
+    let duels = random_duels(n, 20, 4);
+    let mut warm = model_on(n, KernelLogisticConfig::default(), 0.05);
+    let mut deferred = warm.clone();
+    for d in duels.iter() {
+        warm.observe(&[*d], Refit::Warm).unwrap();
+        deferred.observe(&[*d], Refit::Defer).unwrap();
+    }
+    assert!(deferred.fit().is_none() && deferred.utility().iter().all(|&v| v == 0.0));
+    assert!((warm.posterior().covariance() - deferred.posterior().covariance()).abs().max() == 0.0);
+    let mut cold = model_on(n, KernelLogisticConfig::default(), 0.05);
+    cold.observe(duels.as_slice(), Refit::Cold).unwrap();
+    assert_eq!(cold.duels(), warm.duels());
+    // 1e-7: both stop at gradient norm ≤ 1e-9 on a problem with Hessian eigenvalues ≥ λ = 0.05.
+    assert!((cold.utility() - warm.utility()).abs().max() < 1e-7);
+    // 20 > 9 duels at once: the posterior from scratch, equal to 20 rank-one steps up to rounding.
+    assert!((cold.posterior().covariance() - warm.posterior().covariance()).abs().max() < 1e-11);
+    cold.reset(0.3).unwrap();
+    assert!(cold.duels().is_empty() && cold.fit().is_none() && cold.posterior().rho() == 0.3);
+    assert_eq!(cold.posterior().covariance(), cold.base_gram());
+    assert!(cold.reset(0.0).is_err());
+}
+
+/// A failed fit or a bad index is an error and changes nothing.
+#[test]
+fn model_updates_are_atomic() {
+    let strict = KernelLogisticConfig::default().max_iterations(1).tolerance(1e-300);
+    let mut model = model_on(6, strict, 0.05);
+    let before = format!("{model:?}");
+    assert!(matches!(model.observe(&[Duel::new(0, 3, true)], Refit::Warm), Err(Error::SolverFailed { .. })));
+    assert_eq!(format!("{model:?}"), before);
+    assert!(matches!(
+        model.observe(&[Duel::new(0, 3, true), Duel::new(6, 0, true)], Refit::Defer),
+        Err(Error::IndexOutOfRange { index: 6, .. })
+    ));
+    assert_eq!(format!("{model:?}"), before);
+    model.observe(&[Duel::new(0, 3, true)], Refit::Defer).unwrap();
+    assert_eq!(model.duels().len(), 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// For any utility, any non-negative σ and β ≥ 0 (including 0): the survivors are a non-empty,
+    /// sorted subset of the pool that contains the maximiser of g over it.
+    #[test]
+    fn plausibility_filter_is_nested_nonempty_and_keeps_the_argmax(
+        g in prop::collection::vec(-5.0f64..5.0, 8),
+        s in prop::collection::vec(0.0f64..1.0, 64),
+        mask in prop::collection::vec(any::<bool>(), 8),
+        beta in prop_oneof![Just(0.0), 0.0f64..3.0],
+    ) {
+        let mut pool: Vec<usize> = (0..8).filter(|&i| mask[i]).collect();
+        if pool.is_empty() { pool.push(3); }
+        let sigma = |i: usize, j: usize| Ok(if i == j { 0.0 } else { s[i.min(j) * 8 + i.max(j)] });
+        let kept = plausible_filter(&pool, &g, Link::Logistic, sigma, beta).unwrap();
+        prop_assert!(!kept.is_empty());
+        prop_assert!(kept.iter().all(|k| pool.contains(k)));
+        prop_assert!(kept.windows(2).all(|w| w[0] < w[1]));
+        let best = bohf_core::argmax_lowest_in("g", &pool, |i| g[i]).unwrap();
+        prop_assert!(kept.contains(&best));
+    }
+}
+
+/// The tiled subset scan returns σ² of every pair bit for bit: after rank-one updates (Ŝ
+/// asymmetric by ulps), on subsets spanning several 64-wide tiles.
+#[test]
+fn variance_within_equals_pairwise_variance() {
+    let mut r = rng::seeded(5);
+    for (n, t) in [(7, 0), (150, 3), (200, 25)] {
+        let mut post = DuelingPosterior::prior(&grid_gram(n, &Stationary::matern52(0.2).unwrap()), 0.05).unwrap();
+        for _ in 0..t {
+            post.add_duel(r.random_range(0..n), r.random_range(0..n)).unwrap();
+        }
+        for keep in [1.0, 0.5, 0.1] {
+            let active: Vec<usize> = (0..n).filter(|_| r.random::<f64>() < keep).collect();
+            let v = post.variance_within(&active).unwrap();
+            for (p, &i) in active.iter().enumerate() {
+                for (q, &j) in active.iter().enumerate() {
+                    assert_eq!(v[(p, q)].to_bits(), post.variance(i, j).unwrap().to_bits(), "n = {n}, ({i}, {j})");
+                }
+            }
+        }
+        assert!(matches!(post.variance_within(&[0, n]), Err(Error::IndexOutOfRange { .. })));
+    }
+}

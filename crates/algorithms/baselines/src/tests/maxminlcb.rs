@@ -1,34 +1,18 @@
 //! MaxMinLCB: the game against a brute-force solution with pair-space σ, the options (plausible
 //! set, diagonal, random ties), the protocol, determinism, and regret against random duels.
 
-use super::*;
+use crate::maxminlcb::*;
 use approx::assert_relative_eq;
-use bohf_core::rng::{self, BohfRng};
-use bohf_kernels::{IndexPair, dueling_gram};
-
-/// A smooth utility on the grid of [0, 1] with one clear maximum near x = 0.27 and range ≈ 5.
-fn utility(domain: &FiniteDomain) -> Vec<f64> {
-    (0..domain.len())
-        .map(|i| {
-            let x = domain.coords(i).unwrap()[0];
-            2.0 * (2.0 * std::f64::consts::PI * x).sin() + 1.5 * (-(x - 0.3).powi(2) / 0.02).exp()
-        })
-        .collect()
-}
+use bohf_core::Link;
+use bohf_core::rng;
+use bohf_core::testing::duel_regret;
+use bohf_core::testing::{btl_answer as answer, duel_indices as pair_of, grid_context, smooth_utility as utility};
+use bohf_core::{Answer, Error, Optimizer, Point, Query, SearchContext};
+use bohf_kernels::IndexPair;
+use bohf_kernels::testing::pair_space_variance;
 
 fn context(n: usize) -> SearchContext {
-    SearchContext::new(FiniteDomain::linspace(0.0, 1.0, n).unwrap(), 200).unwrap()
-}
-
-fn pair_of(q: &Query) -> IndexPair {
-    match q {
-        Query::Duel(a, b) => (a.index.unwrap(), b.index.unwrap()),
-        other => panic!("not a duel: {other:?}"),
-    }
-}
-
-fn answer(f: &[f64], (i, j): IndexPair, r: &mut BohfRng) -> Answer {
-    Answer::Duel { first_wins: r.random::<f64>() < Link::Logistic.mu(f[i] - f[j]) }
+    grid_context(n, 200)
 }
 
 /// `steps` suggest/observe rounds with BTL answers; returns the pairs.
@@ -43,24 +27,6 @@ fn run(alg: &mut MaxMinLcb, f: &[f64], steps: usize, seed: u64) -> Vec<IndexPair
             p
         })
         .collect()
-}
-
-fn regret(f: &[f64], (i, j): IndexPair) -> f64 {
-    let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    (Link::Logistic.mu(best - f[i]) + Link::Logistic.mu(best - f[j]) - 1.0) / 2.0
-}
-
-/// σ_t(z) in pair space: k_D(z,z) − k_D,t(z)ᵀ (K^D_t + ρI)⁻¹ k_D,t(z) (MR-LPF eq. (10)) by an LU
-/// solve of the t×t dueling Gram, independent of the utility-space posterior.
-fn pair_space_sigma(base: &DMatrix<f64>, data: &[IndexPair], z: IndexPair, rho: f64) -> f64 {
-    let kzz = dueling_gram(base, &[z], &[z]).unwrap()[(0, 0)];
-    let mut kd = dueling_gram(base, data, data).unwrap();
-    for i in 0..data.len() {
-        kd[(i, i)] += rho;
-    }
-    let kz = dueling_gram(base, data, &[z]).unwrap();
-    let sol = kd.lu().solve(&kz).unwrap();
-    (kzz - (kz.transpose() * sol)[(0, 0)]).max(0.0).sqrt()
 }
 
 /// After 40 duels, for each variant of the game: the suggested pair solves the max–min problem
@@ -92,14 +58,14 @@ fn the_game_matches_a_brute_force_solution() {
             previous = m;
         }
         let data = alg.duels().pairs();
-        let cold = alg.estimator.fit(alg.base_gram(), alg.duels()).unwrap();
+        let cold = alg.model().estimator().fit(alg.base_gram(), alg.duels()).unwrap();
         let g = cold.utility().clone();
         for i in 0..12 {
             assert_relative_eq!(g[i], alg.fit().unwrap().utility()[i], epsilon = 1e-7);
         }
         let mu = |i: usize, j: usize| Link::Logistic.mu(g[i] - g[j]);
         let base = alg.base_gram().clone();
-        let sigma = |i: usize, j: usize| pair_space_sigma(&base, &data, (i, j), 0.05);
+        let sigma = |i: usize, j: usize| pair_space_variance(&base, &data, (i, j), 0.05).max(0.0).sqrt();
         let ucb = |i: usize, j: usize| mu(i, j) + 0.5 * sigma(i, j);
         let lcb = |i: usize, j: usize| mu(i, j) - 0.5 * sigma(i, j);
         // The plausible set, recomputed (for Nested only the nesting was checked above).
@@ -257,7 +223,7 @@ fn regret_is_well_below_random_duels() {
         for seed in 0..runs {
             let mut alg = MaxMinLcb::new(&ctx, config.clone()).unwrap();
             let pairs = run(&mut alg, &f, 200, 50 + seed);
-            tail += pairs[150..].iter().map(|&p| regret(&f, p)).sum::<f64>() / 50.0;
+            tail += pairs[150..].iter().map(|&p| duel_regret(&f, p)).sum::<f64>() / 50.0;
             let x = alg.recommend().unwrap().index.unwrap();
             recommended += Link::Logistic.mu(best - f[x]) - 0.5;
         }

@@ -1,0 +1,124 @@
+//! The one argmax rule of bohf: the **lowest index** among the values that tie with the maximum
+//! within a relative tolerance (the papers leave tie-breaking open; the authors' code takes the
+//! first maximum, and a relative tolerance makes that rule survive rounding noise of a few ulps).
+
+use crate::error::{Error, Result};
+
+/// The relative tie tolerance of [`argmax_lowest`]: a and b tie when
+/// |a − b| ≤ 1e-12 · max(|a|, |b|).
+pub const TIE_TOLERANCE: f64 = 1e-12;
+
+/// True if a and b tie: equal (including equal infinities), or
+/// both finite with |a − b| ≤ [`TIE_TOLERANCE`] · max(|a|, |b|). NaN ties with nothing; an
+/// infinity ties only with itself.
+pub fn is_tie(a: f64, b: f64) -> bool {
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= TIE_TOLERANCE * a.abs().max(b.abs()))
+}
+
+/// The first item (in iteration order) whose value ties ([`is_tie`]) with the largest value, as
+/// `(key, value)`. With the items in increasing key order this is the lowest key among the
+/// maximisers within the tolerance.
+///
+/// Two passes: the maximum M, then the first value v with `is_tie(v, M)`. The rule is thus
+/// independent of how values near M are ordered (ties are not transitive, so a one-pass "replace
+/// unless tied" scan would depend on the order). Values may be ±∞.
+///
+/// Errors: [`Error::Empty`] for no items, [`Error::NonFinite`] if any value is NaN (a NaN score is
+/// a bug upstream; it is never silently skipped). Both name `what`.
+pub fn argmax_lowest_by<K, I>(what: &str, items: I) -> Result<(K, f64)>
+where
+    I: IntoIterator<Item = (K, f64)>,
+    I::IntoIter: Clone,
+{
+    let items = items.into_iter();
+    let mut max = f64::NEG_INFINITY;
+    let mut any = false;
+    for (_, v) in items.clone() {
+        if v.is_nan() {
+            return Err(Error::NonFinite(format!("{what} (NaN in an argmax)")));
+        }
+        any = true;
+        if v > max {
+            max = v;
+        }
+    }
+    if !any {
+        return Err(Error::Empty(format!("{what} (argmax over no values)")));
+    }
+    // The maximum itself ties with itself, so `find` always succeeds.
+    items.into_iter().find(|&(_, v)| is_tie(v, max)).ok_or_else(|| Error::Empty(what.to_string()))
+}
+
+/// The index of the largest value, the **lowest** index among values that tie with it
+/// ([`is_tie`]): [`argmax_lowest_by`] over the enumerated values. The tie rule of every argmax over
+/// candidates in bohf. Errors on an empty input or a NaN value.
+pub fn argmax_lowest<I>(values: I) -> Result<usize>
+where
+    I: IntoIterator<Item = f64>,
+    I::IntoIter: Clone,
+{
+    Ok(argmax_lowest_by("values", values.into_iter().enumerate())?.0)
+}
+
+/// The member of `subset` (in its order, normally increasing candidate indices) maximising
+/// `value`, the first one among ties: [`argmax_lowest_by`] over `(i, value(i))`, i ∈ `subset`.
+pub fn argmax_lowest_in(what: &str, subset: &[usize], value: impl Fn(usize) -> f64) -> Result<usize> {
+    Ok(argmax_lowest_by(what, subset.iter().map(|&i| (i, value(i))))?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_ties_take_the_lowest_index() {
+        assert_eq!(argmax_lowest([1.0, 3.0, 3.0, 2.0]).unwrap(), 1);
+        assert_eq!(argmax_lowest([2.0, 2.0]).unwrap(), 0);
+        assert_eq!(argmax_lowest([f64::NEG_INFINITY, f64::NEG_INFINITY]).unwrap(), 0);
+        assert_eq!(argmax_lowest([0.0, f64::INFINITY, f64::INFINITY]).unwrap(), 1);
+        assert_eq!(argmax_lowest([0.0, -0.0]).unwrap(), 0);
+        assert_eq!(argmax_lowest([-3.0]).unwrap(), 0);
+    }
+
+    /// 1e-12 relative: at 5.0 the tolerance is 5e-12. A gap of 4e-12 ties (the earlier index wins
+    /// although it is smaller); a gap of 6e-12 does not (the larger value wins).
+    #[test]
+    fn ties_within_the_relative_tolerance_and_not_just_outside() {
+        assert_eq!(argmax_lowest([-1.0, 5.0, 5.0 + 4e-12]).unwrap(), 1);
+        assert_eq!(argmax_lowest([-1.0, 5.0, 5.0 + 6e-12]).unwrap(), 2);
+        assert_eq!(argmax_lowest([-1.0, 5.0 + 4e-12, 5.0]).unwrap(), 1);
+        // Relative, not absolute: at 1e6 a gap of 5e-7 ties, at 1 it does not.
+        assert_eq!(argmax_lowest([1e6, 1e6 + 5e-7]).unwrap(), 0);
+        assert_eq!(argmax_lowest([1.0, 1.0 + 5e-7]).unwrap(), 1);
+        // Zero ties only with zero.
+        assert_eq!(argmax_lowest([0.0, 1e-300]).unwrap(), 1);
+        assert!(is_tie(-2.0, -2.0 - 1e-12) && !is_tie(-2.0, -2.0 - 3e-12));
+    }
+
+    /// Ties are measured against the maximum, not against the running best: with values 1,
+    /// 1 + 0.9e-12, 1 + 1.8e-12, index 0 is 1.8e-12 below the maximum (not a tie) while index 1 is
+    /// 0.9e-12 below it (a tie), so the answer is 1 whatever the scan order.
+    #[test]
+    fn the_rule_is_relative_to_the_maximum() {
+        assert_eq!(argmax_lowest([1.0, 1.0 + 0.9e-12, 1.0 + 1.8e-12]).unwrap(), 1);
+        assert_eq!(argmax_lowest([1.0 + 1.8e-12, 1.0 + 0.9e-12, 1.0]).unwrap(), 0);
+    }
+
+    #[test]
+    fn nan_and_empty_inputs_are_errors() {
+        assert!(matches!(argmax_lowest([f64::NAN, 0.5]), Err(Error::NonFinite(_))));
+        assert!(matches!(argmax_lowest([0.5, f64::NAN]), Err(Error::NonFinite(_))));
+        assert!(matches!(argmax_lowest(std::iter::empty()), Err(Error::Empty(_))));
+        let e = argmax_lowest_in("utility over M_r", &[], |_| 0.0).unwrap_err();
+        assert!(e.to_string().contains("utility over M_r"), "{e}");
+    }
+
+    #[test]
+    fn subsets_and_keys() {
+        let g = [0.0, 5.0, 1.0, 5.0, 7.0];
+        assert_eq!(argmax_lowest_in("g", &[0, 1, 2, 3], |i| g[i]).unwrap(), 1);
+        assert_eq!(argmax_lowest_in("g", &[2, 3], |i| g[i]).unwrap(), 3);
+        let pairs = [((0, 1), 2.0), ((0, 2), 3.0), ((1, 2), 3.0)];
+        assert_eq!(argmax_lowest_by("pairs", pairs).unwrap(), ((0, 2), 3.0));
+    }
+}
