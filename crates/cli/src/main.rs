@@ -171,6 +171,9 @@ enum Command {
         /// The data file (catalyst preset).
         #[arg(long)]
         data: Option<PathBuf>,
+        /// The presets folder (default: the specs/ folder of the source tree bohf was built from).
+        #[arg(long, value_name = "DIR")]
+        specs: Option<PathBuf>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -305,13 +308,14 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             print!("{}", report::terminal_table(&results.summary()?));
             println!("\nmerged {} runs into {}", results.runs().len(), out.display());
         }
-        Command::Reproduce { name, list, runs, quick, data, run } => {
+        Command::Reproduce { name, list, runs, quick, data, specs, run } => {
+            let all = presets::load(specs.as_deref())?;
             if list {
-                print!("{}", presets::list());
+                print!("{}", presets::list(&all));
                 return Ok(());
             }
             let name = name.expect("clap requires NAME without --list");
-            let preset = presets::find(&name)?;
+            let preset = presets::find(&all, &name)?;
             if runs == Some(0) {
                 return Err(CliError::msg("--runs must be at least 1"));
             }

@@ -1,53 +1,15 @@
-//! The papers a panel belongs to, the rule that compares two algorithms, and the claims it judges.
+//! The rule that compares two algorithms, and the claims of a spec's `[reproduces]` section it
+//! judges.
 
 use super::panel::{AlgorithmRow, PanelResult};
 use super::report::{pm, signed};
+use super::source::{ClaimRule, Reproduces};
 use crate::Metric;
 use crate::summary::MeanSe;
 use std::fmt::Write as _;
 
 /// A difference counts when it exceeds this many standard errors of the difference.
 pub const SE_MULTIPLE: f64 = 2.0;
-
-/// The paper a panel belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Paper {
-    /// Kayal et al. 2025, Figure 1: per-step regret r_T at the horizon.
-    MrLpf,
-    /// Lazzaro et al. 2026, Figures 2 and 4: cumulative regret R(T) at the horizon.
-    PfTs,
-    /// A spec that is not one of the papers' panels: both metrics, no claim.
-    Other,
-}
-
-impl Paper {
-    /// The paper of a spec name (by its prefix).
-    pub fn of(name: &str) -> Self {
-        if name.starts_with("mrlpf-") {
-            Paper::MrLpf
-        } else if name.starts_with("pfts-") {
-            Paper::PfTs
-        } else {
-            Paper::Other
-        }
-    }
-
-    /// The metric the paper's claim is about.
-    pub fn metric(self) -> Metric {
-        match self {
-            Paper::MrLpf => Metric::Instantaneous,
-            Paper::PfTs | Paper::Other => Metric::Cumulative,
-        }
-    }
-
-    pub(crate) fn metric_name(self) -> &'static str {
-        match self.metric() {
-            Metric::Instantaneous => "per-step regret r_T at the horizon",
-            Metric::Cumulative => "cumulative regret R(T) at the horizon",
-            Metric::Simple => "simple regret at the horizon",
-        }
-    }
-}
 
 /// The outcome of comparing a against b.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +54,8 @@ pub struct Claim {
     pub verdict: String,
 }
 
-fn lower_claim(r: &PanelResult, a: &str, b: &str) -> Option<Claim> {
-    let (ma, mb) = (r.metric(a)?, r.metric(b)?);
+fn lower_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
+    let (ma, mb) = (r.metric(a, m)?, r.metric(b, m)?);
     let (d, se, order) = compare(ma, mb);
     let (holds, verdict) = match order {
         Order::Lower => (true, "reproduced".to_string()),
@@ -109,8 +71,8 @@ fn lower_claim(r: &PanelResult, a: &str, b: &str) -> Option<Claim> {
     })
 }
 
-fn parity_claim(r: &PanelResult, a: &str, b: &str) -> Option<Claim> {
-    let (ma, mb) = (r.metric(a)?, r.metric(b)?);
+fn parity_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
+    let (ma, mb) = (r.metric(a, m)?, r.metric(b, m)?);
     let (d, se, order) = compare(ma, mb);
     let (holds, verdict) = match order {
         Order::Indistinguishable => (true, format!("reproduced: within {SE_MULTIPLE} s.e.")),
@@ -126,13 +88,13 @@ fn parity_claim(r: &PanelResult, a: &str, b: &str) -> Option<Claim> {
     })
 }
 
-fn lowest_claim(r: &PanelResult, a: &str) -> Option<Claim> {
-    let ma = r.metric(a)?;
+fn lowest_claim(r: &PanelResult, m: Metric, a: &str) -> Option<Claim> {
+    let ma = r.metric(a, m)?;
     let others: Vec<&AlgorithmRow> = r.algorithms.iter().filter(|x| x.label != a).collect();
     let mut evidence = vec![format!("{a} {}", pm(ma))];
     let mut failures = Vec::new();
     for o in &others {
-        let mo = r.metric(&o.label)?;
+        let mo = r.metric(&o.label, m)?;
         let (d, se, order) = compare(ma, mo);
         evidence.push(format!("vs {} {}: {}", o.label, pm(mo), signed(d, se)));
         if order != Order::Lower {
@@ -153,27 +115,19 @@ fn lowest_claim(r: &PanelResult, a: &str) -> Option<Claim> {
     })
 }
 
-pub(crate) const PF_TS: &str = "PF-TS";
-pub(crate) const MR_LPF: &str = "MR-LPF";
-pub(crate) const MAXMIN: &str = "MaxMinLCB";
-pub(crate) const GP_TS: &str = "GP-TS (scalar)";
-pub(crate) const POP_BO: &str = "POP-BO";
-
-/// The paper's claims that apply to a panel.
-pub fn claims_of(r: &PanelResult) -> Vec<Claim> {
-    match Paper::of(&r.name) {
-        Paper::MrLpf => lower_claim(r, MR_LPF, MAXMIN).into_iter().collect(),
-        Paper::PfTs => {
-            // "significantly smaller than that of MR-LPF and POP-BO" is said of Fig. 2 only (notes 003 §5.9);
-            // on Fig. 4 the paper says "competitive or improved relative to the others".
-            let pop_bo = if r.name.starts_with("pfts-fig2") { lower_claim(r, PF_TS, POP_BO) } else { None };
-            [lower_claim(r, PF_TS, MR_LPF), pop_bo, parity_claim(r, PF_TS, MAXMIN), lowest_claim(r, GP_TS)]
-                .into_iter()
-                .flatten()
-                .collect()
-        }
-        Paper::Other => Vec::new(),
-    }
+/// The claims of `reproduces` judged on a panel, in the spec's order, on the paper's metric
+/// ([`super::Paper::metric`]). A claim naming an algorithm the panel has no row for is skipped.
+pub fn claims_of(r: &PanelResult, reproduces: Option<&Reproduces>) -> Vec<Claim> {
+    let Some(rep) = reproduces else { return Vec::new() };
+    let m = rep.paper().metric();
+    rep.rules()
+        .iter()
+        .filter_map(|rule| match rule {
+            ClaimRule::Lower(a, b) => lower_claim(r, m, a, b),
+            ClaimRule::Parity(a, b) => parity_claim(r, m, a, b),
+            ClaimRule::Lowest(a) => lowest_claim(r, m, a),
+        })
+        .collect()
 }
 
 pub(crate) fn claims_table(claims: &[Claim], with_panel: bool) -> String {

@@ -1,6 +1,5 @@
 //! A finished panel's values at the horizon, as stored in `<name>.horizon.csv`.
 
-use super::claims::Paper;
 use crate::Metric;
 use crate::error::{ExperimentError, Result};
 use crate::summary::{AtHorizon, HORIZON_CSV_COLUMNS, MeanSe, Summary};
@@ -56,10 +55,10 @@ impl PanelResult {
         self.algorithms.iter().find(|a| a.label == label)
     }
 
-    /// The paper metric of `label`.
-    pub fn metric(&self, label: &str) -> Option<MeanSe> {
+    /// The value of `metric` for `label`.
+    pub fn metric(&self, label: &str, metric: Metric) -> Option<MeanSe> {
         let at = &self.get(label)?.at;
-        Some(match Paper::of(&self.name).metric() {
+        Some(match metric {
             Metric::Instantaneous => at.instantaneous,
             Metric::Cumulative => at.cumulative,
             Metric::Simple => at.simple,

@@ -1,7 +1,8 @@
 //! The report of one panel (`<name>.md`).
 
-use super::claims::{Paper, claims_of, claims_table};
+use super::claims::{claims_of, claims_table};
 use super::panel::PanelResult;
+use super::source::Paper;
 use crate::Metric;
 use crate::runner::Experiment;
 use crate::summary::MeanSe;
@@ -30,7 +31,7 @@ pub(crate) fn panel_markdown(
     index: bool,
 ) -> String {
     let spec = experiment.spec();
-    let paper = Paper::of(&r.name);
+    let paper = spec.reproduces.as_ref().map_or(Paper::Other, |rep| rep.paper());
     let u = experiment.problem().utility();
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", r.title);
@@ -105,7 +106,7 @@ pub(crate) fn panel_markdown(
         r.algorithms.iter().map(|a| a.runs).sum::<usize>(),
         r.elapsed_s
     );
-    let claims = claims_of(r);
+    let claims = claims_of(r, spec.reproduces.as_ref());
     if !claims.is_empty() {
         let _ = writeln!(s, "## The paper's claims on this panel\n");
         let _ = writeln!(s, "{}", claims_table(&claims, false));
