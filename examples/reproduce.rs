@@ -1,11 +1,13 @@
-//! Reproduces the MR-LPF paper's Figure 1 and the PF-TS paper's Figures 2 and 4 from the specs in
-//! `specs/`, and writes the reports in `docs/reproduction/`.
+//! Reproduces the papers' experiments from the presets in `specs/` (the MR-LPF paper's Figure 1,
+//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2), and writes the reports in
+//! `docs/reproduction/`.
 //!
 //! ```text
 //! cargo run --release --example reproduce -- [--quick] [--index] [--out DIR] [--raw DIR] [NAME…]
 //! ```
 //!
-//! * `NAME…`: the panels to run (spec names = file stems of `specs/*.toml`); all by default.
+//! * `NAME…`: the presets to run (spec names = file stems of `specs/*.toml`); all by default.
+//!   `popbo-table2` (about 3 minutes on 2 cores) writes `popbo-table2.md` only.
 //! * `--quick`: a smoke test, at most [`QUICK_RUNS`] runs and [`QUICK_HORIZON`] steps per panel,
 //!   written by default to `target/reproduction-quick/` so that it never overwrites the reports.
 //! * `--out DIR`: where the reports go (default `docs/reproduction/`, or the quick folder).
@@ -21,12 +23,13 @@
 //! build the index). The index `README.md` is rebuilt from every `*.horizon.csv` in the folder and
 //! states, per paper claim, whether it reproduced under the rule of [`compare`].
 //!
-//! The panels, claims and reports live in `bohf_experiments::reproduce` (shared with the
-//! `bohf reproduce` command); this example only walks the spec folder.
+//! The presets (found by `bohf_experiments::reproduce::discover` in `specs/`, as `bohf reproduce`
+//! finds them), claims and reports live in `bohf_experiments::reproduce`; this example only parses
+//! its options and loops over the presets.
 
 pub use bohf::experiments::reproduce::*;
 use bohf::experiments::{Experiment, Registry, write_atomic};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 type BoxError = Box<dyn std::error::Error>;
@@ -87,47 +90,42 @@ fn main() {
     }
 }
 
-/// The spec files of `dir`, sorted by name.
-pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, BoxError> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
 /// Runs the selected panels, writes their reports and rebuilds the index; returns the results of
 /// the panels run.
 pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
-    let files = spec_files(&opts.specs_dir)?;
-    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let presets = discover(&opts.specs_dir)?;
     for n in &opts.names {
-        if !files.iter().any(|f| &stem(f) == n) {
-            let all: Vec<String> = files.iter().map(|f| stem(f)).collect();
+        if !presets.iter().any(|p| &p.name == n) {
+            let all: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
             return Err(format!("no spec `{n}` in {}; available: {}", opts.specs_dir.display(), all.join(", ")).into());
         }
     }
-    let selected: Vec<&PathBuf> = if opts.index_only {
+    let selected: Vec<&Preset> = if opts.index_only {
         Vec::new()
     } else {
-        files.iter().filter(|f| opts.names.is_empty() || opts.names.contains(&stem(f))).collect()
+        presets.iter().filter(|p| opts.names.is_empty() || opts.names.contains(&p.name)).collect()
     };
     std::fs::create_dir_all(&opts.out_dir).map_err(|e| format!("cannot create {}: {e}", opts.out_dir.display()))?;
     // A panel that fails (e.g. a missing data file) is reported and the others still run.
     let mut done = Vec::new();
     let mut failed = Vec::new();
-    for file in selected {
-        match run_panel(file, opts) {
+    for preset in selected {
+        if preset.paper() == Paper::PopBo {
+            if let Err(e) = run_table2(preset, opts) {
+                eprintln!("{}: FAILED: {e}", preset.name);
+                failed.push(format!("{}: {e}", preset.name));
+            }
+            continue;
+        }
+        match run_panel(preset, opts) {
             Ok(r) => done.push(r),
             Err(e) => {
-                eprintln!("{}: FAILED: {e}", stem(file));
-                failed.push(format!("{}: {e}", stem(file)));
+                eprintln!("{}: FAILED: {e}", preset.name);
+                failed.push(format!("{}: {e}", preset.name));
             }
         }
     }
-    let index = build_index(&opts.out_dir, &files)?;
+    let index = build_index(&opts.out_dir, &presets)?;
     write_atomic(opts.out_dir.join("README.md"), index.as_bytes())?;
     eprintln!("index: {}", opts.out_dir.join("README.md").display());
     if failed.is_empty() {
@@ -137,16 +135,25 @@ pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
     }
 }
 
-/// Runs one spec file and writes its report.
-fn run_panel(file: &Path, opts: &Options) -> Result<PanelResult, BoxError> {
-    let text = std::fs::read_to_string(file)?;
-    let base = file.parent().unwrap_or(Path::new("."));
-    let panel = PreparedPanel::new(&text, file, base, opts.quick, None)?;
+/// Runs a POP-BO Table 2 preset and writes `<name>.md` (`--quick`: at most [`QUICK_RUNS`] runs per
+/// function, no GP slope).
+fn run_table2(preset: &Preset, opts: &Options) -> Result<(), BoxError> {
+    let spec = table2::Table2Spec::of_preset(preset)?;
+    let (runs, gp_runs) =
+        if opts.quick { (spec.runs.min(QUICK_RUNS), 0) } else { (spec.runs, spec.gp_slope.map_or(0, |g| g.runs)) };
+    let command = format!(
+        "cargo run --release --example reproduce -- {}{}",
+        if opts.quick { "--quick " } else { "" },
+        preset.name
+    );
+    table2::write_table2(&spec, runs, gp_runs, &opts.out_dir.join(format!("{}.md", preset.name)), &command)?;
+    Ok(())
+}
+
+/// Runs one preset (a panel) and writes its report.
+fn run_panel(preset: &Preset, opts: &Options) -> Result<PanelResult, BoxError> {
+    let panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, None)?;
     let name = panel.spec.name.clone();
-    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    if name != stem {
-        return Err(format!("{}: the spec's name `{name}` must equal its file stem `{stem}`", file.display()).into());
-    }
     let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
     eprintln!(
         "{name}: {} algorithms × {} runs, T = {} …",

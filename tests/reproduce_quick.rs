@@ -133,7 +133,15 @@ fn claims_follow_the_rule() {
             row("GP-TS (scalar)", m(9.0, 0.5)), // 1 below PF-TS with s.e. 1.118 ⇒ not lowest
         ],
     };
-    let claims = reproduce::claims_of(&panel);
+    // The claims come from the spec's `[reproduces]` section, not from the panel's name.
+    let rep = |paper: &str, claims: &[&str]| reproduce::Reproduces {
+        paper: paper.into(),
+        figure: "Figure 0".into(),
+        claims: claims.iter().map(|c| c.to_string()).collect(),
+    };
+    let pfts = rep("pfts", &["PF-TS < MR-LPF", "PF-TS ≈ MaxMinLCB", "GP-TS (scalar) lowest"]);
+    assert!(reproduce::claims_of(&panel, None).is_empty());
+    let claims = reproduce::claims_of(&panel, Some(&pfts));
     let holds: Vec<(String, bool)> = claims.iter().map(|c| (c.statement.clone(), c.holds)).collect();
     assert_eq!(
         holds,
@@ -150,9 +158,13 @@ fn claims_follow_the_rule() {
         algorithms: vec![row("MR-LPF", m(0.01, 0.001)), row("MaxMinLCB", m(0.02, 0.001))],
         ..panel
     };
-    let c = reproduce::claims_of(&mr);
+    let c = reproduce::claims_of(&mr, Some(&rep("mrlpf", &["MR-LPF < MaxMinLCB"])));
     assert_eq!(c.len(), 1);
     assert!(c[0].holds && c[0].statement == "MR-LPF < MaxMinLCB");
+    // The same values judged as a PF-TS claim use R(T) instead: here equal to r_T by construction,
+    // so the claim still holds; a claim naming an algorithm without a row is skipped.
+    let c = reproduce::claims_of(&mr, Some(&rep("pfts", &["MR-LPF < MaxMinLCB", "PF-TS lowest"])));
+    assert_eq!(c.len(), 1);
 }
 
 #[test]

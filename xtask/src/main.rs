@@ -16,6 +16,7 @@
 mod checks;
 mod deps;
 mod docs;
+mod fielddocs;
 mod report;
 
 use report::{Row, Status};

@@ -151,7 +151,9 @@ enum Command {
     #[command(
         after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 min on 2 cores\n  \
         bohf reproduce mrlpf-fig1a-rkhs-se --quick   # seconds: 3 runs, T = 40\n  \
-        bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n\n\
+        bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n  \
+        bohf reproduce popbo-table2                  # POP-BO Table 2, ~3 min\n\n\
+        The presets are the spec files of --specs DIR (default: the source tree's specs/).\n\
         The folder gets the spec used (spec.toml, to copy and edit), the runs, NAME.md (settings, table,\n\
         the paper's claims judged), plots and summary.json."
     )]
@@ -171,6 +173,9 @@ enum Command {
         /// The data file (catalyst preset).
         #[arg(long)]
         data: Option<PathBuf>,
+        /// The presets folder (default: the specs/ folder of the source tree bohf was built from).
+        #[arg(long, value_name = "DIR")]
+        specs: Option<PathBuf>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -305,13 +310,14 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             print!("{}", report::terminal_table(&results.summary()?));
             println!("\nmerged {} runs into {}", results.runs().len(), out.display());
         }
-        Command::Reproduce { name, list, runs, quick, data, run } => {
+        Command::Reproduce { name, list, runs, quick, data, specs, run } => {
+            let all = presets::load(specs.as_deref())?;
             if list {
-                print!("{}", presets::list());
+                print!("{}", presets::list(&all));
                 return Ok(());
             }
             let name = name.expect("clap requires NAME without --list");
-            let preset = presets::find(&name)?;
+            let preset = presets::find(&all, &name)?;
             if runs == Some(0) {
                 return Err(CliError::msg("--runs must be at least 1"));
             }

@@ -1,54 +1,41 @@
-//! `bohf reproduce`: the papers' experiments as named presets (the specs of `specs/`, embedded in
-//! the binary).
+//! `bohf reproduce`: the papers' experiments as named presets, the spec files of a presets folder
+//! found by [`bohf_experiments::reproduce::discover`] (as `examples/reproduce.rs` finds them).
 //!
-//! A preset's relative data path (the catalyst panel's OCx24 CSV) is resolved against the `specs/`
-//! folder of the source tree the binary was built from ([`SPECS_DIR`]), as `bohf run specs/….toml`
-//! would; `--data FILE` points it elsewhere.
+//! The folder is `--specs DIR`, by default the `specs/` folder of the source tree the binary was
+//! built from ([`DEFAULT_SPECS_DIR`], fixed at build time); if it is missing (the binary was moved
+//! to a machine without the source tree), the error says so and asks for `--specs DIR`. A preset's
+//! relative data path (the catalyst panel's OCx24 CSV) is resolved against that folder, as
+//! `bohf run specs/….toml` would; `--data FILE` points it elsewhere.
 
 use crate::CliError;
 use crate::run::{Outcome, RunOptions, run_experiment, stored_spec};
-use bohf_experiments::reproduce::{PreparedPanel, write_panel_report};
+use bohf_experiments::reproduce::table2::{Table2Spec, write_table2};
+use bohf_experiments::reproduce::{Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_panel_report};
 use bohf_experiments::{Experiment, ProblemSpec, Registry};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// One preset.
-#[derive(Debug, Clone, Copy)]
-pub struct Preset {
-    /// Its name (the spec's `name`, its file stem in `specs/`).
-    pub name: &'static str,
-    /// The paper, figure or table it reproduces.
-    pub source: &'static str,
-    /// The spec text.
-    pub text: &'static str,
+/// The `specs/` folder of the source tree the binary was built from: the default presets folder.
+pub const DEFAULT_SPECS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../specs");
+
+/// The presets of `dir` (default [`DEFAULT_SPECS_DIR`]); a missing folder is an error that says
+/// how to point at one.
+pub fn load(dir: Option<&Path>) -> Result<Vec<Preset>, CliError> {
+    let dir = dir.map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), Path::to_path_buf);
+    if !dir.is_dir() {
+        return Err(CliError::msg(format!(
+            "no presets folder at `{}` (the `specs/` folder of the source tree bohf was built from, or --specs); \
+             pass --specs DIR with the spec files (e.g. the repository's specs/)",
+            dir.display()
+        )));
+    }
+    Ok(discover(&dir)?)
 }
-
-/// The `specs/` folder of the source tree (the base of the presets' relative data paths).
-pub const SPECS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../specs");
-
-macro_rules! preset {
-    ($name:literal, $source:literal) => {
-        Preset { name: $name, source: $source, text: include_str!(concat!("../../../specs/", $name, ".toml")) }
-    };
-}
-
-/// Every preset, in the order of `bohf reproduce --list`.
-pub const PRESETS: &[Preset] = &[
-    preset!("mrlpf-fig1a-rkhs-se", "MR-LPF (Kayal et al. 2025), Figure 1(a): RKHS function, SE kernel, T = 300"),
-    preset!("mrlpf-fig1b-rkhs-matern52", "MR-LPF, Figure 1(b): RKHS function, Matérn-5/2, T = 300"),
-    preset!("mrlpf-fig1c-rkhs-matern32", "MR-LPF, Figure 1(c): RKHS function, Matérn-3/2, T = 300"),
-    preset!("mrlpf-fig1d-ackley-se", "MR-LPF, Figure 1(d): Ackley, SE kernel, T = 2000"),
-    preset!("mrlpf-fig1e-ackley-matern52", "MR-LPF, Figure 1(e): Ackley, Matérn-5/2, T = 2000"),
-    preset!("mrlpf-fig1f-ackley-matern32", "MR-LPF, Figure 1(f): Ackley, Matérn-3/2, T = 2000"),
-    preset!("pfts-fig2-ackley", "PF-TS (Lazzaro et al. 2026), Figure 2(a, b): flipped Ackley, 40 points, T = 300"),
-    preset!("pfts-fig2-catalyst", "PF-TS, Figure 2(c, d): OCx24 catalyst (needs the data file), T = 800"),
-    preset!("pfts-fig4-rkhs", "PF-TS, Figure 4(c, d): RKHS function, Matérn-5/2, 30 points, T = 200"),
-];
 
 /// The preset called `name`; the error lists them and suggests the closest.
-pub fn find(name: &str) -> Result<&'static Preset, CliError> {
-    PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+pub fn find<'a>(presets: &'a [Preset], name: &str) -> Result<&'a Preset, CliError> {
+    presets.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
         CliError::msg(format!(
             "unknown preset `{name}`{}; valid presets: {} (see `bohf reproduce --list`)",
             crate::suggest(name, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
@@ -57,12 +44,12 @@ pub fn find(name: &str) -> Result<&'static Preset, CliError> {
     })
 }
 
-/// The `--list` text.
-pub fn list() -> String {
-    let w = PRESETS.iter().map(|p| p.name.len()).max().unwrap_or(0);
+/// The `--list` text: each preset with the paper and figure of its `[reproduces]` section.
+pub fn list(presets: &[Preset]) -> String {
+    let w = presets.iter().map(|p| p.name.len()).max().unwrap_or(0);
     let mut s = String::from("Presets (bohf reproduce NAME [--quick] [--runs R]):\n");
-    for p in PRESETS {
-        s.push_str(&format!("  {:w$}  {}\n", p.name, p.source));
+    for p in presets {
+        s.push_str(&format!("  {:w$}  {}\n", p.name, p.source()));
     }
     s
 }
@@ -82,9 +69,13 @@ pub struct ReproduceOptions {
 
 /// Runs a preset into `opts.run.out`: the runner's files (spec.toml, runs/, steps.csv,
 /// summary.json, plots) and the report (`NAME.md`, `NAME-*.png|svg`, `NAME.horizon.csv`).
+/// A POP-BO Table 2 preset (`reproduces.paper = "popbo"`) writes `NAME.md` only (see
+/// [`reproduce_table2`]).
 pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<PathBuf>, CliError> {
-    let origin = Path::new(SPECS_DIR).join(format!("{}.toml", preset.name));
-    let mut panel = PreparedPanel::new(preset.text, &origin, Path::new(SPECS_DIR), opts.quick, opts.runs)?;
+    if preset.paper() == Paper::PopBo {
+        return reproduce_table2(preset, opts).map(Some);
+    }
+    let mut panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, opts.runs)?;
     if let ProblemSpec::Catalyst(c) = &mut panel.spec.problem {
         if let Some(d) = &opts.data {
             c.path = d.clone();
@@ -127,6 +118,37 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
     write_panel_report(&opts.run.out, &experiment, &panel, &summary, elapsed, &command, "spec.toml")?;
     print!("{}", crate::report::terminal_table(&summary));
     Ok(Some(opts.run.out.join(format!("{}.md", preset.name))))
+}
+
+/// Runs a POP-BO Table 2 preset on a pool of `--threads` threads and writes `NAME.md` into
+/// `opts.run.out`. `--quick` caps the runs per function at [`QUICK_RUNS`] and skips the GP slope;
+/// `--runs` sets the runs per function. Shards and `--resume` do not apply (the table is one
+/// piece, a few minutes long).
+fn reproduce_table2(preset: &Preset, opts: &ReproduceOptions) -> Result<PathBuf, CliError> {
+    if opts.run.shard.is_some() || opts.run.resume || opts.data.is_some() {
+        return Err(CliError::msg(format!(
+            "preset `{}` (POP-BO Table 2) runs in one piece: --shard, --resume and --data do not apply",
+            preset.name
+        )));
+    }
+    let spec = Table2Spec::of_preset(preset)?;
+    let runs = opts.runs.unwrap_or(if opts.quick { spec.runs.min(QUICK_RUNS) } else { spec.runs });
+    let gp_runs = if opts.quick { 0 } else { spec.gp_slope.map_or(0, |g| g.runs) };
+    std::fs::create_dir_all(&opts.run.out)
+        .map_err(|e| CliError::msg(format!("cannot create `{}`: {e}", opts.run.out.display())))?;
+    let out = opts.run.out.join(format!("{}.md", preset.name));
+    let command = format!(
+        "bohf reproduce {}{}{}",
+        preset.name,
+        if opts.quick { " --quick" } else { "" },
+        opts.runs.map(|r| format!(" --runs {r}")).unwrap_or_default()
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.run.threads)
+        .build()
+        .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.run.threads)))?;
+    pool.install(|| write_table2(&spec, runs, gp_runs, &out, &command))?;
+    Ok(out)
 }
 
 /// The data path of a catalyst problem.

@@ -164,6 +164,32 @@ fn reproduce_quick_writes_spec_report_plots_and_summaries() {
 }
 
 #[test]
+fn reproduce_finds_presets_in_the_specs_folder_and_names_bad_ones() {
+    let tmp = TempDir::new("reproduce-specs");
+    // The default folder is the source tree's specs/: POP-BO's Table 2 is a preset like the others.
+    let list = ok(&["reproduce", "--list"], &tmp.0);
+    assert!(list.contains("popbo-table2") && list.contains("POP-BO paper (Xu et al. 2024), Table 2"), "{list}");
+    // --specs DIR: the presets are that folder's spec files; paper and figure come from [reproduces].
+    let dir = tmp.join("mine");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = "name = \"zz\"\ntitle = \"Z\"\nhorizon = 3\nruns = 1\n[reproduces]\npaper = \"mrlpf\"\nfigure = \"Figure 7\"\n\
+                [problem]\nkind = \"rkhs\"\npoints = 5\n[[algorithms]]\nname = \"random\"\n";
+    std::fs::write(dir.join("zz.toml"), spec).unwrap();
+    let list = ok(&["reproduce", "--list", "--specs", "mine"], &tmp.0);
+    assert!(list.contains("zz") && list.contains("MR-LPF paper (Kayal et al. 2025), Figure 7: Z"), "{list}");
+    assert!(!list.contains("pfts-fig4-rkhs"), "{list}");
+    ok(&["reproduce", "zz", "--specs", "mine", "--out", "zz-out"], &tmp.0);
+    assert!(tmp.join("zz-out/zz.md").exists());
+    // An unknown paper names the file and the field.
+    std::fs::write(dir.join("zz.toml"), spec.replace("\"mrlpf\"", "\"nature\"")).unwrap();
+    let e = fails(&["reproduce", "--list", "--specs", "mine"], &tmp.0);
+    assert!(e.contains("zz.toml") && e.contains("reproduces.paper") && e.contains("`nature`"), "{e}");
+    // A missing folder says how to point at one.
+    let e = fails(&["reproduce", "--list", "--specs", "nowhere"], &tmp.0);
+    assert!(e.contains("nowhere") && e.contains("--specs DIR"), "{e}");
+}
+
+#[test]
 fn bad_specs_give_useful_errors() {
     let tmp = TempDir::new("errors");
     let base = "name = \"x\"\nhorizon = 5\nruns = 1\n";

@@ -14,6 +14,14 @@ pub enum ExperimentError {
         /// Why it is rejected, with the value.
         reason: String,
     },
+    /// An error in the spec file `path` (e.g. a preset's `[reproduces]` section).
+    #[error("`{}`: {source}", path.display())]
+    InFile {
+        /// The spec file.
+        path: PathBuf,
+        /// The error.
+        source: Box<ExperimentError>,
+    },
     /// The spec is not valid TOML or does not have the expected shape; the message gives the line
     /// and column.
     #[error("cannot parse experiment spec{}: {source}", path.as_ref().map(|p| format!(" `{}`", p.display())).unwrap_or_default())]
@@ -125,6 +133,7 @@ impl ExperimentError {
     pub fn field(&self) -> Option<&str> {
         match self {
             ExperimentError::Spec { field, .. } => Some(field),
+            ExperimentError::InFile { source, .. } => source.field(),
             _ => None,
         }
     }

@@ -8,6 +8,11 @@
 //! seed = 1                       # base seed of every random stream
 //! on_error = "stop"              # a failed run stops the experiment (default), or "continue"
 //!
+//! [reproduces]                   # optional: the paper's experiment this is (see `reproduce::source`)
+//! paper = "pfts"                 # mrlpf | pfts | popbo
+//! figure = "Figure 2(a, b)"
+//! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
+//!
 //! [problem]                      # the utility and its candidate set
 //! kind = "ackley"                # rkhs | ackley | catalyst | function
 //! points = 40
@@ -48,6 +53,7 @@
 use crate::error::{ExperimentError, Result};
 use crate::limits::{self, Allocation, Bytes, MemoryEstimate, MemoryLimit, ProblemShape};
 use crate::registry::Registry;
+use crate::reproduce::source::Reproduces;
 use bohf_core::Link;
 use bohf_kernels::KernelKind;
 use bohf_problems::{AckleySign, Ocx24Filter, Scaling};
@@ -82,6 +88,10 @@ pub struct ExperimentSpec {
     /// way. Written to TOML only when not the default.
     #[serde(default, skip_serializing_if = "OnError::is_stop")]
     pub on_error: OnError,
+    /// What the spec reproduces (the paper, the figure, the claims judged); see
+    /// [`crate::reproduce::source`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduces: Option<Reproduces>,
 }
 
 /// What a run that fails (an algorithm or solver error) does to the rest of the experiment
@@ -348,6 +358,9 @@ impl ExperimentSpec {
                 ));
             }
             entry.check(&a.params, &format!("{at}.params"))?;
+        }
+        if let Some(r) = &self.reproduces {
+            r.validate(Some(&self.labels()))?;
         }
         if let Some((candidates, dim)) = shape {
             self.check_memory(registry, candidates, dim, 1)?;

@@ -2,7 +2,7 @@
 //!
 //! | problem | paper | here |
 //! |---|---|---|
-//! | seven 2-D test functions, standardised over a 20×20 grid | §6.2, Table 2 | [`table2_problem`], [`TABLE2`] |
+//! | seven 2-D test functions, standardised over a 20×20 grid | §6.2, Table 2 | [`table2_problem`]; the rows and settings: `specs/popbo-table2.toml` |
 //! | GP-sample instances (SE, variance 9, ℓ = 1, [0, 10]^d) | §6.1, Figs. 2, 4 | [`GpInstanceSpec::popbo`] |
 //! | 7-D GP sample, ℓ = 5√7 | App. P.1, Fig. 5 | [`GpInstanceSpec::seven_d`] |
 //! | 12-D GP sample | §6.3, Fig. 3 | [`GpInstanceSpec::twelve_d`] |
@@ -19,8 +19,9 @@
 //! The candidate set of bohf's grid-mode POP-BO is this grid.
 //!
 //! The authors' per-function settings (Matérn-5/2 ARD, variance 1, hard-coded lengthscales; B and
-//! β₀ overrides; notes 001 §5.2 \[R\]) are kept as [`RepoSettings`]; the paper (App. P) says B = 6 and
-//! β₀ = 1 for all and lengthscales fitted by likelihood ([`PAPER_NORM_BOUND`], [`PAPER_BETA0`]).
+//! β₀ overrides; notes 001 §5.2 \[R\]) and the paper's values are in `specs/popbo-table2.toml`; the
+//! paper (App. P) says B = 6 and β₀ = 1 for all and lengthscales fitted by likelihood
+//! ([`PAPER_NORM_BOUND`], [`PAPER_BETA0`]).
 //!
 //! # GP-sample instances
 //!
@@ -58,74 +59,6 @@ pub const PAPER_NORM_BOUND: f64 = 6.0;
 /// The paper's β₀ in β_t = β₀√t (App. P).
 pub const PAPER_BETA0: f64 = 1.0;
 
-/// Steps per run in Table 2.
-pub const TABLE2_STEPS: usize = 30;
-
-/// Runs per function in Table 2.
-pub const TABLE2_RUNS: usize = 30;
-
-/// One row of Table 2: the suboptimality of POP-BO's reported solution after 30 steps, mean ± std
-/// over 30 runs, in normalised units (copied from the paper; notes 001 §5.4).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Table2Row {
-    /// bohf's function name (as accepted by [`crate::by_name`]).
-    pub function: &'static str,
-    /// The paper's row label.
-    pub label: &'static str,
-    /// POP-BO's mean suboptimality.
-    pub popbo_mean: f64,
-    /// POP-BO's standard deviation.
-    pub popbo_std: f64,
-}
-
-/// Table 2's rows, POP-BO column, in the paper's order.
-pub const TABLE2: [Table2Row; 7] = [
-    Table2Row { function: "beale", label: "Beale", popbo_mean: 0.008, popbo_std: 0.025 },
-    Table2Row { function: "branin", label: "Branin", popbo_mean: 0.31, popbo_std: 0.29 },
-    Table2Row { function: "bukin6", label: "Bukin", popbo_mean: 0.92, popbo_std: 0.54 },
-    Table2Row { function: "cross_in_tray", label: "Cross-in-Tray", popbo_mean: 1.38, popbo_std: 0.97 },
-    Table2Row { function: "eggholder", label: "Eggholder", popbo_mean: 1.83, popbo_std: 0.96 },
-    Table2Row { function: "holder_table", label: "Holder Table", popbo_mean: 1.22, popbo_std: 1.01 },
-    Table2Row { function: "levy13", label: "Levy13", popbo_mean: 0.35, popbo_std: 0.31 },
-];
-
-/// The per-function settings of the authors' code for the test functions (notes 001 §5.2 \[R\]):
-/// Matérn-5/2 ARD kernel with variance 1 and these lengthscales (in the function's own units), norm
-/// bound B and β₀ of β_t = β₀√(t + 1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RepoSettings {
-    /// Matérn-5/2 ARD lengthscales, one per dimension.
-    pub lengthscales: Vec<f64>,
-    /// The norm bound B.
-    pub norm_bound: f64,
-    /// β₀.
-    pub beta0: f64,
-}
-
-impl RepoSettings {
-    /// The code's settings for a function of [`TABLE2`] (or any function on `domain`): lengthscales
-    /// Branin 10, Bukin 1, Eggholder 80, Hölder table 2, Levy13 2, otherwise half the mean side of
-    /// the box (Beale 4.5, Cross-in-tray 10); B = 6 except Branin 10, Bukin 4, Eggholder 3; β₀ = 1
-    /// except Branin 10, Bukin 3, Eggholder 0.5.
-    pub fn for_function(name: &str, domain: &BoxDomain) -> Self {
-        let d = domain.dim();
-        let mean_side = domain.upper().iter().zip(domain.lower()).map(|(h, l)| h - l).sum::<f64>() / d as f64;
-        let (ell, norm_bound, beta0) = match name {
-            "branin" => (Some(10.0), 10.0, 10.0),
-            "bukin6" => (Some(1.0), 4.0, 3.0),
-            "eggholder" => (Some(80.0), 3.0, 0.5),
-            "holder_table" | "levy13" => (Some(2.0), 6.0, 1.0),
-            _ => (None, 6.0, 1.0),
-        };
-        Self { lengthscales: vec![ell.unwrap_or(mean_side / 2.0); d], norm_bound, beta0 }
-    }
-
-    /// The kernel these settings describe.
-    pub fn kernel(&self) -> Result<Stationary> {
-        Stationary::matern52(1.0)?.with_ard(self.lengthscales.clone())
-    }
-}
-
 /// [ℓ + ε, h − ε] in every dimension; errors if a side is not longer than 2ε.
 pub fn shrink_box(domain: &BoxDomain, eps: f64) -> Result<BoxDomain> {
     if !(eps.is_finite() && eps >= 0.0) {
@@ -139,19 +72,17 @@ pub fn shrink_box(domain: &BoxDomain, eps: f64) -> Result<BoxDomain> {
 pub struct PopBoTestProblem {
     function: Rescaled<WithDomain<Arc<dyn TestFunction>>>,
     utility: GridFunction,
-    settings: RepoSettings,
 }
 
 impl PopBoTestProblem {
     /// `function` on its standard box shrunk by `shrink`, standardised over a `per_dim`^d grid there.
     pub fn new(function: Arc<dyn TestFunction>, shrink: f64, per_dim: usize) -> Result<Self> {
         let domain = shrink_box(&function.domain(), shrink)?;
-        let settings = RepoSettings::for_function(function.name(), &function.domain());
         let grid = domain.grid(per_dim)?;
         let on_box = WithDomain::new(function, domain)?;
         let function = Rescaled::standardised_on(on_box, &grid)?;
         let utility = GridFunction::tabulate(&function, &grid)?;
-        Ok(Self { function, utility, settings })
+        Ok(Self { function, utility })
     }
 
     /// The standardised function y(x) = (f(x) − mean)/std on the shrunk box.
@@ -178,26 +109,17 @@ impl PopBoTestProblem {
     pub fn suboptimality(&self, x: &[f64]) -> Result<f64> {
         Ok(self.f_star() - self.function.value(x)?)
     }
-
-    /// The authors' per-function kernel, B and β₀.
-    pub fn settings(&self) -> &RepoSettings {
-        &self.settings
-    }
 }
 
-/// A function of Table 2 by name ([`crate::by_name`] names, e.g. `"bukin6"`), as the authors'
-/// code prepares it: box shrunk by [`BOUND_SHRINK`], standardised over the 20×20 grid.
+/// A 2-D test function by name ([`crate::by_name`] names, e.g. `"bukin6"`) as the authors' code
+/// prepares Table 2's: box shrunk by [`BOUND_SHRINK`], standardised over the 20×20 grid. Which
+/// functions, and POP-BO's settings for each, are the spec's (`specs/popbo-table2.toml`).
 pub fn table2_problem(name: &str) -> Result<PopBoTestProblem> {
     let f = by_name(name, Some(2))?;
-    if !TABLE2.iter().any(|r| r.function == f.name()) {
-        return Err(Error::invalid("name", format!("`{name}` is not one of POP-BO's Table 2 functions")));
+    if f.dim() != 2 {
+        return Err(Error::invalid("name", format!("`{name}` is not a 2-D function")));
     }
     PopBoTestProblem::new(Arc::from(f), BOUND_SHRINK, GRID_PER_DIM)
-}
-
-/// All seven problems of Table 2, in the paper's order.
-pub fn table2_problems() -> Result<Vec<PopBoTestProblem>> {
-    TABLE2.iter().map(|r| table2_problem(r.function)).collect()
 }
 
 /// 6-D Ackley as POP-BO (following qEUBO, Astudillo et al. 2023) uses it: −A on [−2, 2]^6, the box
@@ -456,30 +378,21 @@ mod tests {
     }
 
     #[test]
-    fn all_seven_build_with_the_code_settings() {
-        let ps = table2_problems().unwrap();
-        assert_eq!(ps.len(), 7);
-        for (p, row) in ps.iter().zip(&TABLE2) {
-            assert_eq!(p.function().name(), row.function);
+    fn all_seven_build_standardised_inside_the_box() {
+        for name in ["beale", "branin", "bukin6", "cross_in_tray", "eggholder", "holder_table", "levy13"] {
+            let p = table2_problem(name).unwrap();
+            assert_eq!(p.function().name(), name);
             let v = p.utility().values();
             let mean = v.iter().sum::<f64>() / 400.0;
             let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 400.0;
             // 400 standardised values: rounding in the sums stays below 1e−12.
-            assert!(mean.abs() < 1e-12 && (var - 1.0).abs() < 1e-12, "{}", row.label);
+            assert!(mean.abs() < 1e-12 && (var - 1.0).abs() < 1e-12, "{name}");
             // Grid points lie strictly inside the standard box.
-            let std_box = by_name(row.function, None).unwrap().domain();
+            let std_box = by_name(name, None).unwrap().domain();
             let c = p.grid().coords(0).unwrap();
             assert!(c[0] > std_box.lower()[0] && c[1] > std_box.lower()[1]);
         }
-        // The settings of notes 001 §5.2.
-        let s = |n: &str| table2_problem(n).unwrap().settings().clone();
-        assert_eq!(s("beale").lengthscales, vec![4.5, 4.5]);
-        assert_eq!(s("cross_in_tray").lengthscales, vec![10.0, 10.0]);
-        assert_eq!((s("branin").norm_bound, s("branin").beta0), (10.0, 10.0));
-        assert_eq!((s("eggholder").norm_bound, s("eggholder").beta0, s("eggholder").lengthscales[0]), (3.0, 0.5, 80.0));
-        assert_eq!((s("bukin").norm_bound, s("bukin").beta0), (4.0, 3.0));
-        assert_eq!((s("levy13").norm_bound, s("levy13").beta0), (6.0, 1.0));
-        assert!(table2_problem("ackley").is_err());
+        assert!(table2_problem("no-such-function").is_err());
     }
 
     #[test]

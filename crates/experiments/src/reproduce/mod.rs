@@ -1,0 +1,37 @@
+//! Reproduction of the papers' experiments: the panels (one spec each), the papers' claims and the
+//! rule that judges them, and the reports (per-panel markdown, horizon files, index).
+//!
+//! Shared by `examples/reproduce.rs` (which rewrites `docs/reproduction/`) and the `bohf reproduce`
+//! command. The presets are the spec files of a folder ([`presets::discover`]); a spec's
+//! `[reproduces]` section ([`source`]) says which paper and figure it reproduces and which of the
+//! paper's claims to judge (MR-LPF's on per-step regret r_T, PF-TS's on cumulative regret R(T)).
+//!
+//! * [`source`]: the `[reproduces]` section, the papers and the claims' syntax;
+//! * [`presets`]: the presets folder, listed ([`discover`]);
+//! * [`claims`]: the papers, the rule of [`compare`] and the claims it judges;
+//! * [`panel`]: a finished panel's values at the horizon ([`PanelResult`], `<name>.horizon.csv`);
+//! * [`prepare`]: a panel's spec prepared to run and its report written ([`write_panel_report`]);
+//! * [`report`]: the per-panel markdown;
+//! * [`index`]: the index of all panels ([`build_index`]).
+
+pub mod claims;
+pub mod index;
+pub mod panel;
+pub mod prepare;
+pub mod presets;
+pub mod report;
+pub mod source;
+pub mod table2;
+
+pub use claims::{Claim, Order, SE_MULTIPLE, claims_of, compare};
+pub use index::build_index;
+pub use panel::{AlgorithmRow, PanelResult};
+pub use prepare::{PreparedPanel, write_panel_report};
+pub use presets::{Preset, discover};
+pub use report::pm;
+pub use source::{ClaimRule, Paper, Reproduces};
+
+/// Runs per algorithm in `--quick` mode (at most).
+pub const QUICK_RUNS: usize = 3;
+/// Horizon in `--quick` mode (at most).
+pub const QUICK_HORIZON: usize = 40;

@@ -1,0 +1,158 @@
+//! The presets: the spec files of a folder (the workspace's `specs/`), found by listing it, each
+//! with the metadata of its `[reproduces]` section. `bohf reproduce` and `examples/reproduce.rs`
+//! both use [`discover`]; adding a preset is adding a spec file.
+
+use super::source::{Paper, Reproduces};
+use crate::error::{ExperimentError, Result};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One spec file of the presets folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preset {
+    /// The spec's `name`, equal to its file stem.
+    pub name: String,
+    /// The spec file.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// Its `title`, if any.
+    pub title: Option<String>,
+    /// Its `[reproduces]` section, validated (its claims' labels are checked when the spec is).
+    pub reproduces: Option<Reproduces>,
+}
+
+/// The fields every preset is read for; the rest is the spec's own schema.
+#[derive(Deserialize)]
+struct Head {
+    name: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    reproduces: Option<Reproduces>,
+}
+
+impl Preset {
+    /// Reads a spec file's name, title and `[reproduces]` section; the name must equal the file stem.
+    /// Errors name the file (and the field).
+    pub fn read(path: &Path) -> Result<Self> {
+        let in_file =
+            |source: ExperimentError| ExperimentError::InFile { path: path.to_path_buf(), source: Box::new(source) };
+        let text = std::fs::read_to_string(path).map_err(|source| ExperimentError::Io {
+            action: "read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let head: Head = toml::from_str(&text)
+            .map_err(|e| ExperimentError::Toml { path: Some(path.to_path_buf()), source: Box::new(e) })?;
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if head.name != stem {
+            return Err(in_file(ExperimentError::spec(
+                "name",
+                format!("`{}` must equal the file's stem `{stem}` (the preset's name)", head.name),
+            )));
+        }
+        if let Some(r) = &head.reproduces {
+            r.validate(None).map_err(in_file)?;
+        }
+        Ok(Self { name: head.name, path: path.to_path_buf(), text, title: head.title, reproduces: head.reproduces })
+    }
+
+    /// The paper it reproduces ([`Paper::Other`] without a `[reproduces]` section).
+    pub fn paper(&self) -> Paper {
+        self.reproduces.as_ref().map_or(Paper::Other, Reproduces::paper)
+    }
+
+    /// What it reproduces, for listings: "PF-TS paper (Lazzaro et al. 2026), Figure 2(a, b): <title>".
+    pub fn source(&self) -> String {
+        let title = self.title.as_deref().map(|t| format!(": {t}")).unwrap_or_default();
+        match &self.reproduces {
+            Some(r) => format!("{}, {}{title}", r.paper().citation(), r.figure),
+            None => format!("(no [reproduces] section){title}"),
+        }
+    }
+
+    /// The folder of the spec file (the base of its relative data paths).
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+}
+
+/// The presets of `dir`: every `*.toml` file, sorted by name, read with [`Preset::read`].
+/// A missing or unreadable folder, or a bad spec, is an error naming it.
+pub fn discover(dir: &Path) -> Result<Vec<Preset>> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ExperimentError::Io {
+        action: "list the presets folder",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files.iter().map(|f| Preset::read(f)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("bohf-presets-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    const SPEC: &str = "name = \"NAME\"\ntitle = \"T\"\nhorizon = 1\nruns = 1\n[problem]\nkind = \"rkhs\"\n\
+                        [[algorithms]]\nname = \"mr-lpf\"\n";
+
+    #[test]
+    fn discovers_the_workspace_specs_with_their_papers() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let presets = discover(&dir).unwrap();
+        let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
+        assert!(names.contains(&"mrlpf-fig1a-rkhs-se") && names.contains(&"pfts-fig4-rkhs"), "{names:?}");
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        // Every preset of ours says what it reproduces; the paper comes from the field, and our
+        // file names happen to start with its key.
+        for p in &presets {
+            let r = p.reproduces.as_ref().unwrap_or_else(|| panic!("{} has no [reproduces]", p.name));
+            assert!(p.name.starts_with(&r.paper), "{}: {}", p.name, r.paper);
+        }
+    }
+
+    #[test]
+    fn discovery_reads_the_field_not_the_file_name_and_names_bad_files() {
+        let d = scratch("fields");
+        let with = format!(
+            "{}\n[reproduces]\npaper = \"mrlpf\"\nfigure = \"Figure 9\"\nclaims = [\"A < B\"]\n",
+            SPEC.replace("NAME", "zz-any")
+        );
+        std::fs::write(d.join("zz-any.toml"), with).unwrap();
+        std::fs::write(d.join("plain.toml"), SPEC.replace("NAME", "plain")).unwrap();
+        std::fs::write(d.join("notes.txt"), "not a spec").unwrap();
+        let p = discover(&d).unwrap();
+        assert_eq!(p.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["plain", "zz-any"]);
+        assert_eq!(p[0].paper(), Paper::Other);
+        assert_eq!(p[1].paper(), Paper::MrLpf);
+        assert_eq!(p[1].source(), "MR-LPF paper (Kayal et al. 2025), Figure 9: T");
+
+        // An unknown paper: the error names the file and the field.
+        let bad = format!("{}\n[reproduces]\npaper = \"nature\"\nfigure = \"Fig. 1\"\n", SPEC.replace("NAME", "bad"));
+        std::fs::write(d.join("bad.toml"), bad).unwrap();
+        let e = discover(&d).unwrap_err().to_string();
+        assert!(e.contains("bad.toml") && e.contains("reproduces.paper") && e.contains("`nature`"), "{e}");
+        // A name that is not the file stem.
+        std::fs::write(d.join("bad.toml"), SPEC.replace("NAME", "other")).unwrap();
+        let e = discover(&d).unwrap_err().to_string();
+        assert!(e.contains("bad.toml") && e.contains("`other`"), "{e}");
+        // A missing folder.
+        let e = discover(&d.join("nope")).unwrap_err().to_string();
+        assert!(e.contains("nope"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
