@@ -1,21 +1,14 @@
 //! The algorithm registry: a name in a spec → the algorithm's config, deserialised from the spec's
 //! `params` table and validated → a boxed [`Optimizer`] built for the problem's [`SearchContext`].
 //!
-//! [`Registry::builtin`] holds the papers' algorithms under the names the specs use:
-//!
-//! | name | algorithm | crate |
-//! |---|---|---|
-//! | `pf-ts` | PF-TS (Thompson sampling from preferences) | `bohf-pfts` |
-//! | `mr-lpf` | MR-LPF (multi-round learning with elimination) | `bohf-mrlpf` |
-//! | `maxminlcb` | MaxMinLCB (Pásztor et al. 2024) | `bohf-baselines` |
-//! | `gp-ucb` | GP-UCB with scalar feedback | `bohf-baselines` |
-//! | `gp-ts` | GP-TS with scalar feedback | `bohf-baselines` |
-//! | `random` | uniformly random duels | `bohf-baselines` |
-//! | `pop-bo` | POP-BO (Xu et al. 2024) | `bohf-popbo` |
+//! [`Registry::builtin`] holds the papers' algorithms under the names the specs use; its entries
+//! are the one list of them: `docs/generated/algorithms.md` (`cargo xtask docs`) is written from
+//! them (name, description, paper, queries, and the config's defaults and field docs).
 //!
 //! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, validation and
-//! constructor) and being added with [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with
-//! its own parameters) can be registered from closures with [`AlgorithmEntry::new`].
+//! constructor, one `registered!` line) and being added with [`AlgorithmEntry::of`] and
+//! [`AlgorithmEntry::documented`]; anything else (e.g. a wrapper with its own parameters) can be
+//! registered from closures with [`AlgorithmEntry::new`]. See `docs/extending.md`.
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
@@ -65,6 +58,7 @@ registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig);
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
+type DefaultsFn = dyn Fn() -> std::result::Result<toml::Table, String> + Send + Sync;
 
 /// One algorithm of a [`Registry`]: its name, a description, and how to check its parameters and
 /// build it.
@@ -75,6 +69,11 @@ pub struct AlgorithmEntry {
     check: Arc<CheckFn>,
     build: Arc<BuildFn>,
     memory: Arc<MemoryFn>,
+    /// The config struct's name and its defaults as a `params` table (entries of a
+    /// [`RegisteredAlgorithm`] only).
+    config: Option<(&'static str, Arc<DefaultsFn>)>,
+    /// The paper and what the algorithm queries ([`AlgorithmEntry::documented`]).
+    about: Option<(String, String)>,
 }
 
 impl fmt::Debug for AlgorithmEntry {
@@ -106,6 +105,11 @@ impl AlgorithmEntry {
                 Ok(Box::new(A::build(ctx, config)?) as BoxedOptimizer)
             }),
             memory: Arc::new(|_| Vec::new()),
+            config: Some((
+                short_type_name(std::any::type_name::<A::Config>()),
+                Arc::new(|| toml::Table::try_from(A::Config::default()).map_err(|e| e.to_string())),
+            )),
+            about: None,
         }
     }
 
@@ -123,7 +127,33 @@ impl AlgorithmEntry {
             check: Arc::new(check),
             build: Arc::new(build),
             memory: Arc::new(|_| Vec::new()),
+            config: None,
+            about: None,
         }
+    }
+
+    /// The same entry with what the generated algorithm reference says of it: the paper (and
+    /// algorithm number) it implements, and what it queries.
+    pub fn documented(mut self, paper: impl Into<String>, queries: impl Into<String>) -> Self {
+        self.about = Some((paper.into(), queries.into()));
+        self
+    }
+
+    /// The paper and what the algorithm queries, if given ([`AlgorithmEntry::documented`]).
+    pub fn about(&self) -> Option<(&str, &str)> {
+        self.about.as_ref().map(|(p, q)| (p.as_str(), q.as_str()))
+    }
+
+    /// The name of the config struct (e.g. `PfTsConfig`), whose fields' `///` comments document the
+    /// parameters; `None` for an entry made from closures.
+    pub fn config_type(&self) -> Option<&'static str> {
+        self.config.as_ref().map(|c| c.0)
+    }
+
+    /// The default config written as a `params` table (keys whose default is "none" are absent);
+    /// `None` for an entry made from closures, an error if the config cannot be written as TOML.
+    pub fn default_config(&self) -> Option<std::result::Result<toml::Table, String>> {
+        self.config.as_ref().map(|c| (c.1)())
     }
 
     /// The same entry with its memory estimate: `memory(shape)` lists the dominant allocations one
@@ -203,23 +233,50 @@ impl Registry {
                 "pf-ts",
                 "PF-TS: Thompson sampling from preferential feedback with double-TS pairing",
             )
+            .documented(
+                "Lazzaro, Buffelli, Shiu & Vakili (2026), PF-TS, Algorithm 1 (double Thompson sampling from preferences)",
+                "duels (x, x′), one per step: the maximisers of two joint posterior samples of the utility",
+            )
             .with_memory(move |s| vec![gram(s), square(s, "an n×n sampling factor"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
                 "mr-lpf",
                 "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
+            )
+            .documented(
+                "Kayal et al. (2025), MR-LPF, Algorithm 1 (multi-round learning from preferences with elimination)",
+                "duels, in rounds of N_r = ⌈√(N_{r−1}T)⌉ max-variance pairs of the surviving set M_r",
             )
             .with_memory(move |s| vec![gram(s), square(s, "n×n pair variances"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_baselines::MaxMinLcb>(
                 "maxminlcb",
                 "MaxMinLCB: max-min lower confidence bounds on duels (Pásztor et al. 2024)",
             )
+            .documented(
+                "Pásztor, Krause et al. (2024), MaxMinLCB (as used by the MR-LPF and PF-TS experiments)",
+                "duels, one per step: the max–min of the lower confidence bound of P(x ≻ x′)",
+            )
             .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(scalar),
-            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback").with_memory(scalar),
-            AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),
+            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback")
+                .documented(
+                    "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
+                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ",
+                )
+                .with_memory(scalar),
+            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback")
+                .documented(
+                    "Chowdhury & Gopalan (2017), GP-TS with scalar feedback (baseline of PF-TS)",
+                    "scalar evaluations, one per step: the maximiser of a joint posterior sample",
+                )
+                .with_memory(scalar),
+            AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels")
+                .documented("baseline", "uniformly random duels"),
             AlgorithmEntry::of::<bohf_popbo::PopBo>(
                 "pop-bo",
                 "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
+            )
+            .documented(
+                "Xu et al. (2024), POP-BO, Algorithm 1 (principled optimistic preferential BO, likelihood-ratio confidence sets)",
+                "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage",
             )
             .with_memory(move |s| vec![gram(s), pairs_t(s)]),
         ];
@@ -274,6 +331,12 @@ impl Registry {
             ),
         )
     }
+}
+
+/// `a::b::Name<c::D>` → `Name`: the last path segment of a type's name, generics removed.
+fn short_type_name(full: &'static str) -> &'static str {
+    let head = full.split('<').next().unwrap_or(full);
+    head.rsplit("::").next().unwrap_or(head)
 }
 
 /// The Levenshtein distance between two strings (by characters).
