@@ -53,7 +53,7 @@ fn config(settings: &RepoSettings) -> PopBoConfig {
 fn run(problem: &PopBoTestProblem, cfg: &PopBoConfig, function: u64, r: u64) -> Result<f64, BoxError> {
     let u = problem.utility().values();
     let ctx = SearchContext::new(problem.grid().clone(), TABLE2_STEPS)?;
-    let mut p = PopBo::new(&ctx, cfg.clone())?;
+    let mut p = PopBo::new(&ctx, cfg.clone().check()?)?;
     let mut algo = rng::stream(SEED, &[function, r, 0]);
     let mut person = rng::stream(SEED, &[function, r, 1]);
     for _ in 0..TABLE2_STEPS {
@@ -88,7 +88,7 @@ fn gp_run(steps: usize, r: u64) -> Result<Vec<f64>, BoxError> {
     cfg.confidence.nugget = 1e-6;
     cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
     let ctx = SearchContext::new(grid, steps)?;
-    let mut p = PopBo::new(&ctx, cfg)?;
+    let mut p = PopBo::new(&ctx, cfg.check()?)?;
     let mut algo = rng::stream(SEED, &[100, r, 0]);
     let mut person = rng::stream(SEED, &[100, r, 1]);
     let mut total = 0.0;

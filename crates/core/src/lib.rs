@@ -29,7 +29,7 @@ pub fn argmax_lowest(values: impl IntoIterator<Item = f64>) -> usize {
 pub mod special;
 
 pub use domain::{BoxDomain, Domain, FiniteDomain};
-pub use error::{Error, Result};
+pub use error::{AtField, Error, Result, field_path};
 pub use link::Link;
 pub use optimizer::{Answer, Duel, Optimizer, Point, Query, SearchContext, check_pending};
 pub use rng::BohfRng;

@@ -14,10 +14,16 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct RandomDuelsConfig {}
 
+bohf_core::validated! {
+    /// A [`RandomDuelsConfig`] that passed [`RandomDuelsConfig::check`]: what [`RandomDuels::new`]
+    /// takes.
+    pub struct ValidRandomDuelsConfig(RandomDuelsConfig);
+}
+
 impl RandomDuelsConfig {
-    /// Always valid.
-    pub fn validate(&self) -> Result<()> {
-        Ok(())
+    /// The one check of the settings: there are none, so it always succeeds.
+    pub fn check(&self) -> Result<ValidRandomDuelsConfig> {
+        Ok(ValidRandomDuelsConfig(self.clone()))
     }
 }
 
@@ -44,8 +50,8 @@ pub struct RandomDuels {
 
 impl RandomDuels {
     /// Uniform random duels on the candidates of `ctx` (the horizon is not used).
-    pub fn new(ctx: &SearchContext, config: RandomDuelsConfig) -> Result<Self> {
-        config.validate()?;
+    pub fn new(ctx: &SearchContext, config: ValidRandomDuelsConfig) -> Result<Self> {
+        let config = config.into_config();
         Ok(Self {
             config,
             domain: ctx.domain().clone(),
@@ -141,7 +147,7 @@ mod tests {
         // 51.2 is the 0.999 quantile of χ²₂₄, so a correct sampler fails this with probability 1e-3
         // for a random seed; the seed is fixed, so the outcome is deterministic.
         let c = ctx(5);
-        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
         let mut r = rng::seeded(4);
         let draws = 50_000;
         let mut counts = [0usize; 25];
@@ -160,7 +166,7 @@ mod tests {
     fn same_seed_same_duels() {
         let c = ctx(30);
         let run = |seed| {
-            let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+            let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
             let mut r = rng::seeded(seed);
             (0..50).map(|_| alg.suggest(&mut r).unwrap()).collect::<Vec<_>>()
         };
@@ -172,7 +178,7 @@ mod tests {
     fn recommendation_counts_wins_with_lowest_index_on_ties() {
         let c = ctx(5);
         let d = c.domain();
-        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
         assert_eq!(alg.recommend().unwrap().index, Some(0));
         // Before any win: the first point of the latest suggestion.
         let q = alg.suggest(&mut rng::seeded(9)).unwrap();
@@ -183,7 +189,7 @@ mod tests {
         if i == j {
             assert_eq!(alg.wins().iter().sum::<usize>(), 0);
         }
-        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
         let yes = Answer::Duel { first_wins: true };
         let no = Answer::Duel { first_wins: false };
         alg.observe(&duel(d, 3, 3), yes).unwrap(); // a self-duel counts for nobody
@@ -201,7 +207,7 @@ mod tests {
     fn observe_rejects_mismatches() {
         let c = ctx(5);
         let d = c.domain();
-        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
         let yes = Answer::Duel { first_wins: true };
         assert!(alg.observe(&Query::Evaluate(d.point(0).unwrap()), yes).unwrap_err().to_string().contains("`query`"));
         assert!(alg.observe(&duel(d, 0, 1), Answer::Value(1.0)).unwrap_err().to_string().contains("`answer`"));
@@ -229,7 +235,7 @@ mod tests {
         let u: Vec<f64> = (0..30).map(|i| 3.0 * (i as f64 / 29.0 * 6.0).sin()).collect();
         let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let expected = u.iter().map(|&f| Link::Logistic.mu(best - f)).sum::<f64>() / 30.0 - 0.5;
-        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
         let mut r = rng::seeded(3);
         let steps = 20_000;
         let mut total = 0.0;

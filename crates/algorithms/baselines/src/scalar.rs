@@ -28,7 +28,7 @@
 use bohf_core::WidthSchedule;
 use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{CandidateGp, JointSampler, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
@@ -59,15 +59,21 @@ impl Default for GpUcbConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`GpUcbConfig`] that passed [`GpUcbConfig::check`]: what [`GpUcb::new`] takes.
+    pub struct ValidGpUcbConfig(GpUcbConfig);
+}
+
 impl GpUcbConfig {
-    /// Errors naming the first invalid field (`lengthscale`, …, `noise`, `beta`).
-    pub fn validate(&self) -> Result<()> {
-        self.kernel.build()?;
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`kernel.lengthscale`, …, `noise`, `beta`).
+    pub fn check(&self) -> Result<ValidGpUcbConfig> {
+        self.kernel.build().at("kernel")?;
         bohf_core::error::ensure_positive("noise", self.noise)?;
         if !(self.beta.is_finite() && self.beta >= 0.0) {
             return Err(Error::invalid("beta", format!("must be finite and >= 0, got {}", self.beta)));
         }
-        Ok(())
+        Ok(ValidGpUcbConfig(self.clone()))
     }
 }
 
@@ -89,12 +95,20 @@ impl Default for GpTsConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`GpTsConfig`] that passed [`GpTsConfig::check`]: what [`GpTs::new`] takes.
+    pub struct ValidGpTsConfig(GpTsConfig);
+}
+
 impl GpTsConfig {
-    /// Errors naming the first invalid field (`lengthscale`, …, `noise`, `delta`, `norm_bound`).
-    pub fn validate(&self) -> Result<()> {
-        self.kernel.build()?;
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`kernel.lengthscale`, …, `noise`, `exploration.delta`,
+    /// `exploration.norm_bound`, `exploration.rule`).
+    pub fn check(&self) -> Result<ValidGpTsConfig> {
+        self.kernel.build().at("kernel")?;
         bohf_core::error::ensure_positive("noise", self.noise)?;
-        check_exploration(&self.exploration, "exploration", "GP-TS")
+        check_exploration(&self.exploration, "GP-TS").at("exploration")?;
+        Ok(ValidGpTsConfig(self.clone()))
     }
 }
 
@@ -154,9 +168,9 @@ pub struct GpUcb {
 }
 
 impl GpUcb {
-    /// GP-UCB on the candidates of `ctx`; validates `config` (errors name the field).
-    pub fn new(ctx: &SearchContext, config: GpUcbConfig) -> Result<Self> {
-        config.validate()?;
+    /// GP-UCB on the candidates of `ctx` with a checked config ([`GpUcbConfig::check`]).
+    pub fn new(ctx: &SearchContext, config: ValidGpUcbConfig) -> Result<Self> {
+        let config = config.into_config();
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
         Ok(Self { config, state })
     }
@@ -216,10 +230,10 @@ pub struct GpTs {
 }
 
 impl GpTs {
-    /// GP-TS on the candidates of `ctx` with horizon T; validates `config` (errors name the field)
-    /// and, for the theoretical schedule, computes Γ(0..=T) for points (O(n²T)).
-    pub fn new(ctx: &SearchContext, config: GpTsConfig) -> Result<Self> {
-        config.validate()?;
+    /// GP-TS on the candidates of `ctx` with horizon T and a checked config ([`GpTsConfig::check`]);
+    /// for the theoretical schedule, computes Γ(0..=T) for points (O(n²T)).
+    pub fn new(ctx: &SearchContext, config: ValidGpTsConfig) -> Result<Self> {
+        let config = config.into_config();
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
         let theory = if bohf_gp::exploration::needs_theory(&config.exploration) {
             let greedy = greedy_points(state.gp.covariance(), config.noise, ctx.horizon())?;
@@ -365,21 +379,20 @@ mod tests {
 
     #[test]
     fn configs_validate_and_name_the_field() {
-        let c = ctx(10, 20);
         let d = GpUcbConfig::default();
         assert_eq!((d.noise, d.beta, d.kernel.kind, d.kernel.lengthscale), (1.0, 1.0, KernelKind::Matern52, Some(0.1)));
-        assert!(GpUcb::new(&c, GpUcbConfig { noise: 0.0, ..d.clone() }).unwrap_err().to_string().contains("`noise`"));
-        assert!(GpUcb::new(&c, GpUcbConfig { beta: -1.0, ..d.clone() }).unwrap_err().to_string().contains("`beta`"));
+        assert!(GpUcbConfig { noise: 0.0, ..d.clone() }.check().unwrap_err().to_string().contains("`noise`"));
+        assert!(GpUcbConfig { beta: -1.0, ..d.clone() }.check().unwrap_err().to_string().contains("`beta`"));
         let mut bad = d.clone();
         bad.kernel.lengthscale = Some(0.0);
-        assert!(GpUcb::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
+        assert!(bad.check().unwrap_err().to_string().contains("`kernel.lengthscale`"));
         let t = GpTsConfig::default();
         assert_eq!(t.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
         assert!(
-            GpTs::new(&c, GpTsConfig { noise: f64::NAN, ..t.clone() }).unwrap_err().to_string().contains("`noise`")
+            GpTsConfig { noise: f64::NAN, ..t.clone() }.check().unwrap_err().to_string().contains("`noise`")
         );
         let bad = GpTsConfig { exploration: WidthSchedule::PftsSquareRoot { delta: 0.0 }, ..t.clone() };
-        assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.delta`"));
+        assert!(bad.check().unwrap_err().to_string().contains("`exploration.delta`"));
         // Config files: defaults for missing fields, unknown fields rejected.
         let u: GpUcbConfig = toml::from_str("beta = 2.0").unwrap();
         assert_eq!(u, GpUcbConfig { beta: 2.0, ..Default::default() });
@@ -393,7 +406,7 @@ mod tests {
     fn observe_rejects_mismatched_queries_and_answers() {
         let c = ctx(6, 10);
         let d = c.domain();
-        let mut ucb = GpUcb::new(&c, GpUcbConfig::default()).unwrap();
+        let mut ucb = GpUcb::new(&c, GpUcbConfig::default().check().unwrap()).unwrap();
         let duel = Query::Duel(d.point(0).unwrap(), d.point(1).unwrap());
         assert!(ucb.observe(&duel, Answer::Value(1.0)).unwrap_err().to_string().contains("`query`"));
         let q = Query::Evaluate(d.point(2).unwrap());
@@ -402,7 +415,7 @@ mod tests {
         let far = Query::Evaluate(Point::candidate(6, vec![1.0]));
         assert!(matches!(ucb.observe(&far, Answer::Value(0.0)), Err(Error::IndexOutOfRange { index: 6, .. })));
         assert!(ucb.gp().is_empty());
-        let mut ts = GpTs::new(&c, GpTsConfig::default()).unwrap();
+        let mut ts = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
         let i = index(&ts.suggest(&mut rng::seeded(1)).unwrap());
         let other = Query::Evaluate(d.point((i + 1) % 6).unwrap());
         assert!(ts.observe(&other, Answer::Value(0.0)).unwrap_err().to_string().contains("pending suggestion"));
@@ -415,7 +428,7 @@ mod tests {
         let c = ctx(25, 40);
         let u = utility(c.domain());
         let cfg = GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() };
-        let mut ucb = GpUcb::new(&c, cfg).unwrap();
+        let mut ucb = GpUcb::new(&c, cfg.check().unwrap()).unwrap();
         let chosen = run(&mut ucb, &u, 15, 3);
         let k = KernelSpec::default().build().unwrap().gram(c.domain().points()).unwrap();
         let (mean, var) = dense_posterior(&k, ucb.gp().indices(), ucb.gp().values(), 0.5);
@@ -427,10 +440,10 @@ mod tests {
         assert_eq!(index(&q), bound.argmax().0);
         assert_eq!(ucb.recommend().unwrap().index, Some(ucb.gp().mean().argmax().0));
         // GP-UCB is deterministic: the same answers give the same run whatever the RNG.
-        let mut again = GpUcb::new(&c, GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() }).unwrap();
+        let mut again = GpUcb::new(&c, GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() }.check().unwrap()).unwrap();
         assert_eq!(run(&mut again, &u, 15, 3), chosen);
         // At the prior (m = 0, σ = 1 everywhere) every index ties: candidate 0.
-        let mut fresh = GpUcb::new(&c, GpUcbConfig::default()).unwrap();
+        let mut fresh = GpUcb::new(&c, GpUcbConfig::default().check().unwrap()).unwrap();
         assert_eq!(index(&fresh.suggest(&mut rng::seeded(0)).unwrap()), 0);
     }
 
@@ -438,7 +451,7 @@ mod tests {
     fn gp_ts_draws_m_plus_vt_f_z_and_is_deterministic_per_seed() {
         let c = ctx(25, 40);
         let u = utility(c.domain());
-        let mut ts = GpTs::new(&c, GpTsConfig::default()).unwrap();
+        let mut ts = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
         run(&mut ts, &u, 12, 4);
         // Round 13: v² = √(13 + 1 + log 40).
         assert_relative_eq!(ts.exploration_scale().unwrap().powi(2), (14.0 + 40f64.ln()).sqrt(), max_relative = 1e-14);
@@ -451,7 +464,7 @@ mod tests {
         assert_eq!(index(&q), f.column(0).argmax().0);
         // Same seed, same run; another seed, another run.
         let runs: Vec<Vec<usize>> =
-            [5, 5, 6].iter().map(|&s| run(&mut GpTs::new(&c, GpTsConfig::default()).unwrap(), &u, 30, s)).collect();
+            [5, 5, 6].iter().map(|&s| run(&mut GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap(), &u, 30, s)).collect();
         assert_eq!(runs[0], runs[1]);
         assert_ne!(runs[0], runs[2]);
     }
@@ -464,7 +477,7 @@ mod tests {
             noise: 0.25,
             ..Default::default()
         };
-        let mut ts = GpTs::new(&c, cfg).unwrap();
+        let mut ts = GpTs::new(&c, cfg.check().unwrap()).unwrap();
         let k = KernelSpec::default().build().unwrap().gram(c.domain().points()).unwrap();
         let greedy = greedy_points(&k, 0.25, 20).unwrap();
         let gamma = ts.theory().unwrap().gamma().to_vec();
@@ -509,8 +522,8 @@ mod tests {
         let seeds = [1u64, 2, 3, 4];
         for &s in &seeds {
             let ucb = GpUcbConfig { beta: 2.0, ..Default::default() };
-            let ucb = run(&mut GpUcb::new(&c, ucb).unwrap(), &u, 200, s);
-            let ts = run(&mut GpTs::new(&c, GpTsConfig::default()).unwrap(), &u, 200, s);
+            let ucb = run(&mut GpUcb::new(&c, ucb.check().unwrap()).unwrap(), &u, 200, s);
+            let ts = run(&mut GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap(), &u, 200, s);
             late[0] += ucb[150..].iter().map(|&i| r(i)).sum::<f64>() / 50.0 / seeds.len() as f64;
             late[1] += ts[150..].iter().map(|&i| r(i)).sum::<f64>() / 50.0 / seeds.len() as f64;
         }
@@ -522,9 +535,9 @@ mod tests {
     fn replaying_values_restores_the_posterior() {
         let c = ctx(20, 30);
         let u = utility(c.domain());
-        let mut live = GpTs::new(&c, GpTsConfig::default()).unwrap();
+        let mut live = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
         run(&mut live, &u, 25, 9);
-        let mut replay = GpTs::new(&c, GpTsConfig::default()).unwrap();
+        let mut replay = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
         for (&i, &y) in live.gp().indices().iter().zip(live.gp().values()) {
             replay.observe(&Query::Evaluate(c.domain().point(i).unwrap()), Answer::Value(y)).unwrap();
         }

@@ -2,7 +2,7 @@
 
 use bohf_confidence::{ConfidenceConfig, check_beta};
 use bohf_core::error::ensure_positive;
-use bohf_core::{Error, Result, WidthSchedule};
+use bohf_core::{AtField, Error, Result, WidthSchedule};
 use bohf_gp::InferenceConfig;
 use serde::{Deserialize, Serialize};
 
@@ -111,21 +111,33 @@ impl Default for PopBoConfig {
     }
 }
 
-impl PopBoConfig {
-    /// Errors naming the first invalid field (`lengthscale`, `norm_bound`, `beta.scale`, `report.lambda`, …).
-    pub fn validate(&self) -> Result<()> {
-        self.inference.kernel.build()?;
-        self.confidence.validate()?;
-        check_beta(&self.beta, "beta")?;
-        if let ReportRule::TheoreticalTStar { lambda } = self.report {
-            ensure_positive("report.lambda", lambda)?;
-        }
-        Ok(())
-    }
+bohf_core::validated! {
+    /// A [`PopBoConfig`] that passed [`PopBoConfig::check`]: what [`crate::PopBo::new`] and
+    /// [`crate::PopBoBox::new`] take.
+    pub struct ValidPopBoConfig(PopBoConfig);
+}
 
-    /// Checks the settings that depend on the candidate set (x₀'s index).
-    pub(crate) fn validate_for(&self, candidates: usize) -> Result<()> {
-        self.validate()?;
+impl PopBoConfig {
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`inference.kernel.lengthscale`, `inference.mle.lambda`,
+    /// `confidence.norm_bound`, `beta.scale`, `beta.rule`, `report.lambda`, …). The unused
+    /// `inference.mle` and `inference.kappa` are checked too, so that no invalid value passes
+    /// silently. The index of `initial = { kind = "candidate" }` depends on the candidate set and
+    /// is checked by [`crate::PopBo::new`].
+    pub fn check(&self) -> Result<ValidPopBoConfig> {
+        self.inference.check().at("inference")?;
+        self.confidence.check().at("confidence")?;
+        check_beta(&self.beta).at("beta")?;
+        if let ReportRule::TheoreticalTStar { lambda } = self.report {
+            ensure_positive("lambda", lambda).at("report")?;
+        }
+        Ok(ValidPopBoConfig(self.clone()))
+    }
+}
+
+impl ValidPopBoConfig {
+    /// Checks the settings that depend on the candidate set (x₀'s index, named `initial.index`).
+    pub(crate) fn check_for(&self, candidates: usize) -> Result<()> {
         if let InitialPoint::Candidate { index } = self.initial
             && index >= candidates
         {
