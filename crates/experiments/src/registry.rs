@@ -13,8 +13,8 @@
 //! | `random` | uniformly random duels | `bohf-baselines` |
 //! | `pop-bo` | POP-BO (Xu et al. 2024) | `bohf-popbo` |
 //!
-//! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, validation and
-//! constructor) and being added with [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with
+//! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, the config's one
+//! check returning the validated type, and the constructor that takes it) and being added with [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with
 //! its own parameters) can be registered from closures with [`AlgorithmEntry::new`].
 
 use crate::error::{ExperimentError, Result};
@@ -28,43 +28,49 @@ use std::sync::Arc;
 /// An optimiser built by the registry.
 pub type BoxedOptimizer = Box<dyn Optimizer + Send>;
 
-/// An algorithm the registry can build: a config type with serde and validation, and a
-/// constructor `X::new(&SearchContext, config)` (the convention of every algorithm crate).
+/// An algorithm the registry can build: a config type with serde, the config's one check returning
+/// the validated type, and a constructor `X::new(&SearchContext, validated)` taking that type (the
+/// convention of every algorithm crate: `XConfig::check() -> ValidXConfig`).
 pub trait RegisteredAlgorithm: Optimizer + Send + Sized + 'static {
     /// The configuration, deserialised from a spec's `params` table (missing keys take their
     /// defaults, unknown keys are errors).
     type Config: DeserializeOwned + Serialize + Default;
-    /// Checks the config; an error names the invalid field.
-    fn validate(config: &Self::Config) -> bohf_core::Result<()>;
+    /// The validated configuration, the only thing [`RegisteredAlgorithm::build`] takes.
+    type Checked;
+    /// Checks the config; an error names the invalid field by its path in the `params` table, as
+    /// written in TOML (e.g. `inference.mle.lambda`).
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
-    fn build(ctx: &SearchContext, config: Self::Config) -> bohf_core::Result<Self>;
+    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self>;
 }
 
 macro_rules! registered {
-    ($ty:ty, $cfg:ty) => {
+    ($ty:ty, $cfg:ty, $checked:ty) => {
         impl RegisteredAlgorithm for $ty {
             type Config = $cfg;
-            fn validate(config: &$cfg) -> bohf_core::Result<()> {
-                config.validate()
+            type Checked = $checked;
+            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
+                config.check()
             }
-            fn build(ctx: &SearchContext, config: $cfg) -> bohf_core::Result<Self> {
+            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self> {
                 <$ty>::new(ctx, config)
             }
         }
     };
 }
 
-registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig);
-registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig);
-registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig);
-registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig);
-registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig);
-registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig);
-registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig);
+registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
+registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
+registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
+registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig, bohf_baselines::ValidGpUcbConfig);
+registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
+registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
+registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
+type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
 
 /// One algorithm of a [`Registry`]: its name, a description, and how to check its parameters and
 /// build it.
@@ -75,6 +81,7 @@ pub struct AlgorithmEntry {
     check: Arc<CheckFn>,
     build: Arc<BuildFn>,
     memory: Arc<MemoryFn>,
+    defaults: Arc<DefaultsFn>,
 }
 
 impl fmt::Debug for AlgorithmEntry {
@@ -83,12 +90,12 @@ impl fmt::Debug for AlgorithmEntry {
     }
 }
 
-/// The config `A::Config` from a `params` table; errors name `prefix` or `prefix.<field>`.
-fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Config> {
+/// The checked config of `A` from a `params` table; errors name `prefix` or the field's path under
+/// it (`prefix.inference.mle.lambda`).
+fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
     let config: A::Config =
         toml::Value::Table(params.clone()).try_into().map_err(|e| ExperimentError::spec(prefix, e.message()))?;
-    A::validate(&config).map_err(|e| ExperimentError::in_field(prefix, e))?;
-    Ok(config)
+    A::check(&config).map_err(|e| ExperimentError::in_field(prefix, e))
 }
 
 impl AlgorithmEntry {
@@ -106,6 +113,8 @@ impl AlgorithmEntry {
                 Ok(Box::new(A::build(ctx, config)?) as BoxedOptimizer)
             }),
             memory: Arc::new(|_| Vec::new()),
+            // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
+            defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
         }
     }
 
@@ -123,6 +132,7 @@ impl AlgorithmEntry {
             check: Arc::new(check),
             build: Arc::new(build),
             memory: Arc::new(|_| Vec::new()),
+            defaults: Arc::new(toml::Table::new),
         }
     }
 
@@ -139,6 +149,12 @@ impl AlgorithmEntry {
         (self.memory)(shape)
     }
 
+    /// The default `params` table: the default config written as TOML (keys whose default is "none",
+    /// e.g. an optional latent box, are absent); empty for an entry made from closures.
+    pub fn default_params(&self) -> toml::Table {
+        (self.defaults)()
+    }
+
     /// The name specs use.
     pub fn name(&self) -> &str {
         &self.name
@@ -149,7 +165,8 @@ impl AlgorithmEntry {
         &self.description
     }
 
-    /// Checks a `params` table; errors name `prefix.<field>`.
+    /// Checks a `params` table; errors name the field by its TOML path under `prefix`
+    /// (`prefix.inference.mle.lambda`).
     pub fn check(&self, params: &toml::Table, prefix: &str) -> Result<()> {
         (self.check)(params, prefix)
     }
