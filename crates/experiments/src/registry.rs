@@ -19,7 +19,7 @@
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{Optimizer, SearchContext};
+use bohf_core::{AtField, Optimizer, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -110,7 +110,9 @@ impl AlgorithmEntry {
                     ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
                     other => bohf_core::Error::invalid("params", other.to_string()),
                 })?;
-                Ok(Box::new(A::build(ctx, config)?) as BoxedOptimizer)
+                // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
+                // names a config field, which lives under `params`.
+                Ok(Box::new(A::build(ctx, config).at("params")?) as BoxedOptimizer)
             }),
             memory: Arc::new(|_| Vec::new()),
             // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
@@ -171,7 +173,9 @@ impl AlgorithmEntry {
         (self.check)(params, prefix)
     }
 
-    /// Builds the optimiser for a problem (the parameters should have been checked).
+    /// Builds the optimiser for a problem (the parameters should have been checked). For an entry of
+    /// a [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
+    /// `params.inference.mle.lambda`, `params.initial.index`.
     pub fn build(&self, ctx: &SearchContext, params: &toml::Table) -> bohf_core::Result<BoxedOptimizer> {
         (self.build)(ctx, params)
     }

@@ -386,3 +386,20 @@ fn paths_parse_and_walk() {
     assert_eq!(walk(&doc, &parse_path("a[1]").unwrap()), None);
     assert!(parse_path("a..b").is_none() && parse_path("a[x]").is_none());
 }
+
+/// A field that only the problem can refuse (POP-BO's x₀ index beyond the candidates) is named by
+/// its path too, when `Experiment::new` builds the algorithms.
+#[test]
+fn a_field_refused_by_the_constructor_is_named_by_its_path() {
+    let registry = Registry::builtin();
+    let mut skeleton = presets()[0].1.clone();
+    skeleton.remove("algorithms");
+    let params: Table = toml::from_str("initial = { kind = \"candidate\", index = 100000 }").unwrap();
+    let doc = document(&skeleton, "pop-bo", &params);
+    load(&doc, &registry).expect("the index is checked against the problem, not by the config's check");
+    let spec = ExperimentSpec::from_toml_str(&toml::to_string(&doc).unwrap()).unwrap();
+    let Err(e) = bohf_experiments::Experiment::new(spec, &registry) else { panic!("index 100000 accepted") };
+    assert_eq!(e.field(), Some("algorithms[0].params.initial.index"), "{e}");
+    let steps = parse_path(e.field().unwrap()).unwrap();
+    assert_eq!(walk(&doc, &steps), Some(&Value::Integer(100000)));
+}

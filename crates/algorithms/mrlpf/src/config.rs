@@ -119,9 +119,10 @@ impl MrLpfConfig {
                 )
             }
             other => Err(Error::invalid(
-                "beta.rule",
+                "rule",
                 format!("rule \"{}\" has no meaning for MR-LPF; it accepts \"constant\", \"theory\"", other.rule()),
-            )),
+            )
+            .at("beta")),
         }
     }
 }

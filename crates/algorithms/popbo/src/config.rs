@@ -142,9 +142,10 @@ impl ValidPopBoConfig {
             && index >= candidates
         {
             return Err(Error::invalid(
-                "initial.index",
+                "index",
                 format!("candidate {index} does not exist (the domain has {candidates} candidates)"),
-            ));
+            )
+            .at("initial"));
         }
         Ok(())
     }
