@@ -122,7 +122,8 @@ fn box_step(c: &mut Criterion) {
     cfg.confidence.norm_bound = instance.norm_bound();
     cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
     let domain = spec.domain().unwrap();
-    let mut p = PopBoBox::new(domain.clone(), cfg.check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+    let mut p =
+        PopBoBox::new(domain.clone(), cfg.check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
     // 100 duels along a random chain x_t, x′_t = x_{t−1}, BTL answers on the instance.
     let mut r = rng::seeded(12);
     let mut prev = domain.sample(&mut r);

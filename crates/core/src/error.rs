@@ -97,7 +97,9 @@ impl Error {
     /// key `outer` prefixes them, e.g. `lambda` → `mle.lambda` → `inference.mle.lambda`.
     pub fn at(self, outer: &str) -> Self {
         match self {
-            Error::InvalidParameter { name, reason } => Error::InvalidParameter { name: field_path(outer, &name), reason },
+            Error::InvalidParameter { name, reason } => {
+                Error::InvalidParameter { name: field_path(outer, &name), reason }
+            }
             other => other,
         }
     }

@@ -354,8 +354,15 @@ mod tests {
 
     #[test]
     fn check_names_fields_relative_to_the_schedule() {
-        const ALL: [&str; 7] =
-            ["constant", "sqrt-t", "sqrt-t-plus-one", "pfts-experiment", "pfts-square-root", "theory", "popbo-theorem31"];
+        const ALL: [&str; 7] = [
+            "constant",
+            "sqrt-t",
+            "sqrt-t-plus-one",
+            "pfts-experiment",
+            "pfts-square-root",
+            "theory",
+            "popbo-theorem31",
+        ];
         let e = |s: WidthSchedule| s.check("a test", &ALL).at("beta").unwrap_err().to_string();
         assert!(e(WidthSchedule::Constant { value: -1.0 }).contains("`beta.value`"));
         assert!(e(WidthSchedule::SqrtT { scale: 0.0 }).contains("`beta.scale`"));

@@ -357,8 +357,15 @@ fn every_invalid_numeric_key_is_named_by_its_toml_path() {
             }
         }
     }
-    eprintln!("numeric keys exercised ({}):\n  {}", exercised.len(), exercised.iter().cloned().collect::<Vec<_>>().join("\n  "));
-    eprintln!("accept 0 (documented >= 0 or an index):\n  {}", accepted_zero.iter().cloned().collect::<Vec<_>>().join("\n  "));
+    eprintln!(
+        "numeric keys exercised ({}):\n  {}",
+        exercised.len(),
+        exercised.iter().cloned().collect::<Vec<_>>().join("\n  ")
+    );
+    eprintln!(
+        "accept 0 (documented >= 0 or an index):\n  {}",
+        accepted_zero.iter().cloned().collect::<Vec<_>>().join("\n  ")
+    );
     eprintln!("not numeric, not mutated:\n  {}", not_numeric.iter().cloned().collect::<Vec<_>>().join("\n  "));
     assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
     // The shared sub-configs were reached (so the variants above did their job).

@@ -388,9 +388,7 @@ mod tests {
         assert!(bad.check().unwrap_err().to_string().contains("`kernel.lengthscale`"));
         let t = GpTsConfig::default();
         assert_eq!(t.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
-        assert!(
-            GpTsConfig { noise: f64::NAN, ..t.clone() }.check().unwrap_err().to_string().contains("`noise`")
-        );
+        assert!(GpTsConfig { noise: f64::NAN, ..t.clone() }.check().unwrap_err().to_string().contains("`noise`"));
         let bad = GpTsConfig { exploration: WidthSchedule::PftsSquareRoot { delta: 0.0 }, ..t.clone() };
         assert!(bad.check().unwrap_err().to_string().contains("`exploration.delta`"));
         // Config files: defaults for missing fields, unknown fields rejected.
@@ -440,7 +438,8 @@ mod tests {
         assert_eq!(index(&q), bound.argmax().0);
         assert_eq!(ucb.recommend().unwrap().index, Some(ucb.gp().mean().argmax().0));
         // GP-UCB is deterministic: the same answers give the same run whatever the RNG.
-        let mut again = GpUcb::new(&c, GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() }.check().unwrap()).unwrap();
+        let mut again =
+            GpUcb::new(&c, GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() }.check().unwrap()).unwrap();
         assert_eq!(run(&mut again, &u, 15, 3), chosen);
         // At the prior (m = 0, σ = 1 everywhere) every index ties: candidate 0.
         let mut fresh = GpUcb::new(&c, GpUcbConfig::default().check().unwrap()).unwrap();
@@ -463,8 +462,10 @@ mod tests {
         let q = ts.clone().suggest(&mut rng::seeded(77)).unwrap();
         assert_eq!(index(&q), f.column(0).argmax().0);
         // Same seed, same run; another seed, another run.
-        let runs: Vec<Vec<usize>> =
-            [5, 5, 6].iter().map(|&s| run(&mut GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap(), &u, 30, s)).collect();
+        let runs: Vec<Vec<usize>> = [5, 5, 6]
+            .iter()
+            .map(|&s| run(&mut GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap(), &u, 30, s))
+            .collect();
         assert_eq!(runs[0], runs[1]);
         assert_ne!(runs[0], runs[2]);
     }

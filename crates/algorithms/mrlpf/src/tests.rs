@@ -103,9 +103,11 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
     for (seed, beta) in [(1, 1.0), (2, 0.0), (3, 0.1), (4, 3.0)] {
         let ctx = context(30, 1000);
         let f = utility(ctx.domain());
-        let mut alg =
-            MrLpf::new(&ctx, MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() }.check().unwrap())
-                .unwrap();
+        let mut alg = MrLpf::new(
+            &ctx,
+            MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() }.check().unwrap(),
+        )
+        .unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
         let pairs = run(&mut alg, &f, seed);
         assert_eq!(pairs.len(), 1000);

@@ -420,7 +420,8 @@ mod tests {
     fn first_step_goes_to_the_farthest_corner() {
         // t = 1: A(x) = B√(2 − 2k(x, x₀)) grows with ‖x − x₀‖, maximal at the farthest corner.
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
-        let mut p = PopBoBox::new(dom, config(2.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+        let mut p =
+            PopBoBox::new(dom, config(2.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
         let q = p.suggest(&mut seeded(3)).unwrap();
         let Query::Duel(x, y) = q else { unreachable!() };
         let far: Vec<f64> = y.coords.iter().map(|v| if *v < 0.5 { 1.0 } else { 0.0 }).collect();
@@ -438,7 +439,8 @@ mod tests {
     #[test]
     fn danskin_gradient_matches_finite_differences() {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
-        let mut p = PopBoBox::new(dom, config(3.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+        let mut p =
+            PopBoBox::new(dom, config(3.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
         play(&mut p, 6, 8);
         for x in [[0.35, 0.6], [0.8, 0.15], [0.5, 0.5]] {
             let (v, g) = p.optimistic_advantage_at(&x).unwrap();
@@ -463,10 +465,13 @@ mod tests {
     #[test]
     fn learns_and_replays() {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
-        let mut p = PopBoBox::new(dom.clone(), config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+        let mut p =
+            PopBoBox::new(dom.clone(), config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap())
+                .unwrap();
         let h = play(&mut p, 25, 1);
         // Replay by observe alone gives the same support and duels.
-        let mut q = PopBoBox::new(dom, config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+        let mut q = PopBoBox::new(dom, config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap())
+            .unwrap();
         for (qq, a) in &h {
             q.observe(qq, *a).unwrap();
         }
@@ -482,7 +487,12 @@ mod tests {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
         let regrets: Vec<f64> = (0..8)
             .map(|seed| {
-                let mut p = PopBoBox::new(dom.clone(), config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+                let mut p = PopBoBox::new(
+                    dom.clone(),
+                    config(4.0, 0.25).check().unwrap(),
+                    BoxSearchConfig::default().check().unwrap(),
+                )
+                .unwrap();
                 play(&mut p, 25, seed);
                 3.0 - utility(&p.recommend().unwrap().coords)
             })
@@ -500,7 +510,8 @@ mod tests {
         c.initial = crate::InitialPoint::Candidate { index: 0 };
         let search = BoxSearchConfig::default().check().unwrap();
         assert!(PopBoBox::new(dom.clone(), c.check().unwrap(), search).is_err());
-        let mut p = PopBoBox::new(dom, config(2.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
+        let mut p =
+            PopBoBox::new(dom, config(2.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
         let q = p.suggest(&mut seeded(1)).unwrap();
         let outside = Query::Duel(Point::continuous(vec![2.0, 0.0]), Point::continuous(vec![0.0, 0.0]));
         assert!(p.observe(&outside, Answer::Duel { first_wins: true }).is_err());

@@ -227,7 +227,10 @@ fn protocol_and_config_errors() {
     named(c, "`confidence.norm_bound`");
     named(PopBoConfig { beta: WidthSchedule::SqrtT { scale: -1.0 }, ..Default::default() }, "`beta.scale`");
     named(PopBoConfig { initial: InitialPoint::Candidate { index: 25 }, ..Default::default() }, "initial.index");
-    named(PopBoConfig { report: ReportRule::TheoreticalTStar { lambda: 0.0 }, ..Default::default() }, "`report.lambda`");
+    named(
+        PopBoConfig { report: ReportRule::TheoreticalTStar { lambda: 0.0 }, ..Default::default() },
+        "`report.lambda`",
+    );
     let mut c = PopBoConfig::default();
     c.inference.kernel.lengthscale = Some(-1.0);
     named(c, "`inference.kernel.lengthscale`");

@@ -136,9 +136,11 @@ fn the_game_matches_a_brute_force_solution() {
 fn diagonal_options_and_singleton_plausible_set() {
     let ctx = context(20);
     let f = utility(ctx.domain());
-    let mut alg =
-        MaxMinLcb::new(&ctx, MaxMinLcbConfig { exclude_diagonal: true, random_ties: true, ..Default::default() }.check().unwrap())
-            .unwrap();
+    let mut alg = MaxMinLcb::new(
+        &ctx,
+        MaxMinLcbConfig { exclude_diagonal: true, random_ties: true, ..Default::default() }.check().unwrap(),
+    )
+    .unwrap();
     let mut answers = rng::seeded(3);
     let mut ties = rng::seeded(4);
     let mut self_duels = 0;
@@ -152,8 +154,11 @@ fn diagonal_options_and_singleton_plausible_set() {
     }
     assert!(self_duels < 120);
     // β = 0: M_t holds only the maximisers of g_t, so the duel is (x, x) even with the diagonal excluded.
-    let mut greedy =
-        MaxMinLcb::new(&ctx, MaxMinLcbConfig { beta: 0.0, exclude_diagonal: true, ..Default::default() }.check().unwrap()).unwrap();
+    let mut greedy = MaxMinLcb::new(
+        &ctx,
+        MaxMinLcbConfig { beta: 0.0, exclude_diagonal: true, ..Default::default() }.check().unwrap(),
+    )
+    .unwrap();
     run(&mut greedy, &f, 5, 4);
     assert_eq!(greedy.plausible_set().len(), 1);
     let x = greedy.plausible_set()[0];
