@@ -90,12 +90,102 @@ impl fmt::Debug for AlgorithmEntry {
     }
 }
 
-/// The checked config of `A` from a `params` table; errors name `prefix` or the field's path under
-/// it (`prefix.inference.mle.lambda`).
+/// The checked config of `A` from a `params` table; errors name the field's path under `prefix`
+/// (`prefix.inference.mle.lambda`), or `prefix` itself when no single key is to blame.
 fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
-    let config: A::Config =
-        toml::Value::Table(params.clone()).try_into().map_err(|e| ExperimentError::spec(prefix, e.message()))?;
+    let config: A::Config = deserialise::<A::Config>(params).map_err(|message| {
+        let field = blame::<A::Config>(params).map_or(prefix.to_string(), |k| bohf_core::field_path(prefix, &k));
+        ExperimentError::spec(field, message)
+    })?;
     A::check(&config).map_err(|e| ExperimentError::in_field(prefix, e))
+}
+
+fn deserialise<C: DeserializeOwned>(params: &toml::Table) -> std::result::Result<C, String> {
+    toml::Value::Table(params.clone()).try_into().map_err(|e: toml::de::Error| e.message().to_string())
+}
+
+/// The path (relative to `params`) of the key a deserialisation error is about (serde's messages
+/// for a wrong type, e.g. `-1` for a count, do not say which key): innermost keys and array entries
+/// first, the first whose replacement by a plain 1, 0.5 or false makes the table deserialise, else
+/// the first whose default or removal does. `None` if no single key is to blame.
+fn blame<C: DeserializeOwned + Serialize + Default>(params: &toml::Table) -> Option<String> {
+    let defaults = toml::Value::Table(toml::Table::try_from(C::default()).unwrap_or_default());
+    let root = toml::Value::Table(params.clone());
+    let mut keys = Vec::new();
+    collect_keys(&root, &mut Vec::new(), &mut keys);
+    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    let fixes = |key: &[Seg], probe: Option<toml::Value>| {
+        let mut v = root.clone();
+        replace_at(&mut v, key, probe);
+        matches!(v, toml::Value::Table(t) if deserialise::<C>(&t).is_ok())
+    };
+    let plain = [toml::Value::Integer(1), toml::Value::Float(0.5), toml::Value::Boolean(false)];
+    let found = keys
+        .iter()
+        .find(|k| plain.iter().any(|p| fixes(k, Some(p.clone()))))
+        .or_else(|| keys.iter().find(|k| fixes(k, value_at(&defaults, k).cloned()) || fixes(k, None)))?;
+    Some(found.iter().fold(String::new(), |path, seg| match seg {
+        Seg::Key(k) => bohf_core::field_path(&path, k),
+        Seg::Index(i) => format!("{path}[{i}]"),
+    }))
+}
+
+/// A step into a TOML value: a table key or an array index.
+#[derive(Clone)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn collect_keys(v: &toml::Value, at: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
+    let children: Vec<(Seg, &toml::Value)> = match v {
+        toml::Value::Table(t) => t.iter().map(|(k, c)| (Seg::Key(k.clone()), c)).collect(),
+        toml::Value::Array(a) => a.iter().enumerate().map(|(i, c)| (Seg::Index(i), c)).collect(),
+        _ => return,
+    };
+    for (seg, child) in children {
+        at.push(seg);
+        collect_keys(child, at, out);
+        out.push(at.clone());
+        at.pop();
+    }
+}
+
+fn value_at<'a>(v: &'a toml::Value, path: &[Seg]) -> Option<&'a toml::Value> {
+    path.iter().try_fold(v, |v, seg| match (seg, v) {
+        (Seg::Key(k), toml::Value::Table(t)) => t.get(k),
+        (Seg::Index(i), toml::Value::Array(a)) => a.get(*i),
+        _ => None,
+    })
+}
+
+/// Sets (`Some`) or removes (`None`; table keys only) the value at `path`.
+fn replace_at(v: &mut toml::Value, path: &[Seg], probe: Option<toml::Value>) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut v = v;
+    for seg in parents {
+        v = match (seg, v) {
+            (Seg::Key(k), toml::Value::Table(t)) => match t.get_mut(k) {
+                Some(c) => c,
+                None => return,
+            },
+            (Seg::Index(i), toml::Value::Array(a)) => match a.get_mut(*i) {
+                Some(c) => c,
+                None => return,
+            },
+            _ => return,
+        };
+    }
+    match (last, v, probe) {
+        (Seg::Key(k), toml::Value::Table(t), Some(p)) => {
+            t.insert(k.clone(), p);
+        }
+        (Seg::Key(k), toml::Value::Table(t), None) => {
+            t.remove(k);
+        }
+        (Seg::Index(i), toml::Value::Array(a), Some(p)) if *i < a.len() => a[*i] = p,
+        _ => {}
+    }
 }
 
 impl AlgorithmEntry {

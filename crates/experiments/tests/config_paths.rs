@@ -7,8 +7,9 @@
 //! serialised default leaves out). In each it makes every numeric key invalid in turn and loads the
 //! whole spec. It asserts that
 //!
-//! * NaN, +∞ and −∞ are refused for every float key, and −1 for every float key (no config
-//!   parameter of bohf accepts a negative value; a key that should would have to be listed here);
+//! * NaN, +∞, −∞, −1 and a string are refused for every float key (no config parameter of bohf
+//!   accepts a negative value; a key that should would have to be listed here), and −1 and 1.5 for
+//!   every integer key (type errors, which serde reports without the key: the registry finds it);
 //! * a refusal is an [`ExperimentError::Spec`] whose `field` is exactly the path of the key that
 //!   was changed (`algorithms[0].params.inference.mle.lambda`), and that path exists in the spec's
 //!   TOML document (walked key by key, array indices included);
@@ -318,9 +319,14 @@ fn every_invalid_numeric_key_is_named_by_its_toml_path() {
                         (Value::Float(f64::INFINITY), true),
                         (Value::Float(f64::NEG_INFINITY), true),
                         (Value::Float(-1.0), true),
+                        (Value::String("x".into()), true),
                         (Value::Float(0.0), false),
                     ],
-                    Value::Integer(_) => vec![(Value::Integer(0), false)],
+                    // −1 and a float are type errors for a count or an index (serde's message
+                    // does not name the key; the registry finds it).
+                    Value::Integer(_) => {
+                        vec![(Value::Integer(-1), true), (Value::Float(1.5), true), (Value::Integer(0), false)]
+                    }
                     _ => {
                         not_numeric.insert(key);
                         continue;
@@ -409,4 +415,28 @@ fn a_field_refused_by_the_constructor_is_named_by_its_path() {
     assert_eq!(e.field(), Some("algorithms[0].params.initial.index"), "{e}");
     let steps = parse_path(e.field().unwrap()).unwrap();
     assert_eq!(walk(&doc, &steps), Some(&Value::Integer(100000)));
+}
+
+/// Errors of the TOML shape (an unknown or misspelt key, a string where a number belongs, an enum
+/// name that does not exist) are named by the key's path as well, in every registered algorithm
+/// whose config has the key.
+#[test]
+fn shape_errors_name_the_key() {
+    let registry = Registry::builtin();
+    let mut skeleton = presets()[0].1.clone();
+    skeleton.remove("algorithms");
+    let cases = [
+        ("pf-ts", "inference = { mle = { lamda = 0.05 } }", "inference.mle.lamda"),
+        ("mr-lpf", "inference = { mle = { regulariser = \"l2\" } }", "inference.mle.regulariser"),
+        ("maxminlcb", "plausible_set = \"some\"", "plausible_set"),
+        ("gp-ts", "kernel = { kind = \"se\", lengthscales = [0.1, \"wide\"] }", "kernel.lengthscales[1]"),
+        ("pop-bo", "confidence = { max_iterations = 2.5 }", "confidence.max_iterations"),
+        ("pop-bo", "beta = { rule = \"sqrt-t\", scale = \"one\" }", "beta.scale"),
+    ];
+    for (name, params, key) in cases {
+        let doc = document(&skeleton, name, &toml::from_str(params).unwrap());
+        let e = load(&doc, &registry).expect_err(params);
+        assert_eq!(e.field(), Some(format!("{PREFIX}.{key}").as_str()), "{name} {params}: {e}");
+        assert!(walk(&doc, &parse_path(e.field().unwrap()).unwrap()).is_some(), "{e}");
+    }
 }
