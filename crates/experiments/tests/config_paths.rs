@@ -432,6 +432,9 @@ fn shape_errors_name_the_key() {
         ("gp-ts", "kernel = { kind = \"se\", lengthscales = [0.1, \"wide\"] }", "kernel.lengthscales[1]"),
         ("pop-bo", "confidence = { max_iterations = 2.5 }", "confidence.max_iterations"),
         ("pop-bo", "beta = { rule = \"sqrt-t\", scale = \"one\" }", "beta.scale"),
+        // A key beside a kind that takes none is refused, not ignored.
+        ("pop-bo", "report = { kind = \"max_mle_sampled\", lambda = 3.0 }", "report.lambda"),
+        ("pop-bo", "initial = { kind = \"random\", index = 3 }", "initial.index"),
     ];
     for (name, params, key) in cases {
         let doc = document(&skeleton, name, &toml::from_str(params).unwrap());
@@ -439,4 +442,48 @@ fn shape_errors_name_the_key() {
         assert_eq!(e.field(), Some(format!("{PREFIX}.{key}").as_str()), "{name} {params}: {e}");
         assert!(walk(&doc, &parse_path(e.field().unwrap()).unwrap()).is_some(), "{e}");
     }
+}
+
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Holder {
+    report: bohf_popbo::ReportRule,
+    initial: bohf_popbo::InitialPoint,
+}
+
+/// POP-BO's `report` and `initial` tables: every kind parses and round-trips; a key the kind does not take is refused, naming it.
+#[test]
+fn kinds_parse_round_trip_and_refuse_foreign_keys() {
+    let cases = [
+        (
+            "report = { kind = \"max_mle_sampled\" }\ninitial = { kind = \"random\" }",
+            bohf_popbo::ReportRule::MaxMleSampled,
+            bohf_popbo::InitialPoint::Random,
+        ),
+        (
+            "report = { kind = \"max_mle_grid\" }\ninitial = { kind = \"candidate\", index = 4 }",
+            bohf_popbo::ReportRule::MaxMleGrid,
+            bohf_popbo::InitialPoint::Candidate { index: 4 },
+        ),
+        (
+            "report = { kind = \"theoretical_t_star\" }\ninitial = { kind = \"random\" }",
+            bohf_popbo::ReportRule::TheoreticalTStar { lambda: 1.0 },
+            bohf_popbo::InitialPoint::Random,
+        ),
+    ];
+    for (text, report, initial) in cases {
+        let h: Holder = toml::from_str(text).unwrap();
+        assert_eq!(h, Holder { report: report.clone(), initial });
+        assert_eq!(toml::from_str::<Holder>(&toml::to_string(&h).unwrap()).unwrap(), h);
+    }
+    let err = |text: &str| toml::from_str::<Holder>(text).unwrap_err().to_string();
+    let e = err("report = { kind = \"max_mle_sampled\", lambda = 3.0 }\ninitial = { kind = \"random\" }");
+    assert!(e.contains("takes no `lambda`"), "{e}");
+    let e = err("report = { kind = \"max_mle_grid\" }\ninitial = { kind = \"random\", index = 2 }");
+    assert!(e.contains("takes no `index`"), "{e}");
+    let e = err("report = { kind = \"max_mle_grid\" }\ninitial = { kind = \"candidate\" }");
+    assert!(e.contains("needs `index`"), "{e}");
+    let e = err("report = { kind = \"best\" }\ninitial = { kind = \"random\" }");
+    assert!(e.contains("unknown report kind \"best\""), "{e}");
+    let e = err("report = { kind = \"max_mle_grid\", extra = 1 }\ninitial = { kind = \"random\" }");
+    assert!(e.contains("extra"), "{e}");
 }
