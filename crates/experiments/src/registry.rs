@@ -14,8 +14,9 @@
 //! | `pop-bo` | POP-BO (Xu et al. 2024) | `bohf-popbo` |
 //!
 //! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, the config's one
-//! check returning the validated type, and the constructor that takes it) and being added with [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with
-//! its own parameters) can be registered from closures with [`AlgorithmEntry::new`].
+//! check returning the validated type, and the constructor that takes it) and being added with
+//! [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with its own parameters) can be registered
+//! from closures with [`AlgorithmEntry::new`].
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
@@ -126,7 +127,7 @@ fn blame<C: DeserializeOwned + Serialize + Default>(params: &toml::Table) -> Opt
         .or_else(|| keys.iter().find(|k| fixes(k, value_at(&defaults, k).cloned()) || fixes(k, None)))?;
     Some(found.iter().fold(String::new(), |path, seg| match seg {
         Seg::Key(k) => bohf_core::field_path(&path, k),
-        Seg::Index(i) => format!("{path}[{i}]"),
+        Seg::Index(i) => bohf_core::field_path(&path, &format!("[{i}]")),
     }))
 }
 
