@@ -63,7 +63,7 @@ fn gp_ts_step(c: &mut Criterion) {
         .collect();
     let domain = FiniteDomain::new(x).unwrap();
     let ctx = SearchContext::new(domain.clone(), 3000).unwrap();
-    let mut state = GpTs::new(&ctx, GpTsConfig::default()).unwrap();
+    let mut state = GpTs::new(&ctx, GpTsConfig::default().check().unwrap()).unwrap();
     for _ in 0..2000 {
         let q = Query::Evaluate(domain.point(r.random_range(0..n)).unwrap());
         let a = answer(&u, &q, &mut r);
@@ -96,7 +96,7 @@ fn runs(c: &mut Criterion) {
         let mut seed = 0;
         b.iter(|| {
             seed += 1;
-            let mut alg = GpTs::new(&ctx, GpTsConfig::default()).unwrap();
+            let mut alg = GpTs::new(&ctx, GpTsConfig::default().check().unwrap()).unwrap();
             run(&mut alg, &u, 300, seed);
             black_box(alg.recommend().unwrap())
         })
@@ -105,7 +105,7 @@ fn runs(c: &mut Criterion) {
         let mut seed = 0;
         b.iter(|| {
             seed += 1;
-            let mut alg = GpUcb::new(&ctx, GpUcbConfig::default()).unwrap();
+            let mut alg = GpUcb::new(&ctx, GpUcbConfig::default().check().unwrap()).unwrap();
             run(&mut alg, &u, 300, seed);
             black_box(alg.recommend().unwrap())
         })
@@ -116,7 +116,7 @@ fn runs(c: &mut Criterion) {
         let mut seed = 0;
         b.iter(|| {
             seed += 1;
-            let mut alg = RandomDuels::new(&ctx, RandomDuelsConfig::default()).unwrap();
+            let mut alg = RandomDuels::new(&ctx, RandomDuelsConfig::default().check().unwrap()).unwrap();
             run(&mut alg, &u, 300, seed);
             black_box(alg.recommend().unwrap())
         })

@@ -58,7 +58,7 @@ fn mrlpf(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("run_T2000_n100", |b| {
         b.iter(|| {
-            let mut alg = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+            let mut alg = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
             black_box(run(&mut alg, &u, T))
         })
     });
@@ -66,11 +66,11 @@ fn mrlpf(c: &mut Criterion) {
     let wide = MrLpfConfig { beta: bohf_core::WidthSchedule::Constant { value: 1e3 }, ..Default::default() };
     group.bench_function("run_T2000_n100_no_elimination", |b| {
         b.iter(|| {
-            let mut alg = MrLpf::new(&ctx, wide.clone()).unwrap();
+            let mut alg = MrLpf::new(&ctx, wide.clone().check().unwrap()).unwrap();
             black_box(run(&mut alg, &u, T))
         })
     });
-    let alg = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let alg = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     let active: Vec<usize> = (0..N).collect();
     group.bench_function("round_batch_N880_n100", |b| {
         b.iter(|| black_box(max_variance_batch(alg.base_gram(), &active, 0.05, 880, InitialSigma::Prior).unwrap()))
@@ -85,7 +85,7 @@ fn maxminlcb(c: &mut Criterion) {
     group.sample_size(10).measurement_time(Duration::from_secs(40));
     group.bench_function("run_T2000_n100", |b| {
         b.iter(|| {
-            let mut alg = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default()).unwrap();
+            let mut alg = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default().check().unwrap()).unwrap();
             black_box(run(&mut alg, &u, T))
         })
     });

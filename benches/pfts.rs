@@ -50,7 +50,7 @@ fn step(c: &mut Criterion) {
             (q, a)
         })
         .collect();
-    let mut state = PfTs::new(&ctx, PfTsConfig::default()).unwrap();
+    let mut state = PfTs::new(&ctx, PfTsConfig::default().check().unwrap()).unwrap();
     state.observe_batch(&history).unwrap();
     let mut g = c.benchmark_group("pfts_step");
     g.sample_size(20);
@@ -81,7 +81,7 @@ fn run(c: &mut Criterion) {
         let mut seed = 0;
         b.iter(|| {
             seed += 1;
-            let mut p = PfTs::new(&ctx, PfTsConfig::default()).unwrap();
+            let mut p = PfTs::new(&ctx, PfTsConfig::default().check().unwrap()).unwrap();
             let mut algo = rng::stream(seed, &[0]);
             let mut person = rng::stream(seed, &[1]);
             for _ in 0..300 {

@@ -44,7 +44,7 @@ fn configs() -> (PopBoConfig, PopBoConfig) {
 }
 
 fn run_once(ctx: &SearchContext, cfg: &PopBoConfig, u: &[f64], seed: u64) -> usize {
-    let mut p = PopBo::new(ctx, cfg.clone()).unwrap();
+    let mut p = PopBo::new(ctx, cfg.clone().check().unwrap()).unwrap();
     let mut algo = rng::seeded(seed);
     let mut person = rng::seeded(seed + 1);
     for _ in 0..30 {
@@ -79,7 +79,7 @@ fn step(c: &mut Criterion) {
     let u = problem.utility().values().to_vec();
     let ctx = SearchContext::new(problem.grid().clone(), 30).unwrap();
     let (code, _) = configs();
-    let mut p = PopBo::new(&ctx, code).unwrap();
+    let mut p = PopBo::new(&ctx, code.check().unwrap()).unwrap();
     let mut algo = rng::seeded(3);
     let mut person = rng::seeded(4);
     for _ in 0..29 {
@@ -118,7 +118,8 @@ fn box_step(c: &mut Criterion) {
     cfg.confidence.norm_bound = instance.norm_bound();
     cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
     let domain = spec.domain().unwrap();
-    let mut p = PopBoBox::new(domain.clone(), cfg, BoxSearchConfig::default()).unwrap();
+    let mut p =
+        PopBoBox::new(domain.clone(), cfg.check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
     // 100 duels along a random chain x_t, x′_t = x_{t−1}, BTL answers on the instance.
     let mut r = rng::seeded(12);
     let mut prev = domain.sample(&mut r);

@@ -3,7 +3,7 @@
 //! * `algorithms.md`: every algorithm of [`bohf_experiments::Registry::builtin`] (the registry the
 //!   specs and the CLI use), with its paper, what it queries (both from the registry entry,
 //!   `AlgorithmEntry::documented`), and every parameter with its default and meaning. Defaults are
-//!   each config type's `Default` serialised to TOML (`AlgorithmEntry::default_config`, and accepted
+//!   each config type's `Default` serialised to TOML (`AlgorithmEntry::default_params`, and accepted
 //!   by the registry's own parameter check); the meanings are the `///` comments of the config
 //!   struct's fields (`AlgorithmEntry::config_type`), read by [`crate::fielddocs`]. An entry without a
 //!   paper or a config type, or a config key whose field has no doc comment, is an error, so the
@@ -31,10 +31,9 @@ fn documented(entry: &AlgorithmEntry) -> Result<(&str, (&str, &str), &'static st
     let about = entry.about().ok_or_else(|| {
         format!("`{name}` is registered without `.documented(paper, queries)` (crates/experiments/src/registry.rs)")
     })?;
-    let no_config = || format!("`{name}` has no config type (registered from closures)");
-    let config = entry.config_type().ok_or_else(no_config)?;
-    let table = entry.default_config().ok_or_else(no_config)??;
-    Ok((name, about, config, table))
+    let config =
+        entry.config_type().ok_or_else(|| format!("`{name}` has no config type (registered from closures)"))?;
+    Ok((name, about, config, entry.default_params()))
 }
 
 fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<(String, String)>) {

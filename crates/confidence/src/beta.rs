@@ -122,19 +122,18 @@ pub fn alpha1_cobol(
 /// The rules of [`WidthSchedule`] POP-BO's likelihood-ratio width accepts.
 pub const BETA_RULES: [&str; 4] = ["constant", "sqrt-t", "sqrt-t-plus-one", "popbo-theorem31"];
 
-/// Checks a confidence-set width found at `path` in the config (e.g. `beta`): its rule must be one
-/// of [`BETA_RULES`] and its fields in range; errors name `{path}.rule`, `{path}.value`,
-/// `{path}.scale`, `{path}.epsilon`, `{path}.delta` or `{path}.log_covering`.
-pub fn check_beta(schedule: &WidthSchedule, path: &str) -> Result<()> {
-    schedule.ensure_rule_in(path, "a likelihood-ratio confidence set", &BETA_RULES)?;
-    schedule.check(path)
+/// Checks a confidence-set width ([`WidthSchedule::check`] with [`BETA_RULES`]); errors name
+/// `rule`, `value`, `scale`, `epsilon`, `delta` or `log_covering`, relative to the schedule's table
+/// (the config places them under its key, e.g. `beta.scale`).
+pub fn check_beta(schedule: &WidthSchedule) -> Result<WidthSchedule> {
+    schedule.check("a likelihood-ratio confidence set", &BETA_RULES)
 }
 
 /// β after t observations, for norm bound B (used only by `popbo-theorem31`, see [`beta1`]):
 /// `constant` β = value; `sqrt-t` β = β₀√t (POP-BO App. P); `sqrt-t-plus-one` β = β₀√(t + 1)
 /// (the authors' code, `beta_func(num_data)`); `popbo-theorem31` β₁(ε, δ, t) of Theorem 3.1.
 pub fn beta_at(schedule: &WidthSchedule, t: usize, norm_bound: f64) -> Result<f64> {
-    check_beta(schedule, "beta")?;
+    check_beta(schedule)?;
     ensure_positive("norm_bound", norm_bound)?;
     match *schedule {
         WidthSchedule::Constant { value } => Ok(value),
@@ -143,7 +142,7 @@ pub fn beta_at(schedule: &WidthSchedule, t: usize, norm_bound: f64) -> Result<f6
         WidthSchedule::PopboTheorem31 { epsilon, delta, log_covering } => {
             beta1(norm_bound, epsilon, delta, t, log_covering)
         }
-        other => Err(Error::invalid("beta.rule", format!("rule \"{}\" is not a confidence-set width", other.rule()))),
+        other => Err(Error::invalid("rule", format!("rule \"{}\" is not a confidence-set width", other.rule()))),
     }
 }
 
@@ -230,10 +229,10 @@ mod tests {
         assert!(msg(beta1(1.0, 0.1, 1.5, 1, 0.0)).contains("delta"));
         assert!(msg(beta1(1.0, -0.1, 0.1, 1, 0.0)).contains("epsilon"));
         assert!(msg(beta1(1.0, 0.1, 0.1, 1, f64::NAN)).contains("log_covering"));
-        assert!(msg(beta_at(&WidthSchedule::SqrtT { scale: -1.0 }, 1, 1.0)).contains("`beta.scale`"));
+        assert!(msg(beta_at(&WidthSchedule::SqrtT { scale: -1.0 }, 1, 1.0)).contains("`scale`"));
         // A rule without a meaning for the confidence set is named, with the accepted ones.
         let e = msg(beta_at(&WidthSchedule::PftsExperiment { delta: 0.05 }, 1, 1.0));
-        assert!(e.contains("`beta.rule`") && e.contains("\"sqrt-t\""), "{e}");
+        assert!(e.contains("`rule`") && e.contains("\"sqrt-t\""), "{e}");
     }
 
     /// Each POP-BO schedule, parsed from its new TOML spelling, gives the β_t sequence of its paper

@@ -42,6 +42,11 @@ pub struct ConfidenceConfig {
     pub accept_almost_solved: bool,
 }
 
+bohf_core::validated! {
+    /// A [`ConfidenceConfig`] that passed [`ConfidenceConfig::check`].
+    pub struct ValidConfidenceConfig(ConfidenceConfig);
+}
+
 impl Default for ConfidenceConfig {
     fn default() -> Self {
         Self {
@@ -63,8 +68,10 @@ impl ConfidenceConfig {
         Self { norm_bound: b, ..Self::default() }
     }
 
-    /// Errors naming the first invalid field.
-    pub fn validate(&self) -> Result<()> {
+    /// The one check of the settings: errors name the first invalid field relative to this table
+    /// (`norm_bound`, `latent_box`, `nugget`, `tolerance`, `mle_tolerance`, `acceptable_tolerance`,
+    /// `max_iterations`); a config holding it places them under its key ([`bohf_core::AtField`]).
+    pub fn check(&self) -> Result<ValidConfidenceConfig> {
         ensure_positive("norm_bound", self.norm_bound)?;
         if let Some(b) = self.latent_box {
             ensure_positive("latent_box", b)?;
@@ -85,7 +92,7 @@ impl ConfidenceConfig {
         if self.max_iterations == 0 {
             return Err(Error::invalid("max_iterations", "must be >= 1"));
         }
-        Ok(())
+        Ok(ValidConfidenceConfig(self.clone()))
     }
 
     pub(crate) fn solver_options(&self, tolerance: f64) -> crate::conic::SolverOptions {
@@ -109,7 +116,7 @@ mod tests {
     #[test]
     fn invalid_fields_are_named() {
         let bad = |c: ConfidenceConfig, field: &str| {
-            let e = c.validate().unwrap_err().to_string();
+            let e = c.check().unwrap_err().to_string();
             assert!(e.contains(field), "{e}");
         };
         bad(ConfidenceConfig::with_norm_bound(0.0), "norm_bound");
@@ -120,6 +127,6 @@ mod tests {
         bad(ConfidenceConfig { tolerance: 0.0, ..Default::default() }, "tolerance");
         bad(ConfidenceConfig { mle_tolerance: 2.0, ..Default::default() }, "mle_tolerance");
         bad(ConfidenceConfig { max_iterations: 0, ..Default::default() }, "max_iterations");
-        ConfidenceConfig::default().validate().unwrap();
+        ConfidenceConfig::default().check().unwrap();
     }
 }

@@ -83,7 +83,7 @@ pub use beta::{
     BETA_RULES, SigmoidConstants, alpha1_cobol, beta_at, beta_lemma35, beta1, check_beta, lipschitz_constant,
 };
 pub use clarabel::solver::SolverStatus;
-pub use config::ConfidenceConfig;
+pub use config::{ConfidenceConfig, ValidConfidenceConfig};
 pub use conic::SolveInfo;
 pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
 pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};

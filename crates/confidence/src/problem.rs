@@ -141,7 +141,7 @@ impl ConfidenceProblem {
     /// positive definite even with the allowed jitter. Repeated support points make K singular:
     /// deduplicate them (as [`ConfidenceProblem::on_candidates`] does).
     pub fn new(gram: &DMatrix<f64>, observations: &[Observation], config: &ConfidenceConfig) -> Result<Self> {
-        config.validate()?;
+        config.check()?;
         let n = gram.nrows();
         if n == 0 {
             return Err(Error::Empty("confidence problem support (no points)".into()));
@@ -277,7 +277,7 @@ impl ConfidenceProblem {
     /// The same data with another norm bound B (for the B-doubling test); reuses the factorisation.
     pub fn with_norm_bound(&self, norm_bound: f64) -> Result<Self> {
         let config = ConfidenceConfig { norm_bound, ..self.config.clone() };
-        config.validate()?;
+        config.check()?;
         let mut p = self.clone();
         p.data.norm_bound = norm_bound;
         p.config = config;

@@ -185,6 +185,20 @@ impl Error {
         Error::DimensionMismatch { context: context.into(), expected, got }
     }
 
+    /// The error with its field path placed under `outer`: the name `n` of an
+    /// [`Error::InvalidParameter`] becomes [`field_path`]`(outer, n)` (other variants are returned
+    /// unchanged). This is how a config's `check()` reports the real TOML path of a field: each
+    /// sub-config names its fields relative to itself, and the caller that owns the sub-config under
+    /// key `outer` prefixes them, e.g. `lambda` → `mle.lambda` → `inference.mle.lambda`.
+    pub fn at(self, outer: &str) -> Self {
+        match self {
+            Error::InvalidParameter { name, reason } => {
+                Error::InvalidParameter { name: field_path(outer, &name), reason }
+            }
+            other => other,
+        }
+    }
+
     /// The error with "history entry `k`: " prefixed to the reason of an
     /// [`Error::InvalidParameter`] (other variants are returned unchanged), for errors raised while
     /// replaying the `k`-th (0-based) step of a history.
@@ -198,6 +212,72 @@ impl Error {
 
 /// Result type of bohf.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The path of field `inner` inside the table at path `outer`, as written in a TOML file:
+/// `outer.inner`, or `outer[i]…` when `inner` starts with an index (`lengthscales` + `[1]`), or
+/// either part alone when the other is empty. The one place field paths are joined.
+pub fn field_path(outer: &str, inner: &str) -> String {
+    if outer.is_empty() {
+        inner.to_string()
+    } else if inner.is_empty() {
+        outer.to_string()
+    } else if inner.starts_with('[') {
+        format!("{outer}{inner}")
+    } else {
+        format!("{outer}.{inner}")
+    }
+}
+
+/// [`Error::at`] on the error of a [`Result`]: `sub.check().at("mle")`.
+pub trait AtField<T> {
+    /// Places the field path of an [`Error::InvalidParameter`] under `outer` ([`Error::at`]).
+    fn at(self, outer: &str) -> Result<T>;
+}
+
+impl<T> AtField<T> for Result<T> {
+    fn at(self, outer: &str) -> Result<T> {
+        self.map_err(|e| e.at(outer))
+    }
+}
+
+/// Declares the validated form of a config: a newtype around `$config` whose field is private to
+/// the declaring module, so that only that module's `check()` can build it, and which derefs to
+/// the config for reading. Constructors take the validated type, so an unchecked config cannot
+/// reach an algorithm.
+///
+/// ```ignore
+/// bohf_core::validated! {
+///     /// A [`MyConfig`] that passed [`MyConfig::check`].
+///     pub struct ValidMyConfig(MyConfig);
+/// }
+/// ```
+#[macro_export]
+macro_rules! validated {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident($config:ty);) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        $vis struct $name($config);
+
+        impl ::core::ops::Deref for $name {
+            type Target = $config;
+            fn deref(&self) -> &$config {
+                &self.0
+            }
+        }
+
+        impl $name {
+            /// The checked config.
+            pub fn config(&self) -> &$config {
+                &self.0
+            }
+
+            /// The config itself (to change it; it must then be checked again).
+            pub fn into_config(self) -> $config {
+                self.0
+            }
+        }
+    };
+}
 
 /// Returns `Err(Error::NonFinite)` if any value is NaN or infinite.
 pub fn ensure_finite<'a>(what: &str, values: impl IntoIterator<Item = &'a f64>) -> Result<()> {
@@ -232,5 +312,19 @@ mod tests {
             retry: Box::new(SolverStatus::MaxIterations { iterations: 2 }),
         };
         assert_eq!(retried.to_string(), "InsufficientProgress, then MaxIterations (2 iterations) when retried");
+    }
+
+    #[test]
+    fn paths_join_as_toml_writes_them() {
+        assert_eq!(field_path("inference", "mle.lambda"), "inference.mle.lambda");
+        assert_eq!(field_path("kernel", "[1]"), "kernel[1]");
+        assert_eq!(field_path("kernel", "lengthscales[1]"), "kernel.lengthscales[1]");
+        assert_eq!(field_path("", "lambda"), "lambda");
+        assert_eq!(field_path("beta", ""), "beta");
+        // Nested contexts compose from the inside out, and other variants pass through.
+        let e: Result<()> = Err(Error::invalid("lambda", "must be > 0"));
+        let e = e.at("mle").at("inference").unwrap_err();
+        assert_eq!(e, Error::invalid("inference.mle.lambda", "must be > 0"));
+        assert_eq!(Error::NonFinite("x".into()).at("beta"), Error::NonFinite("x".into()));
     }
 }

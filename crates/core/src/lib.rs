@@ -22,7 +22,7 @@ pub mod testing;
 
 pub use argmax::{TIE_TOLERANCE, argmax_lowest, argmax_lowest_by, argmax_lowest_in, is_tie};
 pub use domain::{BoxDomain, Domain, FiniteDomain};
-pub use error::{Error, Result, SolverStatus};
+pub use error::{AtField, Error, Result, SolverStatus, field_path};
 pub use link::Link;
 pub use optimizer::{Answer, Duel, Optimizer, Point, Query, SearchContext, check_pending};
 pub use rng::BohfRng;

@@ -87,28 +87,41 @@ impl WidthSchedule {
         }
     }
 
-    /// Checks the parameters' ranges; errors name the field as `{path}.{field}` (e.g.
-    /// `beta.value`), `path` being where the schedule sits in the config.
-    pub fn check(&self, path: &str) -> Result<()> {
-        let field = |name: &str| if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
+    /// The one check of a schedule: its rule must be one of `accepted` (the rules `algorithm` gives a
+    /// meaning to) and its parameters in range. Errors name the field relative to the schedule's own
+    /// table (`rule`, `value`, `scale`, `delta`, `norm_bound`, `epsilon`, `log_covering`); the config
+    /// that holds the schedule places them under its key with [`crate::AtField::at`] (e.g.
+    /// `beta.value`). A schedule is a plain value, so the checked schedule is the schedule itself,
+    /// returned for use in the caller's validated config.
+    pub fn check(&self, algorithm: &str, accepted: &[&str]) -> Result<WidthSchedule> {
+        if !accepted.contains(&self.rule()) {
+            return Err(Error::invalid(
+                "rule",
+                format!(
+                    "rule \"{}\" has no meaning for {algorithm}; it accepts {}",
+                    self.rule(),
+                    accepted.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
         let non_negative = |name: &str, v: f64| {
             if v.is_finite() && v >= 0.0 {
                 Ok(())
             } else {
-                Err(Error::invalid(field(name), format!("must be finite and >= 0, got {v}")))
+                Err(Error::invalid(name, format!("must be finite and >= 0, got {v}")))
             }
         };
         let delta_ok = |d: f64| {
             if d.is_finite() && d > 0.0 && d < 1.0 {
                 Ok(())
             } else {
-                Err(Error::invalid(field("delta"), format!("must lie in (0, 1), got {d}")))
+                Err(Error::invalid("delta", format!("must lie in (0, 1), got {d}")))
             }
         };
         match *self {
             WidthSchedule::Constant { value } => non_negative("value", value),
             WidthSchedule::SqrtT { scale } | WidthSchedule::SqrtTPlusOne { scale } => {
-                crate::error::ensure_positive(&field("scale"), scale)
+                crate::error::ensure_positive("scale", scale)
             }
             WidthSchedule::PftsExperiment { delta } | WidthSchedule::PftsSquareRoot { delta } => delta_ok(delta),
             WidthSchedule::Theory { norm_bound, delta } => {
@@ -120,24 +133,8 @@ impl WidthSchedule {
                 delta_ok(delta)?;
                 non_negative("log_covering", log_covering)
             }
-        }
-    }
-
-    /// Errors (naming `{path}.rule`) unless the rule is one of `accepted`, the rules an algorithm
-    /// gives a meaning to.
-    pub fn ensure_rule_in(&self, path: &str, algorithm: &str, accepted: &[&str]) -> Result<()> {
-        if accepted.contains(&self.rule()) {
-            return Ok(());
-        }
-        let field = if path.is_empty() { "rule".to_string() } else { format!("{path}.rule") };
-        Err(Error::invalid(
-            field,
-            format!(
-                "rule \"{}\" has no meaning for {algorithm}; it accepts {}",
-                self.rule(),
-                accepted.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(", ")
-            ),
-        ))
+        }?;
+        Ok(*self)
     }
 }
 
@@ -283,6 +280,7 @@ impl TryFrom<RawSchedule> for WidthSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::AtField;
 
     #[derive(Deserialize, Serialize, Debug, PartialEq)]
     struct Holder {
@@ -355,17 +353,27 @@ mod tests {
     }
 
     #[test]
-    fn check_names_the_path() {
-        let e = |s: WidthSchedule| s.check("params.beta").unwrap_err().to_string();
-        assert!(e(WidthSchedule::Constant { value: -1.0 }).contains("`params.beta.value`"));
-        assert!(e(WidthSchedule::SqrtT { scale: 0.0 }).contains("`params.beta.scale`"));
-        assert!(e(WidthSchedule::PftsExperiment { delta: 1.0 }).contains("`params.beta.delta`"));
-        assert!(e(WidthSchedule::Theory { norm_bound: f64::NAN, delta: 0.1 }).contains("`params.beta.norm_bound`"));
+    fn check_names_fields_relative_to_the_schedule() {
+        const ALL: [&str; 7] = [
+            "constant",
+            "sqrt-t",
+            "sqrt-t-plus-one",
+            "pfts-experiment",
+            "pfts-square-root",
+            "theory",
+            "popbo-theorem31",
+        ];
+        let e = |s: WidthSchedule| s.check("a test", &ALL).at("beta").unwrap_err().to_string();
+        assert!(e(WidthSchedule::Constant { value: -1.0 }).contains("`beta.value`"));
+        assert!(e(WidthSchedule::SqrtT { scale: 0.0 }).contains("`beta.scale`"));
+        assert!(e(WidthSchedule::PftsExperiment { delta: 1.0 }).contains("`beta.delta`"));
+        assert!(e(WidthSchedule::Theory { norm_bound: f64::NAN, delta: 0.1 }).contains("`beta.norm_bound`"));
         let t31 = WidthSchedule::PopboTheorem31 { epsilon: 0.0, delta: 0.1, log_covering: -1.0 };
-        assert!(e(t31).contains("`params.beta.log_covering`"));
-        assert!(WidthSchedule::Constant { value: 0.0 }.check("beta").is_ok());
-        let not_here = WidthSchedule::SqrtT { scale: 1.0 }.ensure_rule_in("beta", "MR-LPF", &["constant", "theory"]);
-        let msg = not_here.unwrap_err().to_string();
+        assert!(e(t31).contains("`beta.log_covering`"));
+        let zero = WidthSchedule::Constant { value: 0.0 };
+        assert_eq!(zero.check("a test", &ALL), Ok(zero));
+        let not_here = WidthSchedule::SqrtT { scale: 1.0 }.check("MR-LPF", &["constant", "theory"]);
+        let msg = not_here.at("beta").unwrap_err().to_string();
         assert!(msg.contains("`beta.rule`") && msg.contains("\"theory\""), "{msg}");
     }
 }

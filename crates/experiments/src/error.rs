@@ -121,10 +121,13 @@ impl ExperimentError {
     }
 
     /// A [`bohf_core::Error`] raised while checking the spec section `prefix`: an invalid parameter
-    /// becomes a [`ExperimentError::Spec`] on `prefix.name`, anything else one on `prefix`.
+    /// becomes a [`ExperimentError::Spec`] on `prefix.name` ([`bohf_core::field_path`]), anything
+    /// else one on `prefix`.
     pub fn in_field(prefix: &str, e: bohf_core::Error) -> Self {
         match e {
-            bohf_core::Error::InvalidParameter { name, reason } => Self::spec(format!("{prefix}.{name}"), reason),
+            bohf_core::Error::InvalidParameter { name, reason } => {
+                Self::spec(bohf_core::field_path(prefix, &name), reason)
+            }
             other => Self::spec(prefix, other.to_string()),
         }
     }

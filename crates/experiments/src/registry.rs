@@ -5,14 +5,15 @@
 //! are the one list of them: `docs/generated/algorithms.md` (`cargo xtask docs`) is written from
 //! them (name, description, paper, queries, and the config's defaults and field docs).
 //!
-//! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, validation and
-//! constructor, one `registered!` line) and being added with [`AlgorithmEntry::of`] and
-//! [`AlgorithmEntry::documented`]; anything else (e.g. a wrapper with its own parameters) can be
-//! registered from closures with [`AlgorithmEntry::new`]. See `docs/extending.md`.
+//! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, the config's one
+//! check returning the validated type, and the constructor that takes it; one `registered!` line)
+//! and being added with [`AlgorithmEntry::of`] and [`AlgorithmEntry::documented`]; anything else
+//! (e.g. a wrapper with its own parameters) can be registered from closures with
+//! [`AlgorithmEntry::new`]. See `docs/extending.md`.
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{Optimizer, SearchContext};
+use bohf_core::{AtField, Optimizer, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -21,44 +22,49 @@ use std::sync::Arc;
 /// An optimiser built by the registry.
 pub type BoxedOptimizer = Box<dyn Optimizer + Send>;
 
-/// An algorithm the registry can build: a config type with serde and validation, and a
-/// constructor `X::new(&SearchContext, config)` (the convention of every algorithm crate).
+/// An algorithm the registry can build: a config type with serde, the config's one check returning
+/// the validated type, and a constructor `X::new(&SearchContext, validated)` taking that type (the
+/// convention of every algorithm crate: `XConfig::check() -> ValidXConfig`).
 pub trait RegisteredAlgorithm: Optimizer + Send + Sized + 'static {
     /// The configuration, deserialised from a spec's `params` table (missing keys take their
     /// defaults, unknown keys are errors).
     type Config: DeserializeOwned + Serialize + Default;
-    /// Checks the config; an error names the invalid field.
-    fn validate(config: &Self::Config) -> bohf_core::Result<()>;
+    /// The validated configuration, the only thing [`RegisteredAlgorithm::build`] takes.
+    type Checked;
+    /// Checks the config; an error names the invalid field by its path in the `params` table, as
+    /// written in TOML (e.g. `inference.mle.lambda`).
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
-    fn build(ctx: &SearchContext, config: Self::Config) -> bohf_core::Result<Self>;
+    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self>;
 }
 
 macro_rules! registered {
-    ($ty:ty, $cfg:ty) => {
+    ($ty:ty, $cfg:ty, $checked:ty) => {
         impl RegisteredAlgorithm for $ty {
             type Config = $cfg;
-            fn validate(config: &$cfg) -> bohf_core::Result<()> {
-                config.validate()
+            type Checked = $checked;
+            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
+                config.check()
             }
-            fn build(ctx: &SearchContext, config: $cfg) -> bohf_core::Result<Self> {
+            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self> {
                 <$ty>::new(ctx, config)
             }
         }
     };
 }
 
-registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig);
-registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig);
-registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig);
-registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig);
-registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig);
-registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig);
-registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig);
+registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
+registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
+registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
+registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig, bohf_baselines::ValidGpUcbConfig);
+registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
+registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
+registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
-type DefaultsFn = dyn Fn() -> std::result::Result<toml::Table, String> + Send + Sync;
+type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
 
 /// One algorithm of a [`Registry`]: its name, a description, and how to check its parameters and
 /// build it.
@@ -69,9 +75,9 @@ pub struct AlgorithmEntry {
     check: Arc<CheckFn>,
     build: Arc<BuildFn>,
     memory: Arc<MemoryFn>,
-    /// The config struct's name and its defaults as a `params` table (entries of a
-    /// [`RegisteredAlgorithm`] only).
-    config: Option<(&'static str, Arc<DefaultsFn>)>,
+    defaults: Arc<DefaultsFn>,
+    /// The config struct's name (entries of a [`RegisteredAlgorithm`] only).
+    config_type: Option<&'static str>,
     /// The paper and what the algorithm queries ([`AlgorithmEntry::documented`]).
     about: Option<(String, String)>,
 }
@@ -82,12 +88,102 @@ impl fmt::Debug for AlgorithmEntry {
     }
 }
 
-/// The config `A::Config` from a `params` table; errors name `prefix` or `prefix.<field>`.
-fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Config> {
-    let config: A::Config =
-        toml::Value::Table(params.clone()).try_into().map_err(|e| ExperimentError::spec(prefix, e.message()))?;
-    A::validate(&config).map_err(|e| ExperimentError::in_field(prefix, e))?;
-    Ok(config)
+/// The checked config of `A` from a `params` table; errors name the field's path under `prefix`
+/// (`prefix.inference.mle.lambda`), or `prefix` itself when no single key is to blame.
+fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
+    let config: A::Config = deserialise::<A::Config>(params).map_err(|message| {
+        let field = blame::<A::Config>(params).map_or(prefix.to_string(), |k| bohf_core::field_path(prefix, &k));
+        ExperimentError::spec(field, message)
+    })?;
+    A::check(&config).map_err(|e| ExperimentError::in_field(prefix, e))
+}
+
+fn deserialise<C: DeserializeOwned>(params: &toml::Table) -> std::result::Result<C, String> {
+    toml::Value::Table(params.clone()).try_into().map_err(|e: toml::de::Error| e.message().to_string())
+}
+
+/// The path (relative to `params`) of the key a deserialisation error is about (serde's messages
+/// for a wrong type, e.g. `-1` for a count, do not say which key): innermost keys and array entries
+/// first, the first whose replacement by a plain 1, 0.5 or false makes the table deserialise, else
+/// the first whose default or removal does. `None` if no single key is to blame.
+fn blame<C: DeserializeOwned + Serialize + Default>(params: &toml::Table) -> Option<String> {
+    let defaults = toml::Value::Table(toml::Table::try_from(C::default()).unwrap_or_default());
+    let root = toml::Value::Table(params.clone());
+    let mut keys = Vec::new();
+    collect_keys(&root, &mut Vec::new(), &mut keys);
+    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    let fixes = |key: &[Seg], probe: Option<toml::Value>| {
+        let mut v = root.clone();
+        replace_at(&mut v, key, probe);
+        matches!(v, toml::Value::Table(t) if deserialise::<C>(&t).is_ok())
+    };
+    let plain = [toml::Value::Integer(1), toml::Value::Float(0.5), toml::Value::Boolean(false)];
+    let found = keys
+        .iter()
+        .find(|k| plain.iter().any(|p| fixes(k, Some(p.clone()))))
+        .or_else(|| keys.iter().find(|k| fixes(k, value_at(&defaults, k).cloned()) || fixes(k, None)))?;
+    Some(found.iter().fold(String::new(), |path, seg| match seg {
+        Seg::Key(k) => bohf_core::field_path(&path, k),
+        Seg::Index(i) => bohf_core::field_path(&path, &format!("[{i}]")),
+    }))
+}
+
+/// A step into a TOML value: a table key or an array index.
+#[derive(Clone)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn collect_keys(v: &toml::Value, at: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
+    let children: Vec<(Seg, &toml::Value)> = match v {
+        toml::Value::Table(t) => t.iter().map(|(k, c)| (Seg::Key(k.clone()), c)).collect(),
+        toml::Value::Array(a) => a.iter().enumerate().map(|(i, c)| (Seg::Index(i), c)).collect(),
+        _ => return,
+    };
+    for (seg, child) in children {
+        at.push(seg);
+        collect_keys(child, at, out);
+        out.push(at.clone());
+        at.pop();
+    }
+}
+
+fn value_at<'a>(v: &'a toml::Value, path: &[Seg]) -> Option<&'a toml::Value> {
+    path.iter().try_fold(v, |v, seg| match (seg, v) {
+        (Seg::Key(k), toml::Value::Table(t)) => t.get(k),
+        (Seg::Index(i), toml::Value::Array(a)) => a.get(*i),
+        _ => None,
+    })
+}
+
+/// Sets (`Some`) or removes (`None`; table keys only) the value at `path`.
+fn replace_at(v: &mut toml::Value, path: &[Seg], probe: Option<toml::Value>) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut v = v;
+    for seg in parents {
+        v = match (seg, v) {
+            (Seg::Key(k), toml::Value::Table(t)) => match t.get_mut(k) {
+                Some(c) => c,
+                None => return,
+            },
+            (Seg::Index(i), toml::Value::Array(a)) => match a.get_mut(*i) {
+                Some(c) => c,
+                None => return,
+            },
+            _ => return,
+        };
+    }
+    match (last, v, probe) {
+        (Seg::Key(k), toml::Value::Table(t), Some(p)) => {
+            t.insert(k.clone(), p);
+        }
+        (Seg::Key(k), toml::Value::Table(t), None) => {
+            t.remove(k);
+        }
+        (Seg::Index(i), toml::Value::Array(a), Some(p)) if *i < a.len() => a[*i] = p,
+        _ => {}
+    }
 }
 
 impl AlgorithmEntry {
@@ -102,13 +198,14 @@ impl AlgorithmEntry {
                     ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
                     other => bohf_core::Error::invalid("params", other.to_string()),
                 })?;
-                Ok(Box::new(A::build(ctx, config)?) as BoxedOptimizer)
+                // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
+                // names a config field, which lives under `params`.
+                Ok(Box::new(A::build(ctx, config).at("params")?) as BoxedOptimizer)
             }),
             memory: Arc::new(|_| Vec::new()),
-            config: Some((
-                short_type_name(std::any::type_name::<A::Config>()),
-                Arc::new(|| toml::Table::try_from(A::Config::default()).map_err(|e| e.to_string())),
-            )),
+            // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
+            defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
+            config_type: Some(short_type_name(std::any::type_name::<A::Config>())),
             about: None,
         }
     }
@@ -127,7 +224,8 @@ impl AlgorithmEntry {
             check: Arc::new(check),
             build: Arc::new(build),
             memory: Arc::new(|_| Vec::new()),
-            config: None,
+            defaults: Arc::new(toml::Table::new),
+            config_type: None,
             about: None,
         }
     }
@@ -147,13 +245,7 @@ impl AlgorithmEntry {
     /// The name of the config struct (e.g. `PfTsConfig`), whose fields' `///` comments document the
     /// parameters; `None` for an entry made from closures.
     pub fn config_type(&self) -> Option<&'static str> {
-        self.config.as_ref().map(|c| c.0)
-    }
-
-    /// The default config written as a `params` table (keys whose default is "none" are absent);
-    /// `None` for an entry made from closures, an error if the config cannot be written as TOML.
-    pub fn default_config(&self) -> Option<std::result::Result<toml::Table, String>> {
-        self.config.as_ref().map(|c| (c.1)())
+        self.config_type
     }
 
     /// The same entry with its memory estimate: `memory(shape)` lists the dominant allocations one
@@ -169,6 +261,12 @@ impl AlgorithmEntry {
         (self.memory)(shape)
     }
 
+    /// The default `params` table: the default config written as TOML (keys whose default is "none",
+    /// e.g. an optional latent box, are absent); empty for an entry made from closures.
+    pub fn default_params(&self) -> toml::Table {
+        (self.defaults)()
+    }
+
     /// The name specs use.
     pub fn name(&self) -> &str {
         &self.name
@@ -179,12 +277,15 @@ impl AlgorithmEntry {
         &self.description
     }
 
-    /// Checks a `params` table; errors name `prefix.<field>`.
+    /// Checks a `params` table; errors name the field by its TOML path under `prefix`
+    /// (`prefix.inference.mle.lambda`).
     pub fn check(&self, params: &toml::Table, prefix: &str) -> Result<()> {
         (self.check)(params, prefix)
     }
 
-    /// Builds the optimiser for a problem (the parameters should have been checked).
+    /// Builds the optimiser for a problem (the parameters should have been checked). For an entry of
+    /// a [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
+    /// `params.inference.mle.lambda`, `params.initial.index`.
     pub fn build(&self, ctx: &SearchContext, params: &toml::Table) -> bohf_core::Result<BoxedOptimizer> {
         (self.build)(ctx, params)
     }

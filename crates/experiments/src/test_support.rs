@@ -50,9 +50,10 @@ impl Optimizer for UniformDuels {
 
 impl RegisteredAlgorithm for UniformDuels {
     type Config = UniformConfig;
-    fn validate(c: &UniformConfig) -> bohf_core::Result<()> {
+    type Checked = UniformConfig;
+    fn check(c: &UniformConfig) -> bohf_core::Result<UniformConfig> {
         if (0.0..=1.0).contains(&c.self_duel) {
-            Ok(())
+            Ok(UniformConfig { self_duel: c.self_duel })
         } else {
             Err(Error::invalid("self_duel", format!("must lie in [0, 1], got {}", c.self_duel)))
         }
@@ -132,8 +133,9 @@ impl Optimizer for Flaky {
 
 impl RegisteredAlgorithm for Flaky {
     type Config = FlakyConfig;
-    fn validate(_: &FlakyConfig) -> bohf_core::Result<()> {
-        Ok(())
+    type Checked = FlakyConfig;
+    fn check(c: &FlakyConfig) -> bohf_core::Result<FlakyConfig> {
+        Ok(FlakyConfig { fail_at: c.fail_at, probability: c.probability })
     }
     fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self> {
         let inner = UniformDuels { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None };

@@ -111,12 +111,11 @@ impl TheoryInputs {
     }
 }
 
-/// Checks an exploration schedule found at `path` in the config (e.g. `exploration`): its rule must
-/// be one of [`EXPLORATION_RULES`] and its fields in range; errors name `{path}.rule`,
-/// `{path}.delta` or `{path}.norm_bound`.
-pub fn check_exploration(schedule: &WidthSchedule, path: &str, algorithm: &str) -> Result<()> {
-    schedule.ensure_rule_in(path, algorithm, &EXPLORATION_RULES)?;
-    schedule.check(path)
+/// Checks an exploration schedule of `algorithm` ([`WidthSchedule::check`] with
+/// [`EXPLORATION_RULES`]); errors name `rule`, `delta` or `norm_bound`, relative to the schedule's
+/// table (the config places them under its key, e.g. `exploration.delta`).
+pub fn check_exploration(schedule: &WidthSchedule, algorithm: &str) -> Result<WidthSchedule> {
+    schedule.check(algorithm, &EXPLORATION_RULES)
 }
 
 /// Whether the schedule needs [`TheoryInputs`] (Γ and the feedback model).
@@ -125,10 +124,11 @@ pub fn needs_theory(schedule: &WidthSchedule) -> bool {
 }
 
 /// v_t at the 1-based round t (module docs). `theory` is required by the theoretical schedule
-/// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), `exploration.rule`,
-/// `exploration.delta`, `exploration.norm_bound`, or `theory` when it is missing.
+/// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), the schedule's `rule`,
+/// `delta` or `norm_bound` (relative to the schedule, as in [`check_exploration`]), or `theory` when
+/// it is missing.
 pub fn exploration_scale(schedule: &WidthSchedule, t: usize, theory: Option<&TheoryInputs>) -> Result<f64> {
-    check_exploration(schedule, "exploration", "an exploration scale")?;
+    check_exploration(schedule, "an exploration scale")?;
     if t == 0 {
         return Err(Error::invalid("t", "rounds are numbered from 1"));
     }
@@ -151,9 +151,7 @@ pub fn exploration_scale(schedule: &WidthSchedule, t: usize, theory: Option<&The
                 }
             }
         }
-        other => {
-            Err(Error::invalid("exploration.rule", format!("rule \"{}\" is not an exploration scale", other.rule())))
-        }
+        other => Err(Error::invalid("rule", format!("rule \"{}\" is not an exploration scale", other.rule()))),
     }
 }
 
@@ -197,25 +195,11 @@ mod tests {
 
     #[test]
     fn invalid_fields_are_named() {
-        assert!(
-            check_exploration(&WidthSchedule::PftsExperiment { delta: 0.0 }, "exploration", "PF-TS")
-                .unwrap_err()
-                .to_string()
-                .contains("`exploration.delta`")
-        );
-        assert!(
-            check_exploration(&WidthSchedule::PftsSquareRoot { delta: 1.0 }, "exploration", "PF-TS")
-                .unwrap_err()
-                .to_string()
-                .contains("`exploration.delta`")
-        );
-        let bad_b = WidthSchedule::Theory { norm_bound: -1.0, delta: 0.05 };
-        assert!(
-            check_exploration(&bad_b, "exploration", "PF-TS")
-                .unwrap_err()
-                .to_string()
-                .contains("`exploration.norm_bound`")
-        );
+        let e = |s: WidthSchedule| check_exploration(&s, "PF-TS").unwrap_err().to_string();
+        assert!(e(WidthSchedule::PftsExperiment { delta: 0.0 }).contains("`delta`"));
+        assert!(e(WidthSchedule::PftsSquareRoot { delta: 1.0 }).contains("`delta`"));
+        assert!(e(WidthSchedule::Theory { norm_bound: -1.0, delta: 0.05 }).contains("`norm_bound`"));
+        assert!(e(WidthSchedule::Constant { value: 1.0 }).contains("`rule`"));
         let bad_gamma = TheoryInputs::new(Feedback::Scalar { noise_std: 1.0 }, vec![0.0, 2.0, 1.0]);
         assert!(bad_gamma.unwrap_err().to_string().contains("`gamma`"));
         let bad_kappa = TheoryInputs::new(Feedback::Preference { kappa: 0.0, lambda: 1.0 }, vec![0.0]);

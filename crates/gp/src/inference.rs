@@ -3,7 +3,7 @@
 
 use crate::preference::{KernelLogistic, KernelLogisticConfig, PreferenceModel};
 use bohf_core::error::ensure_positive;
-use bohf_core::{FiniteDomain, Result};
+use bohf_core::{AtField, FiniteDomain, Result};
 use bohf_kernels::KernelSpec;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -30,12 +30,20 @@ impl Default for InferenceConfig {
     }
 }
 
+bohf_core::validated! {
+    /// An [`InferenceConfig`] that passed [`InferenceConfig::check`].
+    pub struct ValidInferenceConfig(InferenceConfig);
+}
+
 impl InferenceConfig {
-    /// Errors naming the first invalid field.
-    pub fn validate(&self) -> Result<()> {
-        self.kernel.build()?;
-        self.mle.check()?;
-        ensure_positive("kappa", self.kappa)
+    /// The one check of the settings: errors name the first invalid field by its path relative to
+    /// this table (`kernel.lengthscale`, `kernel.lengthscales[1]`, `mle.lambda`, `mle.tolerance`,
+    /// `kappa`, …); a config holding it places them under its key (`inference.mle.lambda`).
+    pub fn check(&self) -> Result<ValidInferenceConfig> {
+        self.kernel.build().at("kernel")?;
+        self.mle.check().at("mle")?;
+        ensure_positive("kappa", self.kappa)?;
+        Ok(ValidInferenceConfig(self.clone()))
     }
 
     /// The posterior noise ρ = λκ.
@@ -68,11 +76,14 @@ mod tests {
     fn defaults_are_the_papers_and_fields_are_validated() {
         let c = InferenceConfig::default();
         assert!((c.rho() - 0.05).abs() < 1e-15);
-        c.validate().unwrap();
+        c.check().unwrap();
         let bad = InferenceConfig { kappa: 0.0, ..Default::default() };
-        assert!(bad.validate().unwrap_err().to_string().contains("`kappa`"));
+        assert!(bad.check().unwrap_err().to_string().contains("`kappa`"));
         let mut bad = InferenceConfig::default();
         bad.mle.lambda = -1.0;
-        assert!(bad.validate().unwrap_err().to_string().contains("lambda"));
+        assert!(bad.check().unwrap_err().to_string().contains("`mle.lambda`"));
+        bad.mle.lambda = 1.0;
+        bad.kernel.lengthscale = Some(f64::NAN);
+        assert!(bad.check().unwrap_err().to_string().contains("`kernel.lengthscale`"));
     }
 }

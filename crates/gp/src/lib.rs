@@ -47,7 +47,7 @@ pub mod regression;
 mod sampler;
 
 pub use exploration::{check_exploration, default_exploration, exploration_scale};
-pub use inference::InferenceConfig;
+pub use inference::{InferenceConfig, ValidInferenceConfig};
 pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
     PreferenceModel, Refit, Regulariser, plausible_filter,

@@ -17,7 +17,7 @@ fn lost_best(config: &MrLpfConfig, horizon: usize, seed: u64) -> bohf_core::Resu
     let (domain, f, _) = rkhs_problem(30, 5.0)?;
     let best = bohf_core::argmax_lowest(f.iter().copied())?;
     let ctx = SearchContext::new(domain, horizon)?;
-    let mut alg = MrLpf::new(&ctx, config.clone())?;
+    let mut alg = MrLpf::new(&ctx, config.clone().check()?)?;
     let mut rng = bohf_core::rng::stream(seed, &[7]);
     for _ in 0..horizon {
         let q = alg.suggest(&mut rng)?;

@@ -216,7 +216,7 @@ pub fn pfts_lemmas_3_4(quick: bool) -> Vec<Row> {
         let (mut on_e1, mut off_e1) = (0usize, 0usize);
         for seed in 0..runs {
             let ctx = SearchContext::new(inst.domain.clone(), horizon)?;
-            let mut pfts = PfTs::new(&ctx, config.clone())?;
+            let mut pfts = PfTs::new(&ctx, config.clone().check()?)?;
             let mut alg_rng = bohf_core::rng::stream(3100 + seed, &[0]);
             let mut resp_rng = bohf_core::rng::stream(3100 + seed, &[1]);
             let mut mc_rng = bohf_core::rng::stream(3100 + seed, &[2]);
@@ -456,7 +456,7 @@ pub fn mrlpf_simple_regret(quick: bool) -> Vec<Row> {
         let mut rounds = 0usize;
         for seed in 0..runs {
             let ctx = SearchContext::new(inst.domain.clone(), horizon)?;
-            let mut alg = MrLpf::new(&ctx, config.clone())?;
+            let mut alg = MrLpf::new(&ctx, config.clone().check()?)?;
             rounds = alg.schedule().len();
             let mut rng = bohf_core::rng::stream(4100 + seed, &[0]);
             let mut resp = bohf_core::rng::stream(4100 + seed, &[1]);

@@ -30,7 +30,7 @@ pub fn rkhs_problem(points: usize, scale: f64) -> bohf_core::Result<(FiniteDomai
 pub fn pfts_run(steps: usize, seed: u64) -> bohf_core::Result<(PfTs, Vec<IndexPair>, Vec<f64>)> {
     let (domain, f, _) = rkhs_problem(30, 5.0)?;
     let ctx = SearchContext::new(domain, steps)?;
-    let mut pfts = PfTs::new(&ctx, PfTsConfig::default())?;
+    let mut pfts = PfTs::new(&ctx, PfTsConfig::default().check()?)?;
     let mut alg_rng = bohf_core::rng::stream(seed, &[0]);
     let mut resp_rng = bohf_core::rng::stream(seed, &[1]);
     let mut pairs = Vec::with_capacity(steps);

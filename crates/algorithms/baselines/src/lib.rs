@@ -8,9 +8,9 @@ pub mod maxminlcb;
 pub mod random;
 pub mod scalar;
 
-pub use maxminlcb::{MaxMinLcb, MaxMinLcbConfig, PlausibleSet};
-pub use random::{RandomDuels, RandomDuelsConfig};
-pub use scalar::{GpTs, GpTsConfig, GpUcb, GpUcbConfig};
+pub use maxminlcb::{MaxMinLcb, MaxMinLcbConfig, PlausibleSet, ValidMaxMinLcbConfig};
+pub use random::{RandomDuels, RandomDuelsConfig, ValidRandomDuelsConfig};
+pub use scalar::{GpTs, GpTsConfig, GpUcb, GpUcbConfig, ValidGpTsConfig, ValidGpUcbConfig};
 
 #[cfg(test)]
 mod tests;

@@ -24,7 +24,9 @@
 //! * Pásztor et al.'s code: diagonal excluded, ties within 1e−4 broken uniformly at random, and if a
 //!   single candidate is plausible it plays (x, x): `exclude_diagonal = true`, `random_ties = true`.
 
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, argmax_lowest_by};
+use bohf_core::{
+    Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, argmax_lowest_by,
+};
 use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, PreferenceFit, PreferenceModel, Refit};
 use nalgebra::DMatrix;
 use rand::{Rng, RngExt};
@@ -78,13 +80,17 @@ impl Default for MaxMinLcbConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`MaxMinLcbConfig`] that passed [`MaxMinLcbConfig::check`]: what [`MaxMinLcb::new`] takes.
+    pub struct ValidMaxMinLcbConfig(MaxMinLcbConfig);
+}
+
 impl MaxMinLcbConfig {
-    /// Errors naming the first invalid field by its path (`inference.kernel.lengthscale`,
-    /// `inference.mle.lambda`, `inference.kappa`, `beta`, `tie_tolerance`, …).
-    pub fn validate(&self) -> Result<()> {
-        self.inference.kernel.build().map_err(|e| prefix("inference.kernel", e))?;
-        self.inference.mle.check().map_err(|e| prefix("inference.mle", e))?;
-        self.inference.validate().map_err(|e| prefix("inference", e))?;
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`inference.kernel.lengthscale`, `inference.mle.lambda`,
+    /// `inference.kappa`, `beta`, `tie_tolerance`, …).
+    pub fn check(&self) -> Result<ValidMaxMinLcbConfig> {
+        self.inference.check().at("inference")?;
         if !(self.beta.is_finite() && self.beta >= 0.0) {
             return Err(Error::invalid("beta", format!("must be finite and >= 0, got {}", self.beta)));
         }
@@ -94,14 +100,7 @@ impl MaxMinLcbConfig {
                 format!("must be finite and >= 0, got {}", self.tie_tolerance),
             ));
         }
-        Ok(())
-    }
-}
-
-fn prefix(outer: &str, e: Error) -> Error {
-    match e {
-        Error::InvalidParameter { name, reason } => Error::InvalidParameter { name: format!("{outer}.{name}"), reason },
-        other => other,
+        Ok(ValidMaxMinLcbConfig(self.clone()))
     }
 }
 
@@ -128,10 +127,10 @@ pub struct MaxMinLcb {
 }
 
 impl MaxMinLcb {
-    /// MaxMinLCB on the candidates of `ctx` (the horizon is not used); validates `config` and builds
-    /// the base Gram once.
-    pub fn new(ctx: &SearchContext, config: MaxMinLcbConfig) -> Result<Self> {
-        config.validate()?;
+    /// MaxMinLCB on the candidates of `ctx` (the horizon is not used) with a checked config
+    /// ([`MaxMinLcbConfig::check`]); builds the base Gram once.
+    pub fn new(ctx: &SearchContext, config: ValidMaxMinLcbConfig) -> Result<Self> {
+        let config = config.into_config();
         let domain = ctx.domain().clone();
         let model = config.inference.model(&domain)?;
         let mut alg = Self { config, domain, model, plausible: Vec::new(), pending: None };

@@ -14,10 +14,16 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct RandomDuelsConfig {}
 
+bohf_core::validated! {
+    /// A [`RandomDuelsConfig`] that passed [`RandomDuelsConfig::check`]: what [`RandomDuels::new`]
+    /// takes.
+    pub struct ValidRandomDuelsConfig(RandomDuelsConfig);
+}
+
 impl RandomDuelsConfig {
-    /// Always valid.
-    pub fn validate(&self) -> Result<()> {
-        Ok(())
+    /// The one check of the settings: there are none, so it always succeeds.
+    pub fn check(&self) -> Result<ValidRandomDuelsConfig> {
+        Ok(ValidRandomDuelsConfig(self.clone()))
     }
 }
 
@@ -44,8 +50,8 @@ pub struct RandomDuels {
 
 impl RandomDuels {
     /// Uniform random duels on the candidates of `ctx` (the horizon is not used).
-    pub fn new(ctx: &SearchContext, config: RandomDuelsConfig) -> Result<Self> {
-        config.validate()?;
+    pub fn new(ctx: &SearchContext, config: ValidRandomDuelsConfig) -> Result<Self> {
+        let config = config.into_config();
         Ok(Self {
             config,
             domain: ctx.domain().clone(),

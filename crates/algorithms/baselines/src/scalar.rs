@@ -28,7 +28,7 @@
 use bohf_core::WidthSchedule;
 use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
-use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
 use bohf_gp::{CandidateGp, JointSampler, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
@@ -59,15 +59,21 @@ impl Default for GpUcbConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`GpUcbConfig`] that passed [`GpUcbConfig::check`]: what [`GpUcb::new`] takes.
+    pub struct ValidGpUcbConfig(GpUcbConfig);
+}
+
 impl GpUcbConfig {
-    /// Errors naming the first invalid field (`lengthscale`, …, `noise`, `beta`).
-    pub fn validate(&self) -> Result<()> {
-        self.kernel.build()?;
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`kernel.lengthscale`, …, `noise`, `beta`).
+    pub fn check(&self) -> Result<ValidGpUcbConfig> {
+        self.kernel.build().at("kernel")?;
         bohf_core::error::ensure_positive("noise", self.noise)?;
         if !(self.beta.is_finite() && self.beta >= 0.0) {
             return Err(Error::invalid("beta", format!("must be finite and >= 0, got {}", self.beta)));
         }
-        Ok(())
+        Ok(ValidGpUcbConfig(self.clone()))
     }
 }
 
@@ -89,12 +95,20 @@ impl Default for GpTsConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`GpTsConfig`] that passed [`GpTsConfig::check`]: what [`GpTs::new`] takes.
+    pub struct ValidGpTsConfig(GpTsConfig);
+}
+
 impl GpTsConfig {
-    /// Errors naming the first invalid field (`lengthscale`, …, `noise`, `delta`, `norm_bound`).
-    pub fn validate(&self) -> Result<()> {
-        self.kernel.build()?;
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`kernel.lengthscale`, …, `noise`, `exploration.delta`,
+    /// `exploration.norm_bound`, `exploration.rule`).
+    pub fn check(&self) -> Result<ValidGpTsConfig> {
+        self.kernel.build().at("kernel")?;
         bohf_core::error::ensure_positive("noise", self.noise)?;
-        check_exploration(&self.exploration, "exploration", "GP-TS")
+        check_exploration(&self.exploration, "GP-TS").at("exploration")?;
+        Ok(ValidGpTsConfig(self.clone()))
     }
 }
 
@@ -154,9 +168,9 @@ pub struct GpUcb {
 }
 
 impl GpUcb {
-    /// GP-UCB on the candidates of `ctx`; validates `config` (errors name the field).
-    pub fn new(ctx: &SearchContext, config: GpUcbConfig) -> Result<Self> {
-        config.validate()?;
+    /// GP-UCB on the candidates of `ctx` with a checked config ([`GpUcbConfig::check`]).
+    pub fn new(ctx: &SearchContext, config: ValidGpUcbConfig) -> Result<Self> {
+        let config = config.into_config();
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
         Ok(Self { config, state })
     }
@@ -216,10 +230,10 @@ pub struct GpTs {
 }
 
 impl GpTs {
-    /// GP-TS on the candidates of `ctx` with horizon T; validates `config` (errors name the field)
-    /// and, for the theoretical schedule, computes Γ(0..=T) for points (O(n²T)).
-    pub fn new(ctx: &SearchContext, config: GpTsConfig) -> Result<Self> {
-        config.validate()?;
+    /// GP-TS on the candidates of `ctx` with horizon T and a checked config ([`GpTsConfig::check`]);
+    /// for the theoretical schedule, computes Γ(0..=T) for points (O(n²T)).
+    pub fn new(ctx: &SearchContext, config: ValidGpTsConfig) -> Result<Self> {
+        let config = config.into_config();
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
         let theory = if bohf_gp::exploration::needs_theory(&config.exploration) {
             let greedy = greedy_points(state.gp.covariance(), config.noise, ctx.horizon())?;

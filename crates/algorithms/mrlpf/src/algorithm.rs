@@ -1,6 +1,6 @@
 //! The MR-LPF optimiser (Algorithm 1 of Kayal et al. 2025).
 
-use crate::config::MrLpfConfig;
+use crate::config::{MrLpfConfig, ValidMrLpfConfig};
 use crate::schedule::round_schedule;
 use crate::select::{max_variance_batch, next_pair};
 use bohf_core::{Answer, Duel, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, argmax_lowest_in};
@@ -79,10 +79,10 @@ pub struct MrLpf {
 }
 
 impl MrLpf {
-    /// Validates `config`, computes the schedule for T = `ctx.horizon()` and the base Gram of the
-    /// candidates once.
-    pub fn new(ctx: &SearchContext, config: MrLpfConfig) -> Result<Self> {
-        config.validate()?;
+    /// MR-LPF with a checked config ([`MrLpfConfig::check`]): computes the schedule for
+    /// T = `ctx.horizon()` and the base Gram of the candidates once.
+    pub fn new(ctx: &SearchContext, config: ValidMrLpfConfig) -> Result<Self> {
+        let config = config.into_config();
         let schedule = round_schedule(ctx.horizon())?;
         let domain = ctx.domain().clone();
         let n = domain.len();

@@ -1,7 +1,7 @@
 //! The configuration of MR-LPF: inference, confidence width β, per-round posterior noise, and the
 //! authors'-code option for the first query of a round.
 
-use bohf_core::{Error, Link, Result, WidthSchedule};
+use bohf_core::{AtField, Error, Link, Result, WidthSchedule};
 use bohf_gp::InferenceConfig;
 use serde::{Deserialize, Serialize};
 
@@ -73,16 +73,19 @@ impl Default for MrLpfConfig {
     }
 }
 
+bohf_core::validated! {
+    /// An [`MrLpfConfig`] that passed [`MrLpfConfig::check`]: what [`crate::MrLpf::new`] takes.
+    pub struct ValidMrLpfConfig(MrLpfConfig);
+}
+
 impl MrLpfConfig {
-    /// Errors naming the first invalid field by its path (`inference.kernel.lengthscale`,
-    /// `inference.mle.lambda`, `inference.kappa`, `beta.value`, `beta.norm_bound`, `beta.delta`, …).
-    pub fn validate(&self) -> Result<()> {
-        self.inference.kernel.build().map_err(|e| prefix("inference.kernel", e))?;
-        self.inference.mle.check().map_err(|e| prefix("inference.mle", e))?;
-        self.inference.validate().map_err(|e| prefix("inference", e))?;
-        self.beta.ensure_rule_in("beta", "MR-LPF", &BETA_RULES)?;
-        self.beta.check("beta")?;
-        Ok(())
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`inference.kernel.lengthscale`, `inference.mle.lambda`,
+    /// `inference.kappa`, `beta.rule`, `beta.value`, `beta.norm_bound`, `beta.delta`, …).
+    pub fn check(&self) -> Result<ValidMrLpfConfig> {
+        self.inference.check().at("inference")?;
+        self.beta.check("MR-LPF", &BETA_RULES).at("beta")?;
+        Ok(ValidMrLpfConfig(self.clone()))
     }
 
     /// κ_r of round `round` (1-based) under the configured noise rule: κ in round 1 and under
@@ -116,9 +119,10 @@ impl MrLpfConfig {
                 )
             }
             other => Err(Error::invalid(
-                "beta.rule",
+                "rule",
                 format!("rule \"{}\" has no meaning for MR-LPF; it accepts \"constant\", \"theory\"", other.rule()),
-            )),
+            )
+            .at("beta")),
         }
     }
 }
@@ -154,14 +158,6 @@ pub fn theoretical_beta(
     }
     let log_term = (2.0 * rounds as f64 * n_candidates as f64 / delta).ln();
     Ok(link.lipschitz() * (norm_bound + (kappa_r / lambda * log_term).sqrt()))
-}
-
-/// Prefixes the field name of an [`Error::InvalidParameter`] with `outer.`.
-fn prefix(outer: &str, e: Error) -> Error {
-    match e {
-        Error::InvalidParameter { name, reason } => Error::InvalidParameter { name: format!("{outer}.{name}"), reason },
-        other => other,
-    }
 }
 
 #[cfg(test)]
@@ -212,7 +208,7 @@ mod tests {
 
     #[test]
     fn validation_names_fields() {
-        let bad = |c: MrLpfConfig| c.validate().unwrap_err().to_string();
+        let bad = |c: MrLpfConfig| c.check().unwrap_err().to_string();
         assert!(
             bad(MrLpfConfig { beta: WidthSchedule::Constant { value: -1.0 }, ..Default::default() })
                 .contains("`beta.value`")
@@ -238,6 +234,6 @@ mod tests {
         let mut c = MrLpfConfig::default();
         c.inference.mle.lambda = -0.1;
         assert!(bad(c).contains("`inference.mle.lambda`"));
-        MrLpfConfig::default().validate().unwrap();
+        MrLpfConfig::default().check().unwrap();
     }
 }

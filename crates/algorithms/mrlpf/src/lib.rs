@@ -30,7 +30,7 @@
 //! use bohf_mrlpf::{MrLpf, MrLpfConfig};
 //!
 //! let ctx = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 30)?, 100)?;
-//! let mut alg = MrLpf::new(&ctx, MrLpfConfig::default())?;
+//! let mut alg = MrLpf::new(&ctx, MrLpfConfig::default().check()?)?;
 //! assert_eq!(alg.schedule(), &[10, 32, 57, 1]);
 //! let mut r = rng::seeded(1);
 //! for _ in 0..100 {
@@ -53,7 +53,9 @@ mod schedule;
 mod select;
 
 pub use algorithm::{MrLpf, RoundRecord};
-pub use config::{BETA_RULES, InitialSigma, LATER_ROUND_KAPPA, MrLpfConfig, RoundNoise, theoretical_beta};
+pub use config::{
+    BETA_RULES, InitialSigma, LATER_ROUND_KAPPA, MrLpfConfig, RoundNoise, ValidMrLpfConfig, theoretical_beta,
+};
 pub use schedule::{max_rounds_bound, round_schedule};
 pub use select::{max_variance_batch, max_variance_pair};
 

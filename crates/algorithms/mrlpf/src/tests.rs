@@ -38,7 +38,7 @@ fn batch_equals_sequential_in_every_round() {
         let ctx = context(30, 300);
         let f = utility(ctx.domain());
         let config = MrLpfConfig { initial_sigma, noise, ..Default::default() };
-        let mut alg = MrLpf::new(&ctx, config).unwrap();
+        let mut alg = MrLpf::new(&ctx, config.check().unwrap()).unwrap();
         let mut answers = rng::seeded(11);
         let mut unused = rng::seeded(12);
         let mut rounds_seen = 0;
@@ -75,9 +75,11 @@ fn active_sets_are_nested_never_empty_and_the_schedule_is_followed() {
     for (seed, beta) in [(1, 1.0), (2, 0.0), (3, 0.1), (4, 3.0)] {
         let ctx = context(30, 1000);
         let f = utility(ctx.domain());
-        let mut alg =
-            MrLpf::new(&ctx, MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() })
-                .unwrap();
+        let mut alg = MrLpf::new(
+            &ctx,
+            MrLpfConfig { beta: WidthSchedule::Constant { value: beta }, ..Default::default() }.check().unwrap(),
+        )
+        .unwrap();
         assert_eq!(alg.active_set(), (0..30).collect::<Vec<_>>().as_slice());
         let pairs = run(&mut alg, &f, seed);
         assert_eq!(pairs.len(), 1000);
@@ -123,7 +125,7 @@ fn round_noise_and_theoretical_beta_are_applied_per_round() {
         ..Default::default()
     };
     config.inference.kappa = Link::Logistic.kappa(5.0);
-    let mut alg = MrLpf::new(&ctx, config.clone()).unwrap();
+    let mut alg = MrLpf::new(&ctx, config.clone().check().unwrap()).unwrap();
     run(&mut alg, &f, 5);
     let recs = alg.records();
     assert_relative_eq!(recs[0].rho, 0.05 * Link::Logistic.kappa(5.0), max_relative = 1e-14);
@@ -148,7 +150,7 @@ fn round_noise_and_theoretical_beta_are_applied_per_round() {
 #[test]
 fn round_one_is_greedy_information_gain() {
     let ctx = context(25, 2000);
-    let alg = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let alg = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     let pairs = alg.round_pairs().unwrap();
     assert_eq!(pairs.len(), 45);
     let greedy = greedy_pairs(alg.base_gram(), PairKernel::Dueling, 0.05, 45).unwrap();
@@ -170,7 +172,7 @@ fn round_one_is_greedy_information_gain() {
 #[test]
 fn observe_rejects_what_was_not_suggested() {
     let ctx = context(10, 4);
-    let mut alg = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let mut alg = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     let mut r = rng::seeded(0);
     let win = Answer::Duel { first_wins: true };
     let p = |i: usize| ctx.domain().point(i).unwrap();
@@ -209,12 +211,11 @@ fn observe_rejects_what_was_not_suggested() {
 
 #[test]
 fn construction_validates_config_and_horizon() {
-    let ctx = context(10, 50);
     let bad = MrLpfConfig { beta: WidthSchedule::Constant { value: -0.5 }, ..Default::default() };
-    assert!(MrLpf::new(&ctx, bad).unwrap_err().to_string().contains("`beta.value`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`beta.value`"));
     let mut bad = MrLpfConfig::default();
     bad.inference.kernel.lengthscale = Some(0.0);
-    assert!(MrLpf::new(&ctx, bad).unwrap_err().to_string().contains("`inference.kernel.lengthscale`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`inference.kernel.lengthscale`"));
 }
 
 /// A saved history replayed through `observe` alone (no `suggest`) rebuilds the same state.
@@ -222,7 +223,7 @@ fn construction_validates_config_and_horizon() {
 fn history_replay_without_suggest() {
     let ctx = context(30, 100);
     let f = utility(ctx.domain());
-    let mut live = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let mut live = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     let mut answers = rng::seeded(3);
     let mut history = Vec::new();
     let mut unused = rng::seeded(4);
@@ -232,7 +233,7 @@ fn history_replay_without_suggest() {
         live.observe(&q, a).unwrap();
         history.push((q, a));
     }
-    let mut replay = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let mut replay = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     for (q, a) in &history {
         replay.observe(q, *a).unwrap();
     }
@@ -244,15 +245,15 @@ fn history_replay_without_suggest() {
 fn replaying_the_same_answers_reproduces_the_run() {
     let ctx = context(30, 300);
     let f = utility(ctx.domain());
-    let mut a = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
-    let mut b = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let mut a = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
+    let mut b = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     assert_eq!(run(&mut a, &f, 9), run(&mut b, &f, 9));
     assert_eq!(a.records(), b.records());
     assert_eq!(a.recommend().unwrap(), b.recommend().unwrap());
     // Different answers give a different run after round 1 (round 1 never depends on answers).
-    let mut c = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+    let mut c = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
     let pc = run(&mut c, &f, 10);
-    assert_eq!(pc[..18], run(&mut MrLpf::new(&ctx, MrLpfConfig::default()).unwrap(), &f, 9)[..18]);
+    assert_eq!(pc[..18], run(&mut MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap(), &f, 9)[..18]);
     // Serde round trip of the config (a TOML/JSON spec carries it).
     let json = serde_json::to_string(a.config()).unwrap();
     let back: MrLpfConfig = serde_json::from_str(&json).unwrap();
@@ -278,7 +279,7 @@ fn regret_at_the_horizon_is_well_below_random_duels() {
     let mut last_round = 0.0;
     let mut first_round = 0.0;
     for seed in 0..runs {
-        let mut alg = MrLpf::new(&ctx, MrLpfConfig::default()).unwrap();
+        let mut alg = MrLpf::new(&ctx, MrLpfConfig::default().check().unwrap()).unwrap();
         let pairs = run(&mut alg, &f, 100 + seed);
         let tail = &pairs[241..]; // the last round: 59 duels
         last_round += tail.iter().map(|&p| regret(&f, p)).sum::<f64>() / tail.len() as f64;
@@ -304,7 +305,7 @@ fn queries_equal_the_straightforward_dense_path() {
     let f = utility(ctx.domain());
     for seed in [3u64, 4] {
         let config = MrLpfConfig::default();
-        let mut alg = MrLpf::new(&ctx, config.clone()).unwrap();
+        let mut alg = MrLpf::new(&ctx, config.clone().check().unwrap()).unwrap();
         let fast = run(&mut alg, &f, seed);
 
         let k = alg.base_gram().clone();
@@ -361,7 +362,7 @@ fn named_beta_rules_give_the_papers_values() {
     let old = serde_json::from_str::<MrLpfConfig>(r#"{"beta": {"constant": {"value": 1.0}}}"#).unwrap_err();
     assert!(old.to_string().contains("{ rule = \"constant\", value = 1.0 }"), "{old}");
     let wrong = MrLpfConfig { beta: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
-    let e = wrong.validate().unwrap_err().to_string();
+    let e = wrong.check().unwrap_err().to_string();
     assert!(e.contains("`beta.rule`") && e.contains("\"theory\""), "{e}");
 }
 
@@ -375,7 +376,7 @@ fn a_failed_fit_is_an_error_and_changes_nothing() {
     let mut config = MrLpfConfig::default();
     config.inference.mle.max_iterations = 1;
     config.inference.mle.tolerance = 1e-300;
-    let mut alg = MrLpf::new(&ctx, config).unwrap();
+    let mut alg = MrLpf::new(&ctx, config.check().unwrap()).unwrap();
     let f = utility(ctx.domain());
     let mut answers = rng::stream(1, &[1]);
     let mut unused = rng::stream(1, &[2]);

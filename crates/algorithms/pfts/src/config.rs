@@ -1,7 +1,6 @@
 //! The configuration of PF-TS.
 
-use bohf_core::Result;
-use bohf_core::WidthSchedule;
+use bohf_core::{AtField, Result, WidthSchedule};
 use bohf_gp::{InferenceConfig, check_exploration, default_exploration};
 use serde::{Deserialize, Serialize};
 
@@ -38,11 +37,19 @@ impl Default for PfTsConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`PfTsConfig`] that passed [`PfTsConfig::check`]: what [`crate::PfTs::new`] takes.
+    pub struct ValidPfTsConfig(PfTsConfig);
+}
+
 impl PfTsConfig {
-    /// Errors naming the first invalid field (`kappa`, `lambda`, `lengthscale`, `exploration.delta`,
-    /// `exploration.norm_bound`, `exploration.rule`, …).
-    pub fn validate(&self) -> Result<()> {
-        self.inference.validate()?;
-        check_exploration(&self.exploration, "exploration", "PF-TS")
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`inference.kappa`, `inference.mle.lambda`,
+    /// `inference.kernel.lengthscale`, `exploration.delta`, `exploration.norm_bound`,
+    /// `exploration.rule`, …).
+    pub fn check(&self) -> Result<ValidPfTsConfig> {
+        self.inference.check().at("inference")?;
+        check_exploration(&self.exploration, "PF-TS").at("exploration")?;
+        Ok(ValidPfTsConfig(self.clone()))
     }
 }

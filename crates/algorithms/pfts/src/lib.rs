@@ -21,7 +21,7 @@
 //! use bohf_pfts::{PfTs, PfTsConfig};
 //!
 //! let ctx = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 30)?, 50)?;
-//! let mut pfts = PfTs::new(&ctx, PfTsConfig::default())?;
+//! let mut pfts = PfTs::new(&ctx, PfTsConfig::default().check()?)?;
 //! let mut r = rng::seeded(1);
 //! for _ in 0..20 {
 //!     let q = pfts.suggest(&mut r)?;
@@ -42,7 +42,7 @@ mod pfts;
 
 pub use anchored::{AnchoredSampler, anchored_covariance};
 pub use bohf_core::WidthSchedule;
-pub use config::PfTsConfig;
+pub use config::{PfTsConfig, ValidPfTsConfig};
 pub use pfts::PfTs;
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The PF-TS optimiser (PF-TS Algorithm 1 with double-TS pairing, utility-space sampler).
 
 use crate::anchored::AnchoredSampler;
-use crate::config::PfTsConfig;
+use crate::config::{PfTsConfig, ValidPfTsConfig};
 use bohf_core::rand::Rng;
 use bohf_core::{Answer, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
@@ -56,10 +56,10 @@ pub struct PfTs {
 }
 
 impl PfTs {
-    /// PF-TS on the candidates of `ctx` with horizon T = `ctx.horizon()`; validates `config` (errors
-    /// name the field), builds the base Gram once and, for the theoretical schedule, Γ(0..=T).
-    pub fn new(ctx: &SearchContext, config: PfTsConfig) -> Result<Self> {
-        config.validate()?;
+    /// PF-TS on the candidates of `ctx` with horizon T = `ctx.horizon()` and a checked config
+    /// ([`PfTsConfig::check`]); builds the base Gram once and, for the theoretical schedule, Γ(0..=T).
+    pub fn new(ctx: &SearchContext, config: ValidPfTsConfig) -> Result<Self> {
+        let config = config.into_config();
         let inference = &config.inference;
         let model = inference.model(ctx.domain())?;
         let theory = if bohf_gp::exploration::needs_theory(&config.exploration) {

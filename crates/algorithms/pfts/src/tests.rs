@@ -61,21 +61,20 @@ fn random_history(domain: &FiniteDomain, t: usize, seed: u64) -> Vec<(Query, Ans
 
 #[test]
 fn config_validation_names_the_field() {
-    let c = ctx(10, 5);
     let mut bad = PfTsConfig::default();
     bad.inference.kappa = -1.0;
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`kappa`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`inference.kappa`"));
     let mut bad = PfTsConfig::default();
     bad.inference.mle.lambda = 0.0;
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`lambda`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`inference.mle.lambda`"));
     let mut bad = PfTsConfig::default();
     bad.inference.kernel.lengthscale = Some(-0.1);
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
+    assert!(bad.check().unwrap_err().to_string().contains("`inference.kernel.lengthscale`"));
     let bad = PfTsConfig { exploration: WidthSchedule::PftsExperiment { delta: 1.5 }, ..Default::default() };
-    assert!(bad.validate().unwrap_err().to_string().contains("`exploration.delta`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`exploration.delta`"));
     let bad =
         PfTsConfig { exploration: WidthSchedule::Theory { norm_bound: f64::NAN, delta: 0.05 }, ..Default::default() };
-    assert!(PfTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.norm_bound`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`exploration.norm_bound`"));
     let zero_horizon = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 3).unwrap(), 0);
     assert!(zero_horizon.unwrap_err().to_string().contains("`horizon`"));
 }
@@ -106,7 +105,7 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
     assert!(old.contains("{ rule = \"pfts-experiment\", delta = 0.05 }"), "{old}");
     // A rule of another algorithm is named with the accepted ones.
     let wrong = PfTsConfig { exploration: WidthSchedule::SqrtT { scale: 1.0 }, ..Default::default() };
-    let e = wrong.validate().unwrap_err().to_string();
+    let e = wrong.check().unwrap_err().to_string();
     assert!(e.contains("`exploration.rule`") && e.contains("\"pfts-experiment\""), "{e}");
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(serde_json::from_str::<PfTsConfig>(&json).unwrap(), c);
@@ -116,7 +115,7 @@ fn config_files_deserialise_with_defaults_and_reject_unknown_fields() {
 fn observe_rejects_mismatched_queries_and_answers_without_changing_state() {
     let c = ctx(8, 10);
     let d = c.domain();
-    let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     let yes = Answer::Duel { first_wins: true };
     let e = p.observe(&Query::Evaluate(d.point(1).unwrap()), yes).unwrap_err();
     assert!(e.to_string().contains("`query`"), "{e}");
@@ -168,25 +167,25 @@ fn run(p: &mut PfTs, steps: usize, seed: u64) -> Vec<(Query, Answer)> {
 #[test]
 fn same_seed_gives_the_same_run_and_another_seed_does_not() {
     let c = ctx(20, 40);
-    let mut a = PfTs::new(&c, PfTsConfig::default()).unwrap();
-    let mut b = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut a = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
+    let mut b = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     let ha = run(&mut a, 40, 11);
     let hb = run(&mut b, 40, 11);
     assert_eq!(ha, hb);
     assert_eq!(a.utility(), b.utility());
-    let mut other = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut other = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     assert_ne!(run(&mut other, 40, 12), ha);
 }
 
 #[test]
 fn replaying_the_history_restores_the_state_and_the_next_suggestion() {
     let c = ctx(25, 60);
-    let mut live = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut live = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     let history = run(&mut live, 40, 5);
     // One batch (fit once, Ŝ from scratch since 40 > 25) and one by one without suggestions.
-    let mut batch = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut batch = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     batch.observe_batch(&history).unwrap();
-    let mut sequential = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut sequential = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     for (q, a) in &history {
         sequential.observe(q, *a).unwrap();
     }
@@ -207,7 +206,7 @@ fn replaying_the_history_restores_the_state_and_the_next_suggestion() {
     // A bad entry in a history names its position and leaves the state unchanged.
     let mut bad = history[..3].to_vec();
     bad[2].1 = Answer::Value(0.0);
-    let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     let e = p.observe_batch(&bad).unwrap_err();
     assert!(e.to_string().contains("history entry 2"), "{e}");
     assert_eq!(p.duels().len(), 0);
@@ -216,7 +215,7 @@ fn replaying_the_history_restores_the_state_and_the_next_suggestion() {
 #[test]
 fn first_round_samples_the_prior_with_v1() {
     let c = ctx(15, 10);
-    let p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     assert_eq!(p.round(), 1);
     assert!(p.fit().is_none());
     assert!(p.utility().iter().all(|&g| g == 0.0));
@@ -233,7 +232,7 @@ fn first_round_samples_the_prior_with_v1() {
 #[test]
 fn the_state_after_t_duels_is_the_from_scratch_posterior_and_fit_of_those_duels() {
     let c = ctx(20, 40);
-    let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     let history = run(&mut p, 30, 8);
     let pairs: Vec<IndexPair> = history.iter().map(|(q, _)| indices(q)).collect();
     let post = bohf_gp::DuelingPosterior::from_pairs(p.base_gram(), &pairs, 0.05).unwrap();
@@ -272,7 +271,7 @@ fn pair_space_anchored(p: &PfTs, anchor: usize) -> (DVector<f64>, DMatrix<f64>) 
 #[test]
 fn anchored_sampler_has_the_pair_space_mean_and_covariance() {
     let c = ctx(12, 40);
-    let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     p.observe_batch(&random_history(c.domain(), 25, 4)).unwrap();
     let sampler = p.sampler().unwrap();
     for anchor in [0, 5, 11] {
@@ -312,7 +311,7 @@ proptest! {
         scale in 0.1f64..6.0,
     ) {
         let c = ctx(n, 50);
-        let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+        let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
         p.observe_batch(&random_history(c.domain(), t, history_seed)).unwrap();
         let sampler = p.sampler().unwrap();
         let mut r = rng::seeded(draw_seed);
@@ -363,7 +362,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
     // own pivoted Cholesky and independent draws, and the selected x_t must follow the law of the
     // utility-space argmax (note §9 item 14).
     let c = ctx(12, 40);
-    let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+    let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
     p.observe_batch(&random_history(c.domain(), 10, 21)).unwrap();
     let n = 12;
     let draws = 20_000;
@@ -396,7 +395,7 @@ fn anchored_sampler_with_its_own_factorisation_selects_with_the_same_distributio
 fn theoretical_schedule_uses_the_upper_greedy_bracket_of_the_dueling_gain() {
     let c = ctx(15, 30);
     let cfg = PfTsConfig { exploration: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }, ..Default::default() };
-    let mut p = PfTs::new(&c, cfg).unwrap();
+    let mut p = PfTs::new(&c, cfg.check().unwrap()).unwrap();
     let theory = p.theory().unwrap();
     assert_eq!(theory.horizon(), 30);
     let greedy = greedy_pairs(p.base_gram(), PairKernel::Dueling, 0.05, 30).unwrap();
@@ -412,7 +411,7 @@ fn theoretical_schedule_uses_the_upper_greedy_bracket_of_the_dueling_gain() {
         assert!(realised <= gamma[t] + 1e-9, "I = {realised} > Γ({t}) ≤ {}", gamma[t]);
     }
     // eq. (12) at the last round t = 30 (29 duels observed before it), by hand: κ = 1, λ = 0.05.
-    let mut at30 = PfTs::new(&c, p.config().clone()).unwrap();
+    let mut at30 = PfTs::new(&c, p.config().clone().check().unwrap()).unwrap();
     at30.observe_batch(&history[..29]).unwrap();
     let expected = 4.0 + 2.0 * (2.0 / 0.05 * (gamma[30] + 10f64.ln())).sqrt();
     assert_relative_eq!(at30.exploration_scale().unwrap(), expected, max_relative = 1e-14);
@@ -431,7 +430,7 @@ fn pfts_regret_is_well_below_uniform_random_duels() {
     let seeds = [1u64, 2, 3, 4];
     let mut late = 0.0;
     for &seed in &seeds {
-        let mut p = PfTs::new(&c, PfTsConfig::default()).unwrap();
+        let mut p = PfTs::new(&c, PfTsConfig::default().check().unwrap()).unwrap();
         let history = run(&mut p, 200, seed);
         late += history[150..]
             .iter()
@@ -479,7 +478,7 @@ fn named_exploration_rules_give_the_papers_sequences() {
 #[test]
 fn tied_draws_pick_the_lowest_index() {
     let dom = FiniteDomain::from_rows(&[vec![0.3], vec![0.3], vec![0.3]]).unwrap();
-    let mut p = PfTs::new(&SearchContext::new(dom, 5).unwrap(), PfTsConfig::default()).unwrap();
+    let mut p = PfTs::new(&SearchContext::new(dom, 5).unwrap(), PfTsConfig::default().check().unwrap()).unwrap();
     let q = p.suggest(&mut rng::seeded(1)).unwrap();
     assert_eq!(indices(&q), (0, 0));
 }

@@ -2,13 +2,14 @@
 
 use bohf_confidence::{ConfidenceConfig, check_beta};
 use bohf_core::error::ensure_positive;
-use bohf_core::{Error, Result, WidthSchedule};
+use bohf_core::{AtField, Error, Result, WidthSchedule};
 use bohf_gp::InferenceConfig;
 use serde::{Deserialize, Serialize};
 
-/// How POP-BO reports its estimate of the maximiser ([`bohf_core::Optimizer::recommend`]).
+/// How POP-BO reports its estimate of the maximiser ([`bohf_core::Optimizer::recommend`]). In TOML
+/// a table with `kind` and the kind's fields; a field the kind does not take is an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields, try_from = "RawKind")]
 pub enum ReportRule {
     /// argmax of the MLE values Ẑ over the sampled points x₀, x₁, …, x_t (the authors' code,
     /// `best_x_estim_method = 'max_mle'`, and the experiments of App. P; "POP-BO max-MLE"). The code
@@ -40,9 +41,10 @@ impl Default for ReportRule {
     }
 }
 
-/// How the initial point x₀ is chosen.
+/// How the initial point x₀ is chosen. In TOML a table with `kind` and the kind's fields; a field
+/// the kind does not take is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields, try_from = "RawKind")]
 pub enum InitialPoint {
     /// Uniformly at random among the candidates, from the RNG of the first `suggest` (the
     /// experiments: "random starting points").
@@ -53,6 +55,64 @@ pub enum InitialPoint {
         /// The index of x₀.
         index: usize,
     },
+}
+
+/// Every key a `report` or `initial` table may hold. Serde's internally tagged enums ignore extra
+/// keys beside a variant without fields (`{ kind = "max_mle_sampled", lambda = 3 }` would pass
+/// silently), so both are read through this and refuse a key their kind does not take.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKind {
+    kind: String,
+    lambda: Option<f64>,
+    index: Option<usize>,
+}
+
+impl RawKind {
+    /// Errors unless exactly the keys `takes` (of `lambda`, `index`) are given (or may be absent).
+    fn only(&self, takes: &[&str]) -> std::result::Result<(), String> {
+        let given = [("lambda", self.lambda.is_some()), ("index", self.index.is_some())];
+        match given.iter().find(|(k, g)| *g && !takes.contains(k)) {
+            Some((k, _)) => Err(format!("kind \"{}\" takes no `{k}`", self.kind)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl TryFrom<RawKind> for ReportRule {
+    type Error = String;
+
+    fn try_from(raw: RawKind) -> std::result::Result<Self, String> {
+        let rule = match raw.kind.as_str() {
+            "max_mle_sampled" => ReportRule::MaxMleSampled,
+            "max_mle_grid" => ReportRule::MaxMleGrid,
+            "theoretical_t_star" => ReportRule::TheoreticalTStar { lambda: raw.lambda.unwrap_or_else(default_lambda) },
+            other => {
+                return Err(format!(
+                    "unknown report kind \"{other}\"; the kinds are \"max_mle_sampled\", \"max_mle_grid\", \
+                     \"theoretical_t_star\""
+                ));
+            }
+        };
+        raw.only(if matches!(rule, ReportRule::TheoreticalTStar { .. }) { &["lambda"] } else { &[] })?;
+        Ok(rule)
+    }
+}
+
+impl TryFrom<RawKind> for InitialPoint {
+    type Error = String;
+
+    fn try_from(raw: RawKind) -> std::result::Result<Self, String> {
+        match raw.kind.as_str() {
+            "random" => raw.only(&[]).map(|()| InitialPoint::Random),
+            "candidate" => {
+                raw.only(&["index"])?;
+                let index = raw.index.ok_or("kind \"candidate\" needs `index`")?;
+                Ok(InitialPoint::Candidate { index })
+            }
+            other => Err(format!("unknown initial-point kind \"{other}\"; the kinds are \"random\", \"candidate\"")),
+        }
+    }
 }
 
 /// Settings of [`crate::PopBo`].
@@ -111,28 +171,41 @@ impl Default for PopBoConfig {
     }
 }
 
-impl PopBoConfig {
-    /// Errors naming the first invalid field (`lengthscale`, `norm_bound`, `beta.scale`, `report.lambda`, …).
-    pub fn validate(&self) -> Result<()> {
-        self.inference.kernel.build()?;
-        self.confidence.validate()?;
-        check_beta(&self.beta, "beta")?;
-        if let ReportRule::TheoreticalTStar { lambda } = self.report {
-            ensure_positive("report.lambda", lambda)?;
-        }
-        Ok(())
-    }
+bohf_core::validated! {
+    /// A [`PopBoConfig`] that passed [`PopBoConfig::check`]: what [`crate::PopBo::new`] and
+    /// [`crate::PopBoBox::new`] take.
+    pub struct ValidPopBoConfig(PopBoConfig);
+}
 
-    /// Checks the settings that depend on the candidate set (x₀'s index).
-    pub(crate) fn validate_for(&self, candidates: usize) -> Result<()> {
-        self.validate()?;
+impl PopBoConfig {
+    /// The one check of the settings; errors name the first invalid field by its path in this
+    /// table, as written in TOML (`inference.kernel.lengthscale`, `inference.mle.lambda`,
+    /// `confidence.norm_bound`, `beta.scale`, `beta.rule`, `report.lambda`, …). The unused
+    /// `inference.mle` and `inference.kappa` are checked too, so that no invalid value passes
+    /// silently. The index of `initial = { kind = "candidate" }` depends on the candidate set and
+    /// is checked by [`crate::PopBo::new`].
+    pub fn check(&self) -> Result<ValidPopBoConfig> {
+        self.inference.check().at("inference")?;
+        self.confidence.check().at("confidence")?;
+        check_beta(&self.beta).at("beta")?;
+        if let ReportRule::TheoreticalTStar { lambda } = self.report {
+            ensure_positive("lambda", lambda).at("report")?;
+        }
+        Ok(ValidPopBoConfig(self.clone()))
+    }
+}
+
+impl ValidPopBoConfig {
+    /// Checks the settings that depend on the candidate set (x₀'s index, named `initial.index`).
+    pub(crate) fn check_for(&self, candidates: usize) -> Result<()> {
         if let InitialPoint::Candidate { index } = self.initial
             && index >= candidates
         {
             return Err(Error::invalid(
-                "initial.index",
+                "index",
                 format!("candidate {index} does not exist (the domain has {candidates} candidates)"),
-            ));
+            )
+            .at("initial"));
         }
         Ok(())
     }

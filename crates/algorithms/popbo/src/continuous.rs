@@ -17,7 +17,7 @@
 //! B‖g(x)‖; each start takes at most `iterations` exact solves (step doubled on success, halved on
 //! failure, projected onto the box).
 
-use crate::config::{PopBoConfig, ReportRule};
+use crate::config::{PopBoConfig, ReportRule, ValidPopBoConfig};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::rand::Rng;
@@ -48,16 +48,23 @@ impl Default for BoxSearchConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`BoxSearchConfig`] that passed [`BoxSearchConfig::check`]: what [`PopBoBox::new`] takes.
+    pub struct ValidBoxSearchConfig(BoxSearchConfig);
+}
+
 impl BoxSearchConfig {
-    /// Errors naming the first invalid field.
-    pub fn validate(&self) -> Result<()> {
+    /// The one check of the settings; errors name the first invalid field (`starts`, `iterations`,
+    /// `step_tolerance`).
+    pub fn check(&self) -> Result<ValidBoxSearchConfig> {
         if self.starts == 0 {
-            return Err(Error::invalid("search.starts", "must be >= 1"));
+            return Err(Error::invalid("starts", "must be >= 1"));
         }
         if self.iterations == 0 {
-            return Err(Error::invalid("search.iterations", "must be >= 1"));
+            return Err(Error::invalid("iterations", "must be >= 1"));
         }
-        bohf_core::error::ensure_positive("search.step_tolerance", self.step_tolerance)
+        bohf_core::error::ensure_positive("step_tolerance", self.step_tolerance)?;
+        Ok(ValidBoxSearchConfig(self.clone()))
     }
 }
 
@@ -88,11 +95,11 @@ pub struct PopBoBox {
 }
 
 impl PopBoBox {
-    /// POP-BO on `domain` with the kernel `config.inference.kernel`. `config.initial` must be
+    /// POP-BO on `domain` with the kernel `config.inference.kernel` and checked settings
+    /// ([`PopBoConfig::check`], [`BoxSearchConfig::check`]). `config.initial` must be
     /// [`crate::InitialPoint::Random`] (x₀ uniform in the box).
-    pub fn new(domain: BoxDomain, config: PopBoConfig, search: BoxSearchConfig) -> Result<Self> {
-        config.validate()?;
-        search.validate()?;
+    pub fn new(domain: BoxDomain, config: ValidPopBoConfig, search: ValidBoxSearchConfig) -> Result<Self> {
+        let (config, search) = (config.into_config(), search.into_config());
         if config.initial != crate::InitialPoint::Random {
             return Err(Error::invalid("initial", "the continuous mode draws x₀ uniformly in the box"));
         }
@@ -412,7 +419,8 @@ mod tests {
     fn first_step_goes_to_the_farthest_corner() {
         // t = 1: A(x) = B√(2 − 2k(x, x₀)) grows with ‖x − x₀‖, maximal at the farthest corner.
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
-        let mut p = PopBoBox::new(dom, config(2.0, 0.3), BoxSearchConfig::default()).unwrap();
+        let mut p =
+            PopBoBox::new(dom, config(2.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
         let q = p.suggest(&mut seeded(3)).unwrap();
         let Query::Duel(x, y) = q else { unreachable!() };
         let far: Vec<f64> = y.coords.iter().map(|v| if *v < 0.5 { 1.0 } else { 0.0 }).collect();
@@ -430,7 +438,8 @@ mod tests {
     #[test]
     fn danskin_gradient_matches_finite_differences() {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
-        let mut p = PopBoBox::new(dom, config(3.0, 0.3), BoxSearchConfig::default()).unwrap();
+        let mut p =
+            PopBoBox::new(dom, config(3.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
         play(&mut p, 6, 8);
         for x in [[0.35, 0.6], [0.8, 0.15], [0.5, 0.5]] {
             let (v, g) = p.optimistic_advantage_at(&x).unwrap();
@@ -455,10 +464,13 @@ mod tests {
     #[test]
     fn learns_and_replays() {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
-        let mut p = PopBoBox::new(dom.clone(), config(4.0, 0.25), BoxSearchConfig::default()).unwrap();
+        let mut p =
+            PopBoBox::new(dom.clone(), config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap())
+                .unwrap();
         let h = play(&mut p, 25, 1);
         // Replay by observe alone gives the same support and duels.
-        let mut q = PopBoBox::new(dom, config(4.0, 0.25), BoxSearchConfig::default()).unwrap();
+        let mut q = PopBoBox::new(dom, config(4.0, 0.25).check().unwrap(), BoxSearchConfig::default().check().unwrap())
+            .unwrap();
         for (qq, a) in &h {
             q.observe(qq, *a).unwrap();
         }
@@ -474,7 +486,12 @@ mod tests {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
         let regrets: Vec<f64> = (0..8)
             .map(|seed| {
-                let mut p = PopBoBox::new(dom.clone(), config(4.0, 0.25), BoxSearchConfig::default()).unwrap();
+                let mut p = PopBoBox::new(
+                    dom.clone(),
+                    config(4.0, 0.25).check().unwrap(),
+                    BoxSearchConfig::default().check().unwrap(),
+                )
+                .unwrap();
                 play(&mut p, 25, seed);
                 3.0 - utility(&p.recommend().unwrap().coords)
             })
@@ -487,11 +504,13 @@ mod tests {
     fn errors() {
         let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
         let bad = BoxSearchConfig { starts: 0, ..Default::default() };
-        assert!(PopBoBox::new(dom.clone(), config(2.0, 0.3), bad).unwrap_err().to_string().contains("starts"));
+        assert!(bad.check().unwrap_err().to_string().contains("`starts`"));
         let mut c = config(2.0, 0.3);
         c.initial = crate::InitialPoint::Candidate { index: 0 };
-        assert!(PopBoBox::new(dom.clone(), c, BoxSearchConfig::default()).is_err());
-        let mut p = PopBoBox::new(dom, config(2.0, 0.3), BoxSearchConfig::default()).unwrap();
+        let search = BoxSearchConfig::default().check().unwrap();
+        assert!(PopBoBox::new(dom.clone(), c.check().unwrap(), search).is_err());
+        let mut p =
+            PopBoBox::new(dom, config(2.0, 0.3).check().unwrap(), BoxSearchConfig::default().check().unwrap()).unwrap();
         let q = p.suggest(&mut seeded(1)).unwrap();
         let outside = Query::Duel(Point::continuous(vec![2.0, 0.0]), Point::continuous(vec![0.0, 0.0]));
         assert!(p.observe(&outside, Answer::Duel { first_wins: true }).is_err());

@@ -24,7 +24,7 @@
 //! let ctx = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 30)?, 10)?;
 //! let mut config = PopBoConfig::default();
 //! config.confidence.norm_bound = 3.0;
-//! let mut popbo = PopBo::new(&ctx, config)?;
+//! let mut popbo = PopBo::new(&ctx, config.check()?)?;
 //! let mut r = rng::seeded(1);
 //! for _ in 0..8 {
 //!     let q = popbo.suggest(&mut r)?;
@@ -46,8 +46,8 @@ mod report;
 
 pub use bohf_confidence::ConfidenceConfig;
 pub use bohf_core::WidthSchedule;
-pub use config::{InitialPoint, PopBoConfig, ReportRule};
-pub use continuous::{BoxSearchConfig, BoxStepInfo, PopBoBox};
+pub use config::{InitialPoint, PopBoConfig, ReportRule, ValidPopBoConfig};
+pub use continuous::{BoxSearchConfig, BoxStepInfo, PopBoBox, ValidBoxSearchConfig};
 pub use popbo::{PopBo, StepInfo};
 pub use report::{duel_error_bound, pair_sigmas, t_star};
 

@@ -1,6 +1,6 @@
 //! The POP-BO optimiser on a finite candidate set (Algorithm 1 with x′_t = x_{t−1}).
 
-use crate::config::{InitialPoint, PopBoConfig, ReportRule};
+use crate::config::{InitialPoint, PopBoConfig, ReportRule, ValidPopBoConfig};
 use crate::report::{pair_sigmas, t_star};
 use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::argmax_lowest;
@@ -91,10 +91,12 @@ struct CachedSearch {
 }
 
 impl PopBo {
-    /// POP-BO on the candidates of `ctx`; validates `config` (errors name the field) and builds the
-    /// base Gram of `config.inference.kernel` once.
-    pub fn new(ctx: &SearchContext, config: PopBoConfig) -> Result<Self> {
-        config.validate_for(ctx.domain().len())?;
+    /// POP-BO on the candidates of `ctx` with a checked config ([`PopBoConfig::check`]); checks
+    /// that a given x₀ (`initial.index`) is a candidate and builds the base Gram of
+    /// `config.inference.kernel` once.
+    pub fn new(ctx: &SearchContext, config: ValidPopBoConfig) -> Result<Self> {
+        config.check_for(ctx.domain().len())?;
+        let config = config.into_config();
         let base_gram = config.inference.base_gram(ctx.domain())?;
         let x0 = match config.initial {
             InitialPoint::Candidate { index } => Some(index),

@@ -49,7 +49,7 @@ fn first_step_is_the_closed_form_farthest_point() {
     let ctx = SearchContext::new(dom, 10).unwrap();
     let mut cfg = config(2.0, 0.2);
     cfg.initial = InitialPoint::Candidate { index: 6 };
-    let mut p = PopBo::new(&ctx, cfg).unwrap();
+    let mut p = PopBo::new(&ctx, cfg.check().unwrap()).unwrap();
     let q = p.suggest(&mut seeded(0)).unwrap();
     let Query::Duel(x, y) = q else { unreachable!() };
     assert_eq!((x.index, y.index), (Some(24), Some(6)));
@@ -80,7 +80,7 @@ fn pruned_argmax_equals_the_brute_force_argmax() {
             cfg.confidence.latent_box = Some(1.0);
             cfg.confidence.nugget = 1e-6;
         }
-        let mut p = PopBo::new(&ctx, cfg).unwrap();
+        let mut p = PopBo::new(&ctx, cfg.check().unwrap()).unwrap();
         run(&mut p, 6 + 2 * (seed % 4) as usize, seed);
         let exact = p.optimistic_advantages().unwrap();
         let q = p.suggest(&mut seeded(99)).unwrap();
@@ -113,7 +113,7 @@ fn pruned_argmax_equals_the_brute_force_argmax() {
 #[test]
 fn pruning_solves_fewer_programs_than_candidates() {
     let ctx = SearchContext::new(grid(20), 30).unwrap();
-    let mut p = PopBo::new(&ctx, config(3.0, 0.2)).unwrap();
+    let mut p = PopBo::new(&ctx, config(3.0, 0.2).check().unwrap()).unwrap();
     run(&mut p, 10, 3);
     p.suggest(&mut seeded(0)).unwrap();
     let info = p.last_step().unwrap();
@@ -124,15 +124,15 @@ fn pruning_solves_fewer_programs_than_candidates() {
 #[test]
 fn replaying_the_history_reproduces_the_state() {
     let ctx = SearchContext::new(grid(8), 20).unwrap();
-    let mut a = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    let mut a = PopBo::new(&ctx, config(3.0, 0.25).check().unwrap()).unwrap();
     let history = run(&mut a, 8, 11);
     // One by one, without suggest.
-    let mut b = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    let mut b = PopBo::new(&ctx, config(3.0, 0.25).check().unwrap()).unwrap();
     for (q, ans) in &history {
         b.observe(q, *ans).unwrap();
     }
     // All at once.
-    let mut c = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    let mut c = PopBo::new(&ctx, config(3.0, 0.25).check().unwrap()).unwrap();
     c.observe_batch(&history).unwrap();
     assert_eq!(a.duels(), b.duels());
     assert_eq!(a.duels(), c.duels());
@@ -144,7 +144,7 @@ fn replaying_the_history_reproduces_the_state() {
     assert_eq!(qa, qc);
     assert_eq!(a.recommend().unwrap(), b.recommend().unwrap());
     // The same seed gives the same x₀ and run.
-    let mut d = PopBo::new(&ctx, config(3.0, 0.25)).unwrap();
+    let mut d = PopBo::new(&ctx, config(3.0, 0.25).check().unwrap()).unwrap();
     assert_eq!(run(&mut d, 8, 11), history);
 }
 
@@ -152,7 +152,7 @@ fn replaying_the_history_reproduces_the_state() {
 fn report_rules_match_independent_computations() {
     let dom = grid(7);
     let ctx = SearchContext::new(dom.clone(), 20).unwrap();
-    let mut p = PopBo::new(&ctx, config(3.0, 0.3)).unwrap();
+    let mut p = PopBo::new(&ctx, config(3.0, 0.3).check().unwrap()).unwrap();
     run(&mut p, 10, 21);
     let problem = p.problem().unwrap();
     let mle = p.mle().unwrap();
@@ -175,7 +175,7 @@ fn report_rules_match_independent_computations() {
     }
     let mut grid_cfg = config(3.0, 0.3);
     grid_cfg.report = ReportRule::MaxMleGrid;
-    let mut g = PopBo::new(&ctx, grid_cfg).unwrap();
+    let mut g = PopBo::new(&ctx, grid_cfg.check().unwrap()).unwrap();
     g.observe_batch(&p.duels().iter().map(|d| duel(&dom, d.first, d.second, d.first_wins)).collect::<Vec<_>>())
         .unwrap();
     let argmax = (0..fhat.len()).max_by(|&i, &j| fhat[i].total_cmp(&fhat[j])).unwrap();
@@ -183,7 +183,7 @@ fn report_rules_match_independent_computations() {
     // Theoretical t*: x_{t*} with the smallest 2(2B + λ^{−1/2}√β_t)σ_t.
     let mut t_cfg = config(3.0, 0.3);
     t_cfg.report = ReportRule::TheoreticalTStar { lambda: 0.5 };
-    let mut t = PopBo::new(&ctx, t_cfg).unwrap();
+    let mut t = PopBo::new(&ctx, t_cfg.check().unwrap()).unwrap();
     t.observe_batch(&p.duels().iter().map(|d| duel(&dom, d.first, d.second, d.first_wins)).collect::<Vec<_>>())
         .unwrap();
     let pairs: Vec<(usize, usize)> = p.duels().iter().map(bohf_core::Duel::pair).collect();
@@ -204,7 +204,7 @@ fn finds_the_maximum_of_a_smooth_utility() {
     let ctx = SearchContext::new(dom.clone(), 30).unwrap();
     let mut regrets = Vec::new();
     for seed in 0..3 {
-        let mut p = PopBo::new(&ctx, config(4.0, 0.25)).unwrap();
+        let mut p = PopBo::new(&ctx, config(4.0, 0.25).check().unwrap()).unwrap();
         run(&mut p, 30, 40 + seed);
         let best = p.recommend().unwrap();
         regrets.push(3.0 - utility(&best.coords));
@@ -219,20 +219,23 @@ fn protocol_and_config_errors() {
     let dom = grid(5);
     let ctx = SearchContext::new(dom.clone(), 5).unwrap();
     let named = |cfg: PopBoConfig, field: &str| {
-        let e = PopBo::new(&ctx, cfg).unwrap_err().to_string();
+        let e = cfg.check().and_then(|c| PopBo::new(&ctx, c)).unwrap_err().to_string();
         assert!(e.contains(field), "{field}: {e}");
     };
     let mut c = PopBoConfig::default();
     c.confidence.norm_bound = 0.0;
-    named(c, "norm_bound");
+    named(c, "`confidence.norm_bound`");
     named(PopBoConfig { beta: WidthSchedule::SqrtT { scale: -1.0 }, ..Default::default() }, "`beta.scale`");
     named(PopBoConfig { initial: InitialPoint::Candidate { index: 25 }, ..Default::default() }, "initial.index");
-    named(PopBoConfig { report: ReportRule::TheoreticalTStar { lambda: 0.0 }, ..Default::default() }, "lambda");
+    named(
+        PopBoConfig { report: ReportRule::TheoreticalTStar { lambda: 0.0 }, ..Default::default() },
+        "`report.lambda`",
+    );
     let mut c = PopBoConfig::default();
     c.inference.kernel.lengthscale = Some(-1.0);
-    named(c, "lengthscale");
+    named(c, "`inference.kernel.lengthscale`");
 
-    let mut p = PopBo::new(&ctx, config(2.0, 0.3)).unwrap();
+    let mut p = PopBo::new(&ctx, config(2.0, 0.3).check().unwrap()).unwrap();
     let q = p.suggest(&mut seeded(1)).unwrap();
     let Query::Duel(x, y) = &q else { unreachable!() };
     // Not the pending duel.
@@ -260,7 +263,7 @@ fn defaults_are_the_papers() {
     assert_eq!(c.report, ReportRule::MaxMleSampled);
     assert_eq!(c.initial, InitialPoint::Random);
     assert_eq!(c.confidence.latent_box, None);
-    c.validate().unwrap();
+    c.check().unwrap();
 }
 
 #[test]
@@ -279,14 +282,14 @@ fn self_duels_reuse_the_mle_and_argmax_exactly() {
         }
     }
     history.push(duel(&dom, 5, 0, true));
-    let mut a = PopBo::new(&ctx, cfg.clone()).unwrap();
+    let mut a = PopBo::new(&ctx, cfg.clone().check().unwrap()).unwrap();
     a.observe_batch(&history).unwrap();
     let mut reused = 0;
     for step in 0..6 {
         let q = a.suggest(&mut seeded(1)).unwrap();
         let info = *a.last_step().unwrap();
         assert_eq!((info.chosen, info.reference), (5, 5), "step {step}: expected a self-duel of the winner");
-        let mut fresh = PopBo::new(&ctx, cfg.clone()).unwrap();
+        let mut fresh = PopBo::new(&ctx, cfg.clone().check().unwrap()).unwrap();
         fresh.observe_batch(&history).unwrap();
         let qf = fresh.suggest(&mut seeded(99)).unwrap();
         assert_eq!(q, qf, "step {step}: suggestion differs from a fresh search");

@@ -34,7 +34,7 @@ fn every_builtin_entry_documents_its_paper_config_type_and_defaults() {
         let (paper, queries) = entry.about().unwrap_or_else(|| panic!("{} has no paper", entry.name()));
         assert!(!paper.is_empty() && !queries.is_empty(), "{}", entry.name());
         // The defaults are a params table the entry's own check accepts.
-        let defaults = entry.default_config().unwrap().unwrap();
+        let defaults = entry.default_params();
         entry.check(&defaults, "params").unwrap();
     }
     // The config type is the struct's own name, without its path (the docs generator looks it up).
@@ -44,5 +44,5 @@ fn every_builtin_entry_documents_its_paper_config_type_and_defaults() {
     assert_eq!(name("pop-bo"), "PopBoConfig");
     // An entry from closures has neither.
     let closures = AlgorithmEntry::new("c", "closures", |_, _| Ok(()), |_, _| Err(bohf_core::Error::invalid("x", "y")));
-    assert!(closures.config_type().is_none() && closures.default_config().is_none() && closures.about().is_none());
+    assert!(closures.config_type().is_none() && closures.about().is_none());
 }

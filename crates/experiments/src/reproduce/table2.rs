@@ -210,7 +210,7 @@ fn one_run(
 ) -> std::result::Result<f64, RunError> {
     let u = problem.utility().values();
     let ctx = SearchContext::new(problem.grid().clone(), steps)?;
-    let mut p = PopBo::new(&ctx, cfg.clone())?;
+    let mut p = PopBo::new(&ctx, cfg.check()?)?;
     let mut algo = rng::stream(seed, &[function, r, 0]);
     let mut person = rng::stream(seed, &[function, r, 1]);
     for _ in 0..steps {
@@ -267,7 +267,7 @@ fn gp_run(seed: u64, steps: usize, r: u64) -> std::result::Result<Vec<f64>, RunE
     cfg.confidence.nugget = 1e-6;
     cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
     let ctx = SearchContext::new(grid, steps)?;
-    let mut p = PopBo::new(&ctx, cfg)?;
+    let mut p = PopBo::new(&ctx, cfg.check()?)?;
     let mut algo = rng::stream(seed, &[100, r, 0]);
     let mut person = rng::stream(seed, &[100, r, 1]);
     let mut total = 0.0;

@@ -111,11 +111,11 @@ fn validation_names_the_field() {
     );
     assert_eq!(field_of(&mr), "algorithms[1].params.beta.value");
     let mr = base.replace("name = \"uniform-values\"", "name = \"mr-lpf\"\nparams = { inference = { kappa = 0.0 } }");
-    assert!(field_of(&mr).starts_with("algorithms[1].params.inference"), "{}", field_of(&mr));
-    // An unknown parameter key is named in the message.
+    assert_eq!(field_of(&mr), "algorithms[1].params.inference.kappa");
+    // An unknown parameter key is named by its path, and in the message.
     let s = ExperimentSpec::from_toml_str(&base.replace("self_duel = 0.1", "self_dual = 0.1")).unwrap();
     let e = s.validate(&registry()).unwrap_err();
-    assert_eq!(e.field(), Some("algorithms[0].params"));
+    assert_eq!(e.field(), Some("algorithms[0].params.self_dual"));
     assert!(e.to_string().contains("self_dual"), "{e}");
     // Duplicate labels, respondent, problem details.
     let dup = base.replace("label = \"Uniform, 10% self\"", "label = \"uniform-values\"");

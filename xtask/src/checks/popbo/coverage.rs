@@ -150,7 +150,7 @@ pub(super) fn coverage_theorem31(quick: bool) -> Vec<Row> {
 /// the MLE after each step (Lemma 3.5), and the final PopBo.
 pub(super) fn unit_run(inst: &Instance, horizon: usize, seed: u64) -> R<UnitRun> {
     let ctx = SearchContext::new(inst.domain.clone(), horizon).map_err(err)?;
-    let mut p = PopBo::new(&ctx, unit_config(inst)).map_err(err)?;
+    let mut p = PopBo::new(&ctx, unit_config(inst).check().map_err(err)?).map_err(err)?;
     let mut alg = bohf_core::rng::stream(seed, &[0]);
     let mut resp = bohf_core::rng::stream(seed, &[1]);
     let mut pairs = Vec::with_capacity(horizon);

@@ -177,7 +177,7 @@ pub(super) fn lemma41(quick: bool) -> Vec<Row> {
         let x0 = 4;
         cfg.initial = InitialPoint::Candidate { index: x0 };
         let ctx = SearchContext::new(domain.clone(), steps + 1).map_err(err)?;
-        let mut p = PopBo::new(&ctx, cfg).map_err(err)?;
+        let mut p = PopBo::new(&ctx, cfg.check().map_err(err)?).map_err(err)?;
         let mut alg = bohf_core::rng::stream(41, &[0]);
         let mut resp = bohf_core::rng::stream(41, &[1]);
 

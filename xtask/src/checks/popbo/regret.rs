@@ -42,7 +42,7 @@ pub(super) fn regret_growth(quick: bool) -> Vec<Row> {
                 };
                 cfg.beta = WidthSchedule::SqrtT { scale: 1.0 };
                 let ctx = SearchContext::new(domain.clone(), horizon).map_err(err)?;
-                let mut p = PopBo::new(&ctx, cfg).map_err(err)?;
+                let mut p = PopBo::new(&ctx, cfg.check().map_err(err)?).map_err(err)?;
                 let mut alg = bohf_core::rng::stream(6000 + inst_k as u64, &[d as u64, 0]);
                 let mut resp = bohf_core::rng::stream(6000 + inst_k as u64, &[d as u64, 1]);
                 // One run; a solver failure ends the run and is counted (not hidden).

@@ -44,7 +44,7 @@ fn the_game_matches_a_brute_force_solution() {
         (PlausibleSet::Off, true),
     ] {
         let config = MaxMinLcbConfig { plausible_set, exclude_diagonal, beta: 0.5, ..Default::default() };
-        let mut alg = MaxMinLcb::new(&ctx, config).unwrap();
+        let mut alg = MaxMinLcb::new(&ctx, config.check().unwrap()).unwrap();
         let mut previous: Vec<usize> = (0..12).collect();
         let mut answers = rng::seeded(5);
         let mut r = rng::seeded(6);
@@ -102,9 +102,11 @@ fn the_game_matches_a_brute_force_solution() {
 fn diagonal_options_and_singleton_plausible_set() {
     let ctx = context(20);
     let f = utility(ctx.domain());
-    let mut alg =
-        MaxMinLcb::new(&ctx, MaxMinLcbConfig { exclude_diagonal: true, random_ties: true, ..Default::default() })
-            .unwrap();
+    let mut alg = MaxMinLcb::new(
+        &ctx,
+        MaxMinLcbConfig { exclude_diagonal: true, random_ties: true, ..Default::default() }.check().unwrap(),
+    )
+    .unwrap();
     let mut answers = rng::seeded(3);
     let mut ties = rng::seeded(4);
     let mut self_duels = 0;
@@ -118,8 +120,11 @@ fn diagonal_options_and_singleton_plausible_set() {
     }
     assert!(self_duels < 120);
     // β = 0: M_t holds only the maximisers of g_t, so the duel is (x, x) even with the diagonal excluded.
-    let mut greedy =
-        MaxMinLcb::new(&ctx, MaxMinLcbConfig { beta: 0.0, exclude_diagonal: true, ..Default::default() }).unwrap();
+    let mut greedy = MaxMinLcb::new(
+        &ctx,
+        MaxMinLcbConfig { beta: 0.0, exclude_diagonal: true, ..Default::default() }.check().unwrap(),
+    )
+    .unwrap();
     run(&mut greedy, &f, 5, 4);
     assert_eq!(greedy.plausible_set().len(), 1);
     let x = greedy.plausible_set()[0];
@@ -128,7 +133,7 @@ fn diagonal_options_and_singleton_plausible_set() {
     let q = greedy.suggest(&mut rng::seeded(0)).unwrap();
     assert_eq!(pair_of(&q), (x, x));
     // With the diagonal allowed, once the data are decisive the game may play (x, x) (LCB = 1/2).
-    let mut kayal = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default()).unwrap();
+    let mut kayal = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default().check().unwrap()).unwrap();
     let pairs = run(&mut kayal, &f, 200, 5);
     assert!(pairs.iter().any(|&(i, j)| i == j), "no self-duel in 200 steps of the authors' variant");
 }
@@ -140,7 +145,7 @@ fn diagonal_options_and_singleton_plausible_set() {
 fn random_ties_use_the_given_rng_and_are_reproducible() {
     let ctx = context(30);
     let first = |config: MaxMinLcbConfig, seed: u64| {
-        let mut alg = MaxMinLcb::new(&ctx, config).unwrap();
+        let mut alg = MaxMinLcb::new(&ctx, config.check().unwrap()).unwrap();
         pair_of(&alg.suggest(&mut rng::seeded(seed)).unwrap())
     };
     let random = MaxMinLcbConfig { random_ties: true, ..Default::default() };
@@ -149,8 +154,8 @@ fn random_ties_use_the_given_rng_and_are_reproducible() {
     assert!((0..20).all(|s| first(MaxMinLcbConfig::default(), s) == (14, 29)));
     // The same seed gives the same run.
     let f = utility(ctx.domain());
-    let mut a = MaxMinLcb::new(&ctx, random.clone()).unwrap();
-    let mut b = MaxMinLcb::new(&ctx, random.clone()).unwrap();
+    let mut a = MaxMinLcb::new(&ctx, random.clone().check().unwrap()).unwrap();
+    let mut b = MaxMinLcb::new(&ctx, random.clone().check().unwrap()).unwrap();
     assert_eq!(run(&mut a, &f, 60, 8), run(&mut b, &f, 60, 8));
     assert_eq!(a.recommend().unwrap(), b.recommend().unwrap());
 }
@@ -158,7 +163,7 @@ fn random_ties_use_the_given_rng_and_are_reproducible() {
 #[test]
 fn protocol_errors_and_history_replay() {
     let ctx = context(10);
-    let mut alg = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default()).unwrap();
+    let mut alg = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default().check().unwrap()).unwrap();
     let p = |i: usize| ctx.domain().point(i).unwrap();
     let win = Answer::Duel { first_wins: true };
     // Nothing pending: any duel of candidates is data (replaying a history).
@@ -179,7 +184,7 @@ fn protocol_errors_and_history_replay() {
     alg.observe(&q, win).unwrap();
     assert_eq!(alg.duels().len(), 2);
     // Replaying the whole history by observe alone rebuilds the same fit and plausible set.
-    let mut replay = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default()).unwrap();
+    let mut replay = MaxMinLcb::new(&ctx, MaxMinLcbConfig::default().check().unwrap()).unwrap();
     for d in alg.duels().iter() {
         replay.observe(&Query::Duel(p(d.first), p(d.second)), Answer::Duel { first_wins: d.first_wins }).unwrap();
     }
@@ -189,8 +194,7 @@ fn protocol_errors_and_history_replay() {
 
 #[test]
 fn validation_names_fields() {
-    let ctx = context(10);
-    let err = |c: MaxMinLcbConfig| MaxMinLcb::new(&ctx, c).unwrap_err().to_string();
+    let err = |c: MaxMinLcbConfig| c.check().unwrap_err().to_string();
     assert!(err(MaxMinLcbConfig { beta: -1.0, ..Default::default() }).contains("`beta`"));
     assert!(err(MaxMinLcbConfig { beta: f64::INFINITY, ..Default::default() }).contains("`beta`"));
     assert!(err(MaxMinLcbConfig { tie_tolerance: -1e-4, ..Default::default() }).contains("`tie_tolerance`"));
@@ -221,7 +225,7 @@ fn regret_is_well_below_random_duels() {
         let mut tail = 0.0;
         let mut recommended = 0.0;
         for seed in 0..runs {
-            let mut alg = MaxMinLcb::new(&ctx, config.clone()).unwrap();
+            let mut alg = MaxMinLcb::new(&ctx, config.clone().check().unwrap()).unwrap();
             let pairs = run(&mut alg, &f, 200, 50 + seed);
             tail += pairs[150..].iter().map(|&p| duel_regret(&f, p)).sum::<f64>() / 50.0;
             let x = alg.recommend().unwrap().index.unwrap();

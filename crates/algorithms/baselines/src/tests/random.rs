@@ -19,7 +19,7 @@ fn pairs_are_uniform_and_independent() {
     // 51.2 is the 0.999 quantile of χ²₂₄, so a correct sampler fails this with probability 1e-3
     // for a random seed; the seed is fixed, so the outcome is deterministic.
     let c = ctx(5);
-    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
     let mut r = rng::seeded(4);
     let draws = 50_000;
     let mut counts = [0usize; 25];
@@ -38,7 +38,7 @@ fn pairs_are_uniform_and_independent() {
 fn same_seed_same_duels() {
     let c = ctx(30);
     let run = |seed| {
-        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+        let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
         let mut r = rng::seeded(seed);
         (0..50).map(|_| alg.suggest(&mut r).unwrap()).collect::<Vec<_>>()
     };
@@ -50,7 +50,7 @@ fn same_seed_same_duels() {
 fn recommendation_counts_wins_with_lowest_index_on_ties() {
     let c = ctx(5);
     let d = c.domain();
-    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
     assert_eq!(alg.recommend().unwrap().index, Some(0));
     // Before any win: the first point of the latest suggestion.
     let q = alg.suggest(&mut rng::seeded(9)).unwrap();
@@ -61,7 +61,7 @@ fn recommendation_counts_wins_with_lowest_index_on_ties() {
     if i == j {
         assert_eq!(alg.wins().iter().sum::<usize>(), 0);
     }
-    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
     let yes = Answer::Duel { first_wins: true };
     let no = Answer::Duel { first_wins: false };
     alg.observe(&duel(d, 3, 3), yes).unwrap(); // a self-duel counts for nobody
@@ -79,7 +79,7 @@ fn recommendation_counts_wins_with_lowest_index_on_ties() {
 fn observe_rejects_mismatches() {
     let c = ctx(5);
     let d = c.domain();
-    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
     let yes = Answer::Duel { first_wins: true };
     assert!(alg.observe(&Query::Evaluate(d.point(0).unwrap()), yes).unwrap_err().to_string().contains("`query`"));
     assert!(alg.observe(&duel(d, 0, 1), Answer::Value(1.0)).unwrap_err().to_string().contains("`answer`"));
@@ -107,7 +107,7 @@ fn mean_regret_matches_its_closed_form() {
     let u: Vec<f64> = (0..30).map(|i| 3.0 * (i as f64 / 29.0 * 6.0).sin()).collect();
     let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let expected = u.iter().map(|&f| Link::Logistic.mu(best - f)).sum::<f64>() / 30.0 - 0.5;
-    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default()).unwrap();
+    let mut alg = RandomDuels::new(&c, RandomDuelsConfig::default().check().unwrap()).unwrap();
     let mut r = rng::seeded(3);
     let steps = 20_000;
     let mut total = 0.0;

@@ -64,19 +64,18 @@ fn dense_posterior(k: &DMatrix<f64>, idx: &[usize], y: &[f64], rho: f64) -> (DVe
 
 #[test]
 fn configs_validate_and_name_the_field() {
-    let c = ctx(10, 20);
     let d = GpUcbConfig::default();
     assert_eq!((d.noise, d.beta, d.kernel.kind, d.kernel.lengthscale), (1.0, 1.0, KernelKind::Matern52, Some(0.1)));
-    assert!(GpUcb::new(&c, GpUcbConfig { noise: 0.0, ..d.clone() }).unwrap_err().to_string().contains("`noise`"));
-    assert!(GpUcb::new(&c, GpUcbConfig { beta: -1.0, ..d.clone() }).unwrap_err().to_string().contains("`beta`"));
+    assert!(GpUcbConfig { noise: 0.0, ..d.clone() }.check().unwrap_err().to_string().contains("`noise`"));
+    assert!(GpUcbConfig { beta: -1.0, ..d.clone() }.check().unwrap_err().to_string().contains("`beta`"));
     let mut bad = d.clone();
     bad.kernel.lengthscale = Some(0.0);
-    assert!(GpUcb::new(&c, bad).unwrap_err().to_string().contains("lengthscale"));
+    assert!(bad.check().unwrap_err().to_string().contains("`kernel.lengthscale`"));
     let t = GpTsConfig::default();
     assert_eq!(t.exploration, WidthSchedule::PftsExperiment { delta: 0.05 });
-    assert!(GpTs::new(&c, GpTsConfig { noise: f64::NAN, ..t.clone() }).unwrap_err().to_string().contains("`noise`"));
+    assert!(GpTsConfig { noise: f64::NAN, ..t.clone() }.check().unwrap_err().to_string().contains("`noise`"));
     let bad = GpTsConfig { exploration: WidthSchedule::PftsSquareRoot { delta: 0.0 }, ..t.clone() };
-    assert!(GpTs::new(&c, bad).unwrap_err().to_string().contains("`exploration.delta`"));
+    assert!(bad.check().unwrap_err().to_string().contains("`exploration.delta`"));
     // Config files: defaults for missing fields, unknown fields rejected.
     let u: GpUcbConfig = toml::from_str("beta = 2.0").unwrap();
     assert_eq!(u, GpUcbConfig { beta: 2.0, ..Default::default() });
@@ -90,7 +89,7 @@ fn configs_validate_and_name_the_field() {
 fn observe_rejects_mismatched_queries_and_answers() {
     let c = ctx(6, 10);
     let d = c.domain();
-    let mut ucb = GpUcb::new(&c, GpUcbConfig::default()).unwrap();
+    let mut ucb = GpUcb::new(&c, GpUcbConfig::default().check().unwrap()).unwrap();
     let duel = Query::Duel(d.point(0).unwrap(), d.point(1).unwrap());
     assert!(ucb.observe(&duel, Answer::Value(1.0)).unwrap_err().to_string().contains("`query`"));
     let q = Query::Evaluate(d.point(2).unwrap());
@@ -99,7 +98,7 @@ fn observe_rejects_mismatched_queries_and_answers() {
     let far = Query::Evaluate(Point::candidate(6, vec![1.0]));
     assert!(matches!(ucb.observe(&far, Answer::Value(0.0)), Err(Error::IndexOutOfRange { index: 6, .. })));
     assert!(ucb.gp().is_empty());
-    let mut ts = GpTs::new(&c, GpTsConfig::default()).unwrap();
+    let mut ts = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
     let i = index(&ts.suggest(&mut rng::seeded(1)).unwrap());
     let other = Query::Evaluate(d.point((i + 1) % 6).unwrap());
     assert!(ts.observe(&other, Answer::Value(0.0)).unwrap_err().to_string().contains("pending suggestion"));
@@ -112,7 +111,7 @@ fn gp_ucb_picks_the_argmax_of_the_dense_upper_bound() {
     let c = ctx(25, 40);
     let u = utility(c.domain());
     let cfg = GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() };
-    let mut ucb = GpUcb::new(&c, cfg).unwrap();
+    let mut ucb = GpUcb::new(&c, cfg.check().unwrap()).unwrap();
     let chosen = run(&mut ucb, &u, 15, 3);
     let k = KernelSpec::default().build().unwrap().gram(c.domain().points()).unwrap();
     let (mean, var) = dense_posterior(&k, ucb.gp().indices(), ucb.gp().values(), 0.5);
@@ -124,10 +123,11 @@ fn gp_ucb_picks_the_argmax_of_the_dense_upper_bound() {
     assert_eq!(index(&q), bound.argmax().0);
     assert_eq!(ucb.recommend().unwrap().index, Some(ucb.gp().mean().argmax().0));
     // GP-UCB is deterministic: the same answers give the same run whatever the RNG.
-    let mut again = GpUcb::new(&c, GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() }).unwrap();
+    let mut again =
+        GpUcb::new(&c, GpUcbConfig { beta: 2.0, noise: 0.5, ..Default::default() }.check().unwrap()).unwrap();
     assert_eq!(run(&mut again, &u, 15, 3), chosen);
     // At the prior (m = 0, σ = 1 everywhere) every index ties: candidate 0.
-    let mut fresh = GpUcb::new(&c, GpUcbConfig::default()).unwrap();
+    let mut fresh = GpUcb::new(&c, GpUcbConfig::default().check().unwrap()).unwrap();
     assert_eq!(index(&fresh.suggest(&mut rng::seeded(0)).unwrap()), 0);
 }
 
@@ -135,7 +135,7 @@ fn gp_ucb_picks_the_argmax_of_the_dense_upper_bound() {
 fn gp_ts_draws_m_plus_vt_f_z_and_is_deterministic_per_seed() {
     let c = ctx(25, 40);
     let u = utility(c.domain());
-    let mut ts = GpTs::new(&c, GpTsConfig::default()).unwrap();
+    let mut ts = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
     run(&mut ts, &u, 12, 4);
     // Round 13: v² = √(13 + 1 + log 40).
     assert_relative_eq!(ts.exploration_scale().unwrap().powi(2), (14.0 + 40f64.ln()).sqrt(), max_relative = 1e-14);
@@ -147,8 +147,10 @@ fn gp_ts_draws_m_plus_vt_f_z_and_is_deterministic_per_seed() {
     let q = ts.clone().suggest(&mut rng::seeded(77)).unwrap();
     assert_eq!(index(&q), f.column(0).argmax().0);
     // Same seed, same run; another seed, another run.
-    let runs: Vec<Vec<usize>> =
-        [5, 5, 6].iter().map(|&s| run(&mut GpTs::new(&c, GpTsConfig::default()).unwrap(), &u, 30, s)).collect();
+    let runs: Vec<Vec<usize>> = [5, 5, 6]
+        .iter()
+        .map(|&s| run(&mut GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap(), &u, 30, s))
+        .collect();
     assert_eq!(runs[0], runs[1]);
     assert_ne!(runs[0], runs[2]);
 }
@@ -161,7 +163,7 @@ fn gp_ts_theoretical_schedule_follows_chowdhury_gopalan() {
         noise: 0.25,
         ..Default::default()
     };
-    let mut ts = GpTs::new(&c, cfg).unwrap();
+    let mut ts = GpTs::new(&c, cfg.check().unwrap()).unwrap();
     let k = KernelSpec::default().build().unwrap().gram(c.domain().points()).unwrap();
     let greedy = greedy_points(&k, 0.25, 20).unwrap();
     let gamma = ts.theory().unwrap().gamma().to_vec();
@@ -206,8 +208,8 @@ fn scalar_methods_beat_uniform_random_points() {
     let seeds = [1u64, 2, 3, 4];
     for &s in &seeds {
         let ucb = GpUcbConfig { beta: 2.0, ..Default::default() };
-        let ucb = run(&mut GpUcb::new(&c, ucb).unwrap(), &u, 200, s);
-        let ts = run(&mut GpTs::new(&c, GpTsConfig::default()).unwrap(), &u, 200, s);
+        let ucb = run(&mut GpUcb::new(&c, ucb.check().unwrap()).unwrap(), &u, 200, s);
+        let ts = run(&mut GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap(), &u, 200, s);
         late[0] += ucb[150..].iter().map(|&i| r(i)).sum::<f64>() / 50.0 / seeds.len() as f64;
         late[1] += ts[150..].iter().map(|&i| r(i)).sum::<f64>() / 50.0 / seeds.len() as f64;
     }
@@ -219,9 +221,9 @@ fn scalar_methods_beat_uniform_random_points() {
 fn replaying_values_restores_the_posterior() {
     let c = ctx(20, 30);
     let u = utility(c.domain());
-    let mut live = GpTs::new(&c, GpTsConfig::default()).unwrap();
+    let mut live = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
     run(&mut live, &u, 25, 9);
-    let mut replay = GpTs::new(&c, GpTsConfig::default()).unwrap();
+    let mut replay = GpTs::new(&c, GpTsConfig::default().check().unwrap()).unwrap();
     for (&i, &y) in live.gp().indices().iter().zip(live.gp().values()) {
         replay.observe(&Query::Evaluate(c.domain().point(i).unwrap()), Answer::Value(y)).unwrap();
     }
