@@ -182,11 +182,12 @@ fn a_second_process_on_one_folder_is_refused_with_the_pid() {
 #[test]
 fn kill_9_at_several_points_then_resume_equals_an_uninterrupted_run() {
     let tmp = TempDir::new("kill");
-    std::fs::write(tmp.join("spec.toml"), spec_text("kill", 5, 120)).unwrap();
+    std::fs::write(tmp.join("spec.toml"), spec_text("kill", 5, 600)).unwrap();
     let whole = bohf(&["run", "spec.toml", "--out", "whole", "--threads", "2"], &tmp.0);
     assert!(whole.status.success(), "{}", stderr(&whole));
     let killed = tmp.join("killed");
-    // Kill at 0 finished runs (at once), and as soon as 2, 5 and 7 of 10 are written.
+    // Kill at 0 finished runs (at once), and as soon as 2, 5 and 7 of 10 are written. T = 600 keeps a
+    // run long enough (tens of ms) that the last kill lands before the other 3 runs finish.
     let mut stale_seen = 0;
     for (k, target) in [0usize, 2, 5, 7].into_iter().enumerate() {
         let mut child = spawn_run(&tmp.0, "killed", k > 0);
