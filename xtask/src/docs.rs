@@ -24,9 +24,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// An entry's name, (paper, queries), config struct name and default `params` table; an error
-/// names an entry registered without them.
-fn documented(entry: &AlgorithmEntry) -> Result<(&str, (&str, &str), &'static str, toml::Table), String> {
+/// What the page says of an entry: its name, (paper, queries), config struct name and default
+/// `params` table.
+type Documented<'a> = (&'a str, (&'a str, &'a str), &'static str, toml::Table);
+
+/// The [`Documented`] parts of an entry; an error names an entry registered without them.
+fn documented(entry: &AlgorithmEntry) -> Result<Documented<'_>, String> {
     let name = entry.name();
     let about = entry.about().ok_or_else(|| {
         format!("`{name}` is registered without `.documented(paper, queries)` (crates/experiments/src/registry.rs)")
