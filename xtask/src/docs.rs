@@ -1,12 +1,13 @@
 //! `cargo xtask docs [--check]`: the pages of `docs/generated/`, built from the code.
 //!
 //! * `algorithms.md`: every algorithm of [`bohf_experiments::Registry::builtin`] (the registry the
-//!   specs and the CLI use), with its paper, what it queries, and every parameter with its default and
-//!   meaning. Defaults are each config type's `Default` serialised to TOML (and accepted by the
-//!   registry's own parameter check); the meanings are the `///` comments of the config structs'
-//!   fields, read by [`crate::fielddocs`]. A registered algorithm without an entry in [`ALGORITHMS`],
-//!   or a config key whose field has no doc comment, is an error, so the page cannot drift from the
-//!   code.
+//!   specs and the CLI use), with its paper, what it queries (both from the registry entry,
+//!   `AlgorithmEntry::documented`), and every parameter with its default and meaning. Defaults are
+//!   each config type's `Default` serialised to TOML (`AlgorithmEntry::default_params`, and accepted
+//!   by the registry's own parameter check); the meanings are the `///` comments of the config
+//!   struct's fields (`AlgorithmEntry::config_type`), read by [`crate::fielddocs`]. An entry without a
+//!   paper or a config type, or a config key whose field has no doc comment, is an error, so the
+//!   page cannot drift from the code.
 //! * `verification.md`: the table of `cargo xtask verify`, rendered from
 //!   `docs/generated/verification.json` (written by `cargo xtask verify --json
 //!   docs/generated/verification.json`), with its date, commit and run time.
@@ -18,70 +19,25 @@
 use crate::VerifyReport;
 use crate::fielddocs::{Structs, read_dir, resolve};
 use crate::report::{Status, markdown};
-use std::collections::{BTreeMap, BTreeSet};
+use bohf_experiments::AlgorithmEntry;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Per registered algorithm: (name, paper, what it queries, default config as a TOML table).
-type DefaultsFn = fn() -> Result<toml::Table, String>;
+/// What the page says of an entry: its name, (paper, queries), config struct name and default
+/// `params` table.
+type Documented<'a> = (&'a str, (&'a str, &'a str), &'static str, toml::Table);
 
-fn defaults<C: serde::Serialize + Default>() -> Result<toml::Table, String> {
-    toml::Table::try_from(C::default()).map_err(|e| e.to_string())
+/// The [`Documented`] parts of an entry; an error names an entry registered without them.
+fn documented(entry: &AlgorithmEntry) -> Result<Documented<'_>, String> {
+    let name = entry.name();
+    let about = entry.about().ok_or_else(|| {
+        format!("`{name}` is registered without `.documented(paper, queries)` (crates/experiments/src/registry.rs)")
+    })?;
+    let config =
+        entry.config_type().ok_or_else(|| format!("`{name}` has no config type (registered from closures)"))?;
+    Ok((name, about, config, entry.default_params()))
 }
-
-/// (registry name, paper, what it queries, the config's defaults, the config struct's name, whose
-/// fields' `///` comments give the parameters' meanings).
-const ALGORITHMS: &[(&str, &str, &str, DefaultsFn, &str)] = &[
-    (
-        "pf-ts",
-        "Lazzaro, Buffelli, Shiu & Vakili (2026), PF-TS, Algorithm 1 (double Thompson sampling from preferences)",
-        "duels (x, x′), one per step: the maximisers of two joint posterior samples of the utility",
-        defaults::<bohf_pfts::PfTsConfig>,
-        "PfTsConfig",
-    ),
-    (
-        "mr-lpf",
-        "Kayal et al. (2025), MR-LPF, Algorithm 1 (multi-round learning from preferences with elimination)",
-        "duels, in rounds of N_r = ⌈√(N_{r−1}T)⌉ max-variance pairs of the surviving set M_r",
-        defaults::<bohf_mrlpf::MrLpfConfig>,
-        "MrLpfConfig",
-    ),
-    (
-        "maxminlcb",
-        "Pásztor, Krause et al. (2024), MaxMinLCB (as used by the MR-LPF and PF-TS experiments)",
-        "duels, one per step: the max–min of the lower confidence bound of P(x ≻ x′)",
-        defaults::<bohf_baselines::MaxMinLcbConfig>,
-        "MaxMinLcbConfig",
-    ),
-    (
-        "gp-ucb",
-        "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
-        "scalar evaluations f(x) + noise, one per step: argmax of m + βσ",
-        defaults::<bohf_baselines::GpUcbConfig>,
-        "GpUcbConfig",
-    ),
-    (
-        "gp-ts",
-        "Chowdhury & Gopalan (2017), GP-TS with scalar feedback (baseline of PF-TS)",
-        "scalar evaluations, one per step: the maximiser of a joint posterior sample",
-        defaults::<bohf_baselines::GpTsConfig>,
-        "GpTsConfig",
-    ),
-    (
-        "random",
-        "baseline",
-        "uniformly random duels",
-        defaults::<bohf_baselines::RandomDuelsConfig>,
-        "RandomDuelsConfig",
-    ),
-    (
-        "pop-bo",
-        "Xu et al. (2024), POP-BO, Algorithm 1 (principled optimistic preferential BO, likelihood-ratio confidence sets)",
-        "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage",
-        defaults::<bohf_popbo::PopBoConfig>,
-        "PopBoConfig",
-    ),
-];
 
 fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<(String, String)>) {
     for (k, v) in table {
@@ -138,17 +94,8 @@ fn algorithms_page(root: &Path) -> Result<String, String> {
          missing keys take the defaults below, unknown keys are errors). Defaults are the papers' experimental settings; \
          the meanings are the doc comments of the config types' fields.\n\n",
     );
-    let known: BTreeSet<&str> = ALGORITHMS.iter().map(|a| a.0).collect();
-    let missing: Vec<&str> = registry.names().into_iter().filter(|n| !known.contains(n)).collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "registered algorithms without a description in xtask/src/docs.rs ALGORITHMS: {missing:?}"
-        ));
-    }
-    for name in registry.names() {
-        let (_, paper, queries, defaults, config) = ALGORITHMS.iter().find(|a| a.0 == name).expect("checked above");
-        let entry = registry.get(name).expect("listed by the registry");
-        let table = defaults()?;
+    for entry in registry.entries() {
+        let (name, (paper, queries), config, table) = documented(entry)?;
         entry.check(&table, "params").map_err(|e| format!("{name}: the registry rejects the defaults: {e}"))?;
         s.push_str(&format!("## `{name}`\n\n{}.\n\n* Paper: {paper}.\n* Queries: {queries}.\n\n", entry.description()));
         let rows = parameter_rows(&structs, config, &table).map_err(|e| format!("{name} ({config}): {e}"))?;
@@ -301,10 +248,9 @@ mod tests {
     fn every_registered_config_field_has_a_doc_comment() {
         let structs = config_structs(&crate::root()).unwrap();
         let registry = bohf_experiments::Registry::builtin();
-        for name in registry.names() {
-            let (_, _, _, defaults, config) =
-                ALGORITHMS.iter().find(|a| a.0 == name).unwrap_or_else(|| panic!("{name} not in ALGORITHMS"));
-            let rows = parameter_rows(&structs, config, &defaults().unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for entry in registry.entries() {
+            let (name, _, config, table) = documented(entry).unwrap();
+            let rows = parameter_rows(&structs, config, &table).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(rows.iter().all(|r| !r.2.is_empty()));
         }
     }

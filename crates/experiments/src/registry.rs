@@ -1,22 +1,15 @@
 //! The algorithm registry: a name in a spec → the algorithm's config, deserialised from the spec's
 //! `params` table and validated → a boxed [`Optimizer`] built for the problem's [`SearchContext`].
 //!
-//! [`Registry::builtin`] holds the papers' algorithms under the names the specs use:
-//!
-//! | name | algorithm | crate |
-//! |---|---|---|
-//! | `pf-ts` | PF-TS (Thompson sampling from preferences) | `bohf-pfts` |
-//! | `mr-lpf` | MR-LPF (multi-round learning with elimination) | `bohf-mrlpf` |
-//! | `maxminlcb` | MaxMinLCB (Pásztor et al. 2024) | `bohf-baselines` |
-//! | `gp-ucb` | GP-UCB with scalar feedback | `bohf-baselines` |
-//! | `gp-ts` | GP-TS with scalar feedback | `bohf-baselines` |
-//! | `random` | uniformly random duels | `bohf-baselines` |
-//! | `pop-bo` | POP-BO (Xu et al. 2024) | `bohf-popbo` |
+//! [`Registry::builtin`] holds the papers' algorithms under the names the specs use; its entries
+//! are the one list of them: `docs/generated/algorithms.md` (`cargo xtask docs`) is written from
+//! them (name, description, paper, queries, and the config's defaults and field docs).
 //!
 //! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, the config's one
-//! check returning the validated type, and the constructor that takes it) and being added with
-//! [`AlgorithmEntry::of`]; anything else (e.g. a wrapper with its own parameters) can be registered
-//! from closures with [`AlgorithmEntry::new`].
+//! check returning the validated type, and the constructor that takes it; one `registered!` line)
+//! and being added with [`AlgorithmEntry::of`] and [`AlgorithmEntry::documented`]; anything else
+//! (e.g. a wrapper with its own parameters) can be registered from closures with
+//! [`AlgorithmEntry::new`]. See `docs/extending.md`.
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
@@ -83,6 +76,10 @@ pub struct AlgorithmEntry {
     build: Arc<BuildFn>,
     memory: Arc<MemoryFn>,
     defaults: Arc<DefaultsFn>,
+    /// The config struct's name (entries of a [`RegisteredAlgorithm`] only).
+    config_type: Option<&'static str>,
+    /// The paper and what the algorithm queries ([`AlgorithmEntry::documented`]).
+    about: Option<(String, String)>,
 }
 
 impl fmt::Debug for AlgorithmEntry {
@@ -208,6 +205,8 @@ impl AlgorithmEntry {
             memory: Arc::new(|_| Vec::new()),
             // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
             defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
+            config_type: Some(short_type_name(std::any::type_name::<A::Config>())),
+            about: None,
         }
     }
 
@@ -226,7 +225,27 @@ impl AlgorithmEntry {
             build: Arc::new(build),
             memory: Arc::new(|_| Vec::new()),
             defaults: Arc::new(toml::Table::new),
+            config_type: None,
+            about: None,
         }
+    }
+
+    /// The same entry with what the generated algorithm reference says of it: the paper (and
+    /// algorithm number) it implements, and what it queries.
+    pub fn documented(mut self, paper: impl Into<String>, queries: impl Into<String>) -> Self {
+        self.about = Some((paper.into(), queries.into()));
+        self
+    }
+
+    /// The paper and what the algorithm queries, if given ([`AlgorithmEntry::documented`]).
+    pub fn about(&self) -> Option<(&str, &str)> {
+        self.about.as_ref().map(|(p, q)| (p.as_str(), q.as_str()))
+    }
+
+    /// The name of the config struct (e.g. `PfTsConfig`), whose fields' `///` comments document the
+    /// parameters; `None` for an entry made from closures.
+    pub fn config_type(&self) -> Option<&'static str> {
+        self.config_type
     }
 
     /// The same entry with its memory estimate: `memory(shape)` lists the dominant allocations one
@@ -315,23 +334,50 @@ impl Registry {
                 "pf-ts",
                 "PF-TS: Thompson sampling from preferential feedback with double-TS pairing",
             )
+            .documented(
+                "Lazzaro, Buffelli, Shiu & Vakili (2026), PF-TS, Algorithm 1 (double Thompson sampling from preferences)",
+                "duels (x, x′), one per step: the maximisers of two joint posterior samples of the utility",
+            )
             .with_memory(move |s| vec![gram(s), square(s, "an n×n sampling factor"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
                 "mr-lpf",
                 "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
+            )
+            .documented(
+                "Kayal et al. (2025), MR-LPF, Algorithm 1 (multi-round learning from preferences with elimination)",
+                "duels, in rounds of N_r = ⌈√(N_{r−1}T)⌉ max-variance pairs of the surviving set M_r",
             )
             .with_memory(move |s| vec![gram(s), square(s, "n×n pair variances"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_baselines::MaxMinLcb>(
                 "maxminlcb",
                 "MaxMinLCB: max-min lower confidence bounds on duels (Pásztor et al. 2024)",
             )
+            .documented(
+                "Pásztor, Krause et al. (2024), MaxMinLCB (as used by the MR-LPF and PF-TS experiments)",
+                "duels, one per step: the max–min of the lower confidence bound of P(x ≻ x′)",
+            )
             .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback").with_memory(scalar),
-            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback").with_memory(scalar),
-            AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels"),
+            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback")
+                .documented(
+                    "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
+                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ",
+                )
+                .with_memory(scalar),
+            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback")
+                .documented(
+                    "Chowdhury & Gopalan (2017), GP-TS with scalar feedback (baseline of PF-TS)",
+                    "scalar evaluations, one per step: the maximiser of a joint posterior sample",
+                )
+                .with_memory(scalar),
+            AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels")
+                .documented("baseline", "uniformly random duels"),
             AlgorithmEntry::of::<bohf_popbo::PopBo>(
                 "pop-bo",
                 "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
+            )
+            .documented(
+                "Xu et al. (2024), POP-BO, Algorithm 1 (principled optimistic preferential BO, likelihood-ratio confidence sets)",
+                "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage",
             )
             .with_memory(move |s| vec![gram(s), pairs_t(s)]),
         ];
@@ -386,6 +432,12 @@ impl Registry {
             ),
         )
     }
+}
+
+/// `a::b::Name<c::D>` → `Name`: the last path segment of a type's name, generics removed.
+fn short_type_name(full: &'static str) -> &'static str {
+    let head = full.split('<').next().unwrap_or(full);
+    head.rsplit("::").next().unwrap_or(head)
 }
 
 /// The Levenshtein distance between two strings (by characters).

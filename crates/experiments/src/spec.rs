@@ -41,7 +41,7 @@
 //!
 //! | `kind` | fields (defaults) | source |
 //! |---|---|---|
-//! | `rkhs` | `kernel` (`matern52`; `se`, `matern32`, `matern12`), `points` (100), `scaling` (`{ multiply = 5.0 }`) | MR-LPF §5.1(a) on linspace(0, 1, points); PF-TS uses 30 points |
+//! | `rkhs` | `kernel` (`matern52`; any stationary kernel kind), `points` (100), `scaling` (`{ multiply = 5.0 }`) | MR-LPF §5.1(a) on linspace(0, 1, points); PF-TS uses 30 points |
 //! | `ackley` | `points` (100), `lower` (−5), `upper` (5), `sign` (`raw`; or `negated`), `scaling` (`{ difference_range = 3.0 }`) | MR-LPF §5.1(b); PF-TS: 40 points, `negated`, `none` |
 //! | `catalyst` | `path` (required), `filter` (PF-TS's: `{ reaction = "CO2R", current_density = 300.0, elements = ["Ag", "Au", "Zn"], composition_column = "composition", utility_column = "fe_h2", divisor = 10.0 }`), `scaling` (`none`) | PF-TS §5.2, OCx24 |
 //! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `points_per_dim` (10), `lower`/`upper` (the function's box), `scaling` (`none`) | any test function on a tensor grid |

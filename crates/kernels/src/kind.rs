@@ -1,10 +1,12 @@
 //! The one list of kernel kinds: the spec's `kind = "…"`, the stationary profiles, the display names
 //! and the smoothness that information-gain orders need all come from [`KernelKind`].
 //!
-//! Adding a kernel: its module (a type implementing [`crate::Kernel`]), one variant here with its
-//! entry in [`KernelKind::ALL`], and the arms the compiler then asks for (every `match` on
-//! `KernelKind` in the workspace is exhaustive, without `_` arms). The property tests and the
-//! growth-order table iterate over [`KernelKind::ALL`], so the new kernel is checked by them at once.
+//! Adding a kernel: one variant here with its entry in [`KernelKind::ALL`], and the arms the
+//! compiler then asks for here and in `stationary.rs` (its profile φ and slope; a kernel that is not
+//! stationary gets its own type implementing [`crate::Kernel`] and an arm in `spec.rs` instead). The
+//! property tests (gradients against finite differences, PSD Grams) and the growth-order table
+//! iterate over [`KernelKind::ALL`], so the new kernel is checked by them at once. See
+//! `docs/extending.md`.
 
 use serde::{Deserialize, Serialize};
 

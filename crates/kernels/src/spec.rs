@@ -48,7 +48,8 @@ impl KernelSpec {
                 }
                 return Ok(Box::new(Linear::new(variance)?));
             }
-            kind @ (KernelKind::Se | KernelKind::Matern12 | KernelKind::Matern32 | KernelKind::Matern52) => kind,
+            // Every other kind is stationary (`Stationary::new` refuses one that is not, by name).
+            kind => kind,
         };
         let mut k = Stationary::new(kind, self.lengthscale.unwrap_or(0.1))?.with_variance(variance)?;
         if let Some(ls) = &self.lengthscales {

@@ -9,7 +9,11 @@ fn every_builtin_algorithm_runs_and_is_deterministic_across_threads() {
     spec.horizon = 30;
     spec.runs = 2;
     spec.algorithms = Registry::builtin().names().into_iter().map(AlgorithmSpec::named).collect();
-    assert_eq!(spec.labels(), ["pf-ts", "mr-lpf", "maxminlcb", "gp-ucb", "gp-ts", "random", "pop-bo"]);
+    // The papers' algorithms are there (a new one joins without editing this test).
+    let labels = spec.labels();
+    for name in ["pf-ts", "mr-lpf", "maxminlcb", "gp-ucb", "gp-ts", "random", "pop-bo"] {
+        assert!(labels.iter().any(|l| l == name), "{name} missing from {labels:?}");
+    }
     let one = run_with_threads(&spec, 1);
     let two = run_with_threads(&spec, 2);
     assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
@@ -21,4 +25,24 @@ fn every_builtin_algorithm_runs_and_is_deterministic_across_threads() {
             assert!((0.0..=0.5).contains(&s.regret), "{}: r_t = {}", r.label, s.regret);
         }
     }
+}
+
+#[test]
+fn every_builtin_entry_documents_its_paper_config_type_and_defaults() {
+    let registry = Registry::builtin();
+    for entry in registry.entries() {
+        let (paper, queries) = entry.about().unwrap_or_else(|| panic!("{} has no paper", entry.name()));
+        assert!(!paper.is_empty() && !queries.is_empty(), "{}", entry.name());
+        // The defaults are a params table the entry's own check accepts.
+        let defaults = entry.default_params();
+        entry.check(&defaults, "params").unwrap();
+    }
+    // The config type is the struct's own name, without its path (the docs generator looks it up).
+    let name = |n: &str| registry.get(n).unwrap().config_type().unwrap();
+    assert_eq!(name("pf-ts"), "PfTsConfig");
+    assert_eq!(name("random"), "RandomDuelsConfig");
+    assert_eq!(name("pop-bo"), "PopBoConfig");
+    // An entry from closures has neither.
+    let closures = AlgorithmEntry::new("c", "closures", |_, _| Ok(()), |_, _| Err(bohf_core::Error::invalid("x", "y")));
+    assert!(closures.config_type().is_none() && closures.about().is_none());
 }
