@@ -62,6 +62,21 @@ where
     Ok(argmax_lowest_by("values", values.into_iter().enumerate())?.0)
 }
 
+/// [`argmax_lowest`] on a slice, in two tight passes (the maximum, then the first value tying with
+/// it), for hot scans over precomputed tables (e.g. σ² over all n² pairs). Same rule and errors.
+pub fn argmax_lowest_slice(what: &str, values: &[f64]) -> Result<usize> {
+    let mut max = f64::NEG_INFINITY;
+    let mut nan = false;
+    for &v in values {
+        nan |= v.is_nan();
+        max = if v > max { v } else { max };
+    }
+    if nan {
+        return Err(Error::NonFinite(format!("{what} (NaN in an argmax)")));
+    }
+    values.iter().position(|&v| is_tie(v, max)).ok_or_else(|| Error::Empty(format!("{what} (argmax over no values)")))
+}
+
 /// The member of `subset` (in its order, normally increasing candidate indices) maximising
 /// `value`, the first one among ties: [`argmax_lowest_by`] over `(i, value(i))`, i ∈ `subset`.
 pub fn argmax_lowest_in(what: &str, subset: &[usize], value: impl Fn(usize) -> f64) -> Result<usize> {
@@ -152,6 +167,7 @@ mod tests {
                 })
                 .collect();
             assert_eq!(argmax_lowest(v.iter().copied()).unwrap(), by_definition(&v), "{v:?}");
+            assert_eq!(argmax_lowest_slice("v", &v).unwrap(), by_definition(&v), "{v:?}");
         }
     }
 }

@@ -14,7 +14,7 @@
 //! This is the utility-space form of PF-TS §2.6 / MR-LPF §2.5: the n²×n² pair Gram is never formed.
 
 use bohf_core::linalg::condition_on_observation;
-use bohf_core::{Result, argmax_lowest_by};
+use bohf_core::{Result, argmax_lowest_by, argmax_lowest_slice};
 use bohf_kernels::{IndexPair, PairKernel};
 use nalgebra::DMatrix;
 
@@ -102,7 +102,8 @@ impl UtilityPosterior {
                         table[i * n + j] = diag[i] + djj + 2.0 * col[i];
                     }
                 }
-                argmax_lowest_by("posterior variances of the pairs", (0..n * n).map(|l| ((l / n, l % n), table[l])))
+                let l = argmax_lowest_slice("posterior variances of the pairs", &table)?;
+                Ok(((l / n, l % n), table[l]))
             }
             _ => {
                 // σ²(i,j) = σ²(j,i), read from the upper triangle (i < j), which also has the lower
@@ -115,11 +116,10 @@ impl UtilityPosterior {
                         table[i * n + j] = diag[i] + djj - 2.0 * col[i];
                     }
                 }
-                let upper = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j)));
-                argmax_lowest_by(
-                    "posterior variances of the pairs",
-                    std::iter::once(((0, 0), 0.0)).chain(upper.map(|(i, j)| ((i, j), table[i * n + j]))),
-                )
+                // The lower triangle and the diagonal stay 0: a 0 ties with the maximum only when the
+                // maximum is 0, and then (0, 0), linear index 0, comes first, as the rule wants.
+                let l = argmax_lowest_slice("posterior variances of the pairs", &table)?;
+                Ok(((l / n, l % n), table[l]))
             }
         }
     }
