@@ -62,19 +62,54 @@ where
     Ok(argmax_lowest_by("values", values.into_iter().enumerate())?.0)
 }
 
-/// [`argmax_lowest`] on a slice, in two tight passes (the maximum, then the first value tying with
-/// it), for hot scans over precomputed tables (e.g. σ² over all n² pairs). Same rule and errors.
-pub fn argmax_lowest_slice(what: &str, values: &[f64]) -> Result<usize> {
-    let mut max = f64::NEG_INFINITY;
-    let mut nan = false;
-    for &v in values {
-        nan |= v.is_nan();
-        max = if v > max { v } else { max };
+/// An argmax accumulated value by value in any order, with the rule of [`argmax_lowest`]: the
+/// lowest **key** among the values that tie with the final maximum. For scans whose natural order is
+/// not the key order (e.g. a column-major sweep over pairs keyed by their row-major index), fused
+/// into the loop that computes the values. It keeps the values tying with the running maximum
+/// (normally one), pruned as the maximum grows (one that stops tying never ties again; see
+/// [`argmax_lowest_by`]).
+#[derive(Debug, Clone)]
+pub struct ArgmaxLowest {
+    max: f64,
+    tied: Vec<(usize, f64)>,
+    nan: bool,
+}
+
+impl Default for ArgmaxLowest {
+    fn default() -> Self {
+        Self { max: f64::NEG_INFINITY, tied: Vec::with_capacity(4), nan: false }
     }
-    if nan {
-        return Err(Error::NonFinite(format!("{what} (NaN in an argmax)")));
+}
+
+impl ArgmaxLowest {
+    /// Offers value `v` under `key`.
+    #[inline]
+    pub fn push(&mut self, key: usize, v: f64) {
+        if v > self.max {
+            self.max = v;
+            let max = v;
+            self.tied.retain(|&(_, c)| is_tie(c, max));
+            self.tied.push((key, v));
+        } else if v.is_nan() {
+            self.nan = true;
+        } else if is_tie(v, self.max) {
+            self.tied.push((key, v));
+        }
     }
-    values.iter().position(|&v| is_tie(v, max)).ok_or_else(|| Error::Empty(format!("{what} (argmax over no values)")))
+
+    /// The lowest key among the values tying with the maximum, with its value. Errors as
+    /// [`argmax_lowest_by`] (no values, or a NaN), naming `what`.
+    pub fn finish(self, what: &str) -> Result<(usize, f64)> {
+        if self.nan {
+            return Err(Error::NonFinite(format!("{what} (NaN in an argmax)")));
+        }
+        let max = self.max;
+        self.tied
+            .into_iter()
+            .filter(|&(_, c)| is_tie(c, max))
+            .min_by_key(|&(k, _)| k)
+            .ok_or_else(|| Error::Empty(format!("{what} (argmax over no values)")))
+    }
 }
 
 /// The member of `subset` (in its order, normally increasing candidate indices) maximising
@@ -167,7 +202,12 @@ mod tests {
                 })
                 .collect();
             assert_eq!(argmax_lowest(v.iter().copied()).unwrap(), by_definition(&v), "{v:?}");
-            assert_eq!(argmax_lowest_slice("v", &v).unwrap(), by_definition(&v), "{v:?}");
+            // The accumulator, fed in reverse order, still returns the lowest key.
+            let mut acc = ArgmaxLowest::default();
+            for (k, &x) in v.iter().enumerate().rev() {
+                acc.push(k, x);
+            }
+            assert_eq!(acc.finish("v").unwrap().0, by_definition(&v), "{v:?}");
         }
     }
 }

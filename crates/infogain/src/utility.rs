@@ -14,7 +14,7 @@
 //! This is the utility-space form of PF-TS §2.6 / MR-LPF §2.5: the n²×n² pair Gram is never formed.
 
 use bohf_core::linalg::condition_on_observation;
-use bohf_core::{Result, argmax_lowest_by, argmax_lowest_slice};
+use bohf_core::{ArgmaxLowest, Result, argmax_lowest_by};
 use bohf_kernels::{IndexPair, PairKernel};
 use nalgebra::DMatrix;
 
@@ -87,40 +87,36 @@ impl UtilityPosterior {
 
     /// argmax over all n² ordered pairs (i, j) of σ²(i,j); among ties (within the relative tolerance
     /// of [`bohf_core::argmax_lowest`]) the lowest linear index i·n + j. The values are computed
-    /// column by column (contiguous in Ŝ) into an n×n table, then scanned in linear-index order.
+    /// column by column (contiguous in Ŝ) and fed to one [`ArgmaxLowest`] keyed by the linear index.
     pub(crate) fn argmax_pair(&self) -> Result<(IndexPair, f64)> {
         let n = self.n;
         let diag: Vec<f64> = self.cov.diagonal().iter().copied().collect();
-        // table[i·n + j] = σ²(i, j).
-        let mut table = vec![0.0; n * n];
+        let mut best = ArgmaxLowest::default();
         match self.kernel {
             Some(PairKernel::Additive) => {
                 for j in 0..n {
                     let col = self.cov.column(n + j);
                     let djj = diag[n + j];
                     for i in 0..n {
-                        table[i * n + j] = diag[i] + djj + 2.0 * col[i];
+                        best.push(i * n + j, diag[i] + djj + 2.0 * col[i]);
                     }
                 }
-                let l = argmax_lowest_slice("posterior variances of the pairs", &table)?;
-                Ok(((l / n, l % n), table[l]))
             }
             _ => {
                 // σ²(i,j) = σ²(j,i), read from the upper triangle (i < j), which also has the lower
-                // linear index of the two; self-pairs have σ² = 0 exactly and (0,0) comes first, so
-                // the scan is (0,0) followed by the upper triangle in linear-index order.
+                // linear index of the two; self-pairs have σ² = 0 exactly and (0,0) has the lowest
+                // linear index of all, so it stands for every self-pair.
+                best.push(0, 0.0);
                 for j in 1..n {
                     let col = self.cov.column(j);
                     let djj = diag[j];
                     for i in 0..j {
-                        table[i * n + j] = diag[i] + djj - 2.0 * col[i];
+                        best.push(i * n + j, diag[i] + djj - 2.0 * col[i]);
                     }
                 }
-                // The lower triangle and the diagonal stay 0: a 0 ties with the maximum only when the
-                // maximum is 0, and then (0, 0), linear index 0, comes first, as the rule wants.
-                let l = argmax_lowest_slice("posterior variances of the pairs", &table)?;
-                Ok(((l / n, l % n), table[l]))
             }
         }
+        let (l, v) = best.finish("posterior variances of the pairs")?;
+        Ok(((l / n, l % n), v))
     }
 }
