@@ -36,16 +36,19 @@ where
     let mut max = f64::NEG_INFINITY;
     // The items tying with `max`, in iteration order (normally one).
     let mut tied: Vec<(K, f64)> = Vec::with_capacity(1);
+    let mut cut = f64::NEG_INFINITY;
     for (k, v) in items {
-        if v.is_nan() {
-            return Err(Error::NonFinite(format!("{what} (NaN in an argmax)")));
-        }
         if v > max {
             max = v;
+            cut = reject_below(v);
             tied.retain(|&(_, c)| is_tie(c, max));
             tied.push((k, v));
-        } else if is_tie(v, max) {
-            tied.push((k, v));
+        } else if v >= cut {
+            if is_tie(v, max) {
+                tied.push((k, v));
+            }
+        } else if v.is_nan() {
+            return Err(Error::NonFinite(format!("{what} (NaN in an argmax)")));
         }
     }
     // Every kept item ties with the final maximum (it would have been dropped otherwise).
@@ -71,13 +74,24 @@ where
 #[derive(Debug, Clone)]
 pub struct ArgmaxLowest {
     max: f64,
+    /// [`reject_below`] of `max`.
+    cut: f64,
     tied: Vec<(usize, f64)>,
     nan: bool,
 }
 
+/// A value below this cannot tie with `max` (a cheap test before [`is_tie`]): for v ≤ M finite, a
+/// tie needs M − v ≤ 1e-12·max(|v|, |M|) ≤ 1e-12·(|M| + (M − v)), so M − v ≤ 1e-12·|M|/(1 − 1e-12)
+/// < 2e-12·|M|; rounding of the cut is of order 1e-16·|M|, far inside that margin. With M infinite
+/// every value goes to [`is_tie`] (the cut is −∞).
+#[inline]
+fn reject_below(max: f64) -> f64 {
+    if max.is_finite() { max - 2.0 * TIE_TOLERANCE * max.abs() } else { f64::NEG_INFINITY }
+}
+
 impl Default for ArgmaxLowest {
     fn default() -> Self {
-        Self { max: f64::NEG_INFINITY, tied: Vec::with_capacity(4), nan: false }
+        Self { max: f64::NEG_INFINITY, cut: f64::NEG_INFINITY, tied: Vec::with_capacity(4), nan: false }
     }
 }
 
@@ -87,13 +101,15 @@ impl ArgmaxLowest {
     pub fn push(&mut self, key: usize, v: f64) {
         if v > self.max {
             self.max = v;
-            let max = v;
-            self.tied.retain(|&(_, c)| is_tie(c, max));
+            self.cut = reject_below(v);
+            self.tied.retain(|&(_, c)| is_tie(c, v));
             self.tied.push((key, v));
+        } else if v >= self.cut {
+            if is_tie(v, self.max) {
+                self.tied.push((key, v));
+            }
         } else if v.is_nan() {
             self.nan = true;
-        } else if is_tie(v, self.max) {
-            self.tied.push((key, v));
         }
     }
 
