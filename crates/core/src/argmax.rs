@@ -113,6 +113,29 @@ impl ArgmaxLowest {
         }
     }
 
+    /// Offers a run of values, `values[i]` under key `first + i·stride`: the same as calling
+    /// [`push`](Self::push) on each, but the run's maximum (and whether it holds a NaN) is found
+    /// first in a branch-free pass over four lanes that the compiler vectorises, and the values
+    /// are visited one by one only when that maximum can reach the tie band of the running
+    /// maximum (v ≥ the cheap cut of [`reject_below`]), which in a long scan is rare. A value below
+    /// `reject_below(run max)` is below `reject_below` of every later maximum (the cut grows with
+    /// the maximum), so skipping it changes nothing.
+    #[inline]
+    pub fn push_run(&mut self, first: usize, stride: usize, values: &[f64]) {
+        let (run_max, nan) = lane_max(values);
+        if nan {
+            self.nan = true;
+        }
+        if run_max > self.max || run_max >= self.cut {
+            let cut = reject_below(run_max);
+            for (i, &v) in values.iter().enumerate() {
+                if v >= cut {
+                    self.push(first + i * stride, v);
+                }
+            }
+        }
+    }
+
     /// The lowest key among the values tying with the maximum, with its value. Errors as
     /// [`argmax_lowest_by`] (no values, or a NaN), naming `what`.
     pub fn finish(self, what: &str) -> Result<(usize, f64)> {
@@ -126,6 +149,68 @@ impl ArgmaxLowest {
             .min_by_key(|&(k, _)| k)
             .ok_or_else(|| Error::Empty(format!("{what} (argmax over no values)")))
     }
+}
+
+/// The argmax over all m² ordered pairs (p, q) of a **symmetric** value with a **zero diagonal**
+/// (a pair variance σ²(p, q) = σ²(q, p), σ²(p, p) = 0), with the rule of [`argmax_lowest`] on the
+/// row-major index p·m + q: the lowest such index among the pairs tying with the maximum. Returns
+/// `((p, q), value)`.
+///
+/// `value(p, q)` is called once for each p < q only: by symmetry the upper-triangle pair has the
+/// lower row-major index of the two, and the diagonal (value 0) is represented by (0, 0), the lowest
+/// index of all, so the result has p < q unless the maximum is 0 (then it is (0, 0)). The upper
+/// triangle is visited in 64×64 tiles, each column of a tile fed to one [`ArgmaxLowest`] as a run,
+/// so that a `value` reading both the (p, q) and (q, p) entries of a column-major matrix keeps both
+/// in cache. Errors as [`argmax_lowest_by`] (m = 0, or a NaN value), naming `what`.
+pub fn argmax_lowest_symmetric_pairs(
+    what: &str,
+    m: usize,
+    value: impl Fn(usize, usize) -> f64,
+) -> Result<((usize, usize), f64)> {
+    const TILE: usize = 64;
+    if m == 0 {
+        return Err(Error::Empty(format!("{what} (argmax over no pairs)")));
+    }
+    let mut best = ArgmaxLowest::default();
+    best.push(0, 0.0);
+    let mut run = [0.0; TILE];
+    for row0 in (0..m).step_by(TILE) {
+        for col0 in (row0..m).step_by(TILE) {
+            for q in col0.max(row0 + 1)..(col0 + TILE).min(m) {
+                let rows = row0..q.min(row0 + TILE);
+                let out = &mut run[..rows.len()];
+                for (slot, p) in out.iter_mut().zip(rows) {
+                    *slot = value(p, q);
+                }
+                best.push_run(row0 * m + q, m, out);
+            }
+        }
+    }
+    let (key, v) = best.finish(what)?;
+    Ok(((key / m, key % m), v))
+}
+
+/// The largest non-NaN value of `values` (−∞ if there is none) and whether any value is NaN, in
+/// one pass over four independent lanes (`v > m` never holds for a NaN `v`, so NaNs are skipped by
+/// the comparison and reported by the flag).
+#[inline]
+fn lane_max(values: &[f64]) -> (f64, bool) {
+    let mut m = [f64::NEG_INFINITY; 4];
+    let mut nan = [false; 4];
+    let chunks = values.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..4 {
+            m[k] = if c[k] > m[k] { c[k] } else { m[k] };
+            nan[k] |= c[k].is_nan();
+        }
+    }
+    for (k, &v) in rest.iter().enumerate() {
+        m[k] = if v > m[k] { v } else { m[k] };
+        nan[k] |= v.is_nan();
+    }
+    let max = [m[1], m[2], m[3]].into_iter().fold(m[0], |a, b| if b > a { b } else { a });
+    (max, nan.iter().any(|&b| b))
 }
 
 /// The member of `subset` (in its order, normally increasing candidate indices) maximising
@@ -182,6 +267,78 @@ mod tests {
     }
 
     #[test]
+    fn runs_report_nan_and_empty_like_single_values() {
+        let mut acc = ArgmaxLowest::default();
+        acc.push_run(0, 1, &[1.0, 2.0, 3.0, 4.0, f64::NAN, 0.0]);
+        assert!(matches!(acc.finish("runs"), Err(Error::NonFinite(_))));
+        let mut acc = ArgmaxLowest::default();
+        acc.push_run(0, 1, &[]);
+        assert!(matches!(acc.finish("runs"), Err(Error::Empty(_))));
+        // A run wholly below the running maximum changes nothing; a later run's tie with a lower
+        // key wins.
+        let mut acc = ArgmaxLowest::default();
+        acc.push_run(10, 1, &[5.0, 1.0, 5.0, 2.0, 4.0]);
+        acc.push_run(20, 1, &[1.0, 2.0, 3.0, 4.0, 4.5, 0.0, -1.0]);
+        acc.push_run(3, 100, &[0.0, 5.0 + 1e-12]);
+        assert_eq!(acc.finish("runs").unwrap(), (10, 5.0));
+        assert_eq!(lane_max(&[-1.0, f64::NAN, -3.0]), (-1.0, true));
+        assert_eq!(lane_max(&[f64::NEG_INFINITY; 5]), (f64::NEG_INFINITY, false));
+    }
+
+    /// The symmetric-pair scan against the definition on all m² ordered pairs: random symmetric
+    /// zero-diagonal matrices with clustered values (non-transitive near ties, exact repeats), m
+    /// spanning one and several 64-wide tiles.
+    #[test]
+    fn symmetric_pairs_agree_with_the_definition() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..300 {
+            let m = [1, 2, 3, 7, 64, 65, 130][case % 7];
+            let base = [2.0, 1e-3, 0.0][case % 3];
+            let mut v = vec![0.0; m * m];
+            for p in 0..m {
+                for q in p + 1..m {
+                    let x = match next() % 8 {
+                        0 => 0.0,
+                        1 => base * 0.5,
+                        k => base + (k as f64 - 4.0) * 0.6e-12 * base,
+                    };
+                    v[p * m + q] = x;
+                    v[q * m + p] = x;
+                }
+            }
+            let (pair, val) = argmax_lowest_symmetric_pairs("v", m, |p, q| v[p * m + q]).unwrap();
+            let k = by_definition(&v);
+            assert_eq!(pair, (k / m, k % m), "case {case}, m = {m}");
+            assert_eq!(val, v[k]);
+        }
+        // The hand cases of MR-LPF's rule on 4 positions: (0, 3) comes before (1, 2) in row-major
+        // order and wins a tie within 1e-12 · 2, not a gap of 3e-12; all zero gives (0, 0).
+        let with = |entries: &[((usize, usize), f64)]| {
+            let mut v = [[0.0; 4]; 4];
+            for &((p, q), x) in entries {
+                v[p][q] = x;
+                v[q][p] = x;
+            }
+            argmax_lowest_symmetric_pairs("v", 4, |p, q| v[p][q]).unwrap().0
+        };
+        assert_eq!(with(&[((1, 2), 2.0 + 1e-12), ((0, 3), 2.0)]), (0, 3));
+        assert_eq!(with(&[((1, 2), 2.0 + 3e-12), ((0, 3), 2.0)]), (1, 2));
+        assert_eq!(with(&[((1, 2), 2.0), ((0, 3), 2.0)]), (0, 3));
+        assert_eq!(with(&[]), (0, 0));
+        assert!(matches!(
+            argmax_lowest_symmetric_pairs("v", 4, |p, q| if (p, q) == (1, 3) { f64::NAN } else { 1.0 }),
+            Err(Error::NonFinite(_))
+        ));
+        assert!(matches!(argmax_lowest_symmetric_pairs("v", 0, |_, _| 1.0), Err(Error::Empty(_))));
+    }
+
+    #[test]
     fn subsets_and_keys() {
         let g = [0.0, 5.0, 1.0, 5.0, 7.0];
         assert_eq!(argmax_lowest_in("g", &[0, 1, 2, 3], |i| g[i]).unwrap(), 1);
@@ -224,6 +381,15 @@ mod tests {
                 acc.push(k, x);
             }
             assert_eq!(acc.finish("v").unwrap().0, by_definition(&v), "{v:?}");
+            // Fed as runs (strided keys, runs in reverse key order), the same answer.
+            let width = 1 + case % 5;
+            let mut acc = ArgmaxLowest::default();
+            let columns: Vec<usize> = (0..width).rev().collect();
+            for &c in &columns {
+                let run: Vec<f64> = v.iter().copied().skip(c).step_by(width).collect();
+                acc.push_run(c, width, &run);
+            }
+            assert_eq!(acc.finish("v").unwrap().0, by_definition(&v), "{v:?} as runs of stride {width}");
         }
     }
 }

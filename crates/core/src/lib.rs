@@ -20,7 +20,10 @@ pub mod special;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 
-pub use argmax::{ArgmaxLowest, TIE_TOLERANCE, argmax_lowest, argmax_lowest_by, argmax_lowest_in, is_tie};
+pub use argmax::{
+    ArgmaxLowest, TIE_TOLERANCE, argmax_lowest, argmax_lowest_by, argmax_lowest_in, argmax_lowest_symmetric_pairs,
+    is_tie,
+};
 pub use domain::{BoxDomain, Domain, FiniteDomain};
 pub use error::{AtField, Error, Result, SolverStatus, field_path};
 pub use link::Link;

@@ -14,7 +14,7 @@
 //! This is the utility-space form of PF-TS §2.6 / MR-LPF §2.5: the n²×n² pair Gram is never formed.
 
 use bohf_core::linalg::condition_on_observation;
-use bohf_core::{ArgmaxLowest, Result, argmax_lowest_by};
+use bohf_core::{ArgmaxLowest, Result, argmax_lowest_by, argmax_lowest_symmetric_pairs};
 use bohf_kernels::{IndexPair, PairKernel};
 use nalgebra::DMatrix;
 
@@ -86,37 +86,29 @@ impl UtilityPosterior {
     }
 
     /// argmax over all n² ordered pairs (i, j) of σ²(i,j); among ties (within the relative tolerance
-    /// of [`bohf_core::argmax_lowest`]) the lowest linear index i·n + j. The values are computed
-    /// column by column (contiguous in Ŝ) and fed to one [`ArgmaxLowest`] keyed by the linear index.
+    /// of [`bohf_core::argmax_lowest`]) the lowest linear index i·n + j. For the dueling kernel σ² is
+    /// symmetric with a zero diagonal: [`argmax_lowest_symmetric_pairs`] on the upper triangle. For
+    /// the additive kernel the values are computed column by column (contiguous in Ŝ) into one
+    /// buffer, each column fed to one [`ArgmaxLowest`] as a run keyed i·n + j (first key j, stride n).
     pub(crate) fn argmax_pair(&self) -> Result<(IndexPair, f64)> {
+        const WHAT: &str = "posterior variances of the pairs";
         let n = self.n;
         let diag: Vec<f64> = self.cov.diagonal().iter().copied().collect();
-        let mut best = ArgmaxLowest::default();
-        match self.kernel {
-            Some(PairKernel::Additive) => {
-                for j in 0..n {
-                    let col = self.cov.column(n + j);
-                    let djj = diag[n + j];
-                    for i in 0..n {
-                        best.push(i * n + j, diag[i] + djj + 2.0 * col[i]);
-                    }
-                }
-            }
-            _ => {
-                // σ²(i,j) = σ²(j,i), read from the upper triangle (i < j), which also has the lower
-                // linear index of the two; self-pairs have σ² = 0 exactly and (0,0) has the lowest
-                // linear index of all, so it stands for every self-pair.
-                best.push(0, 0.0);
-                for j in 1..n {
-                    let col = self.cov.column(j);
-                    let djj = diag[j];
-                    for i in 0..j {
-                        best.push(i * n + j, diag[i] + djj - 2.0 * col[i]);
-                    }
-                }
-            }
+        if self.kernel != Some(PairKernel::Additive) {
+            let cov = &self.cov;
+            return argmax_lowest_symmetric_pairs(WHAT, n, |i, j| diag[i] + diag[j] - 2.0 * cov[(i, j)]);
         }
-        let (l, v) = best.finish("posterior variances of the pairs")?;
+        let (first, second) = diag.split_at(n);
+        let mut column = vec![0.0; n];
+        let mut best = ArgmaxLowest::default();
+        for (j, &djj) in second.iter().enumerate() {
+            let col = self.cov.column(n + j);
+            for ((out, &dii), &c) in column.iter_mut().zip(first).zip(&col.as_slice()[..n]) {
+                *out = dii + djj + 2.0 * c;
+            }
+            best.push_run(j, n, &column);
+        }
+        let (l, v) = best.finish(WHAT)?;
         Ok(((l / n, l % n), v))
     }
 }

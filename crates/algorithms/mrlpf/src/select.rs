@@ -3,14 +3,14 @@
 //! plausibility filter of the preference model ([`bohf_gp::PreferenceModel::plausible`]).
 
 use crate::config::InitialSigma;
-use bohf_core::{Error, Result, argmax_lowest_by};
+use bohf_core::{Error, Result};
 use bohf_gp::DuelingPosterior;
 use bohf_kernels::IndexPair;
 use nalgebra::DMatrix;
 
 /// MR-LPF's selection rule, eq. (11): (x, x′) = argmax_{x, x′ ∈ M_r} σ_(n−1,r)(x, x′) over **ordered**
 /// pairs of the active set M_r (diagonal included), with σ² read from the dueling posterior of the
-/// round's own duels ([`DuelingPosterior::variance_within`], MR-LPF eq. (10)).
+/// round's own duels (MR-LPF eq. (10)), found by [`DuelingPosterior::max_variance_within`].
 ///
 /// Ties go to the first pair in row-major order of M_r × M_r with M_r sorted by candidate index
 /// (the authors' code, note §3.2), i.e. the lexicographically smallest (x, x′), within the relative
@@ -19,22 +19,7 @@ use nalgebra::DMatrix;
 ///
 /// `active` must be non-empty, sorted and within the posterior's candidates; errors otherwise.
 pub fn max_variance_pair(posterior: &DuelingPosterior, active: &[usize]) -> Result<IndexPair> {
-    if active.is_empty() {
-        return Err(Error::Empty("active set M_r".into()));
-    }
-    max_variance_in(&posterior.variance_within(active)?, active)
-}
-
-/// The rule on a precomputed σ² matrix over M_r × M_r. Row-major over all ordered pairs equals
-/// (M_r\[0\], M_r\[0\]) (σ² = 0) followed by the pairs p < q in row-major order: each (q, p) with
-/// q > p comes after (p, q), which has the same value, and the other diagonal entries are 0, which
-/// ties with the maximum only when the maximum is 0 and (0, 0) comes first.
-fn max_variance_in(var: &DMatrix<f64>, active: &[usize]) -> Result<IndexPair> {
-    let m = active.len();
-    // var[(q, p)] = var[(p, q)]; reading column p keeps the scan contiguous in column-major storage.
-    let upper = (0..m).flat_map(|p| (p + 1..m).map(move |q| ((p, q), var[(q, p)])));
-    let ((p, q), _) = argmax_lowest_by("σ² over M_r × M_r", std::iter::once(((0, 0), 0.0)).chain(upper))?;
-    Ok((active[p], active[q]))
+    Ok(posterior.max_variance_within(active)?.0)
 }
 
 /// The whole query sequence of one round, computed before any of its labels (note §3.2, "batch
@@ -149,9 +134,10 @@ mod tests {
         ));
     }
 
-    /// The tie rule on σ² matrices with exact ties (a Gram of repeated points: many pairs share
-    /// the largest σ²), near ties within 1e-12 relative (the row-major first wins although it is
-    /// smaller) and gaps just outside it (the larger wins), and an all-zero σ² (the diagonal pair).
+    /// The tie rule with exact ties (a Gram of repeated points: many pairs share the largest σ²)
+    /// and on a singleton (the diagonal pair). Near ties within 1e-12 relative and gaps just outside
+    /// it are tested on hand matrices with the scan itself
+    /// (`bohf_core::argmax::tests::symmetric_pairs_agree_with_the_definition`).
     #[test]
     fn ties_go_to_the_first_pair_in_row_major_order() {
         let x = DMatrix::from_fn(130, 1, |i, _| (i % 2) as f64);
@@ -161,23 +147,6 @@ mod tests {
         assert_eq!(max_variance_pair(&post, &all).unwrap(), (0, 1));
         assert_eq!(max_variance_pair(&post, &[4]).unwrap(), (4, 4));
         assert_eq!(max_variance_pair(&post, &[2, 4, 6, 7, 9]).unwrap(), (2, 7));
-        let active = [3, 5, 8, 11];
-        let with = |entries: &[((usize, usize), f64)]| {
-            let mut v = DMatrix::zeros(4, 4);
-            for &((p, q), val) in entries {
-                v[(p, q)] = val;
-                v[(q, p)] = val;
-            }
-            max_variance_in(&v, &active).unwrap()
-        };
-        // (0, 3) comes before (1, 2) in row-major order: it wins a tie within 1e-12 · 2.
-        assert_eq!(with(&[((1, 2), 2.0 + 1e-12), ((0, 3), 2.0)]), (3, 11));
-        assert_eq!(with(&[((1, 2), 2.0 + 3e-12), ((0, 3), 2.0)]), (5, 8));
-        assert_eq!(with(&[((1, 2), 2.0), ((0, 3), 2.0)]), (3, 11));
-        assert_eq!(with(&[]), (3, 3));
-        let mut nan = DMatrix::zeros(4, 4);
-        nan[(3, 1)] = f64::NAN;
-        assert!(matches!(max_variance_in(&nan, &active), Err(Error::NonFinite(_))));
         assert!(max_variance_pair(&post, &[]).is_err() && max_variance_pair(&post, &[130]).is_err());
     }
 }

@@ -5,7 +5,7 @@ use crate::gram::check_base_gram;
 use crate::regression::symmetrise;
 use crate::sampler::JointSampler;
 use bohf_core::linalg::{Cholesky, JitterPolicy, PsdFactor, PsdMethod, condition_on_observation};
-use bohf_core::{Duel, Error, Result};
+use bohf_core::{Duel, Error, Result, argmax_lowest_symmetric_pairs};
 use bohf_kernels::IndexPair;
 use nalgebra::{DMatrix, DVector};
 
@@ -149,30 +149,24 @@ impl DuelingPosterior {
         DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.pair_variance(i, j))
     }
 
-    /// σ_t²(active\[p\], active\[q\]) on the |M|×|M| ordered pairs of a subset M = `active` of
-    /// the candidates (row p, column q), in O(|M|²): the same values as [`DuelingPosterior::variance`]
-    /// bit for bit (symmetric, zero diagonal), read in tiles so that Ŝ_ij and Ŝ_ji (a row and a
-    /// column of a column-major matrix) stay in cache. Errors on an index ≥ n.
-    pub fn variance_within(&self, active: &[usize]) -> Result<DMatrix<f64>> {
-        const B: usize = 64;
+    /// The pair of maximum posterior variance within a subset M = `active` of the candidates:
+    /// argmax over the |M|² ordered pairs (active\[p\], active\[q\]) of σ_t²(active\[p\], active\[q\])
+    /// (the values of [`DuelingPosterior::variance`] bit for bit), the lowest row-major position
+    /// p·|M| + q among the pairs tying within the relative tolerance of [`bohf_core::argmax_lowest`]
+    /// ([`bohf_core::argmax_lowest_symmetric_pairs`]: σ is symmetric bit for bit and 0 on the
+    /// diagonal). Returns the pair of candidate indices and its σ². One fused O(|M|²) scan (no |M|×|M|
+    /// table), in tiles that keep Ŝ_ij and Ŝ_ji in cache. Errors on an empty subset, an index ≥ n or
+    /// a NaN variance.
+    pub fn max_variance_within(&self, active: &[usize]) -> Result<(IndexPair, f64)> {
         let n = self.dim();
         if let Some(&bad) = active.iter().find(|&&i| i >= n) {
             return Err(Error::IndexOutOfRange { context: "dueling posterior subset".into(), index: bad, len: n });
         }
-        let m = active.len();
-        let mut out = DMatrix::zeros(m, m);
-        for bi in (0..m).step_by(B) {
-            for bj in (bi..m).step_by(B) {
-                for p in bi..(bi + B).min(m) {
-                    for q in bj.max(p + 1)..(bj + B).min(m) {
-                        let v = self.pair_variance(active[p], active[q]);
-                        out[(p, q)] = v;
-                        out[(q, p)] = v;
-                    }
-                }
-            }
-        }
-        Ok(out)
+        let ((p, q), v) =
+            argmax_lowest_symmetric_pairs("posterior variances of the pairs in the subset", active.len(), |p, q| {
+                self.pair_variance(active[p], active[q])
+            })?;
+        Ok(((active[p], active[q]), v))
     }
 
     /// σ_t(i, j) on all n² ordered pairs, in O(n²).

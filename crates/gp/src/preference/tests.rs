@@ -2,7 +2,7 @@
 
 use super::*;
 use approx::assert_relative_eq;
-use bohf_core::{Duel, Error, Link, SolverStatus, rng};
+use bohf_core::{Duel, Error, Link, SolverStatus, argmax_lowest_by, rng};
 use bohf_kernels::{Kernel, Stationary, dueling_gram};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
@@ -665,25 +665,42 @@ proptest! {
     }
 }
 
-/// The tiled subset scan returns σ² of every pair bit for bit: after rank-one updates (Ŝ
-/// asymmetric by ulps), on subsets spanning several 64-wide tiles.
+/// The fused subset scan equals the definition: the first pair in row-major order of M × M whose
+/// [`DuelingPosterior::variance`] ties with the maximum (brute force over every ordered pair) — after
+/// rank-one updates (Ŝ asymmetric by ulps), on subsets spanning several 64-wide tiles, and on a
+/// Gram of repeated points where many pairs tie exactly.
 #[test]
-fn variance_within_equals_pairwise_variance() {
+fn max_variance_within_is_the_row_major_argmax_of_every_pair() {
     let mut r = rng::seeded(5);
-    for (n, t) in [(7, 0), (150, 3), (200, 25)] {
-        let mut post = DuelingPosterior::prior(&grid_gram(n, &Stationary::matern52(0.2).unwrap()), 0.05).unwrap();
-        for _ in 0..t {
-            post.add_duel(r.random_range(0..n), r.random_range(0..n)).unwrap();
-        }
+    let repeated = {
+        let x = DMatrix::from_fn(130, 1, |i, _| (i % 2) as f64);
+        Stationary::matern52(0.2).unwrap().gram(&x).unwrap()
+    };
+    let posteriors = [(7, 0), (150, 3), (200, 25)]
+        .map(|(n, t)| {
+            let mut post = DuelingPosterior::prior(&grid_gram(n, &Stationary::matern52(0.2).unwrap()), 0.05).unwrap();
+            for _ in 0..t {
+                post.add_duel(r.random_range(0..n), r.random_range(0..n)).unwrap();
+            }
+            post
+        })
+        .into_iter()
+        .chain([DuelingPosterior::prior(&repeated, 0.05).unwrap()]);
+    for post in posteriors {
+        let n = post.dim();
         for keep in [1.0, 0.5, 0.1] {
             let active: Vec<usize> = (0..n).filter(|_| r.random::<f64>() < keep).collect();
-            let v = post.variance_within(&active).unwrap();
-            for (p, &i) in active.iter().enumerate() {
-                for (q, &j) in active.iter().enumerate() {
-                    assert_eq!(v[(p, q)].to_bits(), post.variance(i, j).unwrap().to_bits(), "n = {n}, ({i}, {j})");
-                }
+            if active.is_empty() {
+                continue;
             }
+            let all = active.iter().flat_map(|&i| active.iter().map(move |&j| (i, j)));
+            let expected =
+                argmax_lowest_by("every pair", all.map(|(i, j)| ((i, j), post.variance(i, j).unwrap()))).unwrap();
+            let got = post.max_variance_within(&active).unwrap();
+            assert_eq!(got.0, expected.0, "n = {n}, |M| = {}", active.len());
+            assert_eq!(got.1.to_bits(), expected.1.to_bits());
         }
-        assert!(matches!(post.variance_within(&[0, n]), Err(Error::IndexOutOfRange { .. })));
+        assert!(matches!(post.max_variance_within(&[0, n]), Err(Error::IndexOutOfRange { .. })));
+        assert!(matches!(post.max_variance_within(&[]), Err(Error::Empty(_))));
     }
 }
