@@ -197,20 +197,37 @@ fn io_err(e: std::io::Error) -> CliError {
 /// Runs `work`; if it takes longer than a second, shows a spinner with `message` on stderr until it
 /// ends (drawn only when stderr is a terminal; stdout, and so the JSON protocol, is untouched).
 fn with_progress<T>(message: &str, work: impl FnOnce() -> T) -> T {
-    use std::sync::mpsc::{RecvTimeoutError, channel};
-    use std::time::Duration;
-    let (done, wait) = channel::<()>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            if wait.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
-                return;
-            }
+    when_slow(
+        std::time::Duration::from_secs(1),
+        |still_running| {
             let spinner = indicatif::ProgressBar::new_spinner();
             spinner.set_message(format!("{message} (this can take a while with many options)"));
-            while wait.recv_timeout(Duration::from_millis(100)) == Err(RecvTimeoutError::Timeout) {
+            while still_running(std::time::Duration::from_millis(100)) {
                 spinner.tick();
             }
             spinner.finish_and_clear();
+        },
+        work,
+    )
+}
+
+/// Runs `work` on this thread; if it is still running after `delay`, runs `slow` on a helper thread
+/// until it returns. `slow` gets `still_running(timeout)`, which waits up to `timeout` and says
+/// whether `work` is still running (it returns false as soon as `work` ends), so `slow` can
+/// animate until then. Returns `work`'s result once both have ended.
+fn when_slow<T>(
+    delay: std::time::Duration,
+    slow: impl FnOnce(&dyn Fn(std::time::Duration) -> bool) + Send,
+    work: impl FnOnce() -> T,
+) -> T {
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    let (done, wait) = channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let still_running = |timeout| wait.recv_timeout(timeout) == Err(RecvTimeoutError::Timeout);
+            if still_running(delay) {
+                slow(&still_running);
+            }
         });
         let out = work();
         drop(done);
@@ -272,6 +289,39 @@ fn read_line(input: &mut impl std::io::BufRead) -> std::io::Result<Line> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// The progress indicator runs only for slow work, and only while it runs: work longer than the
+    /// delay starts it (and it sees the end), work shorter than the delay never does.
+    #[test]
+    fn progress_is_shown_only_for_work_longer_than_the_delay() {
+        let ticks = AtomicUsize::new(0);
+        let out = when_slow(
+            Duration::from_millis(20),
+            |still_running| {
+                while still_running(Duration::from_millis(5)) {
+                    ticks.fetch_add(1, Ordering::SeqCst);
+                }
+            },
+            || {
+                std::thread::sleep(Duration::from_millis(300));
+                7
+            },
+        );
+        assert_eq!(out, 7);
+        assert!(ticks.load(Ordering::SeqCst) > 0, "slow work showed no progress");
+        let shown = AtomicUsize::new(0);
+        let out = when_slow(
+            Duration::from_secs(30),
+            |_| {
+                shown.fetch_add(1, Ordering::SeqCst);
+            },
+            || 8,
+        );
+        assert_eq!((out, shown.load(Ordering::SeqCst)), (8, 0), "fast work showed progress");
+    }
+
     use super::*;
 
     #[test]
