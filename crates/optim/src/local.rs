@@ -228,7 +228,7 @@ where
             }
             direction(&g, &free, &memory, &mut d);
             let slope = dot(&g, &d);
-            if !(slope < 0.0) {
+            if slope >= 0.0 || slope.is_nan() {
                 memory.clear();
                 d.iter_mut().zip(&g).for_each(|(d, g)| *d = -g);
             }
