@@ -40,6 +40,11 @@ fn bounded_quadratic_meets_kkt_at_the_closed_form_minimiser() {
         .unwrap();
     assert_eq!(r.x, vec![1.0, 1.0]);
     assert_eq!(r.stop, LocalStop::ProjectedGradient);
+    // A coordinate fixed by lower = upper = 0.5 stays there; the other is minimised given it
+    // (∂f/∂x₀ = 4(x₀ − 0.3) + (0.5 + 0.2) = 0 → x₀ = 0.125).
+    let r = minimize_bounded(quadratic([0.3, -0.2]), &[0.0, 0.5], &[-1.0, 0.5], &[1.0, 0.5], &LocalConfig::default())
+        .unwrap();
+    assert!((r.x[0] - 0.125).abs() < 1e-7 && r.x[1] == 0.5 && r.stop.converged(), "{r:?}");
     // Interior minimiser: found to the tolerance.
     let r = minimize_bounded(quadratic([0.3, -0.2]), &[1.0, 1.0], &[-1.0, -1.0], &[1.0, 1.0], &LocalConfig::default())
         .unwrap();
@@ -52,6 +57,11 @@ fn rosenbrock_free_and_with_an_active_bound() {
     let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[2.0, 2.0], &cfg).unwrap();
     assert!((r.x[0] - 1.0).abs() < 1e-5 && (r.x[1] - 1.0).abs() < 1e-5, "{r:?}");
     assert!(r.value < 1e-10, "{r:?}");
+    // One step only: stopped by the iteration limit, not an error, and f decreased.
+    let one = LocalConfig { max_iterations: 1, ..LocalConfig::default() };
+    let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[2.0, 2.0], &one).unwrap();
+    assert_eq!((r.stop, r.iterations), (LocalStop::MaxIterations, 1));
+    assert!(r.value < 24.2 && !r.stop.converged(), "{r:?}"); // f(−1.2, 1) = 24.2
     // With x₀ ≤ 0.5: for fixed x₀ the best x₁ is x₀², and (1 − x₀)² decreases up to x₀ = 1, so the
     // minimiser is (0.5, 0.25) with value 0.25.
     let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[0.5, 2.0], &cfg).unwrap();
