@@ -117,7 +117,7 @@ impl ArgmaxLowest {
     /// [`push`](Self::push) on each, but the run's maximum (and whether it holds a NaN) is found
     /// first in a branch-free pass over four lanes that the compiler vectorises, and the values
     /// are visited one by one only when that maximum can reach the tie band of the running
-    /// maximum (v ≥ the cheap cut of [`reject_below`]), which in a long scan is rare. A value below
+    /// maximum (v ≥ the cheap cut `reject_below`), which in a long scan is rare. A value below
     /// `reject_below(run max)` is below `reject_below` of every later maximum (the cut grows with
     /// the maximum), so skipping it changes nothing.
     #[inline]
