@@ -17,8 +17,9 @@
 use super::GpRegression;
 use bohf_core::error::ensure_positive;
 use bohf_core::linalg::{Cholesky, JitterPolicy};
-use bohf_core::{BoxDomain, Error, Result};
-use bohf_kernels::{Kernel, Stationary};
+use bohf_core::{AtField, BoxDomain, Error, Result};
+use bohf_kernels::Stationary;
+use bohf_optim::{LocalConfig, minimize_bounded, sobol_design};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
@@ -148,13 +149,18 @@ pub struct HyperFitConfig {
     pub lengthscale_floor: f64,
     /// The lengthscale prior. Default [`LengthscalePrior::DimScaledLogNormal`].
     pub lengthscale_prior: LengthscalePrior,
-    /// `None` (default): the signal variance σ² stays at the start kernel's; `Some([lower, upper])`:
-    /// learned within those bounds.
-    pub variance_bounds: Option<[f64; 2]>,
-    /// `None`: the noise variance ρ stays at the start value; `Some([lower, upper])`: learned
-    /// within those bounds. Default `Some([1e-4, 10])` (1e-4 is BoTorch's
-    /// `MIN_INFERRED_NOISE_LEVEL`).
-    pub noise_bounds: Option<[f64; 2]>,
+    /// Learn the signal variance σ² (within `variance_bounds`); false (default): σ² stays at the
+    /// start kernel's (1 on standardised targets, as BoTorch's default kernel has no output scale).
+    pub learn_variance: bool,
+    /// [lower, upper] for a learned σ²; 0 < lower < upper (checked only if learned). Default
+    /// [0.05, 20].
+    pub variance_bounds: [f64; 2],
+    /// Learn the noise variance ρ (within `noise_bounds`, default true); false: ρ stays at the
+    /// start value.
+    pub learn_noise: bool,
+    /// [lower, upper] for a learned ρ (checked only if learned). Default [1e-4, 10] (1e-4 is
+    /// BoTorch's `MIN_INFERRED_NOISE_LEVEL`).
+    pub noise_bounds: [f64; 2],
     /// Space-filling starts in the log-space box, in addition to the start hyperparameters (0: only
     /// the start is refined). Default 4.
     pub restarts: usize,
@@ -164,6 +170,10 @@ pub struct HyperFitConfig {
     /// Standardise targets to mean 0, standard deviation 1 (sample standard deviation, n − 1).
     /// Default true.
     pub standardise_outputs: bool,
+    /// The local refinement of each start. Default: 200 iterations, memory 10, projected-gradient
+    /// tolerance 1e-5 and relative value tolerance 2.2e-9 (SciPy L-BFGS-B's `pgtol` and
+    /// `factr`·ε, as GPy and scikit-learn use for this fit).
+    pub local: LocalConfig,
     /// Refit every this many new observations (≥ 1): COMP-GP-UCB refits every 5 (label GP) and 20
     /// (comparison GP) iterations (notes/002_comp-gp-ucb.md §5.3). Default 1.
     pub refit_every: usize,
@@ -176,11 +186,14 @@ impl Default for HyperFitConfig {
             lengthscale_bounds: [0.01, 100.0],
             lengthscale_floor: 0.025,
             lengthscale_prior: LengthscalePrior::DimScaledLogNormal,
-            variance_bounds: None,
-            noise_bounds: Some([1e-4, 10.0]),
+            learn_variance: false,
+            variance_bounds: [0.05, 20.0],
+            learn_noise: true,
+            noise_bounds: [1e-4, 10.0],
             restarts: 4,
             scale_inputs: true,
             standardise_outputs: true,
+            local: LocalConfig { gradient_tolerance: 1e-5, value_tolerance: 2.2e-9, ..LocalConfig::default() },
             refit_every: 1,
         }
     }
@@ -212,12 +225,13 @@ impl HyperFitConfig {
             ));
         }
         self.lengthscale_prior.check()?;
-        if let Some(b) = self.variance_bounds {
-            check_bounds("variance_bounds", b)?;
+        if self.learn_variance {
+            check_bounds("variance_bounds", self.variance_bounds)?;
         }
-        if let Some(b) = self.noise_bounds {
-            check_bounds("noise_bounds", b)?;
+        if self.learn_noise {
+            check_bounds("noise_bounds", self.noise_bounds)?;
         }
+        self.local.check().at("local")?;
         if self.refit_every == 0 {
             return Err(Error::invalid("refit_every", "must be ≥ 1"));
         }
@@ -490,8 +504,8 @@ pub fn fit_hyperparameters(
         start: start.clone(),
         noise: start_noise,
         prior: config.lengthscale_prior.clone(),
-        learn_variance: config.variance_bounds.is_some(),
-        learn_noise: config.noise_bounds.is_some(),
+        learn_variance: config.learn_variance,
+        learn_noise: config.learn_noise,
     };
     let fallback = |reason: Fallback| -> Result<HyperFit> {
         let mut grad = vec![0.0; objective.dim()];
@@ -513,7 +527,7 @@ pub fn fit_hyperparameters(
     }
     let (lower, upper) = log_box(config, &objective);
     let theta0 = objective.encode(&start, start_noise);
-    match optimise(&objective, &theta0, &lower, &upper, config.restarts)? {
+    match optimise(&objective, &theta0, &lower, &upper, config.restarts, &config.local)? {
         None => fallback(Fallback::NoFiniteOptimum),
         Some(best) => {
             let (kernel, noise) = objective.decode(&best.theta)?;
@@ -554,14 +568,14 @@ fn check_start(config: &HyperFitConfig, start: &Stationary, noise: f64) -> Resul
             ));
         }
     }
-    let inside = |name: &str, what: &str, v: f64, b: Option<[f64; 2]>| match b {
-        Some([lo, hi]) if v < lo || v > hi => {
-            Err(Error::invalid(name, format!("the start {what} {v} lies outside the bounds [{lo}, {hi}]")))
+    let inside = |name: &str, what: &str, v: f64, learned: bool, [lo, hi]: [f64; 2]| {
+        if learned && (v < lo || v > hi) {
+            return Err(Error::invalid(name, format!("the start {what} {v} lies outside the bounds [{lo}, {hi}]")));
         }
-        _ => Ok(()),
+        Ok(())
     };
-    inside("variance_bounds", "variance", start.variance(), config.variance_bounds)?;
-    inside("noise_bounds", "noise", noise, config.noise_bounds)
+    inside("variance_bounds", "variance", start.variance(), config.learn_variance, config.variance_bounds)?;
+    inside("noise_bounds", "noise", noise, config.learn_noise, config.noise_bounds)
 }
 
 /// The log-space box of the free coordinates.
@@ -570,7 +584,8 @@ fn log_box(config: &HyperFitConfig, objective: &HyperObjective) -> (Vec<f64>, Ve
     let m = objective.start.lengthscales().len();
     let mut lower = vec![lo.ln(); m];
     let mut upper = vec![hi.ln(); m];
-    for b in [config.variance_bounds, config.noise_bounds].into_iter().flatten() {
+    let learned = [(config.learn_variance, config.variance_bounds), (config.learn_noise, config.noise_bounds)];
+    for (_, b) in learned.into_iter().filter(|(l, _)| *l) {
         lower.push(b[0].ln());
         upper.push(b[1].ln());
     }
@@ -593,10 +608,35 @@ fn optimise(
     lower: &[f64],
     upper: &[f64],
     restarts: usize,
+    local: &LocalConfig,
 ) -> Result<Option<Best>> {
-    let _ = (objective, theta0, lower, upper, restarts);
-    todo!("bohf-optim")
+    let domain = BoxDomain::new(lower.to_vec(), upper.to_vec())?;
+    let mut starts = vec![theta0.to_vec()];
+    if restarts > 0 {
+        starts.extend(sobol_design(&domain, restarts, &mut bohf_core::rng::seeded(START_DESIGN_SEED))?);
+    }
+    let mut best: Option<Best> = None;
+    let mut evaluations = 0;
+    for s in &starts {
+        // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞, which
+        // the line search treats as a rejected step; a start where it fails is skipped.
+        let f = |t: &[f64], g: &mut [f64]| -> Result<f64> {
+            Ok(objective.evaluate(t, g).map_or(f64::INFINITY, |(v, _)| v))
+        };
+        let Ok(r) = minimize_bounded(f, s, lower, upper, local) else { continue };
+        evaluations += r.evaluations + 1;
+        // The log marginal likelihood at the returned point (the last evaluation need not be there).
+        let mut g = vec![0.0; r.x.len()];
+        let Ok((value, lml)) = objective.evaluate(&r.x, &mut g) else { continue };
+        if value.is_finite() && lml.is_finite() && best.as_ref().is_none_or(|b| value < b.value) {
+            best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0 });
+        }
+    }
+    Ok(best.map(|b| Best { evaluations, ..b }))
 }
+
+/// The scramble seed of the space-filling starts: fixed, so that a fit is a function of its data.
+const START_DESIGN_SEED: u64 = 0x6879_7065_72;
 
 #[cfg(test)]
 mod tests;
