@@ -18,8 +18,9 @@ use super::GpRegression;
 use bohf_core::error::ensure_positive;
 use bohf_core::linalg::{Cholesky, JitterPolicy};
 use bohf_core::{AtField, BoxDomain, Error, Result};
-use bohf_kernels::Stationary;
-use bohf_optim::{LocalConfig, minimize_bounded, sobol_design};
+use bohf_kernels::{Kernel, Stationary};
+use bohf_optim::{LocalConfig, LocalResult, minimize_bounded, sobol_design};
+use rayon::prelude::*;
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
@@ -37,25 +38,33 @@ pub struct LogMarginal {
 /// `noise` on the rows of `x` and targets `y`, with its analytic gradient (R&W eq. (5.8)–(5.9)).
 ///
 /// One Cholesky factor L Lᵀ = A = K + ρI (+ the jitter [`Cholesky::with_jitter`] may add) gives
-/// α = A⁻¹y by two triangular solves and log det A = 2 Σ log L_ii. The traces tr(A⁻¹ ∂A/∂θ_p)
-/// need W = A⁻¹, computed without inverting A directly: V = L⁻¹ by a triangular solve of I
-/// (n³/2 flops as done), then W = VᵀV (a product, n³ flops). Each gradient entry is then the
-/// O(n²) contraction ½ Σ_ik (α_i α_k − W_ik) (∂A/∂θ_p)_ik with ∂A/∂log ℓ_j from
-/// [`Stationary::gram_with_log_lengthscale_grads`], ∂A/∂log σ² = K and ∂A/∂log ρ = ρI. Total:
-/// O(n³) once plus O(n² m): at n = 100, d = 8 (ARD) the criterion median is in docs/gp.md.
+/// α = A⁻¹y by two triangular solves and log det A = 2 Σ log L_ii (n³/3 flops). The traces
+/// tr(A⁻¹ ∂A/∂θ_p) need W = A⁻¹, taken from the factor without a general inverse:
+/// [`Cholesky::inverse`] forms L⁻¹ by triangular substitution and W = L⁻ᵀL⁻¹ (n³/3 flops; solving
+/// A W = I would cost n³). Each gradient entry is then an O(n²) contraction
+/// ½ Σ_ik Q_ik (∂A/∂θ_p)_ik with Q = ααᵀ − W: ∂A/∂log ℓ_j through
+/// [`Stationary::log_lengthscale_grad_contraction`] (one pass over the pairs, no matrix per
+/// lengthscale), ∂A/∂log σ² = K and ∂A/∂log ρ = ρI (so ½ρ tr Q). Total ≈ (2/3) n³ + O(n² d)
+/// flops; the criterion median at n = 100, d = 8 (ARD) is in docs/gp.md.
 pub fn log_marginal_likelihood(
     kernel: &Stationary,
     x: &DMatrix<f64>,
     y: &DVector<f64>,
     noise: f64,
 ) -> Result<LogMarginal> {
+    log_marginal(kernel, x, y, noise, true)
+}
+
+/// [`log_marginal_likelihood`], with an empty gradient unless `with_gradient` (the value alone
+/// needs only the factor: n³/3 flops instead of n³).
+fn log_marginal(kernel: &Stationary, x: &DMatrix<f64>, y: &DVector<f64>, noise: f64, with_gradient: bool) -> Result<LogMarginal> {
     ensure_positive("noise", noise)?;
     if x.nrows() != y.len() {
         return Err(Error::dims("log marginal likelihood: targets vs input points", x.nrows(), y.len()));
     }
     bohf_core::error::ensure_finite("log marginal likelihood targets", y.iter())?;
     let n = y.len();
-    let (k, dls) = kernel.gram_with_log_lengthscale_grads(x)?;
+    let k = kernel.gram(x)?;
     let mut a = k.clone();
     for i in 0..n {
         a[(i, i)] += noise;
@@ -63,13 +72,15 @@ pub fn log_marginal_likelihood(
     let chol = Cholesky::with_jitter(&a, JitterPolicy::default())?;
     let alpha = chol.solve_vec(y)?;
     let value = super::log_ml_value(y, &alpha, chol.log_det());
-    let v = chol.solve_lower(&DMatrix::identity(n, n))?;
-    let w = v.tr_mul(&v);
-    // ½ tr((ααᵀ − W) G) = ½ (αᵀGα − ⟨W, G⟩) for symmetric G.
-    let contract = |g: &DMatrix<f64>| 0.5 * (alpha.dot(&(g * &alpha)) - w.dot(g));
-    let mut gradient: Vec<f64> = dls.iter().map(contract).collect();
-    gradient.push(contract(&k));
-    gradient.push(0.5 * noise * (alpha.norm_squared() - w.trace()));
+    if !with_gradient {
+        return Ok(LogMarginal { value, gradient: Vec::new() });
+    }
+    // Q = ααᵀ − A⁻¹; each gradient entry is ½ Σ_ik Q_ik (∂A/∂θ_p)_ik.
+    let mut q = chol.inverse();
+    q.ger(1.0, &alpha, &alpha, -1.0);
+    let mut gradient: Vec<f64> = kernel.log_lengthscale_grad_contraction(x, &q)?.iter().map(|c| 0.5 * c).collect();
+    gradient.push(0.5 * q.dot(&k));
+    gradient.push(0.5 * noise * q.trace());
     Ok(LogMarginal { value, gradient })
 }
 
@@ -161,9 +172,13 @@ pub struct HyperFitConfig {
     /// [lower, upper] for a learned ρ (checked only if learned). Default [1e-4, 10] (1e-4 is
     /// BoTorch's `MIN_INFERRED_NOISE_LEVEL`).
     pub noise_bounds: [f64; 2],
-    /// Space-filling starts in the log-space box, in addition to the start hyperparameters (0: only
-    /// the start is refined). Default 4.
+    /// Space-filling starts refined in addition to the start hyperparameters: the best of the
+    /// `screen` Sobol points of the log-space box by objective value (0: only the start is
+    /// refined). Default 2.
     pub restarts: usize,
+    /// Scrambled Sobol points of the log-space box whose objective values (no gradient, n³/3 flops
+    /// each) choose the `restarts` extra starts; ≥ `restarts`. Default 32.
+    pub screen: usize,
     /// Scale inputs to [0, 1]^d by the box given to the fit (x ↦ (x − lower)/(upper − lower)).
     /// Default true; the fit then needs the box.
     pub scale_inputs: bool,
@@ -190,7 +205,8 @@ impl Default for HyperFitConfig {
             variance_bounds: [0.05, 20.0],
             learn_noise: true,
             noise_bounds: [1e-4, 10.0],
-            restarts: 4,
+            restarts: 2,
+            screen: 32,
             scale_inputs: true,
             standardise_outputs: true,
             local: LocalConfig { gradient_tolerance: 1e-5, value_tolerance: 2.2e-9, ..LocalConfig::default() },
@@ -230,6 +246,12 @@ impl HyperFitConfig {
         }
         if self.learn_noise {
             check_bounds("noise_bounds", self.noise_bounds)?;
+        }
+        if self.screen < self.restarts {
+            return Err(Error::invalid(
+                "screen",
+                format!("must be ≥ restarts ({}) to choose that many starts, got {}", self.restarts, self.screen),
+            ));
         }
         self.local.check().at("local")?;
         if self.refit_every == 0 {
@@ -437,6 +459,15 @@ impl HyperObjective {
         Ok((kernel, noise))
     }
 
+    /// The objective (negative log posterior) at `theta`, without its gradient.
+    pub fn value(&self, theta: &[f64]) -> Result<f64> {
+        let (kernel, noise) = self.decode(theta)?;
+        let lm = log_marginal(&kernel, &self.x, &self.y, noise, false)?;
+        let d = self.x.ncols();
+        let prior: f64 = theta[..kernel.lengthscales().len()].iter().map(|t| self.prior.log_density(d, *t).0).sum();
+        Ok(-(lm.value + prior))
+    }
+
     /// (objective, log marginal likelihood) at `theta`, writing the objective's gradient into
     /// `grad`. The objective is the negative log posterior.
     pub fn evaluate(&self, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
@@ -468,9 +499,11 @@ impl HyperObjective {
 /// live in (needed when `config.scale_inputs`).
 ///
 /// The objective log p(y | θ) + Σ_j log p(ℓ_j) is maximised over θ = log hyperparameters within
-/// the log of the bounds: the start and `config.restarts` space-filling points of the log box are
-/// each refined by a bounded local minimiser with the analytic gradient, and the best finite result
-/// wins (ties: the earliest start). Deterministic: no random numbers.
+/// the log of the bounds: the start and the `config.restarts` best of `config.screen` scrambled
+/// Sobol points of the log box (by objective value) are each refined by the projected L-BFGS of
+/// [`bohf_optim::minimize_bounded`] with the analytic gradient, and the best finite result wins
+/// (ties: the earliest start). Deterministic: the Sobol scramble seed is fixed and the parallel
+/// local searches are combined in start order, whatever the thread count.
 ///
 /// Fallbacks (documented in docs/gp.md; the start is returned, never NaN): fewer than 2 points
 /// ([`Fallback::TooFewPoints`]), constant targets ([`Fallback::ConstantTargets`]), no finite result
@@ -527,7 +560,7 @@ pub fn fit_hyperparameters(
     }
     let (lower, upper) = log_box(config, &objective);
     let theta0 = objective.encode(&start, start_noise);
-    match optimise(&objective, &theta0, &lower, &upper, config.restarts, &config.local)? {
+    match optimise(&objective, &theta0, &lower, &upper, config)? {
         None => fallback(Fallback::NoFiniteOptimum),
         Some(best) => {
             let (kernel, noise) = objective.decode(&best.theta)?;
@@ -602,33 +635,45 @@ struct Best {
 }
 
 /// Multistart bounded minimisation of the objective; `None` if no start reached a finite value.
-fn optimise(
-    objective: &HyperObjective,
-    theta0: &[f64],
-    lower: &[f64],
-    upper: &[f64],
-    restarts: usize,
-    local: &LocalConfig,
-) -> Result<Option<Best>> {
-    let domain = BoxDomain::new(lower.to_vec(), upper.to_vec())?;
+/// Starts: `theta0`, then the `restarts` best (lowest objective value, ties: earlier) of `screen`
+/// scrambled Sobol points of the box. The local searches run in parallel (rayon); each is
+/// sequential and the best is chosen in start order, so the result does not depend on the number
+/// of threads.
+fn optimise(objective: &HyperObjective, theta0: &[f64], lower: &[f64], upper: &[f64], config: &HyperFitConfig) -> Result<Option<Best>> {
     let mut starts = vec![theta0.to_vec()];
-    if restarts > 0 {
-        starts.extend(sobol_design(&domain, restarts, &mut bohf_core::rng::seeded(START_DESIGN_SEED))?);
-    }
-    let mut best: Option<Best> = None;
     let mut evaluations = 0;
-    for s in &starts {
-        // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞, which
-        // the line search treats as a rejected step; a start where it fails is skipped.
-        let f = |t: &[f64], g: &mut [f64]| -> Result<f64> {
-            Ok(objective.evaluate(t, g).map_or(f64::INFINITY, |(v, _)| v))
-        };
-        let Ok(r) = minimize_bounded(f, s, lower, upper, local) else { continue };
+    if config.restarts > 0 {
+        let domain = BoxDomain::new(lower.to_vec(), upper.to_vec())?;
+        let design = sobol_design(&domain, config.screen, &mut bohf_core::rng::seeded(START_DESIGN_SEED))?;
+        let mut scored: Vec<(usize, f64)> = design
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i, objective.value(t).unwrap_or(f64::INFINITY)))
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        evaluations += design.len();
+        scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        starts.extend(scored.iter().take(config.restarts).map(|&(i, _)| design[i].clone()));
+    }
+    let refined: Vec<Option<(LocalResult, f64, f64)>> = starts
+        .par_iter()
+        .map(|s| {
+            // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞,
+            // which the line search treats as a rejected step; a start where it fails is skipped.
+            let f = |t: &[f64], g: &mut [f64]| -> Result<f64> {
+                Ok(objective.evaluate(t, g).map_or(f64::INFINITY, |(v, _)| v))
+            };
+            let r = minimize_bounded(f, s, lower, upper, &config.local).ok()?;
+            // The log marginal likelihood at the returned point (the last evaluation need not be there).
+            let mut g = vec![0.0; r.x.len()];
+            let (value, lml) = objective.evaluate(&r.x, &mut g).ok()?;
+            (value.is_finite() && lml.is_finite()).then_some((r, value, lml))
+        })
+        .collect();
+    let mut best: Option<Best> = None;
+    for (r, value, lml) in refined.into_iter().flatten() {
         evaluations += r.evaluations + 1;
-        // The log marginal likelihood at the returned point (the last evaluation need not be there).
-        let mut g = vec![0.0; r.x.len()];
-        let Ok((value, lml)) = objective.evaluate(&r.x, &mut g) else { continue };
-        if value.is_finite() && lml.is_finite() && best.as_ref().is_none_or(|b| value < b.value) {
+        if best.as_ref().is_none_or(|b| value < b.value) {
             best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0 });
         }
     }
