@@ -174,10 +174,10 @@ pub struct HyperFitConfig {
     pub noise_bounds: [f64; 2],
     /// Space-filling starts refined in addition to the start hyperparameters: the best of the
     /// `screen` Sobol points of the log-space box by objective value (0: only the start is
-    /// refined). Default 2.
+    /// refined). Default 1 (BoTorch's `fit_gpytorch_mll` refines the current values only).
     pub restarts: usize,
     /// Scrambled Sobol points of the log-space box whose objective values (no gradient, n³/3 flops
-    /// each) choose the `restarts` extra starts; ≥ `restarts`. Default 32.
+    /// each) choose the `restarts` extra starts; ≥ `restarts`. Default 16.
     pub screen: usize,
     /// Scale inputs to [0, 1]^d by the box given to the fit (x ↦ (x − lower)/(upper − lower)).
     /// Default true; the fit then needs the box.
@@ -205,8 +205,8 @@ impl Default for HyperFitConfig {
             variance_bounds: [0.05, 20.0],
             learn_noise: true,
             noise_bounds: [1e-4, 10.0],
-            restarts: 2,
-            screen: 32,
+            restarts: 1,
+            screen: 16,
             scale_inputs: true,
             standardise_outputs: true,
             local: LocalConfig { gradient_tolerance: 1e-5, value_tolerance: 2.2e-9, ..LocalConfig::default() },

@@ -183,7 +183,7 @@ fn fitted_lengthscale_matches_a_dense_grid_search() {
     let cfg = plain_config(None);
     let start = Stationary::matern52(1.0).unwrap();
     let fit = fit_hyperparameters(&cfg, &start, 0.01, &x, &y, None).unwrap();
-    assert!(matches!(fit.outcome, FitOutcome::Optimised { starts: 3, .. }), "{:?}", fit.outcome);
+    assert!(matches!(fit.outcome, FitOutcome::Optimised { starts: 2, .. }), "{:?}", fit.outcome);
     // Dense grid: 4001 points of log ℓ over [log 0.01, log 10] (spacing 1.7e-3).
     let (lo, hi) = (0.01f64.ln(), 10f64.ln());
     let grid: Vec<(f64, f64)> = (0..=4000)
@@ -407,50 +407,3 @@ fn config_reads_from_toml_with_defaults() {
     c.check().unwrap();
     assert!(toml::from_str::<HyperFitConfig>("noise = 0.1").is_err(), "unknown fields are refused");
 }
-
-#[test]
-#[ignore]
-fn diag_fit_counts() {
-    use bohf_core::rand::RngExt;
-    let mut r = bohf_core::rng::seeded(11);
-    let (n, d) = (100, 4);
-    let x = DMatrix::from_fn(n, d, |_, _| r.random::<f64>());
-    let y = DVector::from_fn(n, |i, _| {
-        (0..d).map(|j| (3.0 * x[(i, j)]).sin()).sum::<f64>() + x[(i, 0)] * x[(i, 1)] + 0.1 * (r.random::<f64>() - 0.5)
-    });
-    let cfg = HyperFitConfig::default();
-    let t = std::time::Instant::now();
-    let fit = fit_hyperparameters(&cfg.clone().check().unwrap(), &Stationary::matern52(0.5).unwrap(), 0.01, &x, &y, Some(&BoxDomain::cube(0.0, 1.0, d).unwrap())).unwrap();
-    eprintln!("{:?} {:?} {:?} noise {} obj {} in {:?}", fit.outcome, fit.kernel.lengthscales(), fit.kernel.variance(), fit.noise, fit.objective, t.elapsed());
-    let k = Stationary::matern52(0.5).unwrap().with_ard(vec![0.5; 4]).unwrap();
-    let t = std::time::Instant::now();
-    for _ in 0..100 { log_marginal_likelihood(&k, &x, &y, 0.01).unwrap(); }
-    eprintln!("eval {:?}", t.elapsed() / 100);
-    let t = std::time::Instant::now();
-    for _ in 0..100 { k.gram(&x).unwrap(); }
-    eprintln!("gram {:?}", t.elapsed() / 100);
-    let qq = k.gram(&x).unwrap();
-    let t = std::time::Instant::now();
-    for _ in 0..100 { k.log_lengthscale_grad_contraction(&x, &qq).unwrap(); }
-    eprintln!("contract {:?}", t.elapsed() / 100);
-    let c = Cholesky::with_jitter(&(k.gram(&x).unwrap() + DMatrix::identity(n, n) * 0.01), JitterPolicy::default()).unwrap();
-    let t = std::time::Instant::now();
-    for _ in 0..100 { black_box(c.inverse()); }
-    eprintln!("inverse {:?}", t.elapsed() / 100);
-    let a = k.gram(&x).unwrap() + DMatrix::identity(n, n) * 0.01;
-    let t = std::time::Instant::now();
-    for _ in 0..100 { Cholesky::with_jitter(&a, JitterPolicy::default()).unwrap(); }
-    eprintln!("chol {:?}", t.elapsed() / 100);
-    let c = Cholesky::with_jitter(&a, JitterPolicy::default()).unwrap();
-    let t = std::time::Instant::now();
-    for _ in 0..100 { c.solve_lower(&DMatrix::identity(n, n)).unwrap(); }
-    eprintln!("solve_lower I {:?}", t.elapsed() / 100);
-    let v = c.solve_lower(&DMatrix::identity(n, n)).unwrap();
-    let t = std::time::Instant::now();
-    for _ in 0..100 { black_box(v.tr_mul(&v)); }
-    eprintln!("VtV {:?}", t.elapsed() / 100);
-    // per start counts
-    let obj_cfg = cfg.local.clone();
-    let _ = obj_cfg;
-}
-fn black_box<T>(t: T) -> T { std::hint::black_box(t) }
