@@ -123,7 +123,9 @@ fn hyper(c: &mut Criterion) {
         let mut r = rng::seeded(11);
         let x = DMatrix::from_fn(n, d, |_, _| r.random::<f64>());
         let y = nalgebra::DVector::from_fn(n, |i, _| {
-            (0..d).map(|j| (3.0 * x[(i, j)]).sin()).sum::<f64>() + x[(i, 0)] * x[(i, 1)] + 0.1 * (r.random::<f64>() - 0.5)
+            (0..d).map(|j| (3.0 * x[(i, j)]).sin()).sum::<f64>()
+                + x[(i, 0)] * x[(i, 1)]
+                + 0.1 * (r.random::<f64>() - 0.5)
         });
         (x, y)
     };

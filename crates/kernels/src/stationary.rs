@@ -128,7 +128,11 @@ impl Stationary {
         self.check_points("Gram matrix points", x)?;
         let n = x.nrows();
         if q.nrows() != n || q.ncols() != n {
-            return Err(Error::dims("lengthscale gradient weights (n×n)", n, if q.nrows() != n { q.nrows() } else { q.ncols() }));
+            return Err(Error::dims(
+                "lengthscale gradient weights (n×n)",
+                n,
+                if q.nrows() != n { q.nrows() } else { q.ncols() },
+            ));
         }
         let rows = self.scaled_rows(x);
         let mut out = vec![0.0; self.lengthscales.len()];
@@ -427,7 +431,9 @@ mod tests {
                 // Weight only on the duplicated pair: r = 0 there, so nothing.
                 let mut only_dup = DMatrix::zeros(7, 7);
                 only_dup[(2, 6)] = 1.0;
-                assert!(build(&base).log_lengthscale_grad_contraction(&x, &only_dup).unwrap().iter().all(|v| *v == 0.0));
+                assert!(
+                    build(&base).log_lengthscale_grad_contraction(&x, &only_dup).unwrap().iter().all(|v| *v == 0.0)
+                );
             }
         }
         let k = Stationary::se(0.5).unwrap();

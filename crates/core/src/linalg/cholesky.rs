@@ -159,7 +159,8 @@ impl Cholesky {
         let mut w = DMatrix::<f64>::zeros(n, n);
         for k in 0..n {
             for i in k..n {
-                let s: f64 = vs[i * n + i..(i + 1) * n].iter().zip(&vs[k * n + i..(k + 1) * n]).map(|(a, b)| a * b).sum();
+                let s: f64 =
+                    vs[i * n + i..(i + 1) * n].iter().zip(&vs[k * n + i..(k + 1) * n]).map(|(a, b)| a * b).sum();
                 w[(i, k)] = s;
                 w[(k, i)] = s;
             }

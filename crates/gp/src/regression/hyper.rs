@@ -20,8 +20,8 @@ use bohf_core::linalg::{Cholesky, JitterPolicy};
 use bohf_core::{AtField, BoxDomain, Error, Result};
 use bohf_kernels::{Kernel, Stationary};
 use bohf_optim::{LocalConfig, LocalResult, minimize_bounded, sobol_design};
-use rayon::prelude::*;
 use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// log p(y | θ) and its gradient with respect to θ = (log ℓ_1, …, log ℓ_m, log σ², log ρ)
@@ -57,7 +57,13 @@ pub fn log_marginal_likelihood(
 
 /// [`log_marginal_likelihood`], with an empty gradient unless `with_gradient` (the value alone
 /// needs only the factor: n³/3 flops instead of n³).
-fn log_marginal(kernel: &Stationary, x: &DMatrix<f64>, y: &DVector<f64>, noise: f64, with_gradient: bool) -> Result<LogMarginal> {
+fn log_marginal(
+    kernel: &Stationary,
+    x: &DMatrix<f64>,
+    y: &DVector<f64>,
+    noise: f64,
+    with_gradient: bool,
+) -> Result<LogMarginal> {
     ensure_positive("noise", noise)?;
     if x.nrows() != y.len() {
         return Err(Error::dims("log marginal likelihood: targets vs input points", x.nrows(), y.len()));
@@ -237,7 +243,10 @@ impl HyperFitConfig {
         if !(f.is_finite() && f >= 0.0 && f < self.lengthscale_bounds[1]) {
             return Err(Error::invalid(
                 "lengthscale_floor",
-                format!("must be finite, ≥ 0 and below the upper lengthscale bound {}, got {f}", self.lengthscale_bounds[1]),
+                format!(
+                    "must be finite, ≥ 0 and below the upper lengthscale bound {}, got {f}",
+                    self.lengthscale_bounds[1]
+                ),
             ));
         }
         self.lengthscale_prior.check()?;
@@ -580,11 +589,15 @@ pub fn fit_hyperparameters(
 fn start_kernel(config: &HyperFitConfig, start: &Stationary, d: usize) -> Result<Stationary> {
     let ls = start.lengthscales();
     match (config.ard, ls.len()) {
-        (true, 1) if d > 1 => Stationary::new(start.kind(), ls[0])?.with_ard(vec![ls[0]; d])?.with_variance(start.variance()),
+        (true, 1) if d > 1 => {
+            Stationary::new(start.kind(), ls[0])?.with_ard(vec![ls[0]; d])?.with_variance(start.variance())
+        }
         (true, m) if m != d => Err(Error::dims("hyperparameter fit: start lengthscales vs point dimension", d, m)),
         (false, m) if m > 1 => Err(Error::invalid(
             "ard",
-            format!("the start kernel has {m} ARD lengthscales but the config fits one shared lengthscale (ard = false)"),
+            format!(
+                "the start kernel has {m} ARD lengthscales but the config fits one shared lengthscale (ard = false)"
+            ),
         )),
         _ => Ok(start.clone()),
     }
@@ -594,7 +607,8 @@ fn check_start(config: &HyperFitConfig, start: &Stationary, noise: f64) -> Resul
     let [lo, hi] = config.effective_lengthscale_bounds();
     for (j, &l) in start.lengthscales().iter().enumerate() {
         if l < lo || l > hi {
-            let field = if l < config.lengthscale_bounds[0] || l > hi { "lengthscale_bounds" } else { "lengthscale_floor" };
+            let field =
+                if l < config.lengthscale_bounds[0] || l > hi { "lengthscale_bounds" } else { "lengthscale_floor" };
             return Err(Error::invalid(
                 field,
                 format!("the start lengthscale[{j}] = {l} lies outside the effective bounds [{lo}, {hi}]"),
@@ -639,7 +653,13 @@ struct Best {
 /// scrambled Sobol points of the box. The local searches run in parallel (rayon); each is
 /// sequential and the best is chosen in start order, so the result does not depend on the number
 /// of threads.
-fn optimise(objective: &HyperObjective, theta0: &[f64], lower: &[f64], upper: &[f64], config: &HyperFitConfig) -> Result<Option<Best>> {
+fn optimise(
+    objective: &HyperObjective,
+    theta0: &[f64],
+    lower: &[f64],
+    upper: &[f64],
+    config: &HyperFitConfig,
+) -> Result<Option<Best>> {
     let mut starts = vec![theta0.to_vec()];
     let mut evaluations = 0;
     if config.restarts > 0 {

@@ -19,7 +19,9 @@ fn dense_log_ml(kernel: &Stationary, x: &DMatrix<f64>, y: &DVector<f64>, noise: 
     let n = y.len();
     let a = kernel.gram(x).unwrap() + DMatrix::identity(n, n) * noise;
     let lu = a.lu();
-    -0.5 * y.dot(&lu.solve(y).unwrap()) - 0.5 * lu.determinant().ln() - 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln()
+    -0.5 * y.dot(&lu.solve(y).unwrap())
+        - 0.5 * lu.determinant().ln()
+        - 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln()
 }
 
 fn kernel_at(kind: KernelKind, ls: &[f64], variance: f64) -> Stationary {
@@ -192,7 +194,8 @@ fn fitted_lengthscale_matches_a_dense_grid_search() {
             (t, log_marginal_likelihood(&Stationary::matern52(t.exp()).unwrap(), &x, &y, 0.01).unwrap().value)
         })
         .collect();
-    let (t_best, v_best) = grid.iter().copied().fold((f64::NAN, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+    let (t_best, v_best) =
+        grid.iter().copied().fold((f64::NAN, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
     let spacing = (hi - lo) / 4000.0;
     // The fit is at least as good as the best grid point (up to the local tolerance), and lies
     // within two grid cells of it: a smooth 1-D maximum.
@@ -244,7 +247,15 @@ fn fit_with_defaults_is_finite_improves_on_the_start_and_is_deterministic() {
     let again = fit_hyperparameters(&cfg, &start, 0.01, &x, &y, Some(&domain)).unwrap();
     assert_eq!(fit, again);
     // The start is one of the refined starts, so the objective is at least the start's.
-    let base = fit_hyperparameters(&HyperFitConfig { restarts: 0, ..cfg.config().clone() }.check().unwrap(), &start, 0.01, &x, &y, Some(&domain)).unwrap();
+    let base = fit_hyperparameters(
+        &HyperFitConfig { restarts: 0, ..cfg.config().clone() }.check().unwrap(),
+        &start,
+        0.01,
+        &x,
+        &y,
+        Some(&domain),
+    )
+    .unwrap();
     assert!(fit.objective >= base.objective - 1e-9);
     // Standardised targets: mean 0, sample sd 1 in working units.
     let yt = fit.transform.targets(&y);
@@ -357,14 +368,24 @@ fn bad_config_and_start_name_the_field() {
     assert_eq!(field(fit(&Stationary::se(0.5).unwrap(), 1e-6).unwrap_err()), "noise_bounds");
     assert_eq!(field(fit(&Stationary::se(0.5).unwrap(), 0.0).unwrap_err()), "start_noise");
     let cv = HyperFitConfig { learn_variance: true, variance_bounds: [0.5, 2.0], ..d() }.check().unwrap();
-    let e = fit_hyperparameters(&cv, &Stationary::se(0.5).unwrap().with_variance(3.0).unwrap(), 0.01, &x, &y, Some(&domain));
+    let e = fit_hyperparameters(
+        &cv,
+        &Stationary::se(0.5).unwrap().with_variance(3.0).unwrap(),
+        0.01,
+        &x,
+        &y,
+        Some(&domain),
+    );
     assert_eq!(field(e.unwrap_err()), "variance_bounds");
     // ARD start for an isotropic fit.
     let ciso = HyperFitConfig { ard: false, ..d() }.check().unwrap();
     let ard = Stationary::se(0.5).unwrap().with_ard(vec![0.5, 0.6]).unwrap();
     assert_eq!(field(fit_hyperparameters(&ciso, &ard, 0.01, &x, &y, Some(&domain)).unwrap_err()), "ard");
     // Scaling inputs needs the box; dimensions must agree; data must be finite.
-    assert_eq!(field(fit_hyperparameters(&cfg, &Stationary::se(0.5).unwrap(), 0.01, &x, &y, None).unwrap_err()), "scale_inputs");
+    assert_eq!(
+        field(fit_hyperparameters(&cfg, &Stationary::se(0.5).unwrap(), 0.01, &x, &y, None).unwrap_err()),
+        "scale_inputs"
+    );
     let d3 = BoxDomain::cube(0.0, 1.0, 3).unwrap();
     assert!(matches!(
         fit_hyperparameters(&cfg, &Stationary::se(0.5).unwrap(), 0.01, &x, &y, Some(&d3)),
