@@ -227,14 +227,17 @@ where
                 memory.clear();
             }
             direction(&g, &free, &memory, &mut d);
+            // A coordinate with lower = upper cannot move.
+            d.iter_mut().zip(&sides).filter(|(_, s)| **s == 0.0).for_each(|(d, _)| *d = 0.0);
             let slope = dot(&g, &d);
-            if !(slope < 0.0) {
+            if slope >= 0.0 || slope.is_nan() {
                 memory.clear();
-                d.iter_mut().zip(&g).for_each(|(d, g)| *d = -g);
+                d.iter_mut().zip(&g).zip(&sides).for_each(|((d, g), s)| *d = if *s == 0.0 { 0.0 } else { -g });
             }
             // The first step of a search without curvature information moves at most 10% of the box.
             let mut alpha = if memory.is_empty() {
-                let dmax = d.iter().zip(&sides).map(|(d, s)| d.abs() / s).fold(0.0, f64::max);
+                let dmax =
+                    d.iter().zip(&sides).filter(|(_, s)| **s > 0.0).map(|(d, s)| d.abs() / s).fold(0.0, f64::max);
                 if dmax > 0.1 { 0.1 / dmax } else { 1.0 }
             } else {
                 1.0

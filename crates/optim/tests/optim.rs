@@ -40,6 +40,11 @@ fn bounded_quadratic_meets_kkt_at_the_closed_form_minimiser() {
         .unwrap();
     assert_eq!(r.x, vec![1.0, 1.0]);
     assert_eq!(r.stop, LocalStop::ProjectedGradient);
+    // A coordinate fixed by lower = upper = 0.5 stays there; the other is minimised given it
+    // (∂f/∂x₀ = 4(x₀ − 0.3) + (0.5 + 0.2) = 0 → x₀ = 0.125).
+    let r = minimize_bounded(quadratic([0.3, -0.2]), &[0.0, 0.5], &[-1.0, 0.5], &[1.0, 0.5], &LocalConfig::default())
+        .unwrap();
+    assert!((r.x[0] - 0.125).abs() < 1e-7 && r.x[1] == 0.5 && r.stop.converged(), "{r:?}");
     // Interior minimiser: found to the tolerance.
     let r = minimize_bounded(quadratic([0.3, -0.2]), &[1.0, 1.0], &[-1.0, -1.0], &[1.0, 1.0], &LocalConfig::default())
         .unwrap();
@@ -52,6 +57,11 @@ fn rosenbrock_free_and_with_an_active_bound() {
     let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[2.0, 2.0], &cfg).unwrap();
     assert!((r.x[0] - 1.0).abs() < 1e-5 && (r.x[1] - 1.0).abs() < 1e-5, "{r:?}");
     assert!(r.value < 1e-10, "{r:?}");
+    // One step only: stopped by the iteration limit, not an error, and f decreased.
+    let one = LocalConfig { max_iterations: 1, ..LocalConfig::default() };
+    let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[2.0, 2.0], &one).unwrap();
+    assert_eq!((r.stop, r.iterations), (LocalStop::MaxIterations, 1));
+    assert!(r.value < 24.2 && !r.stop.converged(), "{r:?}"); // f(−1.2, 1) = 24.2
     // With x₀ ≤ 0.5: for fixed x₀ the best x₁ is x₀², and (1 − x₀)² decreases up to x₀ = 1, so the
     // minimiser is (0.5, 0.25) with value 0.25.
     let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[0.5, 2.0], &cfg).unwrap();
@@ -226,4 +236,46 @@ fn sobol_design_is_stratified_deterministic_and_inside() {
     }
     let big = BoxDomain::cube(0.0, 1.0, bohf_optim::MAX_SOBOL_DIM + 1).unwrap();
     assert!(sobol_design(&big, 4, &mut rng::seeded(0)).is_err());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Random convex quadratics ½(x − c)ᵀA(x − c), A = BᵀB + 0.1 I, over random boxes: the result
+    /// satisfies the KKT conditions checked here from the gradient alone (free coordinates: ∂f ≈ 0;
+    /// at a lower bound: ∂f ≥ 0; at an upper bound: ∂f ≤ 0), which for a convex problem is optimality.
+    #[test]
+    fn random_bounded_quadratics_meet_kkt(
+        d in 1usize..6,
+        entries in proptest::collection::vec(-1.0f64..1.0, 36),
+        centre in proptest::collection::vec(-3.0f64..3.0, 6),
+        lo in proptest::collection::vec(-2.0f64..0.0, 6),
+        width in proptest::collection::vec(0.1f64..3.0, 6),
+        start in proptest::collection::vec(0.0f64..1.0, 6),
+    ) {
+        let a: Vec<Vec<f64>> = (0..d)
+            .map(|i| (0..d).map(|j| (0..d).map(|k| entries[k * 6 + i] * entries[k * 6 + j]).sum::<f64>() + if i == j { 0.1 } else { 0.0 }).collect())
+            .collect();
+        let grad = |x: &[f64]| -> Vec<f64> { (0..d).map(|i| (0..d).map(|j| a[i][j] * (x[j] - centre[j])).sum()).collect() };
+        let f = |x: &[f64], g: &mut [f64]| -> Result<f64> {
+            let gx = grad(x);
+            g.copy_from_slice(&gx);
+            Ok(0.5 * (0..d).map(|i| gx[i] * (x[i] - centre[i])).sum::<f64>())
+        };
+        let (lower, upper): (Vec<f64>, Vec<f64>) = (0..d).map(|j| (lo[j], lo[j] + width[j])).unzip();
+        let x0: Vec<f64> = (0..d).map(|j| lower[j] + start[j] * width[j]).collect();
+        let cfg = LocalConfig { max_iterations: 2000, ..LocalConfig::default() };
+        let r = minimize_bounded(f, &x0, &lower, &upper, &cfg).unwrap();
+        let g = grad(&r.x);
+        for j in 0..d {
+            proptest::prop_assert!(lower[j] <= r.x[j] && r.x[j] <= upper[j]);
+            let tol = 1e-6;
+            if r.x[j] == lower[j] {
+                proptest::prop_assert!(g[j] >= -tol, "{j}: at lower with ∂f = {}", g[j]);
+            } else if r.x[j] == upper[j] {
+                proptest::prop_assert!(g[j] <= tol, "{j}: at upper with ∂f = {}", g[j]);
+            } else {
+                proptest::prop_assert!(g[j].abs() <= tol, "{j}: free with ∂f = {} ({:?})", g[j], r);
+            }
+        }
+    }
 }

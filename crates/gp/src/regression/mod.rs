@@ -15,15 +15,20 @@
 //!   its precomputed base Gram, with O(n²) updates per observation. GP-UCB and GP-TS use it.
 //! * [`hyper`]: the kernel hyperparameters (ARD lengthscales, variance, noise) by type-II maximum
 //!   likelihood, with the analytic gradient of the log marginal likelihood.
+//!
+//! [`GpRegression::posterior_with_gradient`] gives m_t, σ_t² and their gradients in x at one point
+//! (for acquisition functions optimised over a box).
 
 mod candidate;
 pub mod hyper;
+mod point;
 
 pub use candidate::CandidateGp;
 pub use hyper::{
     DataTransform, Fallback, FitOutcome, HyperFit, HyperFitConfig, LengthscalePrior, LogMarginal, ValidHyperFitConfig,
     fit_hyperparameters, log_marginal_likelihood,
 };
+pub use point::PointPosterior;
 
 use crate::sampler::JointSampler;
 use bohf_core::linalg::{Cholesky, JitterPolicy};
