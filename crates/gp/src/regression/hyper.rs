@@ -420,7 +420,7 @@ impl HyperFit {
 /// The negative log posterior −(log p(y | θ) + Σ log p(ℓ_j)) over the free coordinates of θ in
 /// working units: the function the fit minimises.
 #[derive(Debug, Clone)]
-pub struct HyperObjective {
+pub(crate) struct HyperObjective {
     x: DMatrix<f64>,
     y: DVector<f64>,
     start: Stationary,
@@ -432,12 +432,12 @@ pub struct HyperObjective {
 
 impl HyperObjective {
     /// The number of free coordinates: m lengthscales, then log σ² if learned, then log ρ if learned.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         self.start.lengthscales().len() + usize::from(self.learn_variance) + usize::from(self.learn_noise)
     }
 
     /// The free coordinates of a kernel and noise (logs).
-    pub fn encode(&self, kernel: &Stationary, noise: f64) -> Vec<f64> {
+    pub(crate) fn encode(&self, kernel: &Stationary, noise: f64) -> Vec<f64> {
         let mut t: Vec<f64> = kernel.lengthscales().iter().map(|l| l.ln()).collect();
         if self.learn_variance {
             t.push(kernel.variance().ln());
@@ -449,7 +449,7 @@ impl HyperObjective {
     }
 
     /// The kernel and noise at free coordinates `theta` (fixed parts from the start).
-    pub fn decode(&self, theta: &[f64]) -> Result<(Stationary, f64)> {
+    pub(crate) fn decode(&self, theta: &[f64]) -> Result<(Stationary, f64)> {
         let m = self.start.lengthscales().len();
         let ls: Vec<f64> = theta[..m].iter().map(|t| t.exp()).collect();
         let mut kernel = if m == 1 {
@@ -469,7 +469,7 @@ impl HyperObjective {
     }
 
     /// The objective (negative log posterior) at `theta`, without its gradient.
-    pub fn value(&self, theta: &[f64]) -> Result<f64> {
+    pub(crate) fn value(&self, theta: &[f64]) -> Result<f64> {
         let (kernel, noise) = self.decode(theta)?;
         let lm = log_marginal(&kernel, &self.x, &self.y, noise, false)?;
         let d = self.x.ncols();
@@ -479,7 +479,7 @@ impl HyperObjective {
 
     /// (objective, log marginal likelihood) at `theta`, writing the objective's gradient into
     /// `grad`. The objective is the negative log posterior.
-    pub fn evaluate(&self, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
+    pub(crate) fn evaluate(&self, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
         let (kernel, noise) = self.decode(theta)?;
         let lm = log_marginal_likelihood(&kernel, &self.x, &self.y, noise)?;
         let m = kernel.lengthscales().len();

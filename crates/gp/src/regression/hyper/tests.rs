@@ -428,3 +428,21 @@ fn config_reads_from_toml_with_defaults() {
     c.check().unwrap();
     assert!(toml::from_str::<HyperFitConfig>("noise = 0.1").is_err(), "unknown fields are refused");
 }
+
+#[test]
+fn one_and_two_threads_give_identical_fits() {
+    let (x, y) = data(40, 3);
+    let domain = BoxDomain::cube(0.0, 1.0, 3).unwrap();
+    let cfg = HyperFitConfig { restarts: 3, learn_variance: true, ..Default::default() }.check().unwrap();
+    let start = Stationary::se(0.4).unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit_hyperparameters(&cfg, &start, 0.05, &x, &y, Some(&domain)).unwrap())
+    };
+    let one = run(1);
+    assert!(matches!(one.outcome, FitOutcome::Optimised { starts: 4, .. }));
+    assert_eq!(one, run(2));
+}
