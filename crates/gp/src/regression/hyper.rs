@@ -56,7 +56,7 @@ pub fn log_marginal_likelihood(
 }
 
 /// [`log_marginal_likelihood`], with an empty gradient unless `with_gradient` (the value alone
-/// needs only the factor: n³/3 flops instead of n³).
+/// needs only the factor: n³/3 flops instead of ≈ (2/3) n³).
 fn log_marginal(
     kernel: &Stationary,
     x: &DMatrix<f64>,
