@@ -19,7 +19,7 @@ use bohf_core::error::ensure_positive;
 use bohf_core::linalg::{Cholesky, JitterPolicy};
 use bohf_core::{AtField, BoxDomain, Error, Result};
 use bohf_kernels::{Kernel, Stationary};
-use bohf_optim::{LocalConfig, LocalResult, minimize_bounded, sobol_design};
+use bohf_optim::{LocalConfig, LocalResult, MAX_SOBOL_DIM, minimize_bounded, sobol_design};
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -369,8 +369,8 @@ impl DataTransform {
 pub enum Fallback {
     /// Fewer than 2 observations: the likelihood does not identify a lengthscale.
     TooFewPoints,
-    /// All targets equal (standard deviation ≤ [`CONSTANT_TARGETS_TOLERANCE`]·max(1, |mean|)): the
-    /// likelihood pushes σ² to its lower and ℓ to its upper bound, which says nothing about f.
+    /// All targets equal (standard deviation ≤ [`CONSTANT_TARGETS_TOLERANCE`]·max(1, |mean|)): there
+    /// is no variation to fit; the likelihood would only push ℓ to its upper bound.
     ConstantTargets,
     /// No start gave a finite objective and gradient after refinement (the start itself is kept).
     NoFiniteOptimum,
@@ -383,7 +383,8 @@ pub enum FitOutcome {
     Optimised {
         /// Starts refined (the start hyperparameters + the space-filling ones).
         starts: usize,
-        /// Objective-and-gradient evaluations over all starts.
+        /// Objective evaluations: the screened Sobol points (value only) and every evaluation of
+        /// the local searches (value and gradient).
         evaluations: usize,
     },
     /// The start hyperparameters, for the reason given.
@@ -521,7 +522,9 @@ impl HyperObjective {
 ///
 /// Errors: a start outside the bounds (naming `lengthscale_bounds`, `lengthscale_floor`,
 /// `variance_bounds` or `noise_bounds`), an isotropic config with an ARD start (`ard`), dimension
-/// mismatches, non-finite data, `scale_inputs` without a box.
+/// mismatches, non-finite data, `scale_inputs` without a box, `restarts` > 0 with more
+/// hyperparameters than the Sobol design supports ([`MAX_SOBOL_DIM`]), and a failed Cholesky
+/// factorisation at the start when a fallback has to evaluate it.
 pub fn fit_hyperparameters(
     config: &ValidHyperFitConfig,
     start: &Stationary,
@@ -663,6 +666,15 @@ fn optimise(
     let mut starts = vec![theta0.to_vec()];
     let mut evaluations = 0;
     if config.restarts > 0 {
+        if lower.len() > MAX_SOBOL_DIM {
+            return Err(Error::invalid(
+                "restarts",
+                format!(
+                    "the Sobol starts support at most {MAX_SOBOL_DIM} hyperparameters, this fit has {}: set restarts = 0",
+                    lower.len()
+                ),
+            ));
+        }
         let domain = BoxDomain::new(lower.to_vec(), upper.to_vec())?;
         let design = sobol_design(&domain, config.screen, &mut bohf_core::rng::seeded(START_DESIGN_SEED))?;
         let mut scored: Vec<(usize, f64)> = design
