@@ -446,3 +446,34 @@ fn one_and_two_threads_give_identical_fits() {
     assert!(matches!(one.outcome, FitOutcome::Optimised { starts: 4, .. }));
     assert_eq!(one, run(2));
 }
+
+#[test]
+fn recovers_the_lengthscale_of_gp_draws() {
+    // f ~ GP(0, SE(ℓ = 0.2, σ² = 1)) at 60 uniform points of [0, 1], y = f + noise of variance 0.01: the maximum
+    // likelihood ℓ̂ is well identified (about 5 lengthscales of data, small noise), so a factor-2
+    // window around the truth is a loose bound that a wrong gradient or optimiser would miss.
+    let truth = Stationary::se(0.2).unwrap();
+    let cfg = HyperFitConfig {
+        ard: false,
+        lengthscale_prior: LengthscalePrior::None,
+        learn_variance: true,
+        scale_inputs: false,
+        standardise_outputs: false,
+        ..Default::default()
+    }
+    .check()
+    .unwrap();
+    for seed in [1, 2, 3] {
+        use bohf_core::rand::RngExt;
+        let mut r = bohf_core::rng::seeded(seed);
+        let x = DMatrix::from_fn(60, 1, |_, _| r.random::<f64>());
+        let prior = GpRegression::fit(truth.clone(), &DMatrix::zeros(0, 1), &DVector::zeros(0), 0.01).unwrap();
+        let f = prior.sample(&x, 1, &mut r).unwrap();
+        // Noise of variance 0.01: uniform on ±0.1√3.
+        let y = DVector::from_fn(60, |i, _| f[(i, 0)] + 0.1 * 3f64.sqrt() * (r.random::<f64>() * 2.0 - 1.0));
+        let fit = fit_hyperparameters(&cfg, &Stationary::se(1.0).unwrap(), 0.1, &x, &y, None).unwrap();
+        let l = fit.kernel.lengthscales()[0];
+        assert!((0.1..=0.4).contains(&l), "seed {seed}: ℓ̂ = {l}");
+        assert!(fit.noise < 0.05, "seed {seed}: ρ̂ = {}", fit.noise);
+    }
+}
