@@ -5,6 +5,11 @@
 //! * `newton_fit/{theta_norm,rkhs_norm}_n100_t2000`: one kernel logistic fit, n = 100, t = 2000
 //!   duels with BTL labels on a smooth utility: < 100 ms each.
 //!
+//! * `hyper/log_ml_grad_n100_d8`: log marginal likelihood + analytic gradient, n = 100, d = 8
+//!   ARD: < 2 ms.
+//! * `hyper/fit_n100_d4`: a full multistart hyperparameter fit (default config), n = 100, d = 4:
+//!   < 50 ms.
+//!
 //! Kernel: Matérn-5/2 with ℓ = 0.1 (the papers' setting), on a 1-D grid (n = 100) or uniform random
 //! points in [0, 1]² (n = 275); random duels and labels from a fixed seed.
 
@@ -106,5 +111,39 @@ fn incremental(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sigma_all_pairs, newton_fit, incremental);
+/// GP regression hyperparameters by type-II ML (`cargo bench --bench gp -- hyper`): the log
+/// marginal likelihood with its analytic gradient (n = 100, d = 8 ARD, Matérn-5/2), and a full
+/// multistart fit with the default config (n = 100, d = 4: start + 4 Sobol starts, ARD
+/// lengthscales and noise, dimension-scaled prior, scaled inputs, standardised outputs). Data:
+/// uniform points in [0, 1]^d, y = Σ_j sin(3 x_j) + x₀x₁ + 0.05·N(0, 1)-ish uniform noise.
+fn hyper(c: &mut Criterion) {
+    use bohf::core::BoxDomain;
+    use bohf::gp::regression::hyper::{HyperFitConfig, fit_hyperparameters, log_marginal_likelihood};
+    let data = |n: usize, d: usize| {
+        let mut r = rng::seeded(11);
+        let x = DMatrix::from_fn(n, d, |_, _| r.random::<f64>());
+        let y = nalgebra::DVector::from_fn(n, |i, _| {
+            (0..d).map(|j| (3.0 * x[(i, j)]).sin()).sum::<f64>()
+                + x[(i, 0)] * x[(i, 1)]
+                + 0.1 * (r.random::<f64>() - 0.5)
+        });
+        (x, y)
+    };
+    let mut g = c.benchmark_group("hyper");
+    let (x, y) = data(100, 8);
+    let k = Stationary::matern52(0.5).unwrap().with_ard(vec![0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 1.7]).unwrap();
+    g.bench_function("log_ml_grad_n100_d8", |b| {
+        b.iter(|| black_box(log_marginal_likelihood(black_box(&k), &x, &y, 0.01).unwrap()))
+    });
+    let (x, y) = data(100, 4);
+    let cfg = HyperFitConfig::default().check().unwrap();
+    let domain = BoxDomain::cube(0.0, 1.0, 4).unwrap();
+    let start = Stationary::matern52(0.5).unwrap();
+    g.bench_function("fit_n100_d4", |b| {
+        b.iter(|| black_box(fit_hyperparameters(&cfg, &start, 0.01, black_box(&x), &y, Some(&domain)).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, sigma_all_pairs, newton_fit, incremental, hyper);
 criterion_main!(benches);

@@ -52,5 +52,7 @@ pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
     PreferenceModel, Refit, Regulariser, plausible_filter,
 };
-pub use regression::{CandidateGp, GpRegression, PointPosterior};
+pub use regression::{
+    CandidateGp, GpRegression, HyperFitConfig, PointPosterior, ValidHyperFitConfig, fit_hyperparameters,
+};
 pub use sampler::JointSampler;

@@ -111,6 +111,51 @@ impl Stationary {
         Ok(self)
     }
 
+    /// The contractions Σ_ik Q_ik ∂K_ik/∂log ℓ_j of a weight matrix Q (n×n) with the derivatives
+    /// of the Gram matrix K of the rows of `x` with respect to the log lengthscales, one entry per
+    /// lengthscale, for type-II maximum likelihood (Rasmussen & Williams 2006, eq. (5.9), where
+    /// Q = ααᵀ − (K + ρI)⁻¹). The derivatives are
+    ///
+    /// ```text
+    /// ARD:        ∂K_ik/∂log ℓ_j = ℓ_j ∂k/∂ℓ_j = −σ² ψ(r) (x_ij − x_kj)²/ℓ_j²
+    /// isotropic:  ∂K_ik/∂log ℓ   = −σ² ψ(r) r²
+    /// ```
+    ///
+    /// with ψ(r) = φ′(r)/r as in [`Kernel::grad_x`]; they are 0 at r = 0 (the diagonal and
+    /// duplicated points), and ∂K/∂log σ² = K. The matrices are never formed: one pass over the
+    /// n(n−1)/2 pairs, O(n² d).
+    pub fn log_lengthscale_grad_contraction(&self, x: &DMatrix<f64>, q: &DMatrix<f64>) -> Result<Vec<f64>> {
+        self.check_points("Gram matrix points", x)?;
+        let n = x.nrows();
+        if q.nrows() != n || q.ncols() != n {
+            return Err(Error::dims(
+                "lengthscale gradient weights (n×n)",
+                n,
+                if q.nrows() != n { q.nrows() } else { q.ncols() },
+            ));
+        }
+        let rows = self.scaled_rows(x);
+        let mut out = vec![0.0; self.lengthscales.len()];
+        let ard = out.len() > 1;
+        for k in 0..n {
+            for i in k + 1..n {
+                let r2 = sq_dist(&rows[i], &rows[k]);
+                if r2 == 0.0 {
+                    continue;
+                }
+                let w = -(q[(i, k)] + q[(k, i)]) * self.variance * profile_slope_sq(self.kind, r2);
+                if ard {
+                    for (o, (u, v)) in out.iter_mut().zip(rows[i].iter().zip(&rows[k])) {
+                        *o += w * (u - v) * (u - v);
+                    }
+                } else {
+                    out[0] += w * r2;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The kind (always a stationary one).
     pub fn kind(&self) -> KernelKind {
         self.kind
@@ -352,6 +397,47 @@ mod tests {
         assert!(Linear::new(0.0).unwrap_err().to_string().contains("`variance`"));
         let e = Stationary::new(KernelKind::Linear, 1.0).unwrap_err();
         assert!(e.to_string().contains("`kind`") && e.to_string().contains("linear"), "{e}");
+    }
+
+    #[test]
+    fn log_lengthscale_contractions_match_central_differences() {
+        // Seven points in 3-D; the last duplicates row 2 (r = 0 off the diagonal).
+        let mut x = DMatrix::from_fn(7, 3, |i, j| ((i * 5 + j * 3) % 7) as f64 / 3.0 + 0.1 * (i * j) as f64);
+        let dup: Vec<f64> = x.row(2).iter().copied().collect();
+        x.row_mut(6).copy_from_slice(&dup);
+        // A non-symmetric weight matrix: every entry counts.
+        let q = DMatrix::from_fn(7, 7, |i, k| ((i * 3 + k * 5) as f64 * 0.731).sin());
+        for kind in KernelKind::ALL.into_iter().filter(|k| k.is_stationary()) {
+            for ard in [true, false] {
+                let build = |ls: &[f64]| {
+                    let k = Stationary::new(kind, ls[0]).unwrap().with_variance(1.7).unwrap();
+                    if ard { k.with_ard(ls.to_vec()).unwrap() } else { k }
+                };
+                let base = if ard { vec![0.5, 1.3, 2.0] } else { vec![0.8] };
+                let c = build(&base).log_lengthscale_grad_contraction(&x, &q).unwrap();
+                assert_eq!(c.len(), base.len());
+                let h = 1e-6;
+                for (j, cj) in c.iter().enumerate() {
+                    let shifted = |s: f64| {
+                        let mut l = base.clone();
+                        l[j] *= s.exp();
+                        build(&l).gram(&x).unwrap()
+                    };
+                    let fd = (shifted(h) - shifted(-h)).dot(&q) / (2.0 * h);
+                    // Central differences: truncation O(h²) ≈ 1e-12 and rounding ≈ 49·1e-16/h ≈ 1e-8.
+                    assert!((cj - fd).abs() < 1e-7 * (1.0 + fd.abs()), "{kind:?} ard={ard} j={j}: {cj} vs {fd}");
+                    assert!(fd.abs() > 1e-3, "a vanishing contraction would pass trivially");
+                }
+                // Weight only on the duplicated pair: r = 0 there, so nothing.
+                let mut only_dup = DMatrix::zeros(7, 7);
+                only_dup[(2, 6)] = 1.0;
+                assert!(
+                    build(&base).log_lengthscale_grad_contraction(&x, &only_dup).unwrap().iter().all(|v| *v == 0.0)
+                );
+            }
+        }
+        let k = Stationary::se(0.5).unwrap();
+        assert!(k.log_lengthscale_grad_contraction(&x, &DMatrix::zeros(6, 7)).is_err());
     }
 
     #[test]

@@ -130,6 +130,44 @@ impl Cholesky {
         Ok(x)
     }
 
+    /// (A + jitter·I)⁻¹ = L⁻ᵀ L⁻¹, exactly symmetric, in n³/3 flops: V = L⁻¹ by forward
+    /// substitution on each column of I started at its diagonal (V is lower triangular; n³/6), then
+    /// W_ik = W_ki = Σ_{l ≥ i} V_li V_lk for i ≥ k as dot products of contiguous column tails (n³/6).
+    /// Three times cheaper than solving with I ([`Cholesky::solve`]: n³), for callers that need
+    /// the whole inverse (e.g. traces tr(A⁻¹ B) in marginal-likelihood gradients).
+    pub fn inverse(&self) -> DMatrix<f64> {
+        let n = self.dim();
+        let l = self.l.as_slice();
+        let mut v = DMatrix::<f64>::zeros(n, n);
+        {
+            let vs = v.as_mut_slice();
+            for j in 0..n {
+                let col = &mut vs[j * n..(j + 1) * n];
+                col[j] = 1.0;
+                for k in j..n {
+                    let xk = col[k] / l[k * n + k];
+                    col[k] = xk;
+                    if xk != 0.0 {
+                        for (c, lik) in col[k + 1..].iter_mut().zip(&l[k * n + k + 1..(k + 1) * n]) {
+                            *c -= xk * lik;
+                        }
+                    }
+                }
+            }
+        }
+        let vs = v.as_slice();
+        let mut w = DMatrix::<f64>::zeros(n, n);
+        for k in 0..n {
+            for i in k..n {
+                let s: f64 =
+                    vs[i * n + i..(i + 1) * n].iter().zip(&vs[k * n + i..(k + 1) * n]).map(|(a, b)| a * b).sum();
+                w[(i, k)] = s;
+                w[(k, i)] = s;
+            }
+        }
+        w
+    }
+
     /// Overwrites `b` with (A + jitter·I)⁻¹ b; panics-free only when `b.nrows() == n`, so it is private.
     fn solve_in_place(&self, b: &mut DMatrix<f64>) {
         self.l.solve_lower_triangular_unchecked_mut(b);
@@ -227,6 +265,11 @@ mod tests {
         assert!((c.l() * lo - &b).abs().max() < 1e-12);
         let up = c.solve_upper(&b).unwrap();
         assert!((c.l().transpose() * up - &b).abs().max() < 1e-12);
+        // The inverse against LU's, and exactly symmetric.
+        let inv = c.inverse();
+        assert!((&inv - a.clone().try_inverse().unwrap()).abs().max() < 1e-13);
+        assert_eq!(inv, inv.transpose());
+        assert_eq!(Cholesky::new(&DMatrix::zeros(0, 0)).unwrap().inverse().nrows(), 0);
     }
 
     #[test]

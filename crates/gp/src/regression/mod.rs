@@ -13,14 +13,21 @@
 //!   (rank-one Cholesky append).
 //! * [`CandidateGp`]: the posterior mean vector and covariance matrix on a finite candidate set, from
 //!   its precomputed base Gram, with O(n²) updates per observation. GP-UCB and GP-TS use it.
+//! * [`hyper`]: the kernel hyperparameters (ARD lengthscales, variance, noise) by type-II maximum
+//!   likelihood, with the analytic gradient of the log marginal likelihood.
 //!
 //! [`GpRegression::posterior_with_gradient`] gives m_t, σ_t² and their gradients in x at one point
 //! (for acquisition functions optimised over a box).
 
 mod candidate;
+pub mod hyper;
 mod point;
 
 pub use candidate::CandidateGp;
+pub use hyper::{
+    DataTransform, Fallback, FitOutcome, HyperFit, HyperFitConfig, LengthscalePrior, LogMarginal, ValidHyperFitConfig,
+    fit_hyperparameters, log_marginal_likelihood,
+};
 pub use point::PointPosterior;
 
 use crate::sampler::JointSampler;
@@ -119,9 +126,9 @@ impl<K: Kernel> GpRegression<K> {
     }
 
     /// log p(y) = −½ yᵀ(K_t + ρI)⁻¹y − ½ log det(K_t + ρI) − (n/2) log 2π, the log marginal likelihood.
+    /// [`hyper::log_marginal_likelihood`] adds its gradient with respect to the log hyperparameters.
     pub fn log_marginal_likelihood(&self) -> f64 {
-        let n = self.len() as f64;
-        -0.5 * self.y.dot(&self.alpha) - 0.5 * self.chol.log_det() - 0.5 * n * (2.0 * std::f64::consts::PI).ln()
+        log_ml_value(&self.y, &self.alpha, self.chol.log_det())
     }
 
     /// The kernel.
@@ -175,6 +182,11 @@ impl<K: Kernel> GpRegression<K> {
     fn whitened_cross(&self, xs: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.chol.solve_lower(&self.kernel.cross_gram(&self.x, xs)?)
     }
+}
+
+/// log p(y) = −½ yᵀα − ½ log det A − (n/2) log 2π for α = A⁻¹y (Rasmussen & Williams eq. (5.8)).
+pub(crate) fn log_ml_value(y: &DVector<f64>, alpha: &DVector<f64>, log_det: f64) -> f64 {
+    -0.5 * y.dot(alpha) - 0.5 * log_det - 0.5 * y.len() as f64 * (2.0 * std::f64::consts::PI).ln()
 }
 
 /// Replaces A by (A + Aᵀ)/2, removing the rounding asymmetry of products like K − VᵀV.
