@@ -290,13 +290,7 @@ mod tests {
     /// spanning one and several 64-wide tiles.
     #[test]
     fn symmetric_pairs_agree_with_the_definition() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d_u64);
         for case in 0..300 {
             let m = [1, 2, 3, 7, 64, 65, 130][case % 7];
             let base = [2.0, 1e-3, 0.0][case % 3];
@@ -347,6 +341,16 @@ mod tests {
         assert_eq!(argmax_lowest_by("pairs", pairs).unwrap(), ((0, 2), 3.0));
     }
 
+    /// A fixed-seed xorshift64 generator for the randomised cases (no dependency on rand here).
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// The definition, by brute force: the maximum M, then the first value tying with M.
     fn by_definition(v: &[f64]) -> usize {
         let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -357,13 +361,7 @@ mod tests {
     fn one_pass_agrees_with_the_definition_on_clustered_values() {
         // Values within a few tolerances of each other (non-transitive ties), exact repeats and
         // infinities, in random order: 20 000 cases from a fixed-seed generator.
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15_u64);
         for case in 0..20_000 {
             let n = 1 + (next() % 12) as usize;
             let base: f64 = [1.0, -1.0, 5.0, 1e-300, 0.0][case % 5];
