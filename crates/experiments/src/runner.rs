@@ -428,3 +428,6 @@ impl Results {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod box_tests;
