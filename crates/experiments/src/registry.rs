@@ -106,10 +106,33 @@ impl<'de> serde::Deserialize<'de> for PopBoBoxConfig {
 impl RegisteredAlgorithm<BoxDomain> for bohf_popbo::PopBoBox {
     type Config = PopBoBoxConfig;
     type Checked = (bohf_popbo::ValidPopBoConfig, bohf_popbo::ValidBoxSearchConfig);
+    /// POP-BO's check, the search's check, and the bounds of [`crate::limits`] on `starts` and
+    /// `iterations`.
     fn check(config: &PopBoBoxConfig) -> bohf_core::Result<Self::Checked> {
-        Ok((config.popbo.check()?, config.box_search.check().at("box_search")?))
+        let s = &config.box_search;
+        for (field, v) in [("starts", s.starts), ("iterations", s.iterations)] {
+            if v > crate::limits::MAX_BOX_SEARCH_STEPS {
+                return Err(bohf_core::Error::invalid(
+                    bohf_core::field_path("box_search", field),
+                    format!("at most {} is supported, got {v}", crate::limits::MAX_BOX_SEARCH_STEPS),
+                ));
+            }
+        }
+        Ok((config.popbo.check()?, s.check().at("box_search")?))
     }
+    /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        let d = ctx.domain().dim();
+        if search.samples.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
+            return Err(bohf_core::Error::invalid(
+                "box_search.samples",
+                format!(
+                    "{} samples × {d} dimensions is more than {} coordinates (the limit)",
+                    search.samples,
+                    crate::limits::MAX_BOX_SAMPLE_VALUES
+                ),
+            ));
+        }
         bohf_popbo::PopBoBox::new(ctx.domain().clone(), config, search)
     }
 }

@@ -138,7 +138,8 @@ fn bad_boxes_are_refused_naming_the_field() {
         .unwrap()
         .validate(&registry())
         .unwrap();
-    let example = ExperimentSpec::from_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/box-branin.toml"));
+    let example =
+        ExperimentSpec::from_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/box-branin.toml"));
     example.unwrap().validate(&Registry::builtin()).unwrap();
 }
 
@@ -148,9 +149,14 @@ fn an_algorithm_on_the_wrong_kind_of_domain_names_both() {
     let e = error_of(&box_problem("").replace("uniform-box", "mr-lpf"));
     assert_eq!(e.field(), Some("algorithms[0].name"), "{e}");
     let msg = e.to_string();
-    assert!(msg.contains("`mr-lpf` works on a finite candidate set only; the problem is a box [-5, 10] × [0, 15]"), "{msg}");
+    assert!(
+        msg.contains("`mr-lpf` works on a finite candidate set only; the problem is a box [-5, 10] × [0, 15]"),
+        "{msg}"
+    );
     // A box-only algorithm on a candidate set.
-    let e = error_of(&SMALL.replace("name = \"uniform\"", "name = \"uniform-box\"").replace("params = { self_duel = 0.1 }", ""));
+    let e = error_of(
+        &SMALL.replace("name = \"uniform\"", "name = \"uniform-box\"").replace("params = { self_duel = 0.1 }", ""),
+    );
     assert_eq!(e.field(), Some("algorithms[0].name"), "{e}");
     assert!(e.to_string().contains("`uniform-box` works on a box only; the problem is a finite candidate set"), "{e}");
     // Building directly from a context of the wrong kind: the error names `domain`, the algorithm
@@ -158,7 +164,12 @@ fn an_algorithm_on_the_wrong_kind_of_domain_names_both() {
     let r = registry();
     let cube = SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap(), 3).unwrap();
     let e = r.get("pf-ts").unwrap().build(&cube, &toml::Table::new()).err().unwrap().to_string();
-    assert!(e.contains("`domain`") && e.contains("`pf-ts` works on a finite candidate set only") && e.contains("a box [0, 1] × [0, 1]"), "{e}");
+    assert!(
+        e.contains("`domain`")
+            && e.contains("`pf-ts` works on a finite candidate set only")
+            && e.contains("a box [0, 1] × [0, 1]"),
+        "{e}"
+    );
     let grid = SearchContext::new(FiniteDomain::linspace(0.0, 1.0, 4).unwrap(), 3).unwrap();
     let e = r.get("uniform-box").unwrap().build(&grid, &toml::Table::new()).err().unwrap().to_string();
     assert!(e.contains("works on a box only; the problem is a finite candidate set of 4 points"), "{e}");
@@ -182,13 +193,20 @@ fn box_mode_params_are_checked_naming_the_field() {
     };
     let e = with("starts = 2", "starts = 0");
     assert_eq!(e.field(), Some("algorithms[1].params.box_search.starts"), "{e}");
+    let e = with("starts = 2", "starts = 10001");
+    assert_eq!(e.field(), Some("algorithms[1].params.box_search.starts"), "{e}");
+    assert!(e.to_string().contains("at most 10000"), "{e}");
+    // samples × d is bounded when the algorithm is built for the box (Experiment::new).
+    let s = ExperimentSpec::from_toml_str(&base.replace("samples = 40", "samples = 5000001")).unwrap();
+    s.validate(&registry()).unwrap();
+    let e = Experiment::new(s, &registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[1].params.box_search.samples"), "{e}");
     let e = with("norm_bound = 3.0", "norm_bound = -1.0");
     assert_eq!(e.field(), Some("algorithms[1].params.confidence.norm_bound"), "{e}");
     // `box_search` means nothing on a candidate set: POP-BO's finite config refuses the key.
-    let text = SMALL.replace("name = \"uniform\"", "name = \"pop-bo\"").replace(
-        "params = { self_duel = 0.1 }",
-        "params = { box_search = { starts = 2 } }",
-    );
+    let text = SMALL
+        .replace("name = \"uniform\"", "name = \"pop-bo\"")
+        .replace("params = { self_duel = 0.1 }", "params = { box_search = { starts = 2 } }");
     let e = error_of(&text);
     assert!(e.field().unwrap().starts_with("algorithms[0].params"), "{e}");
     assert!(e.to_string().contains("box_search"), "{e}");
