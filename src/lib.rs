@@ -28,6 +28,7 @@ pub use bohf_gp as gp;
 pub use bohf_infogain as infogain;
 pub use bohf_kernels as kernels;
 pub use bohf_mrlpf as mrlpf;
+pub use bohf_optim as optim;
 pub use bohf_pfts as pfts;
 pub use bohf_popbo as popbo;
 pub use bohf_problems as problems;

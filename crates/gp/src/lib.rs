@@ -52,5 +52,5 @@ pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
     PreferenceModel, Refit, Regulariser, plausible_filter,
 };
-pub use regression::{CandidateGp, GpRegression};
+pub use regression::{CandidateGp, GpRegression, PointPosterior};
 pub use sampler::JointSampler;

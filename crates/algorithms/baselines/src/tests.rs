@@ -5,3 +5,4 @@
 mod maxminlcb;
 mod random;
 mod scalar;
+mod scalar_box;

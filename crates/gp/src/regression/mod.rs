@@ -13,10 +13,15 @@
 //!   (rank-one Cholesky append).
 //! * [`CandidateGp`]: the posterior mean vector and covariance matrix on a finite candidate set, from
 //!   its precomputed base Gram, with O(n²) updates per observation. GP-UCB and GP-TS use it.
+//!
+//! [`GpRegression::posterior_with_gradient`] gives m_t, σ_t² and their gradients in x at one point
+//! (for acquisition functions optimised over a box).
 
 mod candidate;
+mod point;
 
 pub use candidate::CandidateGp;
+pub use point::PointPosterior;
 
 use crate::sampler::JointSampler;
 use bohf_core::linalg::{Cholesky, JitterPolicy};
