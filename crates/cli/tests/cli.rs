@@ -152,7 +152,11 @@ fn box_runs_resume_shard_and_thread_like_finite_ones() {
     ))
     .unwrap();
     let e = fails(&["check", "bad.toml"], &tmp.0);
-    assert!(e.contains("algorithms[0].name") && e.contains("`pf-ts` works on a finite candidate set only; the problem is a box"), "{e}");
+    assert!(
+        e.contains("algorithms[0].name")
+            && e.contains("`pf-ts` works on a finite candidate set only; the problem is a box"),
+        "{e}"
+    );
 }
 
 #[test]

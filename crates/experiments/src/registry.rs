@@ -69,71 +69,104 @@ registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::Va
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 
-/// The `params` of `pop-bo` on a box: POP-BO's own config ([`bohf_popbo::PopBoConfig`], the same
-/// keys as on a finite candidate set) plus a `box_search` table, the settings of the continuous
-/// outer search ([`bohf_popbo::BoxSearchConfig`]: `samples`, `starts`, `iterations`,
-/// `step_tolerance`). `initial` must stay `random` (x₀ is drawn uniformly in the box).
+/// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
+/// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
+/// the box. `pop-bo`: [`bohf_popbo::PopBoConfig`] with [`bohf_popbo::BoxSearchConfig`]
+/// (`samples`, `starts`, `iterations`, `step_tolerance`; `initial` must stay `random`, x₀ is drawn
+/// uniformly in the box). `gp-ucb`: [`bohf_baselines::GpUcbConfig`] with
+/// [`bohf_optim::MultistartConfig`] (`design`, `samples`, `starts`, `local`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PopBoBoxConfig {
-    /// POP-BO's config (every key of the `params` table but `box_search`).
-    pub popbo: bohf_popbo::PopBoConfig,
+pub struct BoxModeConfig<C, S> {
+    /// The algorithm's config (every key of the `params` table but `box_search`).
+    pub config: C,
     /// The `box_search` table.
-    pub box_search: bohf_popbo::BoxSearchConfig,
+    pub box_search: S,
 }
 
-impl Serialize for PopBoBoxConfig {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+impl<C: Serialize, S: Serialize> Serialize for BoxModeConfig<C, S> {
+    fn serialize<Se: serde::Serializer>(&self, s: Se) -> std::result::Result<Se::Ok, Se::Error> {
         use serde::ser::Error as _;
-        let mut t = toml::Table::try_from(&self.popbo).map_err(S::Error::custom)?;
-        t.insert("box_search".into(), toml::Value::try_from(&self.box_search).map_err(S::Error::custom)?);
+        let mut t = toml::Table::try_from(&self.config).map_err(Se::Error::custom)?;
+        t.insert("box_search".into(), toml::Value::try_from(&self.box_search).map_err(Se::Error::custom)?);
         t.serialize(s)
     }
 }
 
-impl<'de> serde::Deserialize<'de> for PopBoBoxConfig {
+impl<'de, C: DeserializeOwned, S: DeserializeOwned + Default> serde::Deserialize<'de> for BoxModeConfig<C, S> {
     fn deserialize<De: serde::Deserializer<'de>>(d: De) -> std::result::Result<Self, De::Error> {
         use serde::de::Error as _;
         let mut t = toml::Table::deserialize(d)?;
         let box_search = match t.remove("box_search") {
             Some(v) => v.try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?,
-            None => bohf_popbo::BoxSearchConfig::default(),
+            None => S::default(),
         };
-        let popbo = toml::Value::Table(t).try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?;
-        Ok(Self { popbo, box_search })
+        let config = toml::Value::Table(t).try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?;
+        Ok(Self { config, box_search })
     }
 }
 
+/// Errors unless `value` ≤ `max`, naming `box_search.<field>` (the bounds of [`crate::limits`] on a
+/// box search, for hostile specs).
+fn box_bound(field: &str, value: usize, max: usize) -> bohf_core::Result<()> {
+    if value > max {
+        return Err(bohf_core::Error::invalid(
+            bohf_core::field_path("box_search", field),
+            format!("at most {max} is supported, got {value}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Errors unless `samples` × d ≤ [`crate::limits::MAX_BOX_SAMPLE_VALUES`], naming
+/// `box_search.samples`.
+fn box_samples(samples: usize, domain: &BoxDomain) -> bohf_core::Result<()> {
+    let d = domain.dim();
+    if samples.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
+        return Err(bohf_core::Error::invalid(
+            "box_search.samples",
+            format!(
+                "{samples} samples × {d} dimensions is more than {} coordinates (the limit)",
+                crate::limits::MAX_BOX_SAMPLE_VALUES
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl RegisteredAlgorithm<BoxDomain> for bohf_popbo::PopBoBox {
-    type Config = PopBoBoxConfig;
+    type Config = BoxModeConfig<bohf_popbo::PopBoConfig, bohf_popbo::BoxSearchConfig>;
     type Checked = (bohf_popbo::ValidPopBoConfig, bohf_popbo::ValidBoxSearchConfig);
     /// POP-BO's check, the search's check, and the bounds of [`crate::limits`] on `starts` and
     /// `iterations`.
-    fn check(config: &PopBoBoxConfig) -> bohf_core::Result<Self::Checked> {
-        let s = &config.box_search;
-        for (field, v) in [("starts", s.starts), ("iterations", s.iterations)] {
-            if v > crate::limits::MAX_BOX_SEARCH_STEPS {
-                return Err(bohf_core::Error::invalid(
-                    bohf_core::field_path("box_search", field),
-                    format!("at most {} is supported, got {v}", crate::limits::MAX_BOX_SEARCH_STEPS),
-                ));
-            }
-        }
-        Ok((config.popbo.check()?, s.check().at("box_search")?))
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("iterations", s.iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
     }
     /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        let d = ctx.domain().dim();
-        if search.samples.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
-            return Err(bohf_core::Error::invalid(
-                "box_search.samples",
-                format!(
-                    "{} samples × {d} dimensions is more than {} coordinates (the limit)",
-                    search.samples,
-                    crate::limits::MAX_BOX_SAMPLE_VALUES
-                ),
-            ));
-        }
+        box_samples(search.samples, ctx.domain())?;
         bohf_popbo::PopBoBox::new(ctx.domain().clone(), config, search)
+    }
+}
+
+impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
+    type Config = BoxModeConfig<bohf_baselines::GpUcbConfig, bohf_optim::MultistartConfig>;
+    type Checked = (bohf_baselines::ValidGpUcbConfig, bohf_optim::ValidMultistartConfig);
+    /// GP-UCB's check, the search's check, and the bounds of [`crate::limits`] on `samples`,
+    /// `starts` and `local.max_iterations`.
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
+    }
+    /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        box_samples(search.samples, ctx.domain())?;
+        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)
     }
 }
 
@@ -549,9 +582,10 @@ impl Registry {
             )
             .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback")
+                .with_box::<bohf_baselines::GpUcbBox>()
                 .documented(
                     "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
-                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ",
+                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ (on a box: multistart L-BFGS-B from a Sobol design, `GpUcbBox`)",
                 )
                 .with_memory(scalar),
             AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback")

@@ -217,7 +217,8 @@ params = { self_duel = 0.1 }
 name = "uniform-values"
 "#;
 
-/// A box problem: 2-D Branin on its box, uniform box duels and POP-BO's box mode (a short search).
+/// A box problem: 2-D Branin on its box, uniform box duels and the box modes of POP-BO and GP-UCB
+/// (short searches).
 pub(crate) const BOX: &str = r#"
 name = "box"
 horizon = 5
@@ -238,6 +239,10 @@ name = "pop-bo"
 [algorithms.params]
 confidence = { norm_bound = 3.0 }
 box_search = { samples = 40, starts = 2, iterations = 3 }
+
+[[algorithms]]
+name = "gp-ucb"
+params = { box_search = { design = 32, samples = 32, starts = 2 } }
 "#;
 
 pub(crate) fn box_spec() -> ExperimentSpec {

@@ -176,7 +176,10 @@ fn an_algorithm_on_the_wrong_kind_of_domain_names_both() {
     // pop-bo declares both kinds, each with its own config type.
     let popbo = r.get("pop-bo").unwrap();
     assert_eq!(popbo.kinds(), vec![DomainKind::Finite, DomainKind::Box]);
-    assert_eq!(popbo.config_type_for(DomainKind::Box), Some("PopBoBoxConfig"));
+    assert_eq!(popbo.config_type_for(DomainKind::Box), Some("BoxModeConfig"));
+    let gp_ucb = r.get("gp-ucb").unwrap();
+    assert_eq!(gp_ucb.kinds(), vec![DomainKind::Finite, DomainKind::Box]);
+    assert!(gp_ucb.build(&grid, &toml::Table::new()).is_ok() && gp_ucb.build(&cube, &toml::Table::new()).is_ok());
     assert_eq!(popbo.config_type(), Some("PopBoConfig"));
     assert!(popbo.build(&grid, &toml::Table::new()).is_ok() && popbo.build(&cube, &toml::Table::new()).is_ok());
     let defaults = popbo.default_params_for(DomainKind::Box).unwrap();
@@ -224,4 +227,7 @@ fn observe_refuses_a_point_outside_the_box() {
         let e = opt.observe(&Query::Duel(inside.clone(), outside.clone()), win).unwrap_err().to_string();
         assert!(e.contains("`query`") && e.contains("outside the box"), "{name}: {e}");
     }
+    let mut gp_ucb = r.get("gp-ucb").unwrap().build(&ctx, &toml::Table::new()).unwrap();
+    let e = gp_ucb.observe(&Query::Evaluate(outside), Answer::Value(1.0)).unwrap_err().to_string();
+    assert!(e.contains("outside"), "gp-ucb: {e}");
 }
