@@ -154,10 +154,11 @@ pub fn mrlpf_explicit_bound(quick: bool) -> Vec<Row> {
         let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
         let results = experiment.run().map_err(|e| e.to_string())?;
         let inference = bohf_gp::InferenceConfig::default();
-        let base = inference.base_gram(experiment.problem().domain()).map_err(e)?;
+        let candidates = experiment.problem().candidates().ok_or("the RKHS problem has candidates")?;
+        let base = inference.base_gram(candidates).map_err(e)?;
         let g = greedy_pairs(&base, PairKernel::Dueling, 4.0 * lambda, horizon).map_err(e)?;
         let rounds = round_schedule(horizon).map_err(e)?.len();
-        let n = experiment.problem().domain().len();
+        let n = candidates.len();
         let beta_r = theoretical_beta(Link::Logistic, b, LATER_ROUND_KAPPA, lambda, rounds, n, 0.05).map_err(e)?;
         let c = variance_sum_bound(1.0, 4.0, 6.0 * lambda).map_err(e)?.sqrt();
         let bound = 2.0 * c * rounds as f64 * beta_r * g.value().max(0.0).sqrt().max(0.0)
