@@ -13,7 +13,7 @@
 //! figure = "Figure 2(a, b)"
 //! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
 //!
-//! [problem]                      # the utility and its candidate set
+//! [problem]                      # the utility and its candidate set (or box)
 //! kind = "ackley"                # rkhs | ackley | catalyst | function
 //! points = 40
 //! sign = "negated"
@@ -179,7 +179,8 @@ pub enum ResponseModel {
     Deterministic,
 }
 
-/// The problem: a utility tabulated on a finite candidate set (see the module documentation).
+/// The problem: a utility tabulated on a finite candidate set, or a test function on a box (see the
+/// module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ProblemSpec {
@@ -189,7 +190,7 @@ pub enum ProblemSpec {
     Ackley(AckleyProblem),
     /// The OCx24 catalyst compositions.
     Catalyst(CatalystProblem),
-    /// A benchmark test function on a tensor grid.
+    /// A benchmark test function on a tensor grid, or on its box (`domain = "box"`).
     Function(FunctionProblem),
 }
 
