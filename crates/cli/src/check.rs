@@ -41,13 +41,16 @@ pub fn check(path: &Path, kind: Option<SpecKind>) -> Result<String, CliError> {
             let experiment = crate::load_experiment(path)?;
             let spec = experiment.spec();
             Ok(format!(
-                "{}: experiment spec `{}` is valid\n  algorithms: {}\n  runs: {}\n  horizon: {}\n  candidates: {}\n",
+                "{}: experiment spec `{}` is valid\n  algorithms: {}\n  runs: {}\n  horizon: {}\n  {}\n",
                 path.display(),
                 spec.name,
                 spec.labels().join(", "),
                 spec.runs,
                 spec.horizon,
-                experiment.problem().domain().len()
+                match experiment.problem().candidates() {
+                    Some(c) => format!("candidates: {}", c.len()),
+                    None => format!("domain: {}", experiment.problem().domain()),
+                }
             ))
         }
         SpecKind::Ask => {

@@ -370,8 +370,8 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
     // Each thread holds one run's matrices at a time.
     let in_flight = pool.current_num_threads().min(todo.len());
     if in_flight > 1 {
-        let domain = experiment.problem().domain();
-        spec.check_memory(&Registry::builtin(), domain.len(), domain.dim(), in_flight).map_err(|e| {
+        let (candidates, dim) = experiment.problem().shape();
+        spec.check_memory(&Registry::builtin(), candidates, dim, in_flight).map_err(|e| {
             CliError::msg(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
         })?;
     }

@@ -95,6 +95,71 @@ fn resume_after_kill_equals_an_uninterrupted_run() {
 }
 
 #[test]
+fn box_runs_resume_shard_and_thread_like_finite_ones() {
+    let tmp = TempDir::new("box");
+    let example = include_str!("../../../docs/examples/box-branin.toml");
+    std::fs::write(tmp.join("spec.toml"), example.replace("horizon = 8", "horizon = 4")).unwrap();
+    let checked = ok(&["check", "spec.toml"], &tmp.0);
+    assert!(checked.contains("domain: a box [-5, 10] × [0, 15]"), "{checked}");
+    ok(&["run", "spec.toml", "--out", "whole", "--threads", "2"], &tmp.0);
+    let steps = deterministic_steps(&tmp.join("whole"));
+    // Points are recorded by coordinates (`x1;x2`), in every point column.
+    let row: Vec<&str> = steps.lines().nth(1).unwrap().split(',').collect();
+    for k in [4, 5, 9] {
+        assert_eq!(row[k].split(';').filter_map(|v| v.parse::<f64>().ok()).count(), 2, "{row:?}");
+    }
+    // One thread gives the same steps.
+    ok(&["run", "spec.toml", "--out", "one", "--threads", "1"], &tmp.0);
+    assert_eq!(steps, deterministic_steps(&tmp.join("one")));
+    // An interrupted run: some run files written, nothing else. Resuming runs the others only and
+    // gives the uninterrupted results; the kept run files are untouched.
+    let runs = tmp.join("whole/runs");
+    let killed = tmp.join("killed/runs");
+    std::fs::create_dir_all(&killed).unwrap();
+    let kept = ["a0-r0.csv", "a0-r2.csv"];
+    for f in kept {
+        std::fs::copy(runs.join(f), killed.join(f)).unwrap();
+    }
+    let out = bohf(&["run", "spec.toml", "--out", "killed", "--resume"], &tmp.0);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("1 to do, 2 already finished (skipped)"), "{log}");
+    assert_eq!(steps, deterministic_steps(&tmp.join("killed")));
+    for f in kept {
+        assert_eq!(std::fs::read(runs.join(f)).unwrap(), std::fs::read(killed.join(f)).unwrap(), "{f}");
+    }
+    // A box run file whose coordinates were edited is caught by its checksum, moved aside and
+    // run again.
+    let damaged = tmp.join("damaged/runs");
+    std::fs::create_dir_all(&damaged).unwrap();
+    let text = std::fs::read_to_string(runs.join("a0-r1.csv")).unwrap();
+    let first_coordinate = text.lines().nth(1).unwrap().split(',').nth(4).unwrap().to_string();
+    std::fs::write(damaged.join("a0-r1.csv"), text.replacen(&first_coordinate, "0.5;0.5", 1)).unwrap();
+    let out = bohf(&["run", "spec.toml", "--out", "damaged", "--resume"], &tmp.0);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && log.contains("a0-r1.csv") && log.contains("is damaged"), "{log}");
+    assert!(damaged.join("a0-r1.csv.damaged").exists());
+    assert_eq!(steps, deterministic_steps(&tmp.join("damaged")));
+    // Shards merged = the unsharded run.
+    ok(&["run", "spec.toml", "--out", "s0", "--shard", "0/2"], &tmp.0);
+    ok(&["run", "spec.toml", "--out", "s1", "--shard", "1/2"], &tmp.0);
+    ok(&["merge", "s0", "s1", "--out", "merged"], &tmp.0);
+    assert_eq!(steps, deterministic_steps(&tmp.join("merged")));
+    // A finite-only algorithm on the box is refused naming both.
+    std::fs::write(tmp.join("bad.toml"), example.replace("name = \"pop-bo\"", "name = \"pf-ts\"").replace(
+        "[algorithms.params]\nconfidence = { norm_bound = 3.0 }\n[algorithms.params.box_search] # the continuous outer search (box problems only)\nsamples = 100\nstarts = 2\niterations = 4\n",
+        "",
+    ))
+    .unwrap();
+    let e = fails(&["check", "bad.toml"], &tmp.0);
+    assert!(
+        e.contains("algorithms[0].name")
+            && e.contains("`pf-ts` works on a finite candidate set only; the problem is a box"),
+        "{e}"
+    );
+}
+
+#[test]
 fn two_shards_merged_equal_the_unsharded_run_and_mixed_specs_are_refused() {
     let tmp = TempDir::new("shards");
     std::fs::write(tmp.join("spec.toml"), spec_text(3, 15, 5)).unwrap();

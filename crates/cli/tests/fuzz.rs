@@ -166,6 +166,13 @@ fn make_seeds(dir: &Path) -> Seeds {
         bytes: FUNCTION_SPEC.as_bytes().to_vec(),
         ask_spec: false,
     });
+    // A box problem (pop-bo's box mode), from the documented example.
+    specs.push(Seed {
+        file: "spec.toml",
+        origin: "docs/examples/box-branin.toml".into(),
+        bytes: std::fs::read(root.join("docs/examples/box-branin.toml")).unwrap(),
+        ask_spec: false,
+    });
     let examples = root.join("docs/examples/ask");
     let coffee = std::fs::read(examples.join("coffee.toml")).unwrap();
     let beans = std::fs::read(examples.join("beans.csv")).unwrap();

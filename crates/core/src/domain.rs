@@ -213,6 +213,19 @@ impl BoxDomain {
             && x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(v, (l, u))| *l <= *v && *v <= *u)
     }
 
+    /// The coordinates of a query point, checked against the box: dimension d, finite, and inside
+    /// the box (bounds included). `which` names the point in the error (e.g. "first"); errors name
+    /// `query` (or are [`Error::DimensionMismatch`]). The one check of a box-mode `observe`.
+    pub fn checked_point<'a>(&self, p: &'a Point, which: &str) -> Result<&'a [f64]> {
+        if p.coords.len() != self.dim() {
+            return Err(Error::dims(format!("the {which} point of the query"), self.dim(), p.coords.len()));
+        }
+        if !self.contains(&p.coords) {
+            return Err(Error::invalid("query", format!("the {which} point {:?} is outside the box {self}", p.coords)));
+        }
+        Ok(&p.coords)
+    }
+
     /// A uniform draw from the box.
     pub fn sample(&self, rng: &mut (impl Rng + ?Sized)) -> Vec<f64> {
         self.lower.iter().zip(&self.upper).map(|(l, u)| l + (u - l) * rng.random::<f64>()).collect()
@@ -272,6 +285,64 @@ impl Domain {
             Domain::Finite(f) => f.dim(),
             Domain::Box(b) => b.dim(),
         }
+    }
+
+    /// The kind of domain.
+    pub fn kind(&self) -> DomainKind {
+        match self {
+            Domain::Finite(_) => DomainKind::Finite,
+            Domain::Box(_) => DomainKind::Box,
+        }
+    }
+}
+
+impl std::fmt::Display for Domain {
+    /// "a finite candidate set of n points in d dimensions", or "a box [l, u] × …".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Domain::Finite(c) => write!(f, "a finite candidate set of {} points in {} dimensions", c.len(), c.dim()),
+            Domain::Box(b) => write!(f, "a box {b}"),
+        }
+    }
+}
+
+impl std::fmt::Display for BoxDomain {
+    /// The sides, `[l₁, u₁] × [l₂, u₂] × …`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sides: Vec<String> = self.lower.iter().zip(&self.upper).map(|(l, u)| format!("[{l}, {u}]")).collect();
+        f.write_str(&sides.join(" × "))
+    }
+}
+
+impl From<FiniteDomain> for Domain {
+    fn from(d: FiniteDomain) -> Self {
+        Domain::Finite(d)
+    }
+}
+
+impl From<BoxDomain> for Domain {
+    fn from(d: BoxDomain) -> Self {
+        Domain::Box(d)
+    }
+}
+
+/// The kind of a [`Domain`]: what an algorithm declares it works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DomainKind {
+    /// A finite candidate set ([`FiniteDomain`]).
+    Finite,
+    /// A continuous box ([`BoxDomain`]).
+    Box,
+}
+
+impl std::fmt::Display for DomainKind {
+    /// "a finite candidate set" or "a box".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DomainKind::Finite => "a finite candidate set",
+            DomainKind::Box => "a box",
+        })
     }
 }
 
@@ -336,6 +407,22 @@ mod tests {
         bad[2].1 = Answer::Value(0.0);
         let e = g.answered_duels(&bad, None, "X").unwrap_err().to_string();
         assert!(e.contains("history entry 2"), "{e}");
+    }
+
+    #[test]
+    fn checked_point_refuses_points_outside_the_box_naming_the_query() {
+        let b = BoxDomain::new(vec![0.0, -1.0], vec![1.0, 1.0]).unwrap();
+        assert_eq!(b.checked_point(&Point::continuous(vec![1.0, -1.0]), "first").unwrap(), &[1.0, -1.0]);
+        let e = b.checked_point(&Point::continuous(vec![0.5, 1.5]), "second").unwrap_err().to_string();
+        assert!(
+            e.contains("`query`") && e.contains("second point [0.5, 1.5] is outside the box [0, 1] × [-1, 1]"),
+            "{e}"
+        );
+        assert!(b.checked_point(&Point::continuous(vec![f64::NAN, 0.0]), "first").is_err());
+        let e = b.checked_point(&Point::continuous(vec![0.5]), "first").unwrap_err();
+        assert!(matches!(e, Error::DimensionMismatch { expected: 2, got: 1, .. }), "{e}");
+        assert_eq!(Domain::from(b).to_string(), "a box [0, 1] × [-1, 1]");
+        assert_eq!(DomainKind::Finite.to_string(), "a finite candidate set");
     }
 
     #[test]

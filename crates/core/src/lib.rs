@@ -24,7 +24,7 @@ pub use argmax::{
     ArgmaxLowest, TIE_TOLERANCE, argmax_lowest, argmax_lowest_by, argmax_lowest_in, argmax_lowest_symmetric_pairs,
     is_tie,
 };
-pub use domain::{BoxDomain, Domain, FiniteDomain};
+pub use domain::{BoxDomain, Domain, DomainKind, FiniteDomain};
 pub use error::{AtField, Error, Result, SolverStatus, field_path};
 pub use link::Link;
 pub use optimizer::{Answer, Duel, Optimizer, Point, Query, SearchContext, check_pending};

@@ -123,32 +123,78 @@ pub fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T)
     }
 }
 
-/// What an algorithm is told about the problem when it is built: the candidate set and the horizon T
-/// (MR-LPF's round schedule depends on T; other algorithms may ignore it). Its invariants (T ≥ 1;
-/// the domain has at least one candidate) are checked once, by [`SearchContext::new`].
+/// What an algorithm is told about the problem when it is built: the domain and the horizon T
+/// (MR-LPF's round schedule depends on T; other algorithms may ignore it). Its invariant T ≥ 1 is
+/// checked once, by [`SearchContext::new`]; the domain's own invariants by its constructor.
+///
+/// The domain type `D` says what kind of domain the algorithm works on:
+///
+/// * `SearchContext` (= `SearchContext<FiniteDomain>`, the default): a finite candidate set; what
+///   the finite-domain algorithms' constructors take;
+/// * `SearchContext<BoxDomain>`: a continuous box; what box-mode constructors take;
+/// * `SearchContext<Domain>`: either, e.g. the problem of an experiment before an algorithm is
+///   chosen; [`SearchContext::finite`] and [`SearchContext::boxed`] narrow it to the typed context
+///   (an algorithm registry dispatches on [`Domain::kind`](crate::Domain::kind)).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SearchContext {
-    domain: crate::domain::FiniteDomain,
+pub struct SearchContext<D = crate::domain::FiniteDomain> {
+    domain: D,
     horizon: usize,
 }
 
-impl SearchContext {
+impl<D> SearchContext<D> {
     /// A context, checking T ≥ 1 (errors name `horizon`).
-    pub fn new(domain: crate::domain::FiniteDomain, horizon: usize) -> Result<Self> {
+    pub fn new(domain: D, horizon: usize) -> Result<Self> {
         if horizon == 0 {
             return Err(crate::error::Error::invalid("horizon", "T must be at least 1"));
         }
         Ok(Self { domain, horizon })
     }
 
-    /// The finite candidate set.
-    pub fn domain(&self) -> &crate::domain::FiniteDomain {
+    /// The domain: the finite candidate set of a `SearchContext`, the box of a
+    /// `SearchContext<BoxDomain>`.
+    pub fn domain(&self) -> &D {
         &self.domain
     }
 
     /// The number of queries T the run will make (≥ 1).
     pub fn horizon(&self) -> usize {
         self.horizon
+    }
+}
+
+impl SearchContext<crate::domain::Domain> {
+    /// The kind of the domain.
+    pub fn kind(&self) -> crate::domain::DomainKind {
+        self.domain.kind()
+    }
+
+    /// The finite-domain context, if the domain is a finite candidate set (the candidate set is
+    /// cloned).
+    pub fn finite(&self) -> Option<SearchContext<crate::domain::FiniteDomain>> {
+        match &self.domain {
+            crate::domain::Domain::Finite(f) => Some(SearchContext { domain: f.clone(), horizon: self.horizon }),
+            crate::domain::Domain::Box(_) => None,
+        }
+    }
+
+    /// The box context, if the domain is a box.
+    pub fn boxed(&self) -> Option<SearchContext<crate::domain::BoxDomain>> {
+        match &self.domain {
+            crate::domain::Domain::Box(b) => Some(SearchContext { domain: b.clone(), horizon: self.horizon }),
+            crate::domain::Domain::Finite(_) => None,
+        }
+    }
+}
+
+impl From<SearchContext<crate::domain::FiniteDomain>> for SearchContext<crate::domain::Domain> {
+    fn from(ctx: SearchContext<crate::domain::FiniteDomain>) -> Self {
+        SearchContext { domain: ctx.domain.into(), horizon: ctx.horizon }
+    }
+}
+
+impl From<SearchContext<crate::domain::BoxDomain>> for SearchContext<crate::domain::Domain> {
+    fn from(ctx: SearchContext<crate::domain::BoxDomain>) -> Self {
+        SearchContext { domain: ctx.domain.into(), horizon: ctx.horizon }
     }
 }
 
@@ -236,7 +282,19 @@ mod tests {
     fn a_search_context_needs_a_positive_horizon() {
         let dom = crate::FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
         assert!(SearchContext::new(dom.clone(), 0).unwrap_err().to_string().contains("`horizon`"));
-        let ctx = SearchContext::new(dom, 7).unwrap();
+        let ctx = SearchContext::new(dom.clone(), 7).unwrap();
         assert_eq!((ctx.domain().len(), ctx.horizon()), (3, 7));
+        // A context of either kind narrows to the typed context of its kind only.
+        let any: SearchContext<crate::Domain> = ctx.clone().into();
+        assert_eq!(any.kind(), crate::DomainKind::Finite);
+        assert_eq!(any.finite(), Some(ctx));
+        assert_eq!(any.boxed(), None);
+        let cube = crate::BoxDomain::cube(0.0, 1.0, 2).unwrap();
+        let any: SearchContext<crate::Domain> = SearchContext::new(cube.clone(), 4).unwrap().into();
+        assert_eq!(
+            (any.kind(), any.finite(), any.boxed().map(|b| b.domain().clone())),
+            (crate::DomainKind::Box, None, Some(cube))
+        );
+        assert!(SearchContext::new(crate::BoxDomain::cube(0.0, 1.0, 1).unwrap(), 0).is_err());
     }
 }

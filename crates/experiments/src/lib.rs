@@ -64,7 +64,9 @@ pub use output::{OutputFiles, plot_atomic, remove_stale_temp_files, temp_file_ta
 pub use plot::{Metric, plot};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
-pub use results::{QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
+pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
 pub use runner::{Experiment, FailedRun, Results, RunId, TaskOutcome};
-pub use spec::{AlgorithmSpec, ExperimentSpec, OnError, ProblemSpec, RespondentSpec, ResponseModel};
+pub use spec::{
+    AlgorithmSpec, ExperimentSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec, ResponseModel,
+};
 pub use summary::{AlgorithmSummary, AtHorizon, Curve, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se};

@@ -5,7 +5,9 @@
 //! its bound with an error naming the field and the bound: `horizon` ≤ [`MAX_HORIZON`], `runs` ≤
 //! [`MAX_RUNS`], at most [`MAX_ALGORITHMS`] algorithms, a candidate set (`problem.points`, or
 //! `problem.points_per_dim` to the power `problem.dim`) of at most [`MAX_CANDIDATES`] points,
-//! `problem.dim` ≤ [`MAX_DIM`], names and labels of at most [`MAX_NAME_LEN`] characters.
+//! `problem.dim` ≤ [`MAX_DIM`], names and labels of at most [`MAX_NAME_LEN`] characters; a box
+//! mode's `box_search.starts` and `iterations` ≤ [`MAX_BOX_SEARCH_STEPS`] and its `samples` × d ≤
+//! [`MAX_BOX_SAMPLE_VALUES`] (checked when the algorithm is built for the box).
 //!
 //! **Memory.** Each registered algorithm reports the dominant allocations it makes for a problem
 //! of n candidates in d dimensions and a horizon T ([`crate::AlgorithmEntry::with_memory`]: e.g.
@@ -32,6 +34,12 @@ pub const MAX_CANDIDATES: usize = 100_000_000;
 pub const MAX_DIM: usize = 1_000;
 /// The longest `name`, `title` or `label`, in characters.
 pub const MAX_NAME_LEN: usize = 200;
+/// The largest continuous search of a box mode: screened samples × the box's dimension (e.g.
+/// `box_search.samples` of `pop-bo`; 10⁷ coordinates, 80 MB).
+pub const MAX_BOX_SAMPLE_VALUES: usize = 10_000_000;
+/// The most local searches (`box_search.starts`) or solves per search (`box_search.iterations`) of a
+/// box mode.
+pub const MAX_BOX_SEARCH_STEPS: usize = 10_000;
 /// The environment variable that overrides the memory limit (bytes, or with a K/M/G/T suffix).
 pub const MEMORY_LIMIT_ENV: &str = "BOHF_MEMORY_LIMIT";
 /// The memory limit where the machine's total memory is unknown: 16 GiB.

@@ -12,50 +12,104 @@
 //! * **simple regret of the recommendation** x̂_t (MR-LPF §1.2): P(x* ≻ x̂_t) − ½.
 //!
 //! All are 0 exactly when the points involved are maximisers.
+//!
+//! **On a box** ([`RegretModel::on_box`]) the same formulas hold with u(x*) the function's known
+//! optimum on the box ([`bohf_problems::TestFunction::optimum`], exact or refined to double
+//! precision) and u evaluated at the points' coordinates. Since u(x*) is the maximum up to its
+//! stated precision, a difference u(x*) − u(x) below 0 (a point at the optimiser, rounded) is
+//! taken as 0.
 
 use bohf_core::{Error, Point, Query, Result};
-use bohf_problems::{DuelModel, GridFunction};
+use bohf_problems::{DuelModel, GridFunction, TestFunction};
+use std::sync::Arc;
 
-/// The regret of queries and recommendations against the grid maximiser x*.
-#[derive(Debug, Clone, PartialEq)]
+/// Where u and u(x*) come from.
+#[derive(Debug, Clone)]
+enum Truth {
+    /// A utility tabulated on the candidates, x* its first maximiser.
+    Grid { values: Vec<f64>, best: usize },
+    /// A test function on a box with its known optimum u(x*).
+    Box { utility: Arc<dyn TestFunction>, optimum: f64 },
+}
+
+/// The regret of queries and recommendations against the maximiser x* (of the grid, or the known
+/// optimum of a box problem).
+#[derive(Debug, Clone)]
 pub struct RegretModel {
-    values: Vec<f64>,
-    best: usize,
+    truth: Truth,
     model: DuelModel,
 }
 
 impl RegretModel {
     /// The regret for utility `utility` under the respondent's duel model `model`.
     pub fn new(utility: &GridFunction, model: DuelModel) -> Self {
-        Self { values: utility.values().to_vec(), best: utility.argmax(), model }
+        Self { truth: Truth::Grid { values: utility.values().to_vec(), best: utility.argmax() }, model }
     }
 
-    /// The index of x* (the first maximiser).
-    pub fn best(&self) -> usize {
-        self.best
+    /// The regret for a test function on a box (its [`TestFunction::domain`]) whose known optimum
+    /// is u(x*); an error naming `problem.function` if the optimum is not known.
+    pub fn on_box(utility: Arc<dyn TestFunction>, model: DuelModel) -> Result<Self> {
+        let optimum = utility.optimum().map(|o| o.value).ok_or_else(|| {
+            Error::invalid(
+                "problem.function",
+                format!("`{}` has no known optimum on the box {}", utility.name(), utility.domain()),
+            )
+        })?;
+        Ok(Self { truth: Truth::Box { utility, optimum }, model })
+    }
+
+    /// The index of x* (the first maximiser) of a finite problem; `None` on a box.
+    pub fn best(&self) -> Option<usize> {
+        match &self.truth {
+            Truth::Grid { best, .. } => Some(*best),
+            Truth::Box { .. } => None,
+        }
+    }
+
+    /// u(x*): the maximum of the tabulated utility, or the known optimum on the box.
+    pub fn best_value(&self) -> f64 {
+        match &self.truth {
+            Truth::Grid { values, best } => values[*best],
+            Truth::Box { optimum, .. } => *optimum,
+        }
+    }
+
+    /// P(x* ≻ x) − ½ for a point: by its candidate index on a grid, by its coordinates on a box.
+    pub fn point_gap(&self, p: &Point) -> Result<f64> {
+        match &self.truth {
+            Truth::Grid { .. } => self.gap(index(p)?),
+            Truth::Box { utility, optimum } => {
+                let v = utility.value(&p.coords)?;
+                Ok(self.model.prob_first_wins((optimum - v).max(0.0)) - 0.5)
+            }
+        }
     }
 
     /// P(x* ≻ x_i) − ½ = μ(u(x*) − u(x_i)) − ½, the preference gap of candidate `i`.
+    /// On a box problem, an error (there are no candidates).
     pub fn gap(&self, i: usize) -> Result<f64> {
-        let v = self.values.get(i).ok_or_else(|| Error::IndexOutOfRange {
+        let Truth::Grid { values, best } = &self.truth else {
+            return Err(Error::invalid("point", "a box problem has no candidates: regret is by coordinates"));
+        };
+        let v = values.get(i).ok_or_else(|| Error::IndexOutOfRange {
             context: "regret".into(),
             index: i,
-            len: self.values.len(),
+            len: values.len(),
         })?;
-        Ok(self.model.prob_first_wins(self.values[self.best] - v) - 0.5)
+        Ok(self.model.prob_first_wins(values[*best] - v) - 0.5)
     }
 
     /// r_t of a query: the mean of the two gaps for a duel (eq. (1)/(2)), the gap for a single point.
     pub fn instantaneous(&self, query: &Query) -> Result<f64> {
         match query {
-            Query::Duel(x, y) => Ok(0.5 * (self.gap(index(x)?)? + self.gap(index(y)?)?)),
-            Query::Evaluate(x) | Query::Label(x) => self.gap(index(x)?),
+            Query::Duel(x, y) => Ok(0.5 * (self.point_gap(x)? + self.point_gap(y)?)),
+            Query::Evaluate(x) | Query::Label(x) => self.point_gap(x),
         }
     }
 
     /// The simple regret P(x* ≻ x̂) − ½ of a recommendation.
     pub fn simple(&self, recommendation: &Point) -> Result<f64> {
-        self.gap(index(recommendation)?)
+        self.point_gap(recommendation)
     }
 }
 
@@ -79,7 +133,7 @@ mod tests {
         let u = GridFunction::new(dom.clone(), vec![0.0, 1.0, 3.0]).unwrap();
         let p = |i| dom.point(i).unwrap();
         let m = RegretModel::new(&u, DuelModel::btl());
-        assert_eq!(m.best(), 2);
+        assert_eq!(m.best(), Some(2));
         // Duel (0, 1): (σ(3) + σ(2) − 1)/2; one rounding per σ, so 1e−15.
         let want = (sigmoid(3.0) + sigmoid(2.0) - 1.0) / 2.0;
         assert!((m.instantaneous(&Query::Duel(p(0), p(1))).unwrap() - want).abs() < 1e-15);

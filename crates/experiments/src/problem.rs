@@ -1,5 +1,5 @@
-//! A spec's problem made concrete: the utility on its candidate set, the simulated respondent and
-//! the regret.
+//! A spec's problem made concrete: the utility on its candidate set (or, for a box problem, the
+//! test function on its box), the simulated respondent and the regret.
 //!
 //! The respondent's scale s is folded into the utility once: the prepared utility is s·u, duels are
 //! answered with P(x ≻ x′) = μ(s·u(x) − s·u(x′)), scalar evaluations with s·u(x) + N(0, σ²), and
@@ -10,16 +10,27 @@
 use crate::error::Result;
 use crate::metrics::RegretModel;
 use crate::spec::{ProblemSpec, RespondentSpec, ResponseModel};
-use bohf_core::{BoxDomain, FiniteDomain};
+use bohf_core::{BoxDomain, Domain, FiniteDomain};
+use bohf_problems::functions::WithDomain;
 use bohf_problems::respondents::Combined;
-use bohf_problems::{DuelModel, DuelRespondent, GridFunction, NoisyValue, presets};
+use bohf_problems::{DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, TestFunction, presets};
 use std::sync::Arc;
+
+/// The utility of a prepared problem, on the respondent's scale.
+#[derive(Debug, Clone)]
+enum Truth {
+    /// Tabulated on a finite candidate set.
+    Grid(Arc<GridFunction>),
+    /// A test function on a box (the function restricted to the box, rescaled).
+    Box(Arc<dyn TestFunction>),
+}
 
 /// The utility, respondent model and regret of an experiment.
 #[derive(Debug, Clone)]
 pub struct PreparedProblem {
     title: String,
-    utility: Arc<GridFunction>,
+    domain: Domain,
+    utility: Truth,
     model: DuelModel,
     noise_sd: f64,
     regret: RegretModel,
@@ -31,14 +42,42 @@ impl PreparedProblem {
     pub fn build(problem: &ProblemSpec, respondent: &RespondentSpec) -> Result<Self> {
         problem.validate()?;
         respondent.validate()?;
-        let (base, title) = tabulate(problem)?;
-        let utility = Arc::new(base.rescaled(&bohf_problems::Affine::new(respondent.scale, 0.0)?));
         let model = match respondent.model {
             ResponseModel::Stochastic => DuelModel::stochastic(respondent.link, 1.0)?,
             ResponseModel::Deterministic => DuelModel::Deterministic,
         };
+        let noise_sd = respondent.noise_sd;
+        if let (ProblemSpec::Function(p), Some(domain)) = (problem, problem.box_domain()?) {
+            // A box problem: validation allows only `none` and `multiply` here.
+            let c = match p.scaling {
+                bohf_problems::Scaling::Multiply(c) => c,
+                _ => 1.0,
+            };
+            let f = p.test_function()?;
+            let title = format!(
+                "{} (d = {}) on the box {domain}{}",
+                f.name(),
+                f.dim(),
+                if c == 1.0 { String::new() } else { format!(", ×{c}") }
+            );
+            let on_box = WithDomain::new(f, domain.clone())?;
+            let utility: Arc<dyn TestFunction> =
+                Arc::new(Rescaled::new(on_box, bohf_problems::Affine::new(c * respondent.scale, 0.0)?));
+            let regret = RegretModel::on_box(Arc::clone(&utility), model)?;
+            return Ok(Self {
+                title,
+                domain: Domain::Box(domain),
+                utility: Truth::Box(utility),
+                model,
+                noise_sd,
+                regret,
+            });
+        }
+        let (base, title) = tabulate(problem)?;
+        let utility = Arc::new(base.rescaled(&bohf_problems::Affine::new(respondent.scale, 0.0)?));
         let regret = RegretModel::new(&utility, model);
-        Ok(Self { title, utility, model, noise_sd: respondent.noise_sd, regret })
+        let domain = Domain::Finite(utility.domain().clone());
+        Ok(Self { title, domain, utility: Truth::Grid(utility), model, noise_sd, regret })
     }
 
     /// A description of the problem, for plot titles.
@@ -46,14 +85,31 @@ impl PreparedProblem {
         &self.title
     }
 
-    /// The candidate set.
-    pub fn domain(&self) -> &FiniteDomain {
-        self.utility.domain()
+    /// The domain the algorithms search: the candidate set, or the box.
+    pub fn domain(&self) -> &Domain {
+        &self.domain
     }
 
-    /// The utility on the respondent's scale.
-    pub fn utility(&self) -> &GridFunction {
-        &self.utility
+    /// The candidate set (`None` for a box problem).
+    pub fn candidates(&self) -> Option<&FiniteDomain> {
+        match &self.domain {
+            Domain::Finite(f) => Some(f),
+            Domain::Box(_) => None,
+        }
+    }
+
+    /// The number of candidates (0 for a box problem) and the dimension, as the memory estimate
+    /// takes them ([`crate::ExperimentSpec::check_memory`]).
+    pub fn shape(&self) -> (usize, usize) {
+        (self.candidates().map_or(0, FiniteDomain::len), self.domain.dim())
+    }
+
+    /// The utility on the candidate set, on the respondent's scale (`None` for a box problem).
+    pub fn utility(&self) -> Option<&GridFunction> {
+        match &self.utility {
+            Truth::Grid(g) => Some(g),
+            Truth::Box(_) => None,
+        }
     }
 
     /// The duel model (on the scaled utility, so its own scale is 1).
@@ -69,9 +125,14 @@ impl PreparedProblem {
     /// A fresh simulated respondent: duels from the duel model, evaluations with N(0, σ²) noise;
     /// labels are not answered (an error names the query kind).
     pub fn respondent(&self) -> Result<Combined> {
-        Ok(Combined::new()
-            .with_duels(DuelRespondent::new(Arc::clone(&self.utility), self.model)?)
-            .with_values(NoisyValue::new(Arc::clone(&self.utility), self.noise_sd)?))
+        Ok(match &self.utility {
+            Truth::Grid(u) => Combined::new()
+                .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
+                .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?),
+            Truth::Box(u) => Combined::new()
+                .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
+                .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?),
+        })
     }
 }
 

@@ -10,10 +10,17 @@
 //! and being added with [`AlgorithmEntry::of`] and [`AlgorithmEntry::documented`]; anything else
 //! (e.g. a wrapper with its own parameters) can be registered from closures with
 //! [`AlgorithmEntry::new`]. See `docs/extending.md`.
+//!
+//! **Domain kinds.** Each entry declares, once, the kinds of domain it works on
+//! ([`bohf_core::DomainKind`]): a finite candidate set ([`AlgorithmEntry::of`]), a box
+//! ([`AlgorithmEntry::of_box`]), or both ([`AlgorithmEntry::with_box`] adds a box mode, e.g.
+//! `pop-bo` builds [`bohf_popbo::PopBoBox`] on a box). Each kind has its own config type and
+//! constructor. [`AlgorithmEntry::check_for`] and [`AlgorithmEntry::build`] refuse a kind the entry
+//! does not declare with an error naming the algorithm and the domain, so no constructor checks it.
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{AtField, Optimizer, SearchContext};
+use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -22,10 +29,11 @@ use std::sync::Arc;
 /// An optimiser built by the registry.
 pub type BoxedOptimizer = Box<dyn Optimizer + Send>;
 
-/// An algorithm the registry can build: a config type with serde, the config's one check returning
-/// the validated type, and a constructor `X::new(&SearchContext, validated)` taking that type (the
-/// convention of every algorithm crate: `XConfig::check() -> ValidXConfig`).
-pub trait RegisteredAlgorithm: Optimizer + Send + Sized + 'static {
+/// An algorithm the registry can build on a domain of type `D` (a [`FiniteDomain`] by default, or a
+/// [`BoxDomain`]): a config type with serde, the config's one check returning the validated type,
+/// and a constructor `X::new(&SearchContext<D>, validated)` taking that type (the convention of
+/// every algorithm crate: `XConfig::check() -> ValidXConfig`).
+pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'static {
     /// The configuration, deserialised from a spec's `params` table (missing keys take their
     /// defaults, unknown keys are errors).
     type Config: DeserializeOwned + Serialize + Default;
@@ -35,7 +43,7 @@ pub trait RegisteredAlgorithm: Optimizer + Send + Sized + 'static {
     /// written in TOML (e.g. `inference.mle.lambda`).
     fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
-    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self>;
+    fn build(ctx: &SearchContext<D>, config: Self::Checked) -> bohf_core::Result<Self>;
 }
 
 macro_rules! registered {
@@ -61,23 +69,161 @@ registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::Va
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 
+/// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
+/// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
+/// the box. `pop-bo`: [`bohf_popbo::PopBoConfig`] with [`bohf_popbo::BoxSearchConfig`]
+/// (`samples`, `starts`, `iterations`, `step_tolerance`; `initial` must stay `random`, x₀ is drawn
+/// uniformly in the box). `gp-ucb`: [`bohf_baselines::GpUcbConfig`] with
+/// [`bohf_optim::MultistartConfig`] (`design`, `samples`, `starts`, `local`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoxModeConfig<C, S> {
+    /// The algorithm's config (every key of the `params` table but `box_search`).
+    pub config: C,
+    /// The `box_search` table.
+    pub box_search: S,
+}
+
+impl<C: Serialize, S: Serialize> Serialize for BoxModeConfig<C, S> {
+    fn serialize<Se: serde::Serializer>(&self, s: Se) -> std::result::Result<Se::Ok, Se::Error> {
+        use serde::ser::Error as _;
+        let mut t = toml::Table::try_from(&self.config).map_err(Se::Error::custom)?;
+        t.insert("box_search".into(), toml::Value::try_from(&self.box_search).map_err(Se::Error::custom)?);
+        t.serialize(s)
+    }
+}
+
+impl<'de, C: DeserializeOwned, S: DeserializeOwned + Default> serde::Deserialize<'de> for BoxModeConfig<C, S> {
+    fn deserialize<De: serde::Deserializer<'de>>(d: De) -> std::result::Result<Self, De::Error> {
+        use serde::de::Error as _;
+        let mut t = toml::Table::deserialize(d)?;
+        let box_search = match t.remove("box_search") {
+            Some(v) => v.try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?,
+            None => S::default(),
+        };
+        let config = toml::Value::Table(t).try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?;
+        Ok(Self { config, box_search })
+    }
+}
+
+/// Errors unless `value` ≤ `max`, naming `box_search.<field>` (the bounds of [`crate::limits`] on a
+/// box search, for hostile specs).
+fn box_bound(field: &str, value: usize, max: usize) -> bohf_core::Result<()> {
+    if value > max {
+        return Err(bohf_core::Error::invalid(
+            bohf_core::field_path("box_search", field),
+            format!("at most {max} is supported, got {value}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Errors unless `samples` × d ≤ [`crate::limits::MAX_BOX_SAMPLE_VALUES`], naming
+/// `box_search.samples`.
+fn box_samples(samples: usize, domain: &BoxDomain) -> bohf_core::Result<()> {
+    let d = domain.dim();
+    if samples.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
+        return Err(bohf_core::Error::invalid(
+            "box_search.samples",
+            format!(
+                "{samples} samples × {d} dimensions is more than {} coordinates (the limit)",
+                crate::limits::MAX_BOX_SAMPLE_VALUES
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl RegisteredAlgorithm<BoxDomain> for bohf_popbo::PopBoBox {
+    type Config = BoxModeConfig<bohf_popbo::PopBoConfig, bohf_popbo::BoxSearchConfig>;
+    type Checked = (bohf_popbo::ValidPopBoConfig, bohf_popbo::ValidBoxSearchConfig);
+    /// POP-BO's check, the search's check, and the bounds of [`crate::limits`] on `starts` and
+    /// `iterations`.
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("iterations", s.iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
+    }
+    /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        box_samples(search.samples, ctx.domain())?;
+        bohf_popbo::PopBoBox::new(ctx.domain().clone(), config, search)
+    }
+}
+
+impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
+    type Config = BoxModeConfig<bohf_baselines::GpUcbConfig, bohf_optim::MultistartConfig>;
+    type Checked = (bohf_baselines::ValidGpUcbConfig, bohf_optim::ValidMultistartConfig);
+    /// GP-UCB's check, the search's check, and the bounds of [`crate::limits`] on `samples`,
+    /// `starts` and `local.max_iterations`.
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
+    }
+    /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        box_samples(search.samples, ctx.domain())?;
+        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)
+    }
+}
+
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
-type BuildFn = dyn Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
+type BuildFn = dyn Fn(&SearchContext<Domain>, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
 type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
 
-/// One algorithm of a [`Registry`]: its name, a description, and how to check its parameters and
-/// build it.
+/// How an entry works on one kind of domain: its parameters' check, its constructor, its default
+/// parameters and config type.
+#[derive(Clone)]
+struct Mode {
+    kind: DomainKind,
+    check: Arc<CheckFn>,
+    build: Arc<BuildFn>,
+    defaults: Arc<DefaultsFn>,
+    /// The config struct's name (modes of a [`RegisteredAlgorithm`] only).
+    config_type: Option<&'static str>,
+}
+
+impl Mode {
+    /// The mode of a [`RegisteredAlgorithm`] on domains of type `D` (of kind `kind`); `narrow`
+    /// takes the typed context out of a context of either kind (`None` never happens: the entry
+    /// dispatches on the kind first).
+    fn of<D: 'static, A: RegisteredAlgorithm<D>>(
+        kind: DomainKind,
+        narrow: fn(&SearchContext<Domain>) -> Option<SearchContext<D>>,
+    ) -> Self {
+        Self {
+            kind,
+            check: Arc::new(|params, prefix| parse_params::<D, A>(params, prefix).map(|_| ())),
+            build: Arc::new(move |ctx, params| {
+                let config = parse_params::<D, A>(params, "params").map_err(|e| match e {
+                    ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
+                    other => bohf_core::Error::invalid("params", other.to_string()),
+                })?;
+                let ctx = narrow(ctx).ok_or_else(|| bohf_core::Error::invalid("domain", format!("not {kind}")))?;
+                // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
+                // names a config field, which lives under `params`.
+                Ok(Box::new(A::build(&ctx, config).at("params")?) as BoxedOptimizer)
+            }),
+            // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
+            defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
+            config_type: Some(short_type_name(std::any::type_name::<A::Config>())),
+        }
+    }
+}
+
+/// One algorithm of a [`Registry`]: its name, a description, the kinds of domain it works on, and
+/// for each how to check its parameters and build it.
 #[derive(Clone)]
 pub struct AlgorithmEntry {
     name: String,
     description: String,
-    check: Arc<CheckFn>,
-    build: Arc<BuildFn>,
+    /// One per kind of domain, finite first; never empty.
+    modes: Vec<Mode>,
     memory: Arc<MemoryFn>,
-    defaults: Arc<DefaultsFn>,
-    /// The config struct's name (entries of a [`RegisteredAlgorithm`] only).
-    config_type: Option<&'static str>,
     /// The paper and what the algorithm queries ([`AlgorithmEntry::documented`]).
     about: Option<(String, String)>,
 }
@@ -90,7 +236,7 @@ impl fmt::Debug for AlgorithmEntry {
 
 /// The checked config of `A` from a `params` table; errors name the field's path under `prefix`
 /// (`prefix.inference.mle.lambda`), or `prefix` itself when no single key is to blame.
-fn parse_params<A: RegisteredAlgorithm>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
+fn parse_params<D, A: RegisteredAlgorithm<D>>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
     let config: A::Config = deserialise::<A::Config>(params).map_err(|message| {
         let field = blame::<A::Config>(params).map_or(prefix.to_string(), |k| bohf_core::field_path(prefix, &k));
         ExperimentError::spec(field, message)
@@ -187,47 +333,55 @@ fn replace_at(v: &mut toml::Value, path: &[Seg], probe: Option<toml::Value>) {
 }
 
 impl AlgorithmEntry {
-    /// The entry of a [`RegisteredAlgorithm`].
+    /// The entry of a [`RegisteredAlgorithm`] on a finite candidate set (add a box mode with
+    /// [`AlgorithmEntry::with_box`]).
     pub fn of<A: RegisteredAlgorithm>(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self::with_mode(name, description, Mode::of::<FiniteDomain, A>(DomainKind::Finite, SearchContext::finite))
+    }
+
+    /// The entry of a [`RegisteredAlgorithm`] that works on a box only.
+    pub fn of_box<A: RegisteredAlgorithm<BoxDomain>>(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self::with_mode(name, description, Mode::of::<BoxDomain, A>(DomainKind::Box, SearchContext::boxed))
+    }
+
+    /// The same entry with a box mode: on a box problem it builds `A` from the spec's `params`,
+    /// read as `A`'s config. Replaces a box mode given before.
+    pub fn with_box<A: RegisteredAlgorithm<BoxDomain>>(mut self) -> Self {
+        self.modes.retain(|m| m.kind != DomainKind::Box);
+        self.modes.push(Mode::of::<BoxDomain, A>(DomainKind::Box, SearchContext::boxed));
+        self
+    }
+
+    fn with_mode(name: impl Into<String>, description: impl Into<String>, mode: Mode) -> Self {
         Self {
             name: name.into(),
             description: description.into(),
-            check: Arc::new(|params, prefix| parse_params::<A>(params, prefix).map(|_| ())),
-            build: Arc::new(|ctx, params| {
-                let config = parse_params::<A>(params, "params").map_err(|e| match e {
-                    ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
-                    other => bohf_core::Error::invalid("params", other.to_string()),
-                })?;
-                // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
-                // names a config field, which lives under `params`.
-                Ok(Box::new(A::build(ctx, config).at("params")?) as BoxedOptimizer)
-            }),
+            modes: vec![mode],
             memory: Arc::new(|_| Vec::new()),
-            // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
-            defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
-            config_type: Some(short_type_name(std::any::type_name::<A::Config>())),
             about: None,
         }
     }
 
-    /// An entry from closures: `check(params, prefix)` validates a `params` table (naming fields
-    /// under `prefix`), `build(ctx, params)` builds the optimiser.
+    /// An entry from closures, on a finite candidate set: `check(params, prefix)` validates a
+    /// `params` table (naming fields under `prefix`), `build(ctx, params)` builds the optimiser.
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
         check: impl Fn(&toml::Table, &str) -> Result<()> + Send + Sync + 'static,
         build: impl Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync + 'static,
     ) -> Self {
-        Self {
-            name: name.into(),
-            description: description.into(),
+        let build = move |ctx: &SearchContext<Domain>, params: &toml::Table| {
+            let ctx = ctx.finite().ok_or_else(|| bohf_core::Error::invalid("domain", "not a finite candidate set"))?;
+            build(&ctx, params)
+        };
+        let mode = Mode {
+            kind: DomainKind::Finite,
             check: Arc::new(check),
             build: Arc::new(build),
-            memory: Arc::new(|_| Vec::new()),
             defaults: Arc::new(toml::Table::new),
             config_type: None,
-            about: None,
-        }
+        };
+        Self::with_mode(name, description, mode)
     }
 
     /// The same entry with what the generated algorithm reference says of it: the paper (and
@@ -242,10 +396,43 @@ impl AlgorithmEntry {
         self.about.as_ref().map(|(p, q)| (p.as_str(), q.as_str()))
     }
 
-    /// The name of the config struct (e.g. `PfTsConfig`), whose fields' `///` comments document the
-    /// parameters; `None` for an entry made from closures.
+    /// The name of the config struct (e.g. `PfTsConfig`) of the entry's first mode (the finite one
+    /// if it has one), whose fields' `///` comments document the parameters; `None` for an entry
+    /// made from closures.
     pub fn config_type(&self) -> Option<&'static str> {
-        self.config_type
+        self.modes[0].config_type
+    }
+
+    /// The name of the config struct of the entry's mode on `kind` (`None` if it has none, or was
+    /// made from closures).
+    pub fn config_type_for(&self, kind: DomainKind) -> Option<&'static str> {
+        self.mode(kind).and_then(|m| m.config_type)
+    }
+
+    /// The kinds of domain the entry works on, finite first.
+    pub fn kinds(&self) -> Vec<DomainKind> {
+        self.modes.iter().map(|m| m.kind).collect()
+    }
+
+    /// Whether the entry works on domains of `kind`.
+    pub fn supports(&self, kind: DomainKind) -> bool {
+        self.mode(kind).is_some()
+    }
+
+    fn mode(&self, kind: DomainKind) -> Option<&Mode> {
+        self.modes.iter().find(|m| m.kind == kind)
+    }
+
+    /// Why the entry cannot run on `domain` (a description of it, e.g. "a box [0, 1] × [0, 1]"), if
+    /// it does not support `kind`: "`mr-lpf` works on a finite candidate set only; the problem is
+    /// a box [0, 1] × [0, 1]".
+    pub fn unsupported(&self, kind: DomainKind, domain: &str) -> Option<String> {
+        if self.supports(kind) {
+            return None;
+        }
+        let kinds: Vec<String> = self.kinds().iter().map(ToString::to_string).collect();
+        let only = if kinds.len() == 1 { " only" } else { "" };
+        Some(format!("`{}` works on {}{only}; the problem is {domain}", self.name, kinds.join(" or ")))
     }
 
     /// The same entry with its memory estimate: `memory(shape)` lists the dominant allocations one
@@ -261,10 +448,16 @@ impl AlgorithmEntry {
         (self.memory)(shape)
     }
 
-    /// The default `params` table: the default config written as TOML (keys whose default is "none",
-    /// e.g. an optional latent box, are absent); empty for an entry made from closures.
+    /// The default `params` table of the entry's first mode: the default config written as TOML
+    /// (keys whose default is "none", e.g. an optional latent box, are absent); empty for an entry
+    /// made from closures.
     pub fn default_params(&self) -> toml::Table {
-        (self.defaults)()
+        (self.modes[0].defaults)()
+    }
+
+    /// The default `params` table of the entry's mode on `kind` (`None` if it has none).
+    pub fn default_params_for(&self, kind: DomainKind) -> Option<toml::Table> {
+        self.mode(kind).map(|m| (m.defaults)())
     }
 
     /// The name specs use.
@@ -277,17 +470,48 @@ impl AlgorithmEntry {
         &self.description
     }
 
-    /// Checks a `params` table; errors name the field by its TOML path under `prefix`
-    /// (`prefix.inference.mle.lambda`).
+    /// Checks a `params` table for the entry's first mode (the finite one if it has one); errors
+    /// name the field by its TOML path under `prefix` (`prefix.inference.mle.lambda`).
     pub fn check(&self, params: &toml::Table, prefix: &str) -> Result<()> {
-        (self.check)(params, prefix)
+        (self.modes[0].check)(params, prefix)
     }
 
-    /// Builds the optimiser for a problem (the parameters should have been checked). For an entry of
-    /// a [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
+    /// Checks a `params` table for a problem on a domain of `kind`, described by `domain` (e.g.
+    /// "a box [0, 1] × [0, 1]"): an entry that does not work on that kind is an error naming
+    /// `name_field` (the algorithm's name in the spec), the algorithm and the domain
+    /// ([`AlgorithmEntry::unsupported`]); otherwise the mode's check, naming fields under `prefix`.
+    pub fn check_for(
+        &self,
+        kind: DomainKind,
+        domain: &str,
+        params: &toml::Table,
+        name_field: &str,
+        prefix: &str,
+    ) -> Result<()> {
+        match self.mode(kind) {
+            Some(m) => (m.check)(params, prefix),
+            None => Err(ExperimentError::spec(name_field, self.unsupported(kind, domain).unwrap_or_default())),
+        }
+    }
+
+    /// Builds the optimiser for a problem on a finite candidate set, a box, or either
+    /// (`SearchContext<Domain>`); the parameters should have been checked. A domain the entry does
+    /// not work on is an error naming `domain`, the algorithm and the domain. For an entry of a
+    /// [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
     /// `params.inference.mle.lambda`, `params.initial.index`.
-    pub fn build(&self, ctx: &SearchContext, params: &toml::Table) -> bohf_core::Result<BoxedOptimizer> {
-        (self.build)(ctx, params)
+    pub fn build<D: Clone + Into<Domain>>(
+        &self,
+        ctx: &SearchContext<D>,
+        params: &toml::Table,
+    ) -> bohf_core::Result<BoxedOptimizer> {
+        let ctx = SearchContext::new(ctx.domain().clone().into(), ctx.horizon())?;
+        match self.mode(ctx.kind()) {
+            Some(m) => (m.build)(&ctx, params),
+            None => Err(bohf_core::Error::invalid(
+                "domain",
+                self.unsupported(ctx.kind(), &ctx.domain().to_string()).unwrap_or_default(),
+            )),
+        }
     }
 }
 
@@ -358,9 +582,10 @@ impl Registry {
             )
             .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
             AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback")
+                .with_box::<bohf_baselines::GpUcbBox>()
                 .documented(
                     "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
-                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ",
+                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ (on a box: multistart L-BFGS-B from a Sobol design, `GpUcbBox`)",
                 )
                 .with_memory(scalar),
             AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback")
@@ -375,9 +600,10 @@ impl Registry {
                 "pop-bo",
                 "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
             )
+            .with_box::<bohf_popbo::PopBoBox>()
             .documented(
                 "Xu et al. (2024), POP-BO, Algorithm 1 (principled optimistic preferential BO, likelihood-ratio confidence sets)",
-                "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage",
+                "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage (on a box: multistart projected gradient ascent, `PopBoBox`)",
             )
             .with_memory(move |s| vec![gram(s), pairs_t(s)]),
         ];

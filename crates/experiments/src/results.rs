@@ -8,11 +8,11 @@
 //! | `run` | the run index (0-based) |
 //! | `t` | the step (1-based) |
 //! | `query` | `duel`, `evaluate` or `label` |
-//! | `first`, `second` | candidate indices of the query (`second` empty unless a duel) |
+//! | `first`, `second` | the query's points (`second` empty unless a duel): candidate indices, or on a box problem the coordinates joined by `;` (e.g. `0.25;-1.5`) |
 //! | `answer` | a duel: 1 if the first point won, else 0; a label: 1 if accepted; a value: the number |
 //! | `regret` | the instantaneous regret r_t ([`crate::metrics`]) |
 //! | `cumulative_regret` | R(t) = Σ_{s ≤ t} r_s |
-//! | `recommendation` | the candidate index of the recommendation x̂_t after step t |
+//! | `recommendation` | the recommendation x̂_t after step t: a candidate index, or coordinates as above |
 //! | `simple_regret` | P(x* ≻ x̂_t) − ½ |
 //! | `elapsed_s` | seconds spent in the algorithm (suggest, observe, recommend) up to step t; written only with [`Timing::Include`] |
 //!
@@ -22,7 +22,7 @@
 
 use crate::error::{ExperimentError, Result};
 use crate::runner::RunId;
-use bohf_core::Answer;
+use bohf_core::{Answer, DomainKind, Point};
 use bohf_problems::datasets::CsvTable;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -51,6 +51,71 @@ impl QueryKind {
     }
 }
 
+/// A point as a run records it: a candidate index on a finite candidate set, the coordinates on a
+/// box. In the CSV an index is written as digits, coordinates in Rust's shortest round-trip form
+/// joined by `;` (a coordinate always has a `.`, an `e` or a sign besides digits, so the two never
+/// read as each other).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PointRecord {
+    /// A candidate index.
+    Candidate(usize),
+    /// Coordinates in ℝ^d.
+    Coords(Vec<f64>),
+}
+
+impl PointRecord {
+    /// The record of a point of a problem on a domain of `kind`: its candidate index (which it must
+    /// carry) on a finite candidate set, its (finite) coordinates on a box; errors name `point`.
+    pub fn of(p: &Point, kind: DomainKind) -> bohf_core::Result<Self> {
+        match kind {
+            DomainKind::Finite => crate::metrics::index(p).map(PointRecord::Candidate),
+            DomainKind::Box => {
+                if p.coords.is_empty() {
+                    return Err(bohf_core::Error::invalid("point", "a point of a box problem has no coordinates"));
+                }
+                bohf_core::error::ensure_finite("point", p.coords.iter())?;
+                Ok(PointRecord::Coords(p.coords.clone()))
+            }
+        }
+    }
+
+    /// The candidate index, if a candidate.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            PointRecord::Candidate(i) => Some(*i),
+            PointRecord::Coords(_) => None,
+        }
+    }
+
+    /// The coordinates, if recorded by coordinates.
+    pub fn coords(&self) -> Option<&[f64]> {
+        match self {
+            PointRecord::Candidate(_) => None,
+            PointRecord::Coords(c) => Some(c),
+        }
+    }
+
+    /// The CSV field.
+    pub fn to_field(&self) -> String {
+        match self {
+            PointRecord::Candidate(i) => i.to_string(),
+            PointRecord::Coords(c) => c.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(";"),
+        }
+    }
+
+    /// Reads a CSV field written by [`PointRecord::to_field`]: digits are an index, anything else
+    /// finite numbers joined by `;`. `None` if it is neither.
+    pub fn parse(field: &str) -> Option<Self> {
+        if !field.is_empty() && field.bytes().all(|b| b.is_ascii_digit()) {
+            return field.parse().ok().map(PointRecord::Candidate);
+        }
+        let coords: Vec<f64> =
+            field.split(';').map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite())).collect::<Option<_>>()?;
+        Some(PointRecord::Coords(coords))
+    }
+}
+
 /// What happened at one step of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
@@ -58,18 +123,18 @@ pub struct StepRecord {
     pub t: usize,
     /// The kind of query.
     pub query: QueryKind,
-    /// The candidate index of the (first) point.
-    pub first: usize,
-    /// The candidate index of the second point of a duel.
-    pub second: Option<usize>,
+    /// The (first) point.
+    pub first: PointRecord,
+    /// The second point of a duel.
+    pub second: Option<PointRecord>,
     /// The respondent's answer.
     pub answer: Answer,
     /// The instantaneous regret r_t.
     pub regret: f64,
     /// The cumulative regret R(t).
     pub cumulative_regret: f64,
-    /// The candidate index of the recommendation after step t.
-    pub recommendation: usize,
+    /// The recommendation after step t.
+    pub recommendation: PointRecord,
     /// The simple regret of the recommendation.
     pub simple_regret: f64,
     /// Seconds spent in the algorithm up to step t (not deterministic).
@@ -142,17 +207,17 @@ impl RunRecord {
                 Answer::Label { accept } => u8::from(accept).to_string(),
                 Answer::Value(v) => format!("{v:?}"),
             };
-            let second = s.second.map(|j| j.to_string()).unwrap_or_default();
+            let second = s.second.as_ref().map(PointRecord::to_field).unwrap_or_default();
             let _ = write!(
                 out,
                 "{label},{},{},{},{},{second},{answer},{:?},{:?},{},{:?}",
                 self.id.run,
                 s.t,
                 s.query.as_str(),
-                s.first,
+                s.first.to_field(),
                 s.regret,
                 s.cumulative_regret,
-                s.recommendation,
+                s.recommendation.to_field(),
                 s.simple_regret
             );
             if timing == Timing::Include {
@@ -196,6 +261,14 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
                 .map_err(|_| bad(format!("line {line}: `{}` is not an index: {:?}", CSV_COLUMNS[k], rec[c[k]])))
         };
         let float = |i: usize| -> Result<f64> { Ok(table.number(line, rec, i)?) };
+        let point = |k: usize| -> Result<PointRecord> {
+            PointRecord::parse(&rec[c[k]]).ok_or_else(|| {
+                bad(format!(
+                    "line {line}: `{}` is neither a candidate index nor coordinates joined by `;`: {:?}",
+                    CSV_COLUMNS[k], rec[c[k]]
+                ))
+            })
+        };
         let label = &rec[c[0]];
         let algorithm = labels
             .iter()
@@ -209,7 +282,7 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
             "label" => QueryKind::Label,
             other => return Err(bad(format!("line {line}: unknown query kind {other:?}"))),
         };
-        let second = if rec[c[5]].is_empty() { None } else { Some(uint(5)?) };
+        let second = if rec[c[5]].is_empty() { None } else { Some(point(5)?) };
         if (query == QueryKind::Duel) != second.is_some() {
             return Err(bad(format!("line {line}: a duel needs `second`, other queries must leave it empty")));
         }
@@ -226,12 +299,12 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
         let step = StepRecord {
             t,
             query,
-            first: uint(4)?,
+            first: point(4)?,
             second,
             answer,
             regret: float(c[7])?,
             cumulative_regret: float(c[8])?,
-            recommendation: uint(9)?,
+            recommendation: point(9)?,
             simple_regret: float(c[10])?,
             elapsed_s: match c_elapsed {
                 Some(i) => float(i)?,

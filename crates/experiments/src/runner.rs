@@ -26,10 +26,10 @@
 use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
 use crate::registry::{AlgorithmEntry, Registry};
-use crate::results::{QueryKind, RunRecord, StepRecord};
+use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord};
 use crate::spec::{ExperimentSpec, OnError};
 use crate::summary::Summary;
-use bohf_core::{Query, SearchContext, rng};
+use bohf_core::{Domain, Query, SearchContext, rng};
 use bohf_problems::Respondent;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -106,7 +106,7 @@ pub struct TaskOutcome {
 pub struct Experiment {
     spec: ExperimentSpec,
     problem: PreparedProblem,
-    context: SearchContext,
+    context: SearchContext<Domain>,
     entries: Vec<AlgorithmEntry>,
 }
 
@@ -119,7 +119,8 @@ impl Experiment {
         let problem = PreparedProblem::build(&spec.problem, &spec.respondent)?;
         // The candidate set's size is known now (for data files, only now): the algorithms'
         // memory is checked before they are built.
-        spec.check_memory(registry, problem.domain().len(), problem.domain().dim(), 1)?;
+        let (candidates, dim) = problem.shape();
+        spec.check_memory(registry, candidates, dim, 1)?;
         let context = SearchContext::new(problem.domain().clone(), spec.horizon)?;
         let mut entries = Vec::with_capacity(spec.algorithms.len());
         for (i, a) in spec.algorithms.iter().enumerate() {
@@ -188,6 +189,7 @@ impl Experiment {
         let mut resp_rng = id.respondent_rng(self.spec.seed);
         let mut respondent = self.problem.respondent()?;
         let regret = self.problem.regret();
+        let kind_of_domain = self.context.kind();
         let start = Instant::now();
         let mut optimizer = self.entries[id.algorithm].build(&self.context, &spec_alg.params).map_err(fail(0))?;
         let mut elapsed = start.elapsed().as_secs_f64();
@@ -213,12 +215,12 @@ impl Experiment {
             steps.push(StepRecord {
                 t,
                 query: kind,
-                first: crate::metrics::index(first).map_err(fail(t))?,
-                second: second.map(crate::metrics::index).transpose().map_err(fail(t))?,
+                first: PointRecord::of(first, kind_of_domain).map_err(fail(t))?,
+                second: second.map(|p| PointRecord::of(p, kind_of_domain)).transpose().map_err(fail(t))?,
                 answer,
                 regret: r,
                 cumulative_regret: cumulative,
-                recommendation: crate::metrics::index(&recommendation).map_err(fail(t))?,
+                recommendation: PointRecord::of(&recommendation, kind_of_domain).map_err(fail(t))?,
                 simple_regret: regret.simple(&recommendation).map_err(fail(t))?,
                 elapsed_s: elapsed,
             });
@@ -426,3 +428,6 @@ impl Results {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod box_tests;

@@ -13,7 +13,7 @@
 //! figure = "Figure 2(a, b)"
 //! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
 //!
-//! [problem]                      # the utility and its candidate set
+//! [problem]                      # the utility and its candidate set (or box)
 //! kind = "ackley"                # rkhs | ackley | catalyst | function
 //! points = 40
 //! sign = "negated"
@@ -44,7 +44,13 @@
 //! | `rkhs` | `kernel` (`matern52`; any stationary kernel kind), `points` (100), `scaling` (`{ multiply = 5.0 }`) | MR-LPF §5.1(a) on linspace(0, 1, points); PF-TS uses 30 points |
 //! | `ackley` | `points` (100), `lower` (−5), `upper` (5), `sign` (`raw`; or `negated`), `scaling` (`{ difference_range = 3.0 }`) | MR-LPF §5.1(b); PF-TS: 40 points, `negated`, `none` |
 //! | `catalyst` | `path` (required), `filter` (PF-TS's: `{ reaction = "CO2R", current_density = 300.0, elements = ["Ag", "Au", "Zn"], composition_column = "composition", utility_column = "fe_h2", divisor = 10.0 }`), `scaling` (`none`) | PF-TS §5.2, OCx24 |
-//! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `points_per_dim` (10), `lower`/`upper` (the function's box), `scaling` (`none`) | any test function on a tensor grid |
+//! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `domain` (`grid`; or `box`), `points_per_dim` (10; grid only), `lower`/`upper` (the function's box), `scaling` (`none`) | any test function on a tensor grid, or on the box itself |
+//!
+//! A `function` problem with `domain = "box"` is continuous: the algorithms work on the box
+//! `[lower, upper]` itself (only those whose registry entry declares a box mode, e.g. `pop-bo`),
+//! and the regret is computed from the function's known optimum on that box (so the function must
+//! have one there: its standard box or a sub-box that contains an optimiser). Its `scaling` is
+//! `"none"` or `{ multiply = c }` (the other scalings need the values on a grid).
 //!
 //! `scaling` is one of `"none"`, `{ multiply = c }`, `{ difference_range = b }`,
 //! `{ range = [lo, hi] }`, `"standardise"` (see [`bohf_problems::Scaling`]). A relative catalyst
@@ -173,7 +179,8 @@ pub enum ResponseModel {
     Deterministic,
 }
 
-/// The problem: a utility tabulated on a finite candidate set (see the module documentation).
+/// The problem: a utility tabulated on a finite candidate set, or a test function on a box (see the
+/// module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ProblemSpec {
@@ -183,7 +190,7 @@ pub enum ProblemSpec {
     Ackley(AckleyProblem),
     /// The OCx24 catalyst compositions.
     Catalyst(CatalystProblem),
-    /// A benchmark test function on a tensor grid.
+    /// A benchmark test function on a tensor grid, or on its box (`domain = "box"`).
     Function(FunctionProblem),
 }
 
@@ -256,7 +263,10 @@ pub struct FunctionProblem {
     /// The dimension of a scalable function.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dim: Option<usize>,
-    /// Grid points per dimension (≥ 2).
+    /// A tensor grid of the box (the default) or the box itself. Written to TOML only when `box`.
+    #[serde(default, skip_serializing_if = "FunctionDomain::is_grid")]
+    pub domain: FunctionDomain,
+    /// Grid points per dimension (≥ 2); a box problem has no grid and takes only the default.
     #[serde(default = "default_points_per_dim")]
     pub points_per_dim: usize,
     /// Lower corner of the box (default: the function's standard domain).
@@ -268,6 +278,24 @@ pub struct FunctionProblem {
     /// The rescaling (none).
     #[serde(default = "no_scaling")]
     pub scaling: Scaling,
+}
+
+/// What a `function` problem's algorithms search: a grid of the box, or the box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FunctionDomain {
+    /// The tensor grid with `points_per_dim` points per dimension (a finite candidate set).
+    #[default]
+    Grid,
+    /// The continuous box `[lower, upper]`.
+    Box,
+}
+
+impl FunctionDomain {
+    /// Whether this is [`FunctionDomain::Grid`] (the default).
+    pub fn is_grid(&self) -> bool {
+        *self == FunctionDomain::Grid
+    }
 }
 
 fn no_scaling() -> Scaling {
@@ -342,6 +370,11 @@ impl ExperimentSpec {
             ));
         }
         let shape = self.problem.validate()?;
+        let kind = self.problem.domain_kind();
+        let domain = match self.problem.box_domain()? {
+            Some(b) => format!("a box {b} (`problem.domain = \"box\"`)"),
+            None => "a finite candidate set".to_string(),
+        };
         self.respondent.validate()?;
         if self.algorithms.is_empty() {
             return Err(ExperimentError::spec("algorithms", "need at least one algorithm"));
@@ -357,7 +390,7 @@ impl ExperimentSpec {
                     format!("`{label}` is also the label of algorithms[{j}]; give each a distinct `label`"),
                 ));
             }
-            entry.check(&a.params, &format!("{at}.params"))?;
+            entry.check_for(kind, &domain, &a.params, &format!("{at}.name"), &format!("{at}.params"))?;
         }
         if let Some(r) = &self.reproduces {
             r.validate(Some(&self.labels()))?;
@@ -558,36 +591,41 @@ impl ProblemSpec {
                 if let Some(d) = p.dim {
                     at_most("problem.dim", d, limits::MAX_DIM)?;
                 }
-                let f = bohf_problems::by_name(&p.function, p.dim).map_err(|e| match e {
-                    bohf_core::Error::InvalidParameter { name, reason } if name == "d" || name == "dim" => {
-                        ExperimentError::spec("problem.dim", reason)
-                    }
-                    other => ExperimentError::spec("problem.function", other.to_string()),
-                })?;
-                match (&p.lower, &p.upper) {
-                    (None, None) => {}
-                    (Some(l), Some(u)) => {
-                        if l.len() != f.dim() || u.len() != f.dim() {
-                            return Err(ExperimentError::spec(
-                                "problem.lower",
-                                format!(
-                                    "`{}` has dimension {}; lower and upper must have that length",
-                                    p.function,
-                                    f.dim()
-                                ),
-                            ));
-                        }
-                        bohf_core::BoxDomain::new(l.clone(), u.clone())
-                            .map_err(|e| ExperimentError::spec("problem.upper", e.to_string()))?;
-                    }
-                    _ => {
+                let f = p.test_function()?;
+                let domain = p.checked_box(f.as_ref())?;
+                scaling(&p.scaling)?;
+                if p.domain == FunctionDomain::Box {
+                    if p.points_per_dim != default_points_per_dim() {
                         return Err(ExperimentError::spec(
-                            "problem.lower",
-                            "give both `lower` and `upper`, or neither",
+                            "problem.points_per_dim",
+                            format!(
+                                "a box problem (`domain = \"box\"`) has no grid; remove `points_per_dim` (got {})",
+                                p.points_per_dim
+                            ),
                         ));
                     }
+                    if !matches!(p.scaling, Scaling::None | Scaling::Multiply(_)) {
+                        return Err(ExperimentError::spec(
+                            "problem.scaling",
+                            "a box problem takes `\"none\"` or `{ multiply = c }` (the other scalings need the \
+                             values on a grid)",
+                        ));
+                    }
+                    let on_box = bohf_problems::functions::WithDomain::new(f.as_ref(), domain.clone())
+                        .map_err(|e| ExperimentError::spec("problem.lower", e.to_string()))?;
+                    if bohf_problems::TestFunction::optimum(&on_box).is_none() {
+                        return Err(ExperimentError::spec(
+                            "problem.function",
+                            format!(
+                                "`{}` has no known optimum on the box {domain}, which the regret of a box run needs; \
+                                 use its standard box {} or a sub-box that contains an optimiser",
+                                f.name(),
+                                f.domain()
+                            ),
+                        ));
+                    }
+                    return Ok(Some((0, f.dim())));
                 }
-                scaling(&p.scaling)?;
                 let n = u32::try_from(f.dim())
                     .ok()
                     .and_then(|d| p.points_per_dim.checked_pow(d))
@@ -606,6 +644,77 @@ impl ProblemSpec {
                 Ok(Some((n, f.dim())))
             }
         }
+    }
+
+    /// The kind of domain the algorithms search: a box for a `function` problem with
+    /// `domain = "box"`, else a finite candidate set.
+    pub fn domain_kind(&self) -> bohf_core::DomainKind {
+        match self {
+            ProblemSpec::Function(p) if p.domain == FunctionDomain::Box => bohf_core::DomainKind::Box,
+            _ => bohf_core::DomainKind::Finite,
+        }
+    }
+
+    /// The box of a box problem (checked as by [`ProblemSpec::validate`]), `None` for a problem on
+    /// a finite candidate set.
+    pub fn box_domain(&self) -> Result<Option<bohf_core::BoxDomain>> {
+        match self {
+            ProblemSpec::Function(p) if p.domain == FunctionDomain::Box => {
+                Ok(Some(p.checked_box(p.test_function()?.as_ref())?))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+impl FunctionProblem {
+    /// The test function (errors name `problem.dim` or `problem.function`).
+    pub fn test_function(&self) -> Result<Box<dyn bohf_problems::TestFunction>> {
+        bohf_problems::by_name(&self.function, self.dim).map_err(|e| match e {
+            bohf_core::Error::InvalidParameter { name, reason } if name == "d" || name == "dim" => {
+                ExperimentError::spec("problem.dim", reason)
+            }
+            other => ExperimentError::spec("problem.function", other.to_string()),
+        })
+    }
+
+    /// The box `[lower, upper]` (the function's standard box if neither is given), checked: both or
+    /// neither given, each of the function's dimension d, every bound finite, lower[j] < upper[j].
+    /// Errors name the field (`problem.lower`, `problem.upper[1]`, …).
+    pub fn checked_box(&self, f: &dyn bohf_problems::TestFunction) -> Result<bohf_core::BoxDomain> {
+        let (l, u) = match (&self.lower, &self.upper) {
+            (None, None) => return Ok(f.domain()),
+            (Some(l), Some(u)) => (l, u),
+            _ => return Err(ExperimentError::spec("problem.lower", "give both `lower` and `upper`, or neither")),
+        };
+        for (field, v) in [("problem.lower", l), ("problem.upper", u)] {
+            if v.len() != f.dim() {
+                return Err(ExperimentError::spec(
+                    field,
+                    format!(
+                        "`{}` has dimension {}, the box's {field} has {} entries; give one bound per dimension",
+                        self.function,
+                        f.dim(),
+                        v.len()
+                    ),
+                ));
+            }
+        }
+        for (j, (&lo, &hi)) in l.iter().zip(u).enumerate() {
+            for (field, v) in [("problem.lower", lo), ("problem.upper", hi)] {
+                if !v.is_finite() {
+                    return Err(ExperimentError::spec(format!("{field}[{j}]"), format!("must be finite, got {v}")));
+                }
+            }
+            if lo >= hi {
+                return Err(ExperimentError::spec(
+                    format!("problem.upper[{j}]"),
+                    format!("must exceed lower[{j}] = {lo}, got {hi}"),
+                ));
+            }
+        }
+        bohf_core::BoxDomain::new(l.clone(), u.clone())
+            .map_err(|e| ExperimentError::spec("problem.upper", e.to_string()))
     }
 }
 

@@ -143,8 +143,48 @@ impl RegisteredAlgorithm for Flaky {
     }
 }
 
+/// Uniformly random duels in a box (a box-only test algorithm); recommends the last winner (the
+/// box's lower corner before any duel). `observe` checks both points against the box.
+struct UniformBox {
+    domain: bohf_core::BoxDomain,
+    last_winner: Option<Vec<f64>>,
+}
+
+impl Optimizer for UniformBox {
+    fn name(&self) -> &'static str {
+        "uniform box duels"
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let x = self.domain.sample(&mut *rng);
+        let y = self.domain.sample(&mut *rng);
+        Ok(Query::Duel(Point::continuous(x), Point::continuous(y)))
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        let (p, q) = query.duel_points(self.name())?;
+        let (x, y) = (self.domain.checked_point(p, "first")?, self.domain.checked_point(q, "second")?);
+        self.last_winner = Some(if answer.duel_outcome()? { x.to_vec() } else { y.to_vec() });
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        Ok(Point::continuous(self.last_winner.clone().unwrap_or_else(|| self.domain.lower().to_vec())))
+    }
+}
+
+impl RegisteredAlgorithm<bohf_core::BoxDomain> for UniformBox {
+    type Config = UniformConfig;
+    type Checked = UniformConfig;
+    fn check(c: &UniformConfig) -> bohf_core::Result<UniformConfig> {
+        UniformDuels::check(c)
+    }
+    fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self> {
+        Ok(Self { domain: ctx.domain().clone(), last_winner: None })
+    }
+}
+
 pub(crate) fn registry() -> Registry {
     let mut r = Registry::builtin();
+    r.register(AlgorithmEntry::of_box::<UniformBox>("uniform-box", "uniform random duels in a box (test)")).unwrap();
     r.register(AlgorithmEntry::of::<Flaky>("flaky", "uniform duels that may fail at one step (test)")).unwrap();
     r.register(AlgorithmEntry::of::<UniformDuels>("uniform", "uniform random duels (test)")).unwrap();
     r.register(AlgorithmEntry::new(
@@ -176,6 +216,38 @@ params = { self_duel = 0.1 }
 [[algorithms]]
 name = "uniform-values"
 "#;
+
+/// A box problem: 2-D Branin on its box, uniform box duels and the box modes of POP-BO and GP-UCB
+/// (short searches).
+pub(crate) const BOX: &str = r#"
+name = "box"
+horizon = 5
+runs = 3
+seed = 4
+
+[problem]
+kind = "function"
+function = "branin"
+domain = "box"
+scaling = { multiply = 0.1 }
+
+[[algorithms]]
+name = "uniform-box"
+
+[[algorithms]]
+name = "pop-bo"
+[algorithms.params]
+confidence = { norm_bound = 3.0 }
+box_search = { samples = 40, starts = 2, iterations = 3 }
+
+[[algorithms]]
+name = "gp-ucb"
+params = { box_search = { design = 32, samples = 32, starts = 2 } }
+"#;
+
+pub(crate) fn box_spec() -> ExperimentSpec {
+    ExperimentSpec::from_toml_str(BOX).unwrap()
+}
 
 pub(crate) fn small_spec() -> ExperimentSpec {
     ExperimentSpec::from_toml_str(SMALL).unwrap()

@@ -118,7 +118,7 @@ pub fn pfts_explicit_bound(quick: bool) -> Vec<Row> {
         let inst = instance().map_err(e)?;
         let spec = ExperimentSpec::from_toml_str(&pfts_theory_spec(horizon, runs, &inst)).map_err(|e| e.to_string())?;
         let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
-        let u = experiment.problem().utility().values();
+        let u = experiment.problem().utility().ok_or("the RKHS problem is tabulated")?.values();
         let mismatch = u.iter().zip(&inst.f).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
         if u.len() != inst.f.len() || mismatch > 1e-9 {
             return Err(format!(

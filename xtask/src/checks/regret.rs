@@ -24,13 +24,14 @@ pub fn regret_growth(quick: bool) -> Vec<Row> {
         let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
         let results = experiment.run().map_err(|e| e.to_string())?;
         let inference = bohf_gp::InferenceConfig::default();
-        let base = inference.base_gram(experiment.problem().domain()).map_err(|e| e.to_string())?;
+        let candidates = experiment.problem().candidates().ok_or("the RKHS problem has candidates")?;
+        let base = inference.base_gram(candidates).map_err(|e| e.to_string())?;
         let g = greedy_pairs(&base, PairKernel::Dueling, inference.rho(), horizon).map_err(|e| e.to_string())?;
         let gamma = |t: usize| g.bracket_at(t).map(|b| b.upper).unwrap_or(f64::NAN);
         let ts: Vec<usize> = (horizon / 8..=horizon).step_by((horizon / 64).max(1)).collect();
         let mut rows = Vec::new();
         // PF-TS (21): r_t ≤ (L_μ/2)(h(x*, x_t) + h(x*, x′_t)), L_μ = 1/4, deterministic, every step of every run.
-        let u = experiment.problem().utility().values().to_vec();
+        let u = experiment.problem().utility().ok_or("the RKHS problem is tabulated")?.values().to_vec();
         let best = u.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let mut worst = f64::NEG_INFINITY;
         let mut steps = 0usize;
@@ -38,11 +39,12 @@ pub fn regret_growth(quick: bool) -> Vec<Row> {
         let (mut ratio_lo, mut ratio_hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for run in results.runs() {
             for s in &run.steps {
-                let second = s.second.unwrap_or(s.first);
-                let bound = 0.25 / 2.0 * ((best - u[s.first]) + (best - u[second]));
+                let first = s.first.index().ok_or("a candidate index")?;
+                let second = s.second.as_ref().and_then(|p| p.index()).unwrap_or(first);
+                let bound = 0.25 / 2.0 * ((best - u[first]) + (best - u[second]));
                 worst = worst.max(s.regret - bound);
                 steps += 1;
-                let utility_regret = best - (u[s.first] + u[second]) / 2.0;
+                let utility_regret = best - (u[first] + u[second]) / 2.0;
                 if utility_regret > 1e-12 {
                     let r = s.regret / utility_regret;
                     ratio_lo = ratio_lo.min(r);
@@ -152,10 +154,11 @@ pub fn mrlpf_explicit_bound(quick: bool) -> Vec<Row> {
         let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
         let results = experiment.run().map_err(|e| e.to_string())?;
         let inference = bohf_gp::InferenceConfig::default();
-        let base = inference.base_gram(experiment.problem().domain()).map_err(e)?;
+        let candidates = experiment.problem().candidates().ok_or("the RKHS problem has candidates")?;
+        let base = inference.base_gram(candidates).map_err(e)?;
         let g = greedy_pairs(&base, PairKernel::Dueling, 4.0 * lambda, horizon).map_err(e)?;
         let rounds = round_schedule(horizon).map_err(e)?.len();
-        let n = experiment.problem().domain().len();
+        let n = candidates.len();
         let beta_r = theoretical_beta(Link::Logistic, b, LATER_ROUND_KAPPA, lambda, rounds, n, 0.05).map_err(e)?;
         let c = variance_sum_bound(1.0, 4.0, 6.0 * lambda).map_err(e)?.sqrt();
         let bound = 2.0 * c * rounds as f64 * beta_r * g.value().max(0.0).sqrt().max(0.0)

@@ -22,7 +22,7 @@ fn catalyst_problem_from_the_real_file() {
         ocx24_path().display().to_string()
     );
     let e = Experiment::new(ExperimentSpec::from_toml_str(&text).unwrap(), &registry()).unwrap();
-    assert_eq!(e.problem().domain().len(), 60);
+    assert_eq!(e.problem().candidates().unwrap().len(), 60);
     assert_eq!(e.problem().domain().dim(), 3);
     assert!(e.title().contains("60 Ag/Au/Zn compositions"), "{}", e.title());
     let r = e.run().unwrap();

@@ -46,13 +46,25 @@ pub(crate) fn panel_markdown(
     );
     let _ = writeln!(s, "## Settings\n");
     let _ = writeln!(s, "- Problem: {}.", experiment.problem().title());
-    let _ = writeln!(
-        s,
-        "- Candidates: {}; utility range on the respondent's scale max u − min u = {:.4}; x* = candidate {}.",
-        u.len(),
-        u.max() - u.min(),
-        u.argmax()
-    );
+    match u {
+        Some(u) => {
+            let _ = writeln!(
+                s,
+                "- Candidates: {}; utility range on the respondent's scale max u − min u = {:.4}; x* = candidate {}.",
+                u.len(),
+                u.max() - u.min(),
+                u.argmax()
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "- Domain: {}; u(x*) = {} on the respondent's scale (the known optimum).",
+                experiment.problem().domain(),
+                experiment.problem().regret().best_value()
+            );
+        }
+    }
     let _ = writeln!(
         s,
         "- Horizon T = {}, {} independent runs per algorithm, base seed {}.",

@@ -150,7 +150,7 @@ fn metrics_on_a_hand_computable_script() {
             assert_eq!(s.regret, want_r[k], "step {}", k + 1);
             assert_eq!(s.cumulative_regret, want_cum[k]);
             assert_eq!(s.simple_regret, want_simple[k]);
-            assert_eq!(s.recommendation, recs[k]);
+            assert_eq!(s.recommendation, PointRecord::Candidate(recs[k]));
             assert!(s.elapsed_s >= 0.0);
         }
         // Duel answers: (mid, worst) → first wins; (worst, best) → second wins.

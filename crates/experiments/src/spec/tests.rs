@@ -54,8 +54,8 @@ fn spec_parses_with_defaults_and_round_trips() {
     let s = ExperimentSpec::from_toml_str(f).unwrap();
     s.validate(&registry()).unwrap();
     let e = Experiment::new(s, &registry()).unwrap();
-    assert_eq!(e.problem().domain().len(), 25);
-    assert!((e.problem().utility().max() - 3.0).abs() < 1e-12);
+    assert_eq!(e.problem().candidates().unwrap().len(), 25);
+    assert!((e.problem().utility().unwrap().max() - 3.0).abs() < 1e-12);
 }
 
 #[test]
