@@ -38,7 +38,7 @@ use crate::registry::Registry;
 use bohf_core::{Answer, Link, Optimizer, Query, SearchContext, WidthSchedule, rng};
 use bohf_kernels::{KernelKind, KernelSpec};
 use bohf_popbo::{PopBo, PopBoConfig};
-use bohf_problems::popbo::{GpInstanceSpec, PopBoTestProblem, table2_problem};
+use bohf_problems::popbo::{GpInstance, GpInstanceSpec, PopBoTestProblem, table2_problem};
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -246,16 +246,12 @@ pub fn run_table2(spec: &Table2Spec, runs: usize) -> Result<Vec<Table2Row>> {
     Ok(rows)
 }
 
-/// GP instances (§6.1, App. N Fig. 4): 1-D, SE kernel σ² = 9, ℓ = 1 on [0, 10], 30-point grid,
-/// B = 1.1‖f‖, β_t = 0.1·√(t + 1) (the code's GP setting), nugget 10⁻⁶. Returns the cumulative
-/// regret R_t = Σ_{τ ≤ t} (f* − f(x_τ)) (eq. 27, x_τ the first point of duel τ) for t = 1..steps.
-fn gp_run(seed: u64, steps: usize, r: u64) -> std::result::Result<Vec<f64>, RunError> {
-    let spec = GpInstanceSpec::popbo(1);
-    let instance = spec.sample(&mut rng::stream(seed, &[100, r, 2]))?;
-    let grid = spec.domain()?.grid(30)?;
-    let u = instance.on_grid(&grid)?;
-    let f_star = u.max();
-    let u = u.values().to_vec();
+/// POP-BO's config on a GP-sample instance (§6.1; the authors' GP setting, notes 001 §5.2): the
+/// instance's SE kernel (variance and lengthscale of `spec`), B = 1.1‖f‖ (the instance's
+/// [`GpInstance::norm_bound`]), β_t = 0.1·√(t + 1), nugget ε_K = 10⁻⁶ (the code's
+/// `numerical_epsilon`), no latent box. The one home of this config: the GP-slope experiment and
+/// the POP-BO box-step benchmarks (7-D, 12-D) build it here.
+pub fn gp_instance_config(spec: &GpInstanceSpec, instance: &GpInstance) -> PopBoConfig {
     let mut cfg = PopBoConfig::default();
     cfg.inference.kernel = KernelSpec {
         kind: KernelKind::Se,
@@ -266,6 +262,20 @@ fn gp_run(seed: u64, steps: usize, r: u64) -> std::result::Result<Vec<f64>, RunE
     cfg.confidence.norm_bound = instance.norm_bound();
     cfg.confidence.nugget = 1e-6;
     cfg.beta = WidthSchedule::SqrtTPlusOne { scale: 0.1 };
+    cfg
+}
+
+/// GP instances (§6.1, App. N Fig. 4): 1-D, SE kernel σ² = 9, ℓ = 1 on [0, 10], 30-point grid,
+/// B = 1.1‖f‖, β_t = 0.1·√(t + 1) (the code's GP setting), nugget 10⁻⁶. Returns the cumulative
+/// regret R_t = Σ_{τ ≤ t} (f* − f(x_τ)) (eq. 27, x_τ the first point of duel τ) for t = 1..steps.
+fn gp_run(seed: u64, steps: usize, r: u64) -> std::result::Result<Vec<f64>, RunError> {
+    let spec = GpInstanceSpec::popbo(1);
+    let instance = spec.sample(&mut rng::stream(seed, &[100, r, 2]))?;
+    let grid = spec.domain()?.grid(30)?;
+    let u = instance.on_grid(&grid)?;
+    let f_star = u.max();
+    let u = u.values().to_vec();
+    let cfg = gp_instance_config(&spec, &instance);
     let ctx = SearchContext::new(grid, steps)?;
     let mut p = PopBo::new(&ctx, cfg.check()?)?;
     let mut algo = rng::stream(seed, &[100, r, 0]);
