@@ -1,5 +1,5 @@
 //! POP-BO on a continuous box (Algorithm 1 with x′_t = x_{t−1}; the outer maximisation over x by
-//! multistart projected gradient ascent around the exact conic inner problem, POP-BO §3.5 "a
+//! a multistart gradient-based local search around the exact conic inner problem, POP-BO §3.5 "a
 //! gradient-based optimization method", notes 001 §3.4 option 2).
 //!
 //! For a point x, the inner program (24) is solved exactly by clarabel (bohf-confidence); its value
