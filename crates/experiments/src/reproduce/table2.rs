@@ -579,7 +579,7 @@ mod tests {
     }
 
     #[test]
-    fn box_runs_are_deterministic_and_query_off_grid_points() {
+    fn box_runs_are_deterministic_with_finite_suboptimality() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/popbo-table2-box.toml");
         let mut spec = Table2Spec::parse(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
         spec.functions.truncate(2);
@@ -590,9 +590,8 @@ mod tests {
             a.iter().map(|r| (r.mean, r.std)).collect::<Vec<_>>(),
             b.iter().map(|r| (r.mean, r.std)).collect::<Vec<_>>()
         );
-        // The box run's first query is the farthest point from a uniform x₀ (t = 1): off the grid
-        // in general, so its first answer differs from any grid run's; here check the report is a
-        // point of the box with a finite suboptimality.
+        // Reported points are in the box, so the suboptimality is finite (it may be negative: f* is
+        // the grid maximum).
         assert!(a.iter().all(|r| r.mean.is_finite() && r.std >= 0.0));
     }
 
