@@ -1,5 +1,5 @@
 //! Reproduces the papers' experiments from the presets in `specs/` (the MR-LPF paper's Figure 1,
-//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2), and writes the reports in
+//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2 on the grid and over the box), and writes the reports in
 //! `docs/reproduction/`.
 //!
 //! ```text
@@ -7,7 +7,8 @@
 //! ```
 //!
 //! * `NAME…`: the presets to run (spec names = file stems of `specs/*.toml`); all by default.
-//!   `popbo-table2` (about 3 minutes on 2 cores) writes `popbo-table2.md` only.
+//!   `popbo-table2` and `popbo-table2-box` (about 3 minutes each on 2 cores) write
+//!   `popbo-table2.md` and `popbo-table2-box.md` only.
 //! * `--quick`: a smoke test, at most [`QUICK_RUNS`] runs and [`QUICK_HORIZON`] steps per panel,
 //!   written by default to `target/reproduction-quick/` so that it never overwrites the reports.
 //! * `--out DIR`: where the reports go (default `docs/reproduction/`, or the quick folder).

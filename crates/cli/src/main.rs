@@ -152,7 +152,8 @@ enum Command {
         after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 min on 2 cores\n  \
         bohf reproduce mrlpf-fig1a-rkhs-se --quick   # seconds: 3 runs, T = 40\n  \
         bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n  \
-        bohf reproduce popbo-table2                  # POP-BO Table 2, ~3 min\n\n\
+        bohf reproduce popbo-table2                  # POP-BO Table 2, ~3 min\n  \
+        bohf reproduce popbo-table2-box              # the same, x over the box, ~3 min\n\n\
         The presets are the spec files of --specs DIR (default: the source tree's specs/).\n\
         The folder gets the spec used (spec.toml, to copy and edit), the runs, NAME.md (settings, table,\n\
         the paper's claims judged), plots and summary.json."

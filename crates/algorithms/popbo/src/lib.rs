@@ -13,8 +13,8 @@
 //!   conic programs were solved).
 //! * [`ReportRule`]: max-MLE over the sampled points (the experiments' default), max of the
 //!   minimum-norm MLE interpolant over the candidates, or the theoretical t* of eq. (19).
-//! * [`PopBoBox`] ([`continuous`]): the continuous-box mode, multistart projected gradient ascent
-//!   (Danskin gradients) around the exact conic inner problem.
+//! * [`PopBoBox`] ([`continuous`]): the continuous-box mode, a multistart minorise–maximise search
+//!   (Danskin gradients, minorants from known feasible points) around the exact conic inner problem.
 //! * [`pair_sigmas`], [`duel_error_bound`], [`t_star`]: σ^{ff′} of eq. (16) and the rule (19).
 //!
 //! ```

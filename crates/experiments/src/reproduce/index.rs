@@ -94,6 +94,9 @@ pub fn build_index(out: &Path, presets: &[Preset]) -> Result<String> {
     if out.join("popbo-table2.md").exists() {
         s.push_str("\nPOP-BO paper (Xu et al. 2024), Table 2 (test functions, reported-solution suboptimality): [popbo-table2.md](popbo-table2.md) (from [`specs/popbo-table2.toml`](../../specs/popbo-table2.toml)).\n");
     }
+    if out.join("popbo-table2-box.md").exists() {
+        s.push_str("\nThe same with x optimised over the box: [popbo-table2-box.md](popbo-table2-box.md) (from [`specs/popbo-table2-box.toml`](../../specs/popbo-table2-box.toml)).\n");
+    }
     if out.join("discussion.md").exists() {
         s.push_str("\nWhat might explain the claims that did not reproduce: [discussion.md](discussion.md) (written by hand for the committed run).\n");
     }

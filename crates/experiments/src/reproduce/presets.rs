@@ -91,7 +91,10 @@ pub fn discover(dir: &Path) -> Result<Vec<Preset>> {
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    files.iter().map(|f| Preset::read(f)).collect()
+    let mut presets = files.iter().map(|f| Preset::read(f)).collect::<Result<Vec<_>>>()?;
+    // By preset name, not path: `popbo-table2-box.toml` sorts before `popbo-table2.toml` ('-' < '.').
+    presets.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(presets)
 }
 
 #[cfg(test)]
