@@ -5,7 +5,8 @@
 //!   `AlgorithmEntry::documented`), and every parameter with its default and meaning. Defaults are
 //!   each config type's `Default` serialised to TOML (`AlgorithmEntry::default_params`, and accepted
 //!   by the registry's own parameter check); the meanings are the `///` comments of the config
-//!   struct's fields (`AlgorithmEntry::config_type`), read by [`crate::fielddocs`]. An entry without a
+//!   struct's fields (`AlgorithmEntry::config_type`), read by [`crate::fielddocs`]. An entry with a
+//!   box mode also gets its `box_search` table, documented by `AlgorithmEntry::box_search_type`. An entry without a
 //!   paper or a config type, or a config key whose field has no doc comment, is an error, so the
 //!   page cannot drift from the code.
 //! * `verification.md`: the table of `cargo xtask verify`, rendered from
@@ -19,6 +20,7 @@
 use crate::VerifyReport;
 use crate::fielddocs::{Structs, read_dir, resolve};
 use crate::report::{Status, markdown};
+use bohf_core::DomainKind;
 use bohf_experiments::AlgorithmEntry;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -103,13 +105,30 @@ fn algorithms_page(root: &Path) -> Result<String, String> {
             s.push_str("No parameters.\n\n");
             continue;
         }
-        s.push_str("| parameter | default | meaning |\n|---|---|---|\n");
-        for (key, value, doc) in rows {
-            s.push_str(&format!("| `{key}` | `{}` | {} |\n", value.replace('|', "\\|"), doc.replace('|', "\\|")));
+        push_rows(&mut s, "", rows);
+        if let Some(search) = entry.box_search_type() {
+            let defaults = entry.default_params_for(DomainKind::Box).unwrap_or_default();
+            let table = defaults
+                .get("box_search")
+                .and_then(toml::Value::as_table)
+                .ok_or_else(|| format!("{name}: the box mode's defaults have no `box_search` table"))?;
+            let rows = parameter_rows(&structs, search, table).map_err(|e| format!("{name} ({search}): {e}"))?;
+            s.push_str(&format!(
+                "On a box (`domain = \"box\"`): the parameters above plus a `box_search` table ({search}):\n\n"
+            ));
+            push_rows(&mut s, "box_search.", rows);
         }
-        s.push('\n');
     }
     Ok(s)
+}
+
+/// A parameter table: one row per (key, default, meaning), keys shown under `prefix`.
+fn push_rows(s: &mut String, prefix: &str, rows: Vec<(String, String, String)>) {
+    s.push_str("| parameter | default | meaning |\n|---|---|---|\n");
+    for (key, value, doc) in rows {
+        s.push_str(&format!("| `{prefix}{key}` | `{}` | {} |\n", value.replace('|', "\\|"), doc.replace('|', "\\|")));
+    }
+    s.push('\n');
 }
 
 fn verification_page(root: &Path) -> Result<String, String> {

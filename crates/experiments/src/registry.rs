@@ -44,6 +44,11 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'sta
     fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
     fn build(ctx: &SearchContext<D>, config: Self::Checked) -> bohf_core::Result<Self>;
+    /// The config struct whose fields document the `box_search` table of a box mode
+    /// ([`BoxModeConfig`]), for the generated reference; `None` for modes without one.
+    fn box_search_type() -> Option<&'static str> {
+        None
+    }
 }
 
 macro_rules! registered {
@@ -149,6 +154,9 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_popbo::PopBoBox {
         box_samples(search.samples, ctx.domain())?;
         bohf_popbo::PopBoBox::new(ctx.domain().clone(), config, search)
     }
+    fn box_search_type() -> Option<&'static str> {
+        Some(short_type_name(std::any::type_name::<bohf_popbo::BoxSearchConfig>()))
+    }
 }
 
 impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
@@ -168,6 +176,9 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
         box_samples(search.samples, ctx.domain())?;
         bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)
     }
+    fn box_search_type() -> Option<&'static str> {
+        Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))
+    }
 }
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
@@ -185,6 +196,8 @@ struct Mode {
     defaults: Arc<DefaultsFn>,
     /// The config struct's name (modes of a [`RegisteredAlgorithm`] only).
     config_type: Option<&'static str>,
+    /// [`RegisteredAlgorithm::box_search_type`].
+    box_search_type: Option<&'static str>,
 }
 
 impl Mode {
@@ -211,6 +224,7 @@ impl Mode {
             // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
             defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
             config_type: Some(short_type_name(std::any::type_name::<A::Config>())),
+            box_search_type: A::box_search_type(),
         }
     }
 }
@@ -380,6 +394,7 @@ impl AlgorithmEntry {
             build: Arc::new(build),
             defaults: Arc::new(toml::Table::new),
             config_type: None,
+            box_search_type: None,
         };
         Self::with_mode(name, description, mode)
     }
@@ -407,6 +422,12 @@ impl AlgorithmEntry {
     /// made from closures).
     pub fn config_type_for(&self, kind: DomainKind) -> Option<&'static str> {
         self.mode(kind).and_then(|m| m.config_type)
+    }
+
+    /// The config struct documenting the `box_search` table of the entry's box mode (`None`
+    /// without a box mode, or one without that table).
+    pub fn box_search_type(&self) -> Option<&'static str> {
+        self.mode(DomainKind::Box).and_then(|m| m.box_search_type)
     }
 
     /// The kinds of domain the entry works on, finite first.

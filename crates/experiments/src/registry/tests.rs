@@ -46,3 +46,20 @@ fn every_builtin_entry_documents_its_paper_config_type_and_defaults() {
     let closures = AlgorithmEntry::new("c", "closures", |_, _| Ok(()), |_, _| Err(bohf_core::Error::invalid("x", "y")));
     assert!(closures.config_type().is_none() && closures.about().is_none());
 }
+
+/// An entry has a `box_search` documentation type exactly when it has a box mode whose defaults
+/// carry a `box_search` table (pop-bo and gp-ucb today), so the generated reference lists it.
+#[test]
+fn box_modes_name_the_struct_of_their_box_search_table() {
+    let registry = Registry::builtin();
+    for entry in registry.entries() {
+        let has_table = entry
+            .default_params_for(bohf_core::DomainKind::Box)
+            .is_some_and(|t| t.get("box_search").is_some_and(toml::Value::is_table));
+        assert_eq!(entry.box_search_type().is_some(), has_table, "{}", entry.name());
+    }
+    let named = |n: &str| registry.entries().iter().find(|e| e.name() == n).unwrap().box_search_type();
+    assert_eq!(named("pop-bo"), Some("BoxSearchConfig"));
+    assert_eq!(named("gp-ucb"), Some("MultistartConfig"));
+    assert_eq!(named("mr-lpf"), None);
+}
