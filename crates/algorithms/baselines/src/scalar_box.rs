@@ -181,15 +181,9 @@ impl Optimizer for GpUcbBox {
         if !y.is_finite() {
             return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
         }
-        let d = self.domain.dim();
-        if p.coords.len() != d {
-            return Err(Error::dims("evaluated point", d, p.coords.len()));
-        }
-        if !p.coords.iter().all(|v| v.is_finite()) || !self.domain.contains(&p.coords) {
-            return Err(Error::invalid("query", format!("the evaluated point {:?} is outside the box", p.coords)));
-        }
-        check_pending(self.pending.as_ref(), &p.coords)?;
-        self.gp.append(&p.coords, y)?;
+        let x = self.domain.checked_point(p, "evaluated")?;
+        check_pending(self.pending.as_deref(), x)?;
+        self.gp.append(x, y)?;
         self.pending = None;
         Ok(())
     }

@@ -423,17 +423,9 @@ impl PopBoBox {
     fn parse(&self, query: &Query, answer: &Answer) -> Result<(Vec<f64>, Vec<f64>, bool)> {
         let (p, q) = query.duel_points(self.name())?;
         let first_wins = answer.duel_outcome()?;
-        for (pt, which) in [(p, "first"), (q, "second")] {
-            if pt.coords.len() != self.domain.dim() {
-                return Err(Error::dims(format!("{which} point of the duel"), self.domain.dim(), pt.coords.len()));
-            }
-            bohf_core::error::ensure_finite(&format!("{which} point of the duel"), pt.coords.iter())?;
-            if !self.domain.contains(&pt.coords) {
-                return Err(Error::invalid("query", format!("the {which} point {:?} is outside the box", pt.coords)));
-            }
-        }
-        check_pending(self.pending.as_ref().map(|(x, xp)| (x, xp)), (&p.coords, &q.coords))?;
-        Ok((p.coords.clone(), q.coords.clone(), first_wins))
+        let (x, xp) = (self.domain.checked_point(p, "first")?, self.domain.checked_point(q, "second")?);
+        check_pending(self.pending.as_ref().map(|(a, b)| (a.as_slice(), b.as_slice())), (x, xp))?;
+        Ok((x.to_vec(), xp.to_vec(), first_wins))
     }
 }
 
