@@ -2,7 +2,7 @@
 //!
 //! An experiment spec goes through [`crate::load_experiment`], the exact path `bohf run` takes before
 //! its first run (parse, validate, build the problem and load its data, build each algorithm once);
-//! a session spec goes through [`crate::ask::prepare_session`], what `bohf ask new` does before it
+//! a session spec goes through [`bohf_session::prepare`], what `bohf ask new` does before it
 //! writes the session file. Nothing is written.
 
 use crate::CliError;
@@ -54,7 +54,7 @@ pub fn check(path: &Path, kind: Option<SpecKind>) -> Result<String, CliError> {
             ))
         }
         SpecKind::Ask => {
-            let body = crate::ask::prepare_session(path)?;
+            let body = bohf_session::prepare(path)?;
             Ok(format!(
                 "{}: session spec `{}` is valid\n  algorithm: {}\n  budget: {}\n  candidates: {}\n  attributes: {}\n",
                 path.display(),

@@ -3,11 +3,11 @@
 
 mod ask;
 mod check;
-mod lock;
 mod presets;
+mod progress;
 mod report;
-mod run;
 
+use bohf_experiments::folder;
 use bohf_experiments::{Experiment, ExperimentError, ExperimentSpec, Metric, Registry};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ pub fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
         other => CliError::Experiment(other),
     })?;
     // A relative data path made absolute, so that a missing file is reported by its full path.
-    let spec = run::stored_spec(spec);
+    let spec = bohf_experiments::folder::stored_spec(spec);
     Experiment::new(spec, &Registry::builtin()).map_err(|e| {
         let m = with_variant_hint(e.to_string());
         CliError::msg(format!("`{}`: {m}", path.display()))
@@ -113,7 +113,7 @@ struct RunArgs {
     #[arg(long, short = 'j', default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
     /// Run only every N-th run starting at K (0 ≤ K < N), e.g. --shard $SLURM_ARRAY_TASK_ID/4.
-    #[arg(long, value_name = "K/N", value_parser = run::parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = bohf_experiments::folder::parse_shard)]
     shard: Option<(usize, usize)>,
     /// Continue in a folder that already holds finished runs of the same spec (skipping them).
     #[arg(long)]
@@ -275,8 +275,13 @@ enum Format {
     Csv,
 }
 
-fn run_options(args: &RunArgs, default_out: PathBuf) -> run::RunOptions {
-    run::RunOptions::new(args.out.clone().unwrap_or(default_out), usize::from(args.threads), args.shard, args.resume)
+fn run_options(args: &RunArgs, default_out: PathBuf) -> folder::RunOptions {
+    folder::RunOptions {
+        out: args.out.clone().unwrap_or(default_out),
+        threads: usize::from(args.threads),
+        shard: args.shard,
+        resume: args.resume,
+    }
 }
 
 /// Exit status 1 for an error of the command; clap exits with 2 for usage errors (docs/cli.md).
@@ -293,12 +298,12 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Run { spec, run } => {
             let experiment = load_experiment(&spec)?;
             let opts = run_options(&run, PathBuf::from("results").join(&experiment.spec().name));
-            match run::run_experiment(&experiment, &opts)? {
-                run::Outcome::Complete(results) => {
+            match folder::run_experiment(&experiment, &opts, &*progress::for_stderr())? {
+                folder::Outcome::Complete(results) => {
                     print!("{}", report::terminal_table(&results.summary()?));
                     println!("\nresults in {}", opts.out.display());
                 }
-                run::Outcome::ShardDone { mine, finished, total } => println!(
+                folder::Outcome::ShardDone { mine, finished, total } => println!(
                     "shard done ({mine} runs); {finished} of {total} runs finished in `{}`; \
                      run `bohf merge` once every shard is done",
                     opts.out.display()
@@ -307,7 +312,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         }
         Command::Merge { dirs, out } => {
             let out = out.unwrap_or_else(|| dirs[0].clone());
-            let results = run::merge(&dirs, &out)?;
+            let results = folder::merge(&dirs, &out, &*progress::for_stderr())?;
             print!("{}", report::terminal_table(&results.summary()?));
             println!("\nmerged {} runs into {}", results.runs().len(), out.display());
         }

@@ -8,7 +8,7 @@
 //! `bohf run specs/….toml` would; `--data FILE` points it elsewhere.
 
 use crate::CliError;
-use crate::run::{Outcome, RunOptions, run_experiment, stored_spec};
+use bohf_experiments::folder::{Outcome, RunOptions, run_experiment, stored_spec};
 use bohf_experiments::reproduce::table2::{Table2Spec, write_table2};
 use bohf_experiments::reproduce::{Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_panel_report};
 use bohf_experiments::{Experiment, ProblemSpec, Registry};
@@ -95,7 +95,7 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
     }
     let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
     let start = Instant::now();
-    let results = match run_experiment(&experiment, &opts.run)? {
+    let results = match run_experiment(&experiment, &opts.run, &*crate::progress::for_stderr())? {
         Outcome::Complete(r) => r,
         Outcome::ShardDone { mine, finished, total } => {
             eprintln!(

@@ -62,7 +62,7 @@ impl Config {
     }
 }
 
-/// FNV-1a 64 over the body's compact JSON: the session file's checksum (see crates/cli/src/ask.rs).
+/// FNV-1a 64 over the body's compact JSON: the session file's checksum (see crates/session/src/file.rs).
 fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {

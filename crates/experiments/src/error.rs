@@ -93,6 +93,11 @@ pub enum ExperimentError {
         /// How many runs were never started.
         not_started: usize,
     },
+    /// A results folder or a file lock cannot be used as asked (a folder of another spec, finished
+    /// runs without `resume`, another process holding the lock, an interrupted run, …); the message
+    /// is worded for the user and names the folder or file.
+    #[error("{0}")]
+    Folder(String),
     /// A results file is malformed.
     #[error("malformed results{}: {reason}", path.as_ref().map(|p| format!(" in `{}`", p.display())).unwrap_or_default())]
     Results {

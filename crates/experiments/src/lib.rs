@@ -42,7 +42,9 @@
 
 pub mod checksum;
 pub mod error;
+pub mod folder;
 pub mod limits;
+pub mod lock;
 pub mod metrics;
 pub mod output;
 pub mod plot;

@@ -238,6 +238,18 @@ impl Experiment {
         on_done: &(dyn Fn(&RunRecord) + Sync),
         on_failed: &(dyn Fn(&FailedRun) + Sync),
     ) -> TaskOutcome {
+        self.run_tasks_until(ids, on_done, on_failed, &|| false)
+    }
+
+    /// [`Experiment::run_tasks`], asking `cancelled` before each run starts: once it says true, no
+    /// further run starts (they are [`TaskOutcome::not_started`]); runs in flight finish.
+    pub fn run_tasks_until(
+        &self,
+        ids: &[RunId],
+        on_done: &(dyn Fn(&RunRecord) + Sync),
+        on_failed: &(dyn Fn(&FailedRun) + Sync),
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> TaskOutcome {
         enum Ran {
             Done(RunRecord),
             Failed(FailedRun),
@@ -247,7 +259,7 @@ impl Experiment {
         let ran: Vec<Ran> = ids
             .par_iter()
             .map(|&id| {
-                if stop.load(Ordering::SeqCst) {
+                if stop.load(Ordering::SeqCst) || cancelled() {
                     return Ran::NotStarted(id);
                 }
                 match self.run_one(id) {

@@ -1,192 +1,68 @@
 //! `bohf ask`: a person answers an algorithm's queries, one at a time, in a session that survives
 //! interruptions.
 //!
-//! The session file is described in [`session`]; the candidates and their scaling in
-//! [`candidates`]. Loading replays the history through a freshly built algorithm with the same
-//! random stream, checking that it asks the same queries again. The two front ends are
-//! [`terminal`] (prompts) and [`json`] (JSON lines, `docs/ask-protocol.md`).
+//! The sessions themselves (file, candidates, replay, the JSON protocol) are [`bohf_session`]'s;
+//! this module holds the two front ends, [`terminal`] (prompts) and [`json`] (JSON lines,
+//! `docs/ask-protocol.md`).
 
-mod candidates;
 mod json;
-mod session;
 mod terminal;
 
-use candidates::{load_candidates, read_spec};
-use session::{SessionBody, Step, StoredQuery};
-
 use crate::CliError;
-use crate::lock::{LockGuard, lock_exclusive};
-use bohf_core::{Answer, Query, SearchContext, rng};
-use bohf_experiments::{BoxedOptimizer, Registry, remove_stale_temp_files, write_atomic};
-use session::{FORMAT, backup_path, damaged, parse_session, session_text};
-use std::path::{Path, PathBuf};
+use bohf_session::{Session, SessionError};
+use std::path::Path;
 
-/// A live session: the algorithm after replaying the history.
-struct Live {
-    body: SessionBody,
-    optimizer: BoxedOptimizer,
-    rng: bohf_core::BohfRng,
-    /// The query being asked (suggested, not yet answered).
-    pending: Option<Query>,
-    /// The text of the last good file (becomes the backup at the next save).
-    last_good: String,
-}
-
-fn build(body: &SessionBody) -> Result<(BoxedOptimizer, bohf_core::BohfRng), CliError> {
-    let registry = Registry::builtin();
-    let a = &body.spec.algorithm;
-    let entry =
-        registry.get(&a.name).ok_or_else(|| CliError::Experiment(registry.unknown("algorithm.name", &a.name)))?;
-    entry.check(&a.params, "algorithm.params")?;
-    let ctx = SearchContext::new(body.candidates.domain()?, body.spec.budget)
-        .map_err(|e| CliError::msg(format!("budget: {e}")))?;
-    let optimizer = entry.build(&ctx, &a.params).map_err(|e| CliError::msg(format!("algorithm: {e}")))?;
-    Ok((optimizer, rng::seeded(body.spec.seed)))
-}
-
-impl Live {
-    /// Replays a validated body ([`SessionBody::validate`]) through a freshly built algorithm.
-    fn replay(body: SessionBody, text: String) -> Result<Self, CliError> {
-        let (mut optimizer, mut rng) = build(&body)?;
-        for (t, step) in body.history.iter().enumerate() {
-            let q = optimizer.suggest(&mut rng).map_err(|e| CliError::msg(format!("replay, query {}: {e}", t + 1)))?;
-            if StoredQuery::of(&q)? != step.query {
-                return Err(CliError::msg(format!(
-                    "replay diverged at query {}: the algorithm now asks {:?}, the session recorded {:?} \
-                     (was the session made by another version of bohf?)",
-                    t + 1,
-                    StoredQuery::of(&q)?,
-                    step.query
-                )));
-            }
-            optimizer.observe(&q, step.answer).map_err(|e| CliError::msg(format!("replay, answer {}: {e}", t + 1)))?;
+impl From<SessionError> for CliError {
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::Experiment(e) => CliError::Experiment(e),
+            other => CliError::msg(other.to_string()),
         }
-        Ok(Self { body, optimizer, rng, pending: None, last_good: text })
-    }
-
-    fn answered(&self) -> usize {
-        self.body.history.len()
-    }
-
-    fn done(&self) -> bool {
-        self.answered() >= self.body.spec.budget
-    }
-
-    fn next_query(&mut self) -> Result<StoredQuery, CliError> {
-        if self.pending.is_none() {
-            let q = self.optimizer.suggest(&mut self.rng).map_err(|e| CliError::msg(format!("algorithm: {e}")))?;
-            self.pending = Some(q);
-        }
-        StoredQuery::of(self.pending.as_ref().expect("set above"))
-    }
-
-    /// Records an answer: observe, append, save (backup of the previous file, then the new one).
-    fn answer(&mut self, path: &Path, answer: Answer) -> Result<(), CliError> {
-        let q = self.pending.take().ok_or_else(|| CliError::msg("no query is pending"))?;
-        let stored = StoredQuery::of(&q)?;
-        self.optimizer.observe(&q, answer).map_err(|e| CliError::msg(format!("algorithm: {e}")))?;
-        self.body.history.push(Step { query: stored, answer });
-        let text = session_text(&self.body)?;
-        write_atomic(backup_path(path), self.last_good.as_bytes())?;
-        write_atomic(path, text.as_bytes())?;
-        self.last_good = text;
-        Ok(())
-    }
-
-    fn recommendation(&self) -> Option<usize> {
-        self.optimizer.recommend().ok().and_then(|p| p.index)
     }
 }
 
-/// The lock file of a session: `SESSION.json.lock` next to it.
-fn lock_path(path: &Path) -> PathBuf {
-    session::with_suffix(path, ".lock")
-}
-
-/// Takes the session's lock (held until the guard is dropped), then removes the temporary files of
-/// saves of this session that a killed process left behind, saying so on stderr.
-fn lock_session(path: &Path) -> Result<LockGuard, CliError> {
-    let guard = lock_exclusive(&lock_path(path), &format!("session `{}`", path.display()))?;
-    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let owned = [name(path), name(&backup_path(path))];
-    let removed = remove_stale_temp_files(path.parent().unwrap_or(Path::new(".")), |t| owned.iter().any(|o| o == t))?;
-    if !removed.is_empty() {
-        let n = removed.len();
+/// Tells the person about temporary files of interrupted saves that opening a session removed.
+fn report_removed(s: &Session) {
+    let n = s.removed_temp_files().len();
+    if n > 0 {
         eprintln!(
             "removed {n} stale temporary file{} from an interrupted save of `{}`; nothing else changed",
             if n == 1 { "" } else { "s" },
-            path.display()
+            s.path().display()
         );
     }
-    Ok(guard)
-}
-
-/// Reads and checks a session spec, loads its candidates and builds its algorithm once: everything
-/// `bohf ask new` does before it writes the session file (also used by `bohf check --ask`).
-pub fn prepare_session(spec_path: &Path) -> Result<SessionBody, CliError> {
-    let spec = read_spec(spec_path)?;
-    if spec.name.trim().is_empty() {
-        return Err(CliError::msg("name: must not be empty"));
-    }
-    let candidates = load_candidates(&spec)?;
-    let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
-    body.validate().map_err(|e| CliError::msg(format!("`{}`: {e}", spec_path.display())))?;
-    build(&body).map_err(|e| CliError::msg(format!("`{}`: {e}", spec_path.display())))?;
-    Ok(body)
 }
 
 /// `bohf ask new SESSION --spec SPEC`.
 pub fn new_session(path: &Path, spec_path: &Path, force: bool) -> Result<(), CliError> {
-    let body = prepare_session(spec_path)?;
-    let _lock = lock_session(path)?;
-    if path.exists() && !force {
-        return Err(CliError::msg(format!(
-            "`{}` exists; continue it with `bohf ask {}`, or pass --force to start over",
-            path.display(),
-            path.display()
-        )));
-    }
-    write_atomic(path, session_text(&body)?.as_bytes())?;
+    let body = bohf_session::prepare(spec_path)?;
+    let s = Session::create(path, body, force)?;
+    report_removed(&s);
+    let b = s.body();
     println!(
         "session `{}`: {} candidates, {} attribute(s), budget {} queries, algorithm {}\nanswer with: bohf ask {}",
-        body.spec.name,
-        body.candidates.names.len(),
-        body.candidates.attributes.len(),
-        body.spec.budget,
-        body.spec.algorithm.name,
+        b.spec.name,
+        b.candidates.names.len(),
+        b.candidates.attributes.len(),
+        b.spec.budget,
+        b.spec.algorithm.name,
         path.display()
     );
     Ok(())
 }
 
-/// Reads, checks and replays a session; every way it can fail goes through [`damaged`] (which
-/// offers the backup if it is good).
-fn load(path: &Path) -> Result<Live, CliError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(damaged(path, "does not exist")),
-        Err(e) => return Err(damaged(path, &format!("cannot be read ({e})"))),
-    };
-    let body = parse_session(&bytes).map_err(|why| damaged(path, &format!("is damaged ({why})")))?;
-    let text = String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
-    Live::replay(body, text).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))
-}
-
 /// `bohf ask SESSION [--json]`. Holds the session's lock for the whole session.
 pub fn ask(path: &Path, json: bool) -> Result<(), CliError> {
-    if !path.exists() {
-        return Err(damaged(path, "does not exist"));
-    }
-    let _lock = lock_session(path)?;
-    let mut live = with_progress("loading the session and replaying its answers", || load(path))?;
+    let mut live = with_progress("loading the session and replaying its answers", || Session::open(path))?;
+    report_removed(&live);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if json {
-        json::ask_json(path, &mut live, &mut input, &mut out)
+        json::ask_json(&mut live, &mut input, &mut out)
     } else {
-        terminal::ask_terminal(path, &mut live, &mut input, &mut out)
+        terminal::ask_terminal(&mut live, &mut input, &mut out)
     }
 }
 

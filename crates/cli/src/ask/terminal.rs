@@ -1,12 +1,11 @@
 //! The terminal front end of `bohf ask`: prompts, typed answers, and the tables of a duel.
 
-use super::candidates::fmt_num;
-use super::session::StoredQuery;
-use super::{Line, Live, io_err, read_line, with_progress};
+use super::{Line, io_err, read_line, with_progress};
 use crate::CliError;
 use bohf_core::Answer;
+use bohf_session::candidates::fmt_num;
+use bohf_session::{Session, StoredQuery};
 use std::io::{BufRead, Write};
-use std::path::Path;
 
 /// Parses a typed answer; `Ok(None)` means quit.
 fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<Answer>, String> {
@@ -32,12 +31,12 @@ fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<Answer>, String> {
     }
 }
 
-fn show_query(live: &Live, q: StoredQuery) -> String {
-    let c = &live.body.candidates;
-    let head = format!("Query {} of {}", live.answered() + 1, live.body.spec.budget);
+fn show_query(live: &Session, q: StoredQuery) -> String {
+    let c = &live.body().candidates;
+    let head = format!("Query {} of {}", live.answered() + 1, live.budget());
     match q {
         StoredQuery::Duel { a, b } => {
-            let question = live.body.spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into());
+            let question = live.body().spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into());
             let w0 = c.attributes.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(4);
             let cell = |i: usize, j: Option<usize>| match j {
                 None => c.names[i].clone(),
@@ -66,24 +65,19 @@ fn show_query(live: &Live, q: StoredQuery) -> String {
     }
 }
 
-pub(super) fn ask_terminal(
-    path: &Path,
-    live: &mut Live,
-    input: &mut impl BufRead,
-    out: &mut impl Write,
-) -> Result<(), CliError> {
+pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(
         out,
         "Session `{}` ({}): {} of {} queries answered. Answers are saved as you go.\n",
-        live.body.spec.name,
-        live.body.spec.algorithm.name,
+        live.body().spec.name,
+        live.body().spec.algorithm.name,
         live.answered(),
-        live.body.spec.budget
+        live.budget()
     )
     .map_err(io_err)?;
     let mut quit = false;
-    while !live.done() && !quit {
-        let q = with_progress("the algorithm is choosing the next query", || live.next_query())?;
+    while !quit {
+        let Some(q) = with_progress("the algorithm is choosing the next query", || live.pending())? else { break };
         write!(out, "{}", show_query(live, q)).map_err(io_err)?;
         out.flush().map_err(io_err)?;
         loop {
@@ -106,8 +100,8 @@ pub(super) fn ask_terminal(
                     break;
                 }
                 Ok(Some(a)) => {
-                    with_progress("updating the algorithm with the answer", || live.answer(path, a))?;
-                    writeln!(out, "saved ({} of {})\n", live.answered(), live.body.spec.budget).map_err(io_err)?;
+                    with_progress("updating the algorithm with the answer", || live.answer(a))?;
+                    writeln!(out, "saved ({} of {})\n", live.answered(), live.budget()).map_err(io_err)?;
                     break;
                 }
                 Err(hint) => {
@@ -118,13 +112,13 @@ pub(super) fn ask_terminal(
         }
     }
     if live.done() {
-        writeln!(out, "The budget of {} queries is spent.", live.body.spec.budget).map_err(io_err)?;
+        writeln!(out, "The budget of {} queries is spent.", live.budget()).map_err(io_err)?;
     } else {
-        writeln!(out, "Stopped after {} answers; continue with `bohf ask {}`.", live.answered(), path.display())
+        writeln!(out, "Stopped after {} answers; continue with `bohf ask {}`.", live.answered(), live.path().display())
             .map_err(io_err)?;
     }
     match live.recommendation() {
-        Some(i) => writeln!(out, "Current recommendation: {}", live.body.candidates.describe(i)).map_err(io_err)?,
+        Some(i) => writeln!(out, "Current recommendation: {}", live.body().candidates.describe(i)).map_err(io_err)?,
         None => writeln!(out, "No recommendation yet.").map_err(io_err)?,
     }
     Ok(())

@@ -7,8 +7,8 @@
 //! edit), not tampering. The file is rewritten after every answer by temp file + rename, and the
 //! previous good version is kept as `SESSION.json.bak`.
 
-use super::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
-use crate::CliError;
+use crate::SessionError;
+use crate::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
 use bohf_core::{Answer, Query};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -37,9 +37,13 @@ pub enum StoredQuery {
 }
 
 impl StoredQuery {
-    pub(super) fn of(q: &Query) -> Result<Self, CliError> {
+    /// The stored form of an algorithm's query; an error if it names a point that is not a
+    /// candidate.
+    pub fn of(q: &Query) -> Result<Self, SessionError> {
         let idx = |p: &bohf_core::Point| {
-            p.index.ok_or_else(|| CliError::msg("the algorithm asked about a point that is not a candidate"))
+            p.index.ok_or_else(|| {
+                SessionError::Algorithm("the algorithm asked about a point that is not a candidate".into())
+            })
         };
         Ok(match q {
             Query::Duel(x, y) => StoredQuery::Duel { a: idx(x)?, b: idx(y)? },
@@ -48,7 +52,8 @@ impl StoredQuery {
         })
     }
 
-    pub(super) fn fits(&self, a: &Answer) -> bool {
+    /// Whether `a` is an answer of this query's kind.
+    pub fn fits(&self, a: &Answer) -> bool {
         matches!(
             (self, a),
             (StoredQuery::Duel { .. }, Answer::Duel { .. })
@@ -91,18 +96,21 @@ struct SessionFile {
     checksum: String,
 }
 
-pub(super) const FORMAT: &str = "bohf-ask-session";
+/// The `format` of every session file.
+pub const FORMAT: &str = "bohf-ask-session";
 
-fn checksum(body: &SessionBody) -> Result<String, CliError> {
-    let compact = serde_json::to_string(body).map_err(|e| CliError::msg(format!("cannot write the session: {e}")))?;
+fn checksum(body: &SessionBody) -> Result<String, SessionError> {
+    let compact =
+        serde_json::to_string(body).map_err(|e| SessionError::File(format!("cannot write the session: {e}")))?;
     Ok(bohf_experiments::checksum::fnv1a64_tag(compact.as_bytes()))
 }
 
-pub(super) fn session_text(body: &SessionBody) -> Result<String, CliError> {
+/// The text of a session file holding `body` (pretty JSON with the checksum, ending in a newline).
+pub fn session_text(body: &SessionBody) -> Result<String, SessionError> {
     let file = SessionFile { body: body.clone(), checksum: checksum(body)? };
     serde_json::to_string_pretty(&file)
         .map(|s| s + "\n")
-        .map_err(|e| CliError::msg(format!("cannot write the session: {e}")))
+        .map_err(|e| SessionError::File(format!("cannot write the session: {e}")))
 }
 
 /// The largest budget a session may have: far more queries than a person answers, small enough
@@ -177,7 +185,7 @@ impl SessionBody {
 /// The error for a session file that cannot be used: `problem` says why (e.g. "does not exist",
 /// "is damaged (truncated: …)"). Names the previous good copy `SESSION.json.bak` if it loads, so
 /// that the person can continue from it; nothing is written.
-pub(super) fn damaged(path: &Path, problem: &str) -> CliError {
+pub fn damaged(path: &Path, problem: &str) -> SessionError {
     let bak = backup_path(path);
     let backup = match std::fs::read(&bak).ok().and_then(|bytes| parse_session(&bytes).ok()) {
         Some(b) => format!(
@@ -188,7 +196,7 @@ pub(super) fn damaged(path: &Path, problem: &str) -> CliError {
         ),
         None => String::new(),
     };
-    CliError::msg(format!(
+    SessionError::File(format!(
         "session file `{}` {problem}; it was left as it is, nothing was written{backup}",
         path.display()
     ))
@@ -196,7 +204,7 @@ pub(super) fn damaged(path: &Path, problem: &str) -> CliError {
 
 /// Parses and checks a session file's bytes: UTF-8, JSON of the right shape with no unknown keys
 /// anywhere in the body, the format and version, the checksum, and [`SessionBody::validate`].
-pub(super) fn parse_session(bytes: &[u8]) -> Result<SessionBody, String> {
+pub fn parse_session(bytes: &[u8]) -> Result<SessionBody, String> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err("the file is empty".into());
     }
@@ -223,12 +231,12 @@ pub(super) fn parse_session(bytes: &[u8]) -> Result<SessionBody, String> {
 }
 
 /// The previous good copy of a session: `SESSION.json.bak` next to it.
-pub(super) fn backup_path(path: &Path) -> PathBuf {
+pub fn backup_path(path: &Path) -> PathBuf {
     with_suffix(path, ".bak")
 }
 
 /// `path` with `suffix` appended to its file name (`s.json` → `s.json.bak`).
-pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
     name.push(suffix);
     path.with_file_name(name)

@@ -1,4 +1,5 @@
-//! `bohf run` and `bohf merge`: a results folder that fills up one finished run at a time.
+//! Results folders (what `bohf run` and `bohf merge` write, and `bohf.run` from Python): a folder
+//! that fills up one finished run at a time, resumable, shardable and safe against two writers.
 //!
 //! Layout of a results folder `DIR`:
 //!
@@ -19,15 +20,13 @@
 //!   on and the results summarise the finished runs and list the failed ones.
 //! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
 
-use crate::CliError;
+use crate::ExperimentError;
+use crate::checksum::{strip_checksum_line, with_checksum_line};
 use crate::lock::{LockGuard, lock_exclusive, lock_shared};
-use bohf_experiments::checksum::{strip_checksum_line, with_checksum_line};
-use bohf_experiments::{
+use crate::{
     Experiment, ExperimentSpec, FailedRun, OnError, ProblemSpec, Registry, Results, RunId, RunRecord, Timing,
     remove_stale_temp_files, runs_from_csv, write_atomic, write_results,
 };
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -43,18 +42,61 @@ pub struct RunOptions {
     pub shard: Option<(usize, usize)>,
     /// Skip runs already finished in `out`.
     pub resume: bool,
-    /// Progress bar (true) or plain lines (false).
-    pub progress_bar: bool,
 }
 
-impl RunOptions {
-    /// Options with the progress bar chosen by whether stderr is a terminal.
-    pub fn new(out: PathBuf, threads: usize, shard: Option<(usize, usize)>, resume: bool) -> Self {
-        Self { out, threads, shard, resume, progress_bar: std::io::stderr().is_terminal() }
+/// What a folder run tells its caller while it works, and how the caller stops it. Every method
+/// has a default: [`Quiet`] says nothing and never stops; the `bohf` command draws a progress bar;
+/// the Python package stops on Ctrl-C.
+pub trait FolderProgress: Sync {
+    /// Before the first run starts: one line naming the experiment and the work to do, and the
+    /// number of runs to do.
+    fn start(&self, _line: &str, _todo: usize) {}
+    /// A warning or a notice (a damaged run file moved aside, stale temporary files removed).
+    fn note(&self, _message: &str) {}
+    /// Run number `k` of `total` (counting finished and failed runs) has finished and is saved.
+    fn finished(&self, _k: usize, _total: usize, _record: &RunRecord) {}
+    /// Run number `k` of `total` has failed; its error is saved.
+    fn failed(&self, _k: usize, _total: usize, _failure: &FailedRun) {}
+    /// Every run of this call is done (before the results are collected and written).
+    fn end(&self, _total: usize, _seconds: f64) {}
+    /// Asked before each run starts: true stops the call (runs in flight finish and are saved;
+    /// the call then fails with an error saying how many runs are saved, and `resume` continues).
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// A [`FolderProgress`] that says nothing and never stops.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Quiet;
+
+impl FolderProgress for Quiet {}
+
+/// A [`FolderProgress`] that writes one plain line per event to stderr (the `bohf` command when
+/// stderr is not a terminal).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlainLines;
+
+impl FolderProgress for PlainLines {
+    fn start(&self, line: &str, _todo: usize) {
+        eprintln!("{line}");
+    }
+    fn note(&self, message: &str) {
+        eprintln!("{message}");
+    }
+    fn finished(&self, k: usize, total: usize, record: &RunRecord) {
+        eprintln!("[{k}/{total}] {} run {} done in {:.2} s", record.label, record.id.run, record.wall_seconds());
+    }
+    fn failed(&self, k: usize, total: usize, failure: &FailedRun) {
+        eprintln!("[{k}/{total}] FAILED: {failure}");
+    }
+    fn end(&self, total: usize, seconds: f64) {
+        eprintln!("{total} run(s) in {seconds:.1} s");
     }
 }
 
 /// What a run produced.
+#[derive(Debug)]
 pub enum Outcome {
     /// Every run is finished; the results were written.
     Complete(Box<Results>),
@@ -108,15 +150,15 @@ fn read_failure(dir: &Path, id: RunId) -> Option<FailedRun> {
     serde_json::from_str(&text).ok()
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> CliError + 'a {
-    move |e| CliError::Experiment(bohf_experiments::ExperimentError::Io { action, path: path.to_path_buf(), source: e })
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ExperimentError + 'a {
+    move |e| ExperimentError::Io { action, path: path.to_path_buf(), source: e }
 }
 
 /// Reads and validates `DIR/spec.toml`.
-pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
+pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, ExperimentError> {
     let path = dir.join("spec.toml");
     if !path.exists() {
-        return Err(CliError::msg(format!(
+        return Err(ExperimentError::Folder(format!(
             "`{}` is not a results folder of `bohf run` (no spec.toml in it)",
             dir.display()
         )));
@@ -124,7 +166,7 @@ pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, CliError> {
     let spec = ExperimentSpec::from_file(&path)?;
     // A stored spec is input too (it may have been edited): the same checks as a spec to run, so
     // that `merge` never sizes anything by an unchecked field.
-    spec.validate(&Registry::builtin()).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))?;
+    spec.validate(&Registry::builtin()).map_err(|e| ExperimentError::Folder(format!("`{}`: {e}", path.display())))?;
     Ok(spec)
 }
 
@@ -139,14 +181,14 @@ pub fn spec_differences(a: &ExperimentSpec, b: &ExperimentSpec) -> Vec<String> {
 }
 
 /// Writes `DIR/spec.toml`, or checks that the one there is the same spec.
-fn claim_folder(dir: &Path, spec: &ExperimentSpec) -> Result<(), CliError> {
+fn claim_folder(dir: &Path, spec: &ExperimentSpec) -> Result<(), ExperimentError> {
     std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
     let path = dir.join("spec.toml");
     if path.exists() {
         let there = read_stored_spec(dir)?;
         let diff = spec_differences(&there, spec);
         if !diff.is_empty() {
-            return Err(CliError::msg(format!(
+            return Err(ExperimentError::Folder(format!(
                 "`{}` holds results of a different spec (they differ in: {}); choose another --out",
                 dir.display(),
                 diff.join(", ")
@@ -194,19 +236,19 @@ fn load_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> RunFile {
 }
 
 /// Reads one finished run; `None` if its file is absent or damaged (a damaged one is reported).
-fn read_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> Option<RunRecord> {
+fn read_run(dir: &Path, spec: &ExperimentSpec, id: RunId, progress: &dyn FolderProgress) -> Option<RunRecord> {
     match load_run(dir, spec, id) {
         RunFile::Good(r) => Some(*r),
         RunFile::Absent => None,
         RunFile::Damaged(why) => {
-            eprintln!("warning: `{}` is damaged: {why}", run_file(dir, id).display());
+            progress.note(&format!("warning: `{}` is damaged: {why}", run_file(dir, id).display()));
             None
         }
     }
 }
 
 /// Moves a damaged file aside to `NAME.damaged` (or `NAME.damaged.2`, … if taken); never deletes.
-fn move_aside(path: &Path) -> Result<PathBuf, CliError> {
+fn move_aside(path: &Path) -> Result<PathBuf, ExperimentError> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut k = 1;
     loop {
@@ -227,19 +269,24 @@ pub fn run_file_text(record: &RunRecord) -> String {
 
 /// Locks `dir` for this process alone (creating it and `dir/runs`) and removes the temporary files an
 /// interrupted process left in it, saying so in one line.
-fn lock_folder(dir: &Path) -> Result<Vec<LockGuard>, CliError> {
+fn lock_folder(dir: &Path, progress: &dyn FolderProgress) -> Result<Vec<LockGuard>, ExperimentError> {
     std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
     let guard = lock_exclusive(&dir.join(".lock"), &format!("results folder `{}`", dir.display()))?;
     let mut removed = remove_stale_temp_files(dir, |_| true)?;
     removed.extend(remove_stale_temp_files(dir.join("runs"), |_| true)?);
-    report_removed(dir, &removed);
+    report_removed(dir, &removed, progress);
     Ok(vec![guard])
 }
 
 /// Locks `dir` for shard `k/n`: shared with the other shards (so they can fill one folder at
 /// once), exclusive for this shard (`.lock-shard-K-of-N`), and refused while a whole run or a
 /// merge holds the folder. Removes only the temporary files of this shard's own runs.
-fn lock_folder_for_shard(dir: &Path, (k, n): (usize, usize), mine: &[RunId]) -> Result<Vec<LockGuard>, CliError> {
+fn lock_folder_for_shard(
+    dir: &Path,
+    (k, n): (usize, usize),
+    mine: &[RunId],
+    progress: &dyn FolderProgress,
+) -> Result<Vec<LockGuard>, ExperimentError> {
     std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
     let what = format!("results folder `{}`", dir.display());
     let shared = lock_shared(&dir.join(".lock"), &what)?;
@@ -249,36 +296,41 @@ fn lock_folder_for_shard(dir: &Path, (k, n): (usize, usize), mine: &[RunId]) -> 
     let removed = remove_stale_temp_files(dir.join("runs"), |target| {
         stems.contains(target.rsplit_once('.').map_or(target, |(stem, _)| stem))
     })?;
-    report_removed(dir, &removed);
+    report_removed(dir, &removed, progress);
     Ok(vec![shared, own])
 }
 
-fn report_removed(dir: &Path, removed: &[PathBuf]) {
+fn report_removed(dir: &Path, removed: &[PathBuf], progress: &dyn FolderProgress) {
     if let Some(first) = removed.first() {
-        eprintln!(
+        progress.note(&format!(
             "removed {} stale temporary file(s) left by an interrupted bohf in `{}` (e.g. `{}`); nothing else changed",
             removed.len(),
             dir.display(),
             first.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-        );
+        ));
     }
 }
 
-/// Runs `experiment` into `opts.out` (see the module documentation).
-pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outcome, CliError> {
+/// Runs `experiment` into `opts.out` (see the module documentation), telling `progress` what
+/// happens and asking it before each run whether to stop.
+pub fn run_experiment(
+    experiment: &Experiment,
+    opts: &RunOptions,
+    progress: &dyn FolderProgress,
+) -> Result<Outcome, ExperimentError> {
     let spec = stored_spec(experiment.spec().clone());
     let mine = match opts.shard {
         Some((k, n)) => experiment.shard(k, n)?,
         None => experiment.tasks(),
     };
     let _locks = match opts.shard {
-        Some(shard) => lock_folder_for_shard(&opts.out, shard, &mine)?,
-        None => lock_folder(&opts.out)?,
+        Some(shard) => lock_folder_for_shard(&opts.out, shard, &mine, progress)?,
+        None => lock_folder(&opts.out, progress)?,
     };
     claim_folder(&opts.out, &spec)?;
     let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
     if !done_before.is_empty() && !opts.resume {
-        return Err(CliError::msg(format!(
+        return Err(ExperimentError::Folder(format!(
             "`{}` already holds {} finished run(s) of this spec; pass --resume to continue, or choose another --out",
             opts.out.display(),
             done_before.len()
@@ -292,36 +344,30 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
             RunFile::Damaged(why) => {
                 let path = run_file(&opts.out, id);
                 let aside = move_aside(&path)?;
-                eprintln!(
+                progress.note(&format!(
                     "warning: `{}` is damaged ({why}); moved to `{}`, and the run will be done again",
                     path.display(),
                     aside.display()
-                );
+                ));
                 todo.push(id);
             }
         }
     }
     let skipped = mine.len() - todo.len();
-    eprintln!(
-        "{}: {} algorithm(s) × {} run(s), T = {}{}: {} to do{}",
-        spec.name,
-        spec.algorithms.len(),
-        spec.runs,
-        spec.horizon,
-        opts.shard.map(|(k, n)| format!(", shard {k}/{n}")).unwrap_or_default(),
+    progress.start(
+        &format!(
+            "{}: {} algorithm(s) × {} run(s), T = {}{}: {} to do{}",
+            spec.name,
+            spec.algorithms.len(),
+            spec.runs,
+            spec.horizon,
+            opts.shard.map(|(k, n)| format!(", shard {k}/{n}")).unwrap_or_default(),
+            todo.len(),
+            if skipped > 0 { format!(", {skipped} already finished (skipped)") } else { String::new() }
+        ),
         todo.len(),
-        if skipped > 0 { format!(", {skipped} already finished (skipped)") } else { String::new() }
     );
     let start = Instant::now();
-    let bar = opts.progress_bar.then(|| {
-        let b = ProgressBar::new(todo.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} runs, ETA {eta} {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        b
-    });
     let counter = AtomicUsize::new(0);
     let total = todo.len();
     let write_failures = std::sync::Mutex::new(Vec::new());
@@ -332,20 +378,7 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         }
         // A run that failed before (and was retried with --resume) has finished now.
         let _ = std::fs::remove_file(failure_file(&opts.out, record.id));
-        let k = counter.fetch_add(1, Ordering::SeqCst) + 1;
-        match &bar {
-            Some(b) => {
-                b.set_message(format!("(last: {} run {})", record.label, record.id.run));
-                b.inc(1);
-            }
-            None => eprintln!(
-                "[{k}/{total}] {} run {} done in {:.2} s ({:.1} s elapsed)",
-                record.label,
-                record.id.run,
-                record.wall_seconds(),
-                start.elapsed().as_secs_f64()
-            ),
-        }
+        progress.finished(counter.fetch_add(1, Ordering::SeqCst) + 1, total, record);
     };
     let on_failed = |failed: &FailedRun| {
         let path = failure_file(&opts.out, failed.id);
@@ -353,40 +386,31 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
         if let Err(e) = write_atomic(&path, json.as_bytes()) {
             write_failures.lock().expect("no poisoning").push(e.to_string());
         }
-        let k = counter.fetch_add(1, Ordering::SeqCst) + 1;
-        let line = format!("[{k}/{total}] FAILED: {failed}");
-        match &bar {
-            Some(b) => {
-                b.println(line);
-                b.inc(1);
-            }
-            None => eprintln!("{line}"),
-        }
+        progress.failed(counter.fetch_add(1, Ordering::SeqCst) + 1, total, failed);
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
-        .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.threads)))?;
+        .map_err(|e| ExperimentError::Folder(format!("cannot start {} threads: {e}", opts.threads)))?;
     // Each thread holds one run's matrices at a time.
     let in_flight = pool.current_num_threads().min(todo.len());
     if in_flight > 1 {
         let (candidates, dim) = experiment.problem().shape();
         spec.check_memory(&Registry::builtin(), candidates, dim, in_flight).map_err(|e| {
-            CliError::msg(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
+            ExperimentError::Folder(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
         })?;
     }
-    let outcome = pool.install(|| experiment.run_tasks(&todo, &on_done, &on_failed));
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let cancelled = || progress.cancelled();
+    let outcome = pool.install(|| experiment.run_tasks_until(&todo, &on_done, &on_failed, &cancelled));
+    progress.end(total, start.elapsed().as_secs_f64());
     let failures = write_failures.into_inner().expect("no poisoning");
     if let Some(first) = failures.first() {
-        return Err(CliError::msg(format!("{} run file(s) could not be written: {first}", failures.len())));
+        return Err(ExperimentError::Folder(format!("{} run file(s) could not be written: {first}", failures.len())));
     }
     if let Some(first) = outcome.failures.first()
         && spec.on_error == OnError::Stop
     {
-        return Err(CliError::msg(format!(
+        return Err(ExperimentError::Folder(format!(
             "{first}\nstopped (on_error = \"stop\"): {} run(s) of this call finished and are saved in `{}`, {} failed, {} \
              not started; rerun with --resume to retry, or set on_error = \"continue\" in the spec to record failures \
              and run the rest",
@@ -396,7 +420,15 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
             outcome.not_started.len()
         )));
     }
-    eprintln!("{} run(s) in {:.1} s", total, start.elapsed().as_secs_f64());
+    if !outcome.not_started.is_empty() {
+        return Err(ExperimentError::Folder(format!(
+            "interrupted: {} run(s) of this call finished and are saved in `{}`, {} not started; rerun with --resume \
+             to continue",
+            outcome.runs.len(),
+            opts.out.display(),
+            outcome.not_started.len()
+        )));
+    }
     if opts.shard.is_some() {
         let settled = |id: RunId| {
             run_file(&opts.out, id).exists()
@@ -407,17 +439,17 @@ pub fn run_experiment(experiment: &Experiment, opts: &RunOptions) -> Result<Outc
             return Ok(Outcome::ShardDone { mine: mine.len(), finished, total: experiment.tasks().len() });
         }
     }
-    let results = collect(std::slice::from_ref(&opts.out), &spec, &experiment.title())?;
+    let results = collect(std::slice::from_ref(&opts.out), &spec, &experiment.title(), progress)?;
     write_complete(&results, &opts.out)?;
     Ok(Outcome::Complete(Box::new(results)))
 }
 
 /// Writes the results of a complete experiment; if every run failed there is nothing to summarise
 /// or plot, and that is an error (the failures stay recorded in `runs/`).
-fn write_complete(results: &Results, out: &Path) -> Result<(), CliError> {
+fn write_complete(results: &Results, out: &Path) -> Result<(), ExperimentError> {
     if results.runs().is_empty() {
         let failures = results.failures();
-        return Err(CliError::msg(format!(
+        return Err(ExperimentError::Folder(format!(
             "every run failed ({} failure(s); the first: {}); their errors are in `{}`; nothing to summarise or plot",
             failures.len(),
             failures.first().map(ToString::to_string).unwrap_or_else(|| "none recorded".into()),
@@ -430,7 +462,12 @@ fn write_complete(results: &Results, out: &Path) -> Result<(), CliError> {
 
 /// Every run of `spec` from the `runs/` folders of `dirs`; a run found in two folders must be
 /// identical in both (its timing aside).
-fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Results, CliError> {
+fn collect(
+    dirs: &[PathBuf],
+    spec: &ExperimentSpec,
+    title: &str,
+    progress: &dyn FolderProgress,
+) -> Result<Results, ExperimentError> {
     let mut runs = Vec::new();
     let mut failed = Vec::new();
     let mut missing = Vec::new();
@@ -440,11 +477,11 @@ fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Resul
     for id in ids {
         let mut found: Option<(RunRecord, &PathBuf)> = None;
         for d in dirs {
-            if let Some(r) = read_run(d, spec, id) {
+            if let Some(r) = read_run(d, spec, id, progress) {
                 match &found {
                     Some((prev, pd)) => {
                         if prev.to_csv(Timing::Omit) != r.to_csv(Timing::Omit) {
-                            return Err(CliError::msg(format!(
+                            return Err(ExperimentError::Folder(format!(
                                 "run {} of `{}` differs between `{}` and `{}`",
                                 id.run,
                                 r.label,
@@ -469,7 +506,7 @@ fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Resul
         let labels = spec.labels();
         let list: Vec<String> =
             missing.iter().take(5).map(|id| format!("{} run {}", labels[id.algorithm], id.run)).collect();
-        return Err(CliError::msg(format!(
+        return Err(ExperimentError::Folder(format!(
             "{} of {} runs are missing (e.g. {}{}); finish the shards (bohf run --shard K/N --resume) first",
             missing.len(),
             spec.runs * spec.algorithms.len(),
@@ -477,19 +514,19 @@ fn collect(dirs: &[PathBuf], spec: &ExperimentSpec, title: &str) -> Result<Resul
             if missing.len() > 5 { ", …" } else { "" }
         )));
     }
-    Ok(Results::with_failures(spec.clone(), title, runs, failed)?)
+    Results::with_failures(spec.clone(), title, runs, failed)
 }
 
 /// `bohf merge DIR… --out OUT`: the runs of every folder into one result set; the folders must hold
 /// the same spec.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
-    let first = dirs.first().ok_or_else(|| CliError::msg("give at least one results folder"))?;
+pub fn merge(dirs: &[PathBuf], out: &Path, progress: &dyn FolderProgress) -> Result<Results, ExperimentError> {
+    let first = dirs.first().ok_or_else(|| ExperimentError::Folder("give at least one results folder".into()))?;
     let spec = read_stored_spec(first)?;
     for d in &dirs[1..] {
         let other = read_stored_spec(d)?;
         let diff = spec_differences(&spec, &other);
         if !diff.is_empty() {
-            return Err(CliError::msg(format!(
+            return Err(ExperimentError::Folder(format!(
                 "refusing to merge results of different specs: `{}` and `{}` differ in {}",
                 first.display(),
                 d.display(),
@@ -502,8 +539,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Results, CliError> {
         Ok(e) => e.title(),
         Err(_) => spec.title.clone().unwrap_or_else(|| spec.name.clone()),
     };
-    let results = collect(dirs, &spec, &title)?;
-    let _lock = lock_folder(out)?;
+    let results = collect(dirs, &spec, &title, progress)?;
+    let _lock = lock_folder(out, progress)?;
     claim_folder(out, &spec)?;
     for r in results.runs() {
         let path = run_file(out, r.id);
@@ -547,5 +584,42 @@ mod tests {
         let mut c = a.clone();
         c.algorithms[0].params.insert("beta".into(), toml::Value::Float(1.0));
         assert_eq!(spec_differences(&a, &c), ["algorithms"]);
+    }
+
+    /// A progress that stops the call after `after` finished runs.
+    struct StopAfter(usize, AtomicUsize);
+
+    impl FolderProgress for StopAfter {
+        fn finished(&self, _k: usize, _total: usize, _record: &RunRecord) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+        fn cancelled(&self) -> bool {
+            self.1.load(Ordering::SeqCst) >= self.0
+        }
+    }
+
+    #[test]
+    fn a_cancelled_run_keeps_its_finished_runs_and_resume_completes_it_identically() {
+        let text =
+            "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"random\"\n";
+        let spec = ExperimentSpec::from_toml_str(text).unwrap();
+        let experiment = Experiment::new(spec, &Registry::builtin()).unwrap();
+        let base = std::env::temp_dir().join(format!("bohf-folder-cancel-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let opts = |dir: &str, resume| RunOptions { out: base.join(dir), threads: 1, shard: None, resume };
+        let e = run_experiment(&experiment, &opts("a", false), &StopAfter(1, AtomicUsize::new(0))).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("interrupted: 1 run(s)") && e.contains("2 not started") && e.contains("--resume"), "{e}");
+        let saved = std::fs::read_dir(base.join("a/runs")).unwrap().count();
+        assert_eq!(saved, 1, "the finished run is saved");
+        let Outcome::Complete(resumed) = run_experiment(&experiment, &opts("a", true), &Quiet).unwrap() else {
+            panic!("not complete")
+        };
+        let Outcome::Complete(whole) = run_experiment(&experiment, &opts("b", false), &Quiet).unwrap() else {
+            panic!("not complete")
+        };
+        let csv = |r: &Results| r.runs().iter().map(|r| r.to_csv(Timing::Omit)).collect::<Vec<_>>();
+        assert_eq!(csv(&resumed), csv(&whole));
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -7,7 +7,7 @@
 //! `kill -9`, so a lock file left behind never blocks anyone: only a live holder does. The lock
 //! file itself is left in place (removing it would race with a process that just opened it).
 
-use crate::CliError;
+use crate::ExperimentError;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -28,20 +28,21 @@ impl Drop for LockGuard {
 /// Takes an exclusive lock on `lock_path` (created if missing) without waiting. `what` names the
 /// locked thing for the message, e.g. "session `coffee.json`"; if another process holds the lock the
 /// error says "{what} is in use by another bohf process (pid N)".
-pub fn lock_exclusive(lock_path: &Path, what: &str) -> Result<LockGuard, CliError> {
+pub fn lock_exclusive(lock_path: &Path, what: &str) -> Result<LockGuard, ExperimentError> {
     lock(lock_path, what, false)
 }
 
 /// Takes a shared lock on `lock_path`: any number of processes may hold it together (e.g. the shards
 /// of one experiment filling one folder), but not while one holds it exclusively, and an exclusive
 /// lock is refused while any shared holder lives. The lock file records the latest holder's pid.
-pub fn lock_shared(lock_path: &Path, what: &str) -> Result<LockGuard, CliError> {
+pub fn lock_shared(lock_path: &Path, what: &str) -> Result<LockGuard, ExperimentError> {
     lock(lock_path, what, true)
 }
 
-fn lock(lock_path: &Path, what: &str, shared: bool) -> Result<LockGuard, CliError> {
-    let cannot =
-        |e: std::io::Error| CliError::msg(format!("cannot lock {what} (lock file `{}`): {e}", lock_path.display()));
+fn lock(lock_path: &Path, what: &str, shared: bool) -> Result<LockGuard, ExperimentError> {
+    let cannot = |e: std::io::Error| {
+        ExperimentError::Folder(format!("cannot lock {what} (lock file `{}`): {e}", lock_path.display()))
+    };
     let mut file =
         OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path).map_err(cannot)?;
     match if shared { file.try_lock_shared() } else { file.try_lock() } {
@@ -53,7 +54,7 @@ fn lock(lock_path: &Path, what: &str, shared: bool) -> Result<LockGuard, CliErro
                 Ok(pid) => format!(" (pid {pid})"),
                 Err(_) => String::new(),
             };
-            return Err(CliError::msg(format!(
+            return Err(ExperimentError::Folder(format!(
                 "{what} is in use by another bohf process{pid}; wait for it to finish or stop it, then try again \
                  (lock file `{}`)",
                 lock_path.display()

@@ -5,7 +5,7 @@
 //! candidates; a constant attribute becomes 0), so the default length-scale 0.1 of the kernels
 //! means a tenth of each attribute's range.
 
-use crate::CliError;
+use crate::SessionError;
 use bohf_core::FiniteDomain;
 use bohf_experiments::AlgorithmSpec;
 use bohf_problems::datasets::CsvTable;
@@ -82,7 +82,7 @@ pub struct Candidates {
 
 impl Candidates {
     /// The domain the algorithm sees: every attribute min–max scaled to [0, 1].
-    pub fn domain(&self) -> Result<FiniteDomain, CliError> {
+    pub fn domain(&self) -> Result<FiniteDomain, SessionError> {
         let d = self.attributes.len();
         let mut rows = self.values.clone();
         for j in 0..d {
@@ -94,32 +94,35 @@ impl Candidates {
         }
         FiniteDomain::from_rows(&rows)
             .and_then(|dom| dom.with_names(self.names.clone()))
-            .map_err(|e| CliError::msg(format!("candidates: {e}")))
+            .map_err(|e| SessionError::Spec(format!("candidates: {e}")))
     }
 
-    pub(super) fn describe(&self, i: usize) -> String {
+    /// Candidate `i` in one line: its name and `attribute = value` pairs.
+    pub fn describe(&self, i: usize) -> String {
         let attrs: Vec<String> =
             self.attributes.iter().zip(&self.values[i]).map(|(a, v)| format!("{a} = {}", fmt_num(*v))).collect();
         format!("{} ({})", self.names[i], attrs.join(", "))
     }
 
-    pub(super) fn json(&self, i: usize) -> serde_json::Value {
+    /// Candidate `i` as the protocol sends it: `{"index", "name", "attributes": {…}}`.
+    pub fn json(&self, i: usize) -> serde_json::Value {
         let attrs: serde_json::Map<String, serde_json::Value> =
             self.attributes.iter().zip(&self.values[i]).map(|(a, v)| (a.clone(), serde_json::json!(v))).collect();
         serde_json::json!({ "index": i, "name": self.names[i], "attributes": attrs })
     }
 }
 
-pub(super) fn fmt_num(v: f64) -> String {
+/// A number as shown to people: integers without decimals, others to six decimals at most.
+pub fn fmt_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{}", (v * 1e6).round() / 1e6) }
 }
 
 /// Reads a session spec; a relative CSV path is resolved against the spec's folder.
-pub fn read_spec(path: &Path) -> Result<AskSpec, CliError> {
+pub fn read_spec(path: &Path) -> Result<AskSpec, SessionError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::msg(format!("cannot read session spec `{}`: {e}", path.display())))?;
+        .map_err(|e| SessionError::Spec(format!("cannot read session spec `{}`: {e}", path.display())))?;
     let mut spec: AskSpec = toml::from_str(&text)
-        .map_err(|e| CliError::msg(format!("cannot parse session spec `{}`: {e}", path.display())))?;
+        .map_err(|e| SessionError::Spec(format!("cannot parse session spec `{}`: {e}", path.display())))?;
     if let Some(csv) = &mut spec.candidates.csv
         && csv.is_relative()
         && let Some(dir) = path.parent()
@@ -130,18 +133,18 @@ pub fn read_spec(path: &Path) -> Result<AskSpec, CliError> {
 }
 
 /// The candidates of a spec (reads the CSV).
-pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, CliError> {
+pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
     match (&spec.candidates.csv, &spec.candidates.grid) {
         (Some(csv), None) => {
             if !csv.exists() {
-                return Err(CliError::msg(format!("candidates.csv: file not found: `{}`", csv.display())));
+                return Err(SessionError::Spec(format!("candidates.csv: file not found: `{}`", csv.display())));
             }
-            let table = CsvTable::read(csv).map_err(|e| CliError::msg(format!("candidates.csv: {e}")))?;
+            let table = CsvTable::read(csv).map_err(|e| SessionError::Spec(format!("candidates.csv: {e}")))?;
             let header = table.header().to_vec();
             let name_col = header.iter().position(|h| h.eq_ignore_ascii_case("name")).unwrap_or(0);
             let attr_cols: Vec<usize> = (0..header.len()).filter(|&j| j != name_col).collect();
             if attr_cols.is_empty() {
-                return Err(CliError::msg(format!(
+                return Err(SessionError::Spec(format!(
                     "candidates.csv `{}`: need a name column and at least one numeric attribute column",
                     csv.display()
                 )));
@@ -154,11 +157,11 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, CliError> {
                     .iter()
                     .map(|&j| table.number(line, rec, j))
                     .collect::<Result<_, _>>()
-                    .map_err(|e| CliError::msg(format!("candidates.csv: {e}")))?;
+                    .map_err(|e| SessionError::Spec(format!("candidates.csv: {e}")))?;
                 values.push(row);
             }
             if names.len() < 2 {
-                return Err(CliError::msg(format!(
+                return Err(SessionError::Spec(format!(
                     "candidates.csv `{}`: need at least two options, got {}",
                     csv.display(),
                     names.len()
@@ -169,7 +172,7 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, CliError> {
         (None, Some(b)) => {
             let d = b.names.len();
             if d == 0 || b.lower.len() != d || b.upper.len() != d {
-                return Err(CliError::msg(format!(
+                return Err(SessionError::Spec(format!(
                     "candidates.box: names, lower and upper must have the same non-zero length, got {}, {}, {}",
                     d,
                     b.lower.len(),
@@ -177,25 +180,25 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, CliError> {
                 )));
             }
             if b.points_per_dim < 2 {
-                return Err(CliError::msg(format!(
+                return Err(SessionError::Spec(format!(
                     "candidates.box.points_per_dim: need at least 2, got {}",
                     b.points_per_dim
                 )));
             }
             let count = u32::try_from(d).ok().and_then(|d| b.points_per_dim.checked_pow(d));
             if count.is_none_or(|c| c > MAX_CANDIDATES) {
-                return Err(CliError::msg(format!(
+                return Err(SessionError::Spec(format!(
                     "candidates.box: {} points per dimension in {d} dimension(s) make more than {MAX_CANDIDATES} options",
                     b.points_per_dim
                 )));
             }
             let domain = bohf_core::BoxDomain::new(b.lower.clone(), b.upper.clone())
                 .and_then(|bx| bx.grid(b.points_per_dim))
-                .map_err(|e| CliError::msg(format!("candidates.box: {e}")))?;
+                .map_err(|e| SessionError::Spec(format!("candidates.box: {e}")))?;
             let values: Vec<Vec<f64>> = (0..domain.len()).map(|i| domain.coords(i).expect("index in range")).collect();
             let names = (1..=values.len()).map(|i| format!("#{i}")).collect();
             Ok(Candidates { attributes: b.names.clone(), names, values })
         }
-        _ => Err(CliError::msg("candidates: give exactly one of `csv = \"FILE\"` and `[candidates.box]`")),
+        _ => Err(SessionError::Spec("candidates: give exactly one of `csv = \"FILE\"` and `[candidates.box]`".into())),
     }
 }

@@ -1,0 +1,276 @@
+//! Live ask/tell sessions: a person answers an algorithm's queries one at a time, in a session that
+//! survives interruptions. `bohf ask` (terminal and JSON lines), `bohf serve` and the Python package
+//! are front ends of this one crate, so a session started in one continues in the others.
+//!
+//! * [`candidates`]: the session spec (TOML), the candidates (a CSV or a gridded box) and the
+//!   min–max scaling the algorithm sees.
+//! * [`file`]: the session file (checksummed JSON, saved atomically after every answer, the previous
+//!   good copy kept as `SESSION.json.bak`).
+//! * [`protocol`]: the JSON messages and the parsing of answers (`docs/ask-protocol.md`): every
+//!   front end validates answers with the same code and words errors the same way.
+//! * [`Session`]: an open session, holding the file's lock; loading replays the history through a
+//!   freshly built algorithm with the same random stream, checking that it asks the same queries.
+
+#![warn(missing_docs)]
+
+pub mod candidates;
+pub mod file;
+pub mod protocol;
+
+pub use candidates::{AskSpec, Candidates, MAX_CANDIDATES};
+pub use file::{MAX_BUDGET, SessionBody, Step, StoredQuery};
+
+use bohf_core::{Answer, BohfRng, Query, SearchContext, rng};
+use bohf_experiments::lock::{LockGuard, lock_exclusive};
+use bohf_experiments::{BoxedOptimizer, ExperimentError, Registry, remove_stale_temp_files, write_atomic};
+use file::{FORMAT, backup_path, damaged, parse_session, session_text, with_suffix};
+use std::path::{Path, PathBuf};
+
+/// Why a session cannot be created, opened or answered. Every message is worded for the person
+/// and names the file, the field or the query.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The session spec or its candidates are invalid (names the field).
+    #[error("{0}")]
+    Spec(String),
+    /// The session file is missing, damaged, cannot be replayed, written, or is in use.
+    #[error("{0}")]
+    File(String),
+    /// An answer that does not answer the pending query (the message is the protocol's).
+    #[error("{0}")]
+    Answer(String),
+    /// The algorithm failed while choosing a query or taking an answer.
+    #[error("{0}")]
+    Algorithm(String),
+    /// From the experiment layer (the registry, file locks, atomic writes).
+    #[error(transparent)]
+    Experiment(#[from] ExperimentError),
+}
+
+/// Result with [`SessionError`].
+pub type Result<T, E = SessionError> = std::result::Result<T, E>;
+
+/// Builds the session's algorithm and its random stream from the body.
+fn build(body: &SessionBody) -> Result<(BoxedOptimizer, BohfRng)> {
+    let registry = Registry::builtin();
+    let a = &body.spec.algorithm;
+    let entry = registry
+        .get(&a.name)
+        .ok_or_else(|| SessionError::Spec(registry.unknown("algorithm.name", &a.name).to_string()))?;
+    entry.check(&a.params, "algorithm.params")?;
+    let ctx = SearchContext::new(body.candidates.domain()?, body.spec.budget)
+        .map_err(|e| SessionError::Spec(format!("budget: {e}")))?;
+    let optimizer = entry.build(&ctx, &a.params).map_err(|e| SessionError::Spec(format!("algorithm: {e}")))?;
+    Ok((optimizer, rng::seeded(body.spec.seed)))
+}
+
+/// The session's algorithm after replaying the history.
+struct Live {
+    body: SessionBody,
+    optimizer: BoxedOptimizer,
+    rng: BohfRng,
+    /// The query being asked (suggested, not yet answered).
+    pending: Option<Query>,
+    /// The text of the last good file (becomes the backup at the next save).
+    last_good: String,
+}
+
+impl Live {
+    /// Replays a validated body ([`SessionBody::validate`]) through a freshly built algorithm.
+    fn replay(body: SessionBody, text: String) -> Result<Self> {
+        let (mut optimizer, mut rng) = build(&body)?;
+        for (t, step) in body.history.iter().enumerate() {
+            let q = optimizer
+                .suggest(&mut rng)
+                .map_err(|e| SessionError::Algorithm(format!("replay, query {}: {e}", t + 1)))?;
+            if StoredQuery::of(&q)? != step.query {
+                return Err(SessionError::File(format!(
+                    "replay diverged at query {}: the algorithm now asks {:?}, the session recorded {:?} \
+                     (was the session made by another version of bohf?)",
+                    t + 1,
+                    StoredQuery::of(&q)?,
+                    step.query
+                )));
+            }
+            optimizer
+                .observe(&q, step.answer)
+                .map_err(|e| SessionError::Algorithm(format!("replay, answer {}: {e}", t + 1)))?;
+        }
+        Ok(Self { body, optimizer, rng, pending: None, last_good: text })
+    }
+}
+
+/// An open session: its file's lock is held until the session is dropped, so no other process
+/// (another `bohf ask`, `bohf serve` or Python) writes the same file meanwhile.
+pub struct Session {
+    path: PathBuf,
+    live: Live,
+    removed: Vec<PathBuf>,
+    _lock: LockGuard,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("path", &self.path)
+            .field("name", &self.live.body.spec.name)
+            .field("answered", &self.answered())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The lock file of a session: `SESSION.json.lock` next to it.
+pub fn lock_path(path: &Path) -> PathBuf {
+    with_suffix(path, ".lock")
+}
+
+/// Takes the session's lock (held until the guard is dropped), then removes the temporary files of
+/// saves of this session that a killed process left behind, returning their paths.
+fn lock_session(path: &Path) -> Result<(LockGuard, Vec<PathBuf>)> {
+    let guard = lock_exclusive(&lock_path(path), &format!("session `{}`", path.display()))?;
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let owned = [name(path), name(&backup_path(path))];
+    let removed = remove_stale_temp_files(path.parent().unwrap_or(Path::new(".")), |t| owned.iter().any(|o| o == t))?;
+    Ok((guard, removed))
+}
+
+/// Reads and checks a session spec, loads its candidates and builds its algorithm once: everything
+/// [`Session::create`] checks before it writes the session file (also used by `bohf check --ask`).
+pub fn prepare(spec_path: &Path) -> Result<SessionBody> {
+    let spec = candidates::read_spec(spec_path)?;
+    body_of(spec).map_err(|e| SessionError::Spec(format!("`{}`: {e}", spec_path.display())))
+}
+
+/// A new session's body from a spec whose CSV path (if any) is already resolved: checks the name,
+/// loads the candidates, validates, and builds the algorithm once.
+pub fn body_of(spec: AskSpec) -> Result<SessionBody> {
+    if spec.name.trim().is_empty() {
+        return Err(SessionError::Spec("name: must not be empty".into()));
+    }
+    let candidates = candidates::load_candidates(&spec)?;
+    let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
+    body.validate().map_err(SessionError::Spec)?;
+    build(&body)?;
+    Ok(body)
+}
+
+impl Session {
+    /// Writes a new session file at `path` from a prepared body ([`prepare`] or [`body_of`]) and
+    /// opens it. An existing file is an error unless `force` (then it is replaced).
+    pub fn create(path: &Path, body: SessionBody, force: bool) -> Result<Self> {
+        let (lock, removed) = lock_session(path)?;
+        if path.exists() && !force {
+            return Err(SessionError::File(format!(
+                "`{}` exists; continue it with `bohf ask {}`, or pass --force to start over",
+                path.display(),
+                path.display()
+            )));
+        }
+        body.validate().map_err(SessionError::Spec)?;
+        let text = session_text(&body)?;
+        let live = Live::replay(body, text.clone())?;
+        write_atomic(path, text.as_bytes())?;
+        Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
+    }
+
+    /// Opens the session file at `path`: takes its lock, reads and checks it, and replays its
+    /// answers. Every way it can fail leaves the file as it is and says so (offering the backup
+    /// `SESSION.json.bak` if that is good).
+    pub fn open(path: &Path) -> Result<Self> {
+        if !path.exists() {
+            return Err(damaged(path, "does not exist"));
+        }
+        let (lock, removed) = lock_session(path)?;
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(damaged(path, "does not exist")),
+            Err(e) => return Err(damaged(path, &format!("cannot be read ({e})"))),
+        };
+        let body = parse_session(&bytes).map_err(|why| damaged(path, &format!("is damaged ({why})")))?;
+        let text =
+            String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
+        let live = Live::replay(body, text).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
+        Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
+    }
+
+    /// The session file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The temporary files of interrupted saves that opening removed (to tell the person).
+    pub fn removed_temp_files(&self) -> &[PathBuf] {
+        &self.removed
+    }
+
+    /// The spec, the candidates and the answered queries.
+    pub fn body(&self) -> &SessionBody {
+        &self.live.body
+    }
+
+    /// Queries answered so far.
+    pub fn answered(&self) -> usize {
+        self.live.body.history.len()
+    }
+
+    /// The budget (the number of queries to ask).
+    pub fn budget(&self) -> usize {
+        self.live.body.spec.budget
+    }
+
+    /// True once the budget is spent.
+    pub fn done(&self) -> bool {
+        self.answered() >= self.budget()
+    }
+
+    /// The query to answer now (the algorithm chooses it on the first call; later calls return the
+    /// same query until it is answered); `None` once the budget is spent.
+    pub fn pending(&mut self) -> Result<Option<StoredQuery>> {
+        if self.done() {
+            return Ok(None);
+        }
+        let live = &mut self.live;
+        if live.pending.is_none() {
+            let q = live
+                .optimizer
+                .suggest(&mut live.rng)
+                .map_err(|e| SessionError::Algorithm(format!("algorithm: {e}")))?;
+            live.pending = Some(q);
+        }
+        StoredQuery::of(live.pending.as_ref().expect("set above")).map(Some)
+    }
+
+    /// Answers the pending query: the algorithm observes it, it is appended to the history and the
+    /// file is saved (the previous file becomes the backup) before this returns. An answer of the
+    /// wrong kind, or with no query pending, is refused and nothing changes.
+    pub fn answer(&mut self, answer: Answer) -> Result<()> {
+        let q =
+            self.pending()?.ok_or_else(|| SessionError::Answer("the budget is spent: no query is pending".into()))?;
+        if !q.fits(&answer) {
+            return Err(SessionError::Answer(format!(
+                "{} does not answer the pending {}",
+                protocol::answer_kind(&answer),
+                q.kind()
+            )));
+        }
+        if let Answer::Value(v) = answer
+            && !v.is_finite()
+        {
+            return Err(SessionError::Answer(protocol::VALUE_HELP.into()));
+        }
+        let live = &mut self.live;
+        let query = live.pending.take().expect("pending() set it");
+        live.optimizer.observe(&query, answer).map_err(|e| SessionError::Algorithm(format!("algorithm: {e}")))?;
+        live.body.history.push(Step { query: q, answer });
+        let text = session_text(&live.body)?;
+        write_atomic(backup_path(&self.path), live.last_good.as_bytes())?;
+        write_atomic(&self.path, text.as_bytes())?;
+        live.last_good = text;
+        Ok(())
+    }
+
+    /// The algorithm's current recommendation (a candidate index), if it has one.
+    pub fn recommendation(&self) -> Option<usize> {
+        self.live.optimizer.recommend().ok().and_then(|p| p.index)
+    }
+}

@@ -1,0 +1,132 @@
+//! The JSON messages of a session and the parsing of answers (`docs/ask-protocol.md`). `bohf ask
+//! --json`, `bohf serve` and the Python package send these messages and parse answers with
+//! [`parse_answer`], so an answer is accepted or refused, with the same words, everywhere.
+
+use crate::{Session, StoredQuery};
+use bohf_core::Answer;
+use serde_json::{Value, json};
+
+/// How to answer a duel.
+pub const DUEL_HELP: &str = r#"a duel needs {"choice": "a"} or {"choice": "b"}"#;
+/// How to answer a label query.
+pub const LABEL_HELP: &str = r#"a label needs {"accept": true} or {"accept": false}"#;
+/// How to answer a value query.
+pub const VALUE_HELP: &str = r#"a value needs {"value": <finite number>}"#;
+
+impl StoredQuery {
+    /// The query's kind as the protocol names it: `duel`, `label` or `value`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoredQuery::Duel { .. } => "duel",
+            StoredQuery::Label { .. } => "label",
+            StoredQuery::Value { .. } => "value",
+        }
+    }
+}
+
+/// The kind of query an answer answers, for messages: `a duel answer`, ….
+pub fn answer_kind(a: &Answer) -> &'static str {
+    match a {
+        Answer::Duel { .. } => "a duel answer",
+        Answer::Label { .. } => "a label answer",
+        Answer::Value(_) => "a value answer",
+    }
+}
+
+/// What an answer message says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reply {
+    /// Stop answering for now (`{"quit": true}`).
+    Quit,
+    /// An answer to the query.
+    Answer(Answer),
+}
+
+/// Parses one JSON answer message to query `q`; the error is the message to send back.
+pub fn parse_answer(q: StoredQuery, line: &str) -> Result<Reply, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    if v.get("quit").and_then(|x| x.as_bool()) == Some(true) {
+        return Ok(Reply::Quit);
+    }
+    let answer = match q {
+        StoredQuery::Duel { .. } => match v.get("choice").and_then(|x| x.as_str()) {
+            Some("a" | "A") => Answer::Duel { first_wins: true },
+            Some("b" | "B") => Answer::Duel { first_wins: false },
+            _ => return Err(DUEL_HELP.into()),
+        },
+        StoredQuery::Label { .. } => match v.get("accept").and_then(|x| x.as_bool()) {
+            Some(accept) => Answer::Label { accept },
+            None => return Err(LABEL_HELP.into()),
+        },
+        StoredQuery::Value { .. } => match v.get("value").and_then(|x| x.as_f64()) {
+            Some(x) if x.is_finite() => Answer::Value(x),
+            _ => return Err(VALUE_HELP.into()),
+        },
+    };
+    Ok(Reply::Answer(answer))
+}
+
+/// `{"type": "session", …}`: the session's name, algorithm, progress and candidates.
+pub fn session_message(s: &Session) -> Value {
+    let b = s.body();
+    json!({
+        "type": "session", "name": b.spec.name, "algorithm": b.spec.algorithm.name,
+        "answered": s.answered(), "budget": s.budget(),
+        "attributes": b.candidates.attributes, "candidates": b.candidates.names.len()
+    })
+}
+
+/// `{"type": "query", …}`: query `q`, the next one of session `s`.
+pub fn query_message(s: &Session, q: StoredQuery) -> Value {
+    let c = &s.body().candidates;
+    let (t, budget) = (s.answered() + 1, s.budget());
+    match q {
+        StoredQuery::Duel { a, b } => {
+            json!({ "type": "query", "t": t, "budget": budget, "kind": "duel", "a": c.json(a), "b": c.json(b) })
+        }
+        StoredQuery::Label { x } => {
+            json!({ "type": "query", "t": t, "budget": budget, "kind": "label", "option": c.json(x) })
+        }
+        StoredQuery::Value { x } => {
+            json!({ "type": "query", "t": t, "budget": budget, "kind": "value", "option": c.json(x) })
+        }
+    }
+}
+
+/// `{"type": "saved", …}`: an answer was saved.
+pub fn saved_message(s: &Session) -> Value {
+    json!({ "type": "saved", "answered": s.answered() })
+}
+
+/// `{"type": "error", …}`: an answer was refused (nothing changed).
+pub fn error_message(message: &str) -> Value {
+    json!({ "type": "error", "message": message })
+}
+
+/// `{"type": "done", …}`: the session ends (`reason`: `budget`, `quit` or `end of input`), with
+/// the current recommendation.
+pub fn done_message(s: &Session, reason: &str) -> Value {
+    let rec = s.recommendation().map(|i| s.body().candidates.json(i)).unwrap_or(Value::Null);
+    json!({
+        "type": "done", "reason": reason, "answered": s.answered(), "budget": s.budget(), "recommendation": rec
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_of_the_wrong_shape_are_refused_with_the_help_text() {
+        let d = StoredQuery::Duel { a: 0, b: 1 };
+        let l = StoredQuery::Label { x: 0 };
+        let v = StoredQuery::Value { x: 0 };
+        assert_eq!(parse_answer(d, r#"{"choice":"c"}"#), Err(DUEL_HELP.into()));
+        assert_eq!(parse_answer(d, r#"{"choice":"B"}"#), Ok(Reply::Answer(Answer::Duel { first_wins: false })));
+        assert_eq!(parse_answer(l, r#"{"accept":false}"#), Ok(Reply::Answer(Answer::Label { accept: false })));
+        assert_eq!(parse_answer(l, r#"{"choice":"a"}"#), Err(LABEL_HELP.into()));
+        assert_eq!(parse_answer(v, r#"{"value":"1"}"#), Err(VALUE_HELP.into()));
+        assert_eq!(parse_answer(v, r#"{"quit":true}"#), Ok(Reply::Quit));
+        assert!(parse_answer(v, "{").unwrap_err().starts_with("not JSON"));
+    }
+}
