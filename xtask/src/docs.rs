@@ -84,6 +84,13 @@ fn parameter_rows(
         };
         rows.push((shown, default, doc));
     }
+    // Optional tables and keys that are absent from the defaults (e.g. GP-UCB's `hyperparameters`).
+    for (key, field) in structs.get(config).into_iter().flatten() {
+        if !table.contains_key(key) {
+            rows.push((key.clone(), "absent".into(), field.doc.clone()));
+        }
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(rows)
 }
 

@@ -116,14 +116,14 @@ fn box_runs_resume_shard_and_thread_like_finite_ones() {
     let runs = tmp.join("whole/runs");
     let killed = tmp.join("killed/runs");
     std::fs::create_dir_all(&killed).unwrap();
-    let kept = ["a0-r0.csv", "a0-r2.csv"];
+    let kept = ["a0-r0.csv", "a0-r2.csv", "a1-r1.csv"];
     for f in kept {
         std::fs::copy(runs.join(f), killed.join(f)).unwrap();
     }
     let out = bohf(&["run", "spec.toml", "--out", "killed", "--resume"], &tmp.0);
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
-    assert!(log.contains("1 to do, 2 already finished (skipped)"), "{log}");
+    assert!(log.contains("3 to do, 3 already finished (skipped)"), "{log}");
     assert_eq!(steps, deterministic_steps(&tmp.join("killed")));
     for f in kept {
         assert_eq!(std::fs::read(runs.join(f)).unwrap(), std::fs::read(killed.join(f)).unwrap(), "{f}");

@@ -396,6 +396,26 @@ impl Results {
                     spec.horizon
                 )));
             }
+            // Points are candidate indices on a finite candidate set and coordinates on a box.
+            let kind = spec.problem.domain_kind();
+            let by_coords = kind == bohf_core::DomainKind::Box;
+            for s in &r.steps {
+                let points = [Some(&s.first), s.second.as_ref(), Some(&s.recommendation)];
+                if let Some(p) = points.into_iter().flatten().find(|p| p.coords().is_some() != by_coords) {
+                    return Err(bad(format!(
+                        "run {} of `{}`, step {}: the point {p:?} is {} but the problem's domain is {}",
+                        r.id.run,
+                        r.label,
+                        s.t,
+                        if by_coords { "a candidate index" } else { "given by coordinates" },
+                        if by_coords {
+                            "a box (points by coordinates)"
+                        } else {
+                            "a finite candidate set (points by index)"
+                        },
+                    )));
+                }
+            }
         }
         Ok(Self { spec, title: title.into(), runs, failures })
     }

@@ -243,6 +243,14 @@ box_search = { samples = 40, starts = 2, iterations = 3 }
 [[algorithms]]
 name = "gp-ucb"
 params = { box_search = { design = 32, samples = 32, starts = 2 } }
+
+[[algorithms]]
+name = "gp-ucb"
+label = "gp-ucb-learned"
+[algorithms.params]
+noise = 0.1
+box_search = { design = 32, samples = 32, starts = 2 }
+hyperparameters = { refit_every = 2, screen = 4 }
 "#;
 
 pub(crate) fn box_spec() -> ExperimentSpec {

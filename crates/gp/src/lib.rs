@@ -53,6 +53,6 @@ pub use preference::{
     PreferenceModel, Refit, Regulariser, plausible_filter,
 };
 pub use regression::{
-    CandidateGp, GpRegression, HyperFitConfig, PointPosterior, ValidHyperFitConfig, fit_hyperparameters,
+    CandidateGp, GpRegression, HyperFitConfig, LearnedGp, PointPosterior, ValidHyperFitConfig, fit_hyperparameters,
 };
 pub use sampler::JointSampler;

@@ -30,7 +30,7 @@ use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
 use bohf_core::{Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_gp::{CandidateGp, JointSampler, check_exploration, default_exploration};
+use bohf_gp::{CandidateGp, HyperFitConfig, JointSampler, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
 use bohf_kernels::KernelSpec;
 use nalgebra::{DMatrix, DVector};
@@ -51,11 +51,18 @@ pub struct GpUcbConfig {
     pub noise: f64,
     /// The width β ≥ 0 of m + βσ (default 1).
     pub beta: f64,
+    /// Learn the kernel's hyperparameters by type-II maximum likelihood
+    /// ([`bohf_gp::HyperFitConfig`]: bounds, prior, input scaling, output standardisation,
+    /// `refit_every`), starting every fit from `kernel` and `noise` read in the fit's working units
+    /// (inputs in [0, 1]^d, standardised values). Absent (default): the kernel and noise stay fixed,
+    /// as in the papers. Box mode only; fitted hyperparameters are outside the papers' guarantees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyperparameters: Option<HyperFitConfig>,
 }
 
 impl Default for GpUcbConfig {
     fn default() -> Self {
-        Self { kernel: KernelSpec::default(), noise: DEFAULT_NOISE, beta: 1.0 }
+        Self { kernel: KernelSpec::default(), noise: DEFAULT_NOISE, beta: 1.0, hyperparameters: None }
     }
 }
 
@@ -72,6 +79,10 @@ impl GpUcbConfig {
         bohf_core::error::ensure_positive("noise", self.noise)?;
         if !(self.beta.is_finite() && self.beta >= 0.0) {
             return Err(Error::invalid("beta", format!("must be finite and >= 0, got {}", self.beta)));
+        }
+        if let Some(h) = &self.hyperparameters {
+            self.kernel.build_stationary().at("kernel")?;
+            h.check().at("hyperparameters")?;
         }
         Ok(ValidGpUcbConfig(self.clone()))
     }
@@ -171,6 +182,13 @@ impl GpUcb {
     /// GP-UCB on the candidates of `ctx` with a checked config ([`GpUcbConfig::check`]).
     pub fn new(ctx: &SearchContext, config: ValidGpUcbConfig) -> Result<Self> {
         let config = config.into_config();
+        if config.hyperparameters.is_some() {
+            return Err(Error::invalid(
+                "hyperparameters",
+                "GP-UCB learns hyperparameters only on a box domain; on a finite candidate set its kernel is \
+                 fixed (remove the `hyperparameters` table, or use a box problem)",
+            ));
+        }
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
         Ok(Self { config, state })
     }

@@ -18,10 +18,14 @@
 //! gradient is taken as 0 (σ is not differentiable at 0). The observed point with the largest
 //! posterior mean is added as an extra start. It recommends the observed point with the largest
 //! posterior mean (lowest index on ties), or the centre of the box before any observation.
+//!
+//! With a `hyperparameters` table ([`GpUcbConfig::hyperparameters`]) the posterior is a
+//! [`bohf_gp::LearnedGp`]: the kernel's hyperparameters are refitted by type-II maximum likelihood
+//! on its schedule, and m, σ² and their gradients are those of the fitted model in original units.
 
 use crate::scalar::{GpUcbConfig, ValidGpUcbConfig};
-use bohf_core::{Answer, BoxDomain, Error, Optimizer, Point, Query, Result, argmax_lowest, check_pending};
-use bohf_gp::GpRegression;
+use bohf_core::{Answer, AtField, BoxDomain, Error, Optimizer, Point, Query, Result, argmax_lowest, check_pending};
+use bohf_gp::{GpRegression, LearnedGp, PointPosterior};
 use bohf_kernels::Kernel;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, ValidMultistartConfig, maximize_on_box};
 use nalgebra::{DMatrix, DVector};
@@ -44,14 +48,84 @@ pub struct GpUcbBox {
     config: GpUcbConfig,
     search: MultistartConfig,
     domain: BoxDomain,
-    gp: GpRegression<Box<dyn Kernel>>,
+    gp: Model,
     pending: Option<Vec<f64>>,
     last_step: Option<BoxUcbStep>,
 }
 
+/// The posterior GP-UCB keeps: fixed hyperparameters (the papers' setting) or learned ones.
+#[derive(Debug)]
+pub enum Model {
+    /// The configured kernel and noise.
+    Fixed(GpRegression<Box<dyn Kernel>>),
+    /// Hyperparameters refitted on the config's schedule.
+    Learned(Box<LearnedGp>),
+}
+
+impl Model {
+    /// m(x) and σ²(x).
+    pub fn mean_variance_at(&self, x: &[f64]) -> Result<(f64, f64)> {
+        match self {
+            Model::Fixed(gp) => gp.mean_variance_at(x),
+            Model::Learned(gp) => gp.mean_variance_at(x),
+        }
+    }
+
+    /// m(x), σ²(x) and their gradients.
+    pub fn posterior_with_gradient(&self, x: &[f64]) -> Result<PointPosterior> {
+        match self {
+            Model::Fixed(gp) => gp.posterior_with_gradient(x),
+            Model::Learned(gp) => gp.posterior_with_gradient(x),
+        }
+    }
+
+    /// The prior variance k(x, x).
+    fn prior_variance_at(&self, x: &[f64]) -> Result<f64> {
+        match self {
+            Model::Fixed(gp) => Ok(gp.kernel().eval(x, x)),
+            Model::Learned(gp) => gp.prior_variance_at(x),
+        }
+    }
+
+    /// Adds an observation.
+    fn append(&mut self, x: &[f64], y: f64) -> Result<()> {
+        match self {
+            Model::Fixed(gp) => gp.append(x, y),
+            Model::Learned(gp) => gp.append(x, y),
+        }
+    }
+
+    /// The number of observations.
+    pub fn len(&self) -> usize {
+        match self {
+            Model::Fixed(gp) => gp.len(),
+            Model::Learned(gp) => gp.len(),
+        }
+    }
+
+    /// True before the first observation.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The observed point with the largest posterior mean (lowest index on ties), if any.
+    fn incumbent(&self) -> Result<Option<Vec<f64>>> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(match self {
+            Model::Fixed(gp) => {
+                let i = argmax_lowest(gp.mean(gp.inputs())?.iter().copied())?;
+                gp.inputs().row(i).iter().copied().collect()
+            }
+            Model::Learned(gp) => gp.observed_point(argmax_lowest(gp.means_at_observed()?.iter().copied())?).to_vec(),
+        }))
+    }
+}
+
 /// m + βσ with its gradient, as a [`bohf_optim::Objective`].
 struct Ucb<'a> {
-    gp: &'a GpRegression<Box<dyn Kernel>>,
+    gp: &'a Model,
     beta: f64,
 }
 
@@ -64,7 +138,7 @@ impl Objective for Ucb<'_> {
     fn value_and_gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<f64> {
         let p = self.gp.posterior_with_gradient(x)?;
         let sigma = p.variance.sqrt();
-        let prior = self.gp.kernel().eval(x, x).max(0.0).sqrt();
+        let prior = self.gp.prior_variance_at(x)?.max(0.0).sqrt();
         let scale = if sigma > 1e-12 * prior && sigma > 0.0 { self.beta / (2.0 * sigma) } else { 0.0 };
         for ((g, gm), gv) in grad.iter_mut().zip(&p.mean_gradient).zip(&p.variance_gradient) {
             *g = gm + scale * gv;
@@ -85,7 +159,24 @@ impl GpUcbBox {
         {
             return Err(Error::dims("kernel input dimension vs box", domain.dim(), d));
         }
-        let gp = GpRegression::fit(kernel, &DMatrix::zeros(0, domain.dim()), &DVector::zeros(0), config.noise)?;
+        let gp = match &config.hyperparameters {
+            None => Model::Fixed(GpRegression::fit(
+                kernel,
+                &DMatrix::zeros(0, domain.dim()),
+                &DVector::zeros(0),
+                config.noise,
+            )?),
+            Some(h) => Model::Learned(Box::new(
+                LearnedGp::new(
+                    h.check().at("hyperparameters")?,
+                    config.kernel.build_stationary().at("kernel")?,
+                    config.noise,
+                    Some(domain.clone()),
+                    domain.dim(),
+                )
+                .at("hyperparameters")?,
+            )),
+        };
         Ok(Self { config, search, domain, gp, pending: None, last_step: None })
     }
 
@@ -105,7 +196,7 @@ impl GpUcbBox {
     }
 
     /// The posterior after the observed values.
-    pub fn gp(&self) -> &GpRegression<Box<dyn Kernel>> {
+    pub fn gp(&self) -> &Model {
         &self.gp
     }
 
@@ -136,19 +227,9 @@ impl GpUcbBox {
         Ok((v, g))
     }
 
-    /// The observed point with the largest posterior mean (lowest index on ties), if any.
-    fn incumbent(&self) -> Result<Option<Vec<f64>>> {
-        if self.gp.is_empty() {
-            return Ok(None);
-        }
-        let means = self.gp.mean(self.gp.inputs())?;
-        let i = argmax_lowest(means.iter().copied())?;
-        Ok(Some(self.gp.inputs().row(i).iter().copied().collect()))
-    }
-
     /// The maximiser of m_t + β σ_t over the box (the multistart search of the module docs).
     pub fn maximize_ucb(&self, rng: &mut (impl Rng + ?Sized)) -> Result<BoxMaximum> {
-        let extra: Vec<Vec<f64>> = self.incumbent()?.into_iter().collect();
+        let extra: Vec<Vec<f64>> = self.gp.incumbent()?.into_iter().collect();
         let mut ucb = Ucb { gp: &self.gp, beta: self.config.beta };
         maximize_on_box(&mut ucb, &self.domain, rng, &extra, &self.search)
     }
@@ -191,7 +272,7 @@ impl Optimizer for GpUcbBox {
     /// The observed point with the largest posterior mean, or the box's centre before any
     /// observation.
     fn recommend(&self) -> Result<Point> {
-        let x = match self.incumbent()? {
+        let x = match self.gp.incumbent()? {
             Some(x) => x,
             None => self.domain.lower().iter().zip(self.domain.upper()).map(|(l, u)| 0.5 * (l + u)).collect(),
         };

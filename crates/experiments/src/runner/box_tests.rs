@@ -213,6 +213,19 @@ fn box_mode_params_are_checked_naming_the_field() {
     let e = error_of(&text);
     assert!(e.field().unwrap().starts_with("algorithms[0].params"), "{e}");
     assert!(e.to_string().contains("box_search"), "{e}");
+    // Learned hyperparameters: an invalid table names its field; a start outside the bounds is
+    // refused when the algorithm is built; on a candidate set GP-UCB refuses the table by name.
+    let e = with("refit_every = 2", "refit_every = 0");
+    assert_eq!(e.field(), Some("algorithms[3].params.hyperparameters.refit_every"), "{e}");
+    let s = ExperimentSpec::from_toml_str(&BOX.replace("screen = 4", "screen = 4, lengthscale_bounds = [0.5, 5.0]"))
+        .unwrap();
+    let e = Experiment::new(s, &registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[3].params.hyperparameters.lengthscale_bounds"), "{e}");
+    let grid = "name = \"g\"\nhorizon = 2\nruns = 1\n[problem]\nkind = \"function\"\nfunction = \"branin\"\n\
+                points_per_dim = 5\n[[algorithms]]\nname = \"gp-ucb\"\nparams = { hyperparameters = {} }\n";
+    let e = Experiment::new(ExperimentSpec::from_toml_str(grid).unwrap(), &registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[0].params.hyperparameters"), "{e}");
+    assert!(e.to_string().contains("hyperparameters") && e.to_string().contains("box domain"), "{e}");
 }
 
 #[test]
@@ -230,4 +243,22 @@ fn observe_refuses_a_point_outside_the_box() {
     let mut gp_ucb = r.get("gp-ucb").unwrap().build(&ctx, &toml::Table::new()).unwrap();
     let e = gp_ucb.observe(&Query::Evaluate(outside), Answer::Value(1.0)).unwrap_err().to_string();
     assert!(e.contains("outside"), "gp-ucb: {e}");
+}
+
+/// Results whose points are of the other kind than the problem's domain (an index on a box,
+/// coordinates on a candidate set, e.g. a hand-edited steps file) are refused, naming the run.
+#[test]
+fn results_refuse_points_of_the_wrong_kind_for_the_domain() {
+    let spec = box_spec();
+    let one = run_with_threads(&spec, 1);
+    let mut runs = one.runs().to_vec();
+    runs[1].steps[2].recommendation = PointRecord::Candidate(3);
+    let e = Results::new(spec.clone(), "x", runs).unwrap_err().to_string();
+    assert!(e.contains("step 3") && e.contains("candidate index") && e.contains("a box"), "{e}");
+    let small = small_spec();
+    let finite = run_with_threads(&small, 1);
+    let mut runs = finite.runs().to_vec();
+    runs[0].steps[0].first = PointRecord::Coords(vec![0.5]);
+    let e = Results::new(small, "x", runs).unwrap_err().to_string();
+    assert!(e.contains("given by coordinates") && e.contains("finite candidate set"), "{e}");
 }

@@ -343,9 +343,26 @@ impl DataTransform {
         Ok(DMatrix::from_fn(x.nrows(), x.ncols(), |i, j| (x[(i, j)] - self.offset[j]) / self.width[j]))
     }
 
+    /// One point in working units (the single-point form of [`DataTransform::inputs`]; the
+    /// caller checks the dimension).
+    pub fn input_point(&self, x: &[f64]) -> Vec<f64> {
+        x.iter().zip(&self.offset).zip(&self.width).map(|((v, o), w)| (v - o) / w).collect()
+    }
+
+    /// The per-dimension widths w of the input map x′ = (x − offset) ⊘ w (1 without scaling): a
+    /// gradient in working units maps back to original units as ∂/∂x_j = (∂/∂x′_j)/w_j.
+    pub fn input_widths(&self) -> &[f64] {
+        &self.width
+    }
+
+    /// One target in working units.
+    pub fn target(&self, y: f64) -> f64 {
+        (y - self.mean) / self.scale
+    }
+
     /// Targets in working units.
     pub fn targets(&self, y: &DVector<f64>) -> DVector<f64> {
-        y.map(|v| (v - self.mean) / self.scale)
+        y.map(|v| self.target(v))
     }
 
     /// A posterior mean in working units back in original units (m·scale + mean).
@@ -589,7 +606,7 @@ pub fn fit_hyperparameters(
 }
 
 /// The start kernel with the config's lengthscale layout.
-fn start_kernel(config: &HyperFitConfig, start: &Stationary, d: usize) -> Result<Stationary> {
+pub(super) fn start_kernel(config: &HyperFitConfig, start: &Stationary, d: usize) -> Result<Stationary> {
     let ls = start.lengthscales();
     match (config.ard, ls.len()) {
         (true, 1) if d > 1 => {
@@ -606,7 +623,7 @@ fn start_kernel(config: &HyperFitConfig, start: &Stationary, d: usize) -> Result
     }
 }
 
-fn check_start(config: &HyperFitConfig, start: &Stationary, noise: f64) -> Result<()> {
+pub(super) fn check_start(config: &HyperFitConfig, start: &Stationary, noise: f64) -> Result<()> {
     let [lo, hi] = config.effective_lengthscale_bounds();
     for (j, &l) in start.lengthscales().iter().enumerate() {
         if l < lo || l > hi {

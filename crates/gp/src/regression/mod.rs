@@ -21,6 +21,7 @@
 
 mod candidate;
 pub mod hyper;
+mod learned;
 mod point;
 
 pub use candidate::CandidateGp;
@@ -28,6 +29,7 @@ pub use hyper::{
     DataTransform, Fallback, FitOutcome, HyperFit, HyperFitConfig, LengthscalePrior, LogMarginal, ValidHyperFitConfig,
     fit_hyperparameters, log_marginal_likelihood,
 };
+pub use learned::LearnedGp;
 pub use point::PointPosterior;
 
 use crate::sampler::JointSampler;

@@ -10,7 +10,7 @@ use bohf_optim::MultistartConfig;
 fn config(lengthscale: f64, noise: f64, beta: f64) -> GpUcbConfig {
     let kernel =
         KernelSpec { kind: KernelKind::Se, lengthscale: Some(lengthscale), lengthscales: None, variance: None };
-    GpUcbConfig { kernel, noise, beta }
+    GpUcbConfig { kernel, noise, beta, hyperparameters: None }
 }
 
 /// A smooth bump on [0, 1]² with its maximum 1 at (0.3, 0.7) and a lower one (0.6) at (0.8, 0.2).
@@ -118,11 +118,73 @@ fn bad_observations_and_configs_are_named_errors() {
     assert_eq!(alg.round(), 2);
     // An ARD kernel of the wrong dimension, a bad search config.
     let ard = KernelSpec { kind: KernelKind::Se, lengthscale: None, lengthscales: Some(vec![0.1; 3]), variance: None };
-    let cfg = GpUcbConfig { kernel: ard, noise: 0.01, beta: 1.0 }.check().unwrap();
+    let cfg = GpUcbConfig { kernel: ard, noise: 0.01, beta: 1.0, hyperparameters: None }.check().unwrap();
     assert!(matches!(
         GpUcbBox::new(dom, cfg, MultistartConfig::default().check().unwrap()),
         Err(Error::DimensionMismatch { .. })
     ));
     let bad = MultistartConfig { starts: 0, ..MultistartConfig::default() };
     assert_eq!(name(bad.check().unwrap_err()), "starts");
+}
+
+/// `hyperparameters` table: a GP-UCB with learned hyperparameters on a problem whose scale is far
+/// from the start kernel's (values in the hundreds, a box of width 10) refits on its schedule and
+/// finds the maximum.
+#[test]
+fn learned_hyperparameters_refit_on_schedule_and_find_the_maximum_of_a_badly_scaled_function() {
+    let dom = BoxDomain::cube(-5.0, 5.0, 2).unwrap();
+    let f = |x: &[f64]| 300.0 + 500.0 * bump(&[(x[0] + 5.0) / 10.0, (x[1] + 5.0) / 10.0]);
+    let best_after = |hyper: bohf_gp::HyperFitConfig| {
+        let cfg = GpUcbConfig { hyperparameters: Some(hyper), ..config(0.2, 0.01, 2.0) };
+        let mut alg =
+            GpUcbBox::new(dom.clone(), cfg.check().unwrap(), MultistartConfig::default().check().unwrap()).unwrap();
+        let mut r = rng::seeded(5);
+        let mut best = f64::NEG_INFINITY;
+        for _ in 0..25 {
+            let q = alg.suggest(&mut r).unwrap();
+            let y = f(&coords(&q));
+            best = best.max(y);
+            alg.observe(&q, Answer::Value(y)).unwrap();
+        }
+        (best, alg)
+    };
+    let hyper = bohf_gp::HyperFitConfig { refit_every: 5, ..Default::default() };
+    let (learned, alg) = best_after(hyper);
+    let crate::GpUcbModel::Learned(gp) = alg.gp() else { panic!("not learned") };
+    // Fits at 2, 7, 12, 17, 22 observations.
+    assert_eq!(gp.fits(), 5);
+    assert!(gp.kernel().lengthscales().iter().all(|l| l.is_finite() && *l > 0.0));
+    assert!(learned > 790.0, "learned: best value {learned} of 800");
+    // The maximum 800 is at (−2, 2) in the original coordinates.
+    let rec = alg.recommend().unwrap().coords;
+    assert!((rec[0] + 2.0).abs() < 0.3 && (rec[1] - 2.0).abs() < 0.3, "{rec:?}");
+}
+
+/// Learned hyperparameters: the finite mode refuses them by name; an invalid table and a start
+/// outside its bounds are errors naming `hyperparameters.<field>`.
+#[test]
+fn learned_hyperparameter_settings_are_checked_by_name() {
+    use bohf_core::{FiniteDomain, SearchContext};
+    let with = |h: bohf_gp::HyperFitConfig| GpUcbConfig { hyperparameters: Some(h), ..config(0.2, 0.01, 1.0) };
+    let ctx = SearchContext::new(FiniteDomain::from_rows(&[vec![0.0], vec![1.0]]).unwrap(), 3).unwrap();
+    let e = crate::GpUcb::new(&ctx, with(Default::default()).check().unwrap()).unwrap_err().to_string();
+    assert!(e.contains("hyperparameters") && e.contains("box"), "{e}");
+    let bad = bohf_gp::HyperFitConfig { lengthscale_bounds: [1.0, 0.5], ..Default::default() };
+    let e = with(bad).check().unwrap_err().to_string();
+    assert!(e.contains("hyperparameters.lengthscale_bounds"), "{e}");
+    // ℓ = 0.2 below the bounds [0.5, 10]: refused when the algorithm is built.
+    let excl = bohf_gp::HyperFitConfig { lengthscale_bounds: [0.5, 10.0], ..Default::default() };
+    let e = GpUcbBox::new(
+        BoxDomain::cube(0.0, 1.0, 2).unwrap(),
+        with(excl).check().unwrap(),
+        MultistartConfig::default().check().unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("hyperparameters.lengthscale_bounds") && e.contains("outside"), "{e}");
+    let linear = GpUcbConfig {
+        kernel: KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: None },
+        ..with(Default::default())
+    };
+    assert!(linear.check().unwrap_err().to_string().contains("kernel.kind"));
 }
