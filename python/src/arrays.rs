@@ -2,7 +2,7 @@
 //! of dimensions, finite values) and a failure names the argument.
 
 use crate::errors::InputError;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
 use pyo3::prelude::*;
 
@@ -56,18 +56,6 @@ pub fn square(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<DMatrix<f64>> {
         return Err(InputError::new_err(format!("{arg}: need a square n×n matrix, got shape ({}, {})", m.nrows(), m.ncols())));
     }
     Ok(m)
-}
-
-/// A 1-D float64 array with finite values.
-pub fn vector(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<DVector<f64>> {
-    let arr = obj.cast::<PyArray1<f64>>().map_err(|_| {
-        InputError::new_err(format!("{arg}: need a 1-D float64 numpy array, got {}", describe(obj)))
-    })?;
-    let v: Vec<f64> = arr.readonly().as_array().iter().copied().collect();
-    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-        return Err(InputError::new_err(format!("{arg}: entry [{i}] is {} (every value must be finite)", v[i])));
-    }
-    Ok(DVector::from_vec(v))
 }
 
 /// A matrix as a new numpy array.

@@ -22,6 +22,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(information_gain, m)?)?;
     m.add_function(wrap_pyfunction!(greedy_gamma, m)?)?;
     m.add_class::<PreferenceModel>()?;
+    m.add_function(wrap_pyfunction!(_echo_matrix, m)?)?;
     Ok(())
 }
 
@@ -174,7 +175,7 @@ impl PreferenceModel {
         let config: KernelLogisticConfig = match mle {
             Some(d) => toml::Value::Table(table("mle", d)?)
                 .try_into()
-                .map_err(|e| SpecError::new_err(format!("mle: {e}")))?,
+                .map_err(|e| SpecError::new_err(format!("mle: {}", one_line(&e.to_string()))))?,
             None => KernelLogisticConfig::default(),
         };
         let estimator = config.check().map_err(core_err)?;
@@ -233,4 +234,17 @@ impl PreferenceModel {
         let draws = sampler.sample(scale, count, &mut rng).map_err(core_err)?;
         Ok(arrays::to_numpy(py, &draws.transpose()))
     }
+}
+
+/// `a` converted to a nalgebra matrix (checked like every argument) and back to a new numpy array:
+/// the conversion every matrix function pays, timed by `python/benches/overhead.py`.
+#[pyfunction]
+fn _echo_matrix<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let m = matrix("a", "any matrix", a)?;
+    Ok(arrays::to_numpy(py, &m))
+}
+
+/// A (TOML deserialisation) message on one line: `invalid type … in `lambda``.
+pub fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -37,7 +37,7 @@ impl NativeSession {
 
 fn spec_of(spec: &Bound<'_, PyDict>) -> PyResult<AskSpec> {
     let t = table("", spec)?;
-    toml::Value::Table(t).try_into().map_err(|e| SpecError::new_err(format!("session spec: {e}")))
+    toml::Value::Table(t).try_into().map_err(|e| SpecError::new_err(format!("session spec: {}", crate::numerics::one_line(&e.to_string()))))
 }
 
 #[pymethods]
