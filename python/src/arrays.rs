@@ -53,7 +53,11 @@ pub fn matrix(arg: &str, what: &str, obj: &Bound<'_, PyAny>) -> PyResult<DMatrix
 pub fn square(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<DMatrix<f64>> {
     let m = matrix(arg, "an n×n Gram matrix", obj)?;
     if m.nrows() != m.ncols() {
-        return Err(InputError::new_err(format!("{arg}: need a square n×n matrix, got shape ({}, {})", m.nrows(), m.ncols())));
+        return Err(InputError::new_err(format!(
+            "{arg}: need a square n×n matrix, got shape ({}, {})",
+            m.nrows(),
+            m.ncols()
+        )));
     }
     Ok(m)
 }

@@ -45,9 +45,8 @@ pub fn to_toml(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
 pub fn table(field: &str, d: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
     let mut t = toml::Table::new();
     for (k, v) in d.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| SpecError::new_err(format!("{field}: every key must be a string, got {k}")))?;
+        let key: String =
+            k.extract().map_err(|_| SpecError::new_err(format!("{field}: every key must be a string, got {k}")))?;
         let sub = if field.is_empty() { key.clone() } else { format!("{field}.{key}") };
         if v.is_none() {
             // TOML has no null: a key set to None is left out (its default applies).

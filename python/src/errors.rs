@@ -7,12 +7,37 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 create_exception!(bohf, BohfError, PyException, "Base class of every error bohf raises.");
-create_exception!(bohf, SpecError, BohfError, "A spec, a parameter or a session's candidates are invalid (names the field).");
-create_exception!(bohf, InputError, BohfError, "An array of the wrong shape or dtype, or with a NaN (names the argument).");
-create_exception!(bohf, SessionError, BohfError, "A session file is missing, damaged, in use, or cannot be replayed; the file is left as it is.");
-create_exception!(bohf, AnswerError, SessionError, "An answer that does not answer the pending query (the JSON protocol's message); nothing changed.");
+create_exception!(
+    bohf,
+    SpecError,
+    BohfError,
+    "A spec, a parameter or a session's candidates are invalid (names the field)."
+);
+create_exception!(
+    bohf,
+    InputError,
+    BohfError,
+    "An array of the wrong shape or dtype, or with a NaN (names the argument)."
+);
+create_exception!(
+    bohf,
+    SessionError,
+    BohfError,
+    "A session file is missing, damaged, in use, or cannot be replayed; the file is left as it is."
+);
+create_exception!(
+    bohf,
+    AnswerError,
+    SessionError,
+    "An answer that does not answer the pending query (the JSON protocol's message); nothing changed."
+);
 create_exception!(bohf, AlgorithmError, BohfError, "An algorithm or a numerical routine failed.");
-create_exception!(bohf, RunError, BohfError, "An experiment run failed, or was stopped (finished runs are kept; resume continues).");
+create_exception!(
+    bohf,
+    RunError,
+    BohfError,
+    "An experiment run failed, or was stopped (finished runs are kept; resume continues)."
+);
 
 /// Adds the exception classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -47,9 +72,10 @@ pub fn session_err(e: LibSessionError) -> PyErr {
 pub fn experiment_err(e: ExperimentError) -> PyErr {
     let m = e.to_string();
     match e {
-        ExperimentError::Toml { .. } | ExperimentError::Spec { .. } | ExperimentError::InFile { .. } | ExperimentError::Memory { .. } => {
-            SpecError::new_err(m)
-        }
+        ExperimentError::Toml { .. }
+        | ExperimentError::Spec { .. }
+        | ExperimentError::InFile { .. }
+        | ExperimentError::Memory { .. } => SpecError::new_err(m),
         _ => RunError::new_err(m),
     }
 }

@@ -27,7 +27,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// The kernel of a spec's `kernel` table (`KernelSpec`: kind, lengthscale, lengthscales, variance).
-fn kernel(kind: &str, lengthscale: Option<f64>, lengthscales: Option<Vec<f64>>, variance: Option<f64>) -> PyResult<Box<dyn Kernel>> {
+fn kernel(
+    kind: &str,
+    lengthscale: Option<f64>,
+    lengthscales: Option<Vec<f64>>,
+    variance: Option<f64>,
+) -> PyResult<Box<dyn Kernel>> {
     let spec: KernelSpec = serde_json::from_value(serde_json::json!({
         "kind": kind, "lengthscale": lengthscale, "lengthscales": lengthscales, "variance": variance
     }))
@@ -228,7 +233,13 @@ impl PreferenceModel {
     /// `count` joint draws of the utility N(g_t, scale²·Ŝ_t), one per row (count×n), from the
     /// random stream of `seed`.
     #[pyo3(signature = (count, seed=0, scale=1.0))]
-    fn samples<'py>(&self, py: Python<'py>, count: usize, seed: u64, scale: f64) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn samples<'py>(
+        &self,
+        py: Python<'py>,
+        count: usize,
+        seed: u64,
+        scale: f64,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let sampler = self.model.sampler().map_err(core_err)?;
         let mut rng = bohf_core::rng::seeded(seed);
         let draws = sampler.sample(scale, count, &mut rng).map_err(core_err)?;

@@ -106,8 +106,8 @@ pub fn run<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let (spec, source) = spec_of(spec)?;
     let spec = folder::stored_spec(spec);
-    let experiment = Experiment::new(spec, &Registry::builtin())
-        .map_err(|e| SpecError::new_err(format!("{source}: {e}")))?;
+    let experiment =
+        Experiment::new(spec, &Registry::builtin()).map_err(|e| SpecError::new_err(format!("{source}: {e}")))?;
     let shard = match shard {
         None => None,
         Some(s) if s.is_instance_of::<PyString>() => {

@@ -37,7 +37,9 @@ impl NativeSession {
 
 fn spec_of(spec: &Bound<'_, PyDict>) -> PyResult<AskSpec> {
     let t = table("", spec)?;
-    toml::Value::Table(t).try_into().map_err(|e| SpecError::new_err(format!("session spec: {}", crate::numerics::one_line(&e.to_string()))))
+    toml::Value::Table(t)
+        .try_into()
+        .map_err(|e| SpecError::new_err(format!("session spec: {}", crate::numerics::one_line(&e.to_string()))))
 }
 
 #[pymethods]
@@ -118,10 +120,9 @@ impl NativeSession {
             return Err(AnswerError::new_err("the budget is spent: no query is pending"));
         };
         let expected = protocol::query_message(s, pending);
-        let given: serde_json::Value = serde_json::from_str(
-            &py.import("json")?.call_method1("dumps", (query,))?.extract::<String>()?,
-        )
-        .map_err(|e| AnswerError::new_err(format!("query: not a query message ({e})")))?;
+        let given: serde_json::Value =
+            serde_json::from_str(&py.import("json")?.call_method1("dumps", (query,))?.extract::<String>()?)
+                .map_err(|e| AnswerError::new_err(format!("query: not a query message ({e})")))?;
         if given != expected {
             return Err(AnswerError::new_err(format!(
                 "this query is not the pending one: it is {}, the pending query is {} (ask() returns it)",
