@@ -140,7 +140,11 @@ pub fn run<'py>(
                 interrupt = Some(e);
             }
         }
-        worker.join().expect("the run thread does not panic")
+        worker.join().unwrap_or_else(|_| {
+            Err(bohf_experiments::ExperimentError::Folder(
+                "the run stopped on an internal error (a panic); finished runs are saved, resume=True continues".into(),
+            ))
+        })
     });
     let warnings = py.import("warnings")?;
     for note in progress.notes.lock().map(|n| n.clone()).unwrap_or_default() {
