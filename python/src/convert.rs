@@ -30,10 +30,10 @@ pub fn to_toml(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
         return Ok(toml::Value::Array(values.collect::<PyResult<_>>()?));
     }
     // numpy scalars and other numbers: through float / int.
-    if let Ok(v) = obj.call_method0("item") {
-        if !v.is(obj) {
-            return to_toml(field, &v);
-        }
+    if let Ok(v) = obj.call_method0("item")
+        && !v.is(obj)
+    {
+        return to_toml(field, &v);
     }
     let ty = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     Err(SpecError::new_err(format!(
