@@ -31,14 +31,17 @@ pub fn matrix(arg: &str, what: &str, obj: &Bound<'_, PyAny>) -> PyResult<DMatrix
         ))
     })?;
     let ro = arr.readonly();
-    let m = ro
-        .try_as_matrix::<nalgebra::Dyn, nalgebra::Dyn, nalgebra::Dyn, nalgebra::Dyn>()
-        .map(|v| v.into_owned())
-        .unwrap_or_else(|| {
-            // Negative strides (a reversed view): copy element by element.
+    let (n, d) = (ro.shape()[0], ro.shape()[1]);
+    // Contiguous arrays (numpy's C order, or Fortran order as nalgebra stores them) are read from
+    // their slice; anything else (a strided or reversed view) element by element.
+    let m = match ro.as_slice() {
+        Ok(s) if ro.is_c_contiguous() => DMatrix::from_row_slice(n, d, s),
+        Ok(s) => DMatrix::from_column_slice(n, d, s),
+        Err(_) => {
             let a = ro.as_array();
-            DMatrix::from_fn(a.nrows(), a.ncols(), |i, j| a[[i, j]])
-        });
+            DMatrix::from_fn(n, d, |i, j| a[[i, j]])
+        }
+    };
     if let Some(k) = m.iter().position(|v| !v.is_finite()) {
         let (i, j) = (k % m.nrows(), k / m.nrows());
         return Err(InputError::new_err(format!(
