@@ -3,7 +3,8 @@
 * Sessions (ask/tell) on the session files of ``bohf ask``: :class:`Session`.
 * Experiment runs into results folders, as ``bohf run`` writes them: :func:`run`.
 * Numerics on numpy arrays: :func:`gram`, :func:`cross_gram`, :func:`dueling_gram`,
-  :func:`information_gain`, :func:`greedy_gamma`, :class:`PreferenceModel`.
+  :func:`information_gain`, :func:`greedy_gamma`, :class:`PreferenceModel`,
+  :func:`confidence_bounds`.
 * The algorithm registry with each parameter's default and meaning: :func:`algorithms`.
 
 See docs/python.md.
@@ -28,6 +29,7 @@ from ._bohf import (
     SessionError,
     SpecError,
     algorithms,
+    confidence_bounds,
     cross_gram,
     dueling_gram,
     gram,
@@ -52,6 +54,7 @@ __all__ = [
     "SpecError",
     "Value",
     "algorithms",
+    "confidence_bounds",
     "cross_gram",
     "dueling_gram",
     "gram",

@@ -2,7 +2,8 @@
 //!
 //! * [`session`]: ask/tell sessions on the session files of `bohf ask` (`bohf_session`).
 //! * [`run`]: `bohf.run`, the code of `bohf run` (`bohf_experiments::folder::run_experiment`).
-//! * [`numerics`]: kernels, information gain and the preference model on numpy arrays.
+//! * [`numerics`]: kernels, information gain, the preference model and the confidence bounds on
+//!   numpy arrays.
 //! * [`registry`]: `bohf.algorithms()`, the registry with each parameter's default and meaning.
 //!
 //! Errors are Python exceptions under `bohf.BohfError`; their messages are the library's, which

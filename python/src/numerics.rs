@@ -1,11 +1,12 @@
 //! Numerics on numpy arrays: kernels (Gram, cross-Gram, dueling Gram), information gain (realised,
-//! greedy Γ(T) with its bracket) and the preference model (fit, posterior mean and σ on the
-//! candidates, joint samples). Each function calls the library routine once; arrays are checked
+//! greedy Γ(T) with its bracket), the preference model (fit, posterior mean and σ on the
+//! candidates, joint samples) and the likelihood-ratio confidence bounds. Arrays are checked
 //! by [`crate::arrays`].
 
 use crate::arrays::{self, matrix, square};
 use crate::convert::table;
 use crate::errors::{InputError, SpecError, core_err};
+use bohf_confidence::{ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 use bohf_core::Duel;
 use bohf_gp::preference::{KernelLogisticConfig, PreferenceModel as Model, Refit};
 use bohf_infogain::{PairKernel, greedy_pairs, greedy_points, information_gain as realised_gain};
@@ -22,6 +23,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(information_gain, m)?)?;
     m.add_function(wrap_pyfunction!(greedy_gamma, m)?)?;
     m.add_class::<PreferenceModel>()?;
+    m.add_function(wrap_pyfunction!(confidence_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(_echo_matrix, m)?)?;
     Ok(())
 }
@@ -190,14 +192,7 @@ impl PreferenceModel {
     /// Adds duels `[(i, j, i_wins), …]` and refits the MLE (from scratch); nothing changes on an
     /// error.
     fn observe(&mut self, py: Python<'_>, duels: Vec<(usize, usize, bool)>) -> PyResult<()> {
-        let n = self.model.n_candidates();
-        if let Some((k, d)) = duels.iter().enumerate().find(|(_, d)| d.0 >= n || d.1 >= n) {
-            return Err(InputError::new_err(format!(
-                "duels[{k}] = ({}, {}, {}): an index is not below n = {n}",
-                d.0, d.1, d.2
-            )));
-        }
-        let new: Vec<Duel> = duels.into_iter().map(|(i, j, w)| Duel::new(i, j, w)).collect();
+        let new = duel_list("duels", &duels, self.model.n_candidates())?;
         let model = &mut self.model;
         py.detach(|| model.observe(&new, Refit::Cold)).map_err(core_err)
     }
@@ -258,4 +253,61 @@ fn _echo_matrix<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'
 /// A (TOML deserialisation) message on one line: `invalid type … in `lambda``.
 pub fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Duels `[(i, j, i_wins), …]` with indices below `n`, checked.
+fn duel_list(arg: &str, duels: &[(usize, usize, bool)], n: usize) -> PyResult<Vec<Duel>> {
+    if let Some((k, d)) = duels.iter().enumerate().find(|(_, d)| d.0 >= n || d.1 >= n) {
+        return Err(InputError::new_err(format!(
+            "{arg}[{k}] = ({}, {}, {}): an index is not below n = {n}",
+            d.0, d.1, d.2
+        )));
+    }
+    Ok(duels.iter().map(|&(i, j, w)| Duel::new(i, j, w)).collect())
+}
+
+/// The likelihood-ratio confidence set of POP-BO Theorem 3.1 on the candidates of `base_gram`
+/// after `duels` (`bohf_confidence`): C = {‖f̃‖ ≤ B, ℓ(f̃) ≥ ℓ* − β}. Returns a dict with `lower`
+/// and `upper` (inf and sup of f̃(x) over C at every candidate, POP-BO eq. (12)), `mle` (the
+/// minimum-norm MLE interpolant f̂ at every candidate) and `log_likelihood` (ℓ*). `config` is a
+/// `ConfidenceConfig` table (`norm_bound` B, default 6; tolerances).
+#[pyfunction]
+#[pyo3(signature = (base_gram, duels, beta, config=None))]
+fn confidence_bounds<'py>(
+    py: Python<'py>,
+    base_gram: &Bound<'py, PyAny>,
+    duels: Vec<(usize, usize, bool)>,
+    beta: f64,
+    config: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let base = square("base_gram", base_gram)?;
+    let n = base.nrows();
+    let obs: Vec<Observation> = duel_list("duels", &duels, n)?.into_iter().map(Observation::Duel).collect();
+    let config: ConfidenceConfig = match config {
+        Some(d) => toml::Value::Table(table("config", d)?)
+            .try_into()
+            .map_err(|e| SpecError::new_err(format!("config: {}", one_line(&e.to_string()))))?,
+        None => ConfidenceConfig::default(),
+    };
+    let (lower, upper, mle, ll) = py
+        .detach(|| -> bohf_core::Result<_> {
+            let problem = ConfidenceProblem::on_candidates(&base, &[], &obs, &config)?;
+            let fit = problem.mle()?;
+            let mut set = ConfidenceSet::new(&problem, &fit, beta)?;
+            let all: Vec<usize> = (0..n).collect();
+            let (mut lower, mut upper, mut mle) = (Vec::new(), Vec::new(), Vec::new());
+            for c in problem.candidates_from_gram(&base, &all)? {
+                lower.push(set.lower_bound(&c)?.value);
+                upper.push(set.upper_bound(&c)?.value);
+                mle.push(fit.value_at(&c)?);
+            }
+            Ok((lower, upper, mle, fit.log_likelihood))
+        })
+        .map_err(core_err)?;
+    let d = PyDict::new(py);
+    d.set_item("lower", arrays::vec_to_numpy(py, &lower))?;
+    d.set_item("upper", arrays::vec_to_numpy(py, &upper))?;
+    d.set_item("mle", arrays::vec_to_numpy(py, &mle))?;
+    d.set_item("log_likelihood", ll)?;
+    Ok(d)
 }

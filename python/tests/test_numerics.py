@@ -121,3 +121,29 @@ def test_bad_arrays_raise_input_errors_naming_the_argument(points):
         bohf.gram(points, lengthscale=-1.0)
     with pytest.raises(bohf.InputError, match="noise|ρ|rho"):
         bohf.information_gain(bohf.gram(points), 0.0)
+
+
+def test_confidence_bounds_contain_the_mle_nest_in_beta_and_mirror_under_flipped_answers():
+    x = np.linspace(0, 1, 7)[:, None]
+    k = se_gram(x, x, 0.3)
+    duels = [(0, 3, False), (3, 6, True), (5, 3, False), (2, 4, True), (1, 2, False)]
+    cfg = {"norm_bound": 3.0}
+    wide = bohf.confidence_bounds(k, duels, 2.0, config=cfg)
+    narrow = bohf.confidence_bounds(k, duels, 0.5, config=cfg)
+    tol = 1e-6
+    for b in (wide, narrow):
+        assert np.all(b["lower"] <= b["mle"] + tol) and np.all(b["mle"] <= b["upper"] + tol)
+        # Inside the B-ball: |f(x)| ≤ B √k(x, x) (Cauchy–Schwarz in the RKHS).
+        assert np.all(np.abs(b["upper"]) <= 3.0 * np.sqrt(np.diag(k)) + tol)
+        assert np.all(np.abs(b["lower"]) <= 3.0 * np.sqrt(np.diag(k)) + tol)
+    # A larger β gives a larger set.
+    assert np.all(wide["upper"] >= narrow["upper"] - tol) and np.all(wide["lower"] <= narrow["lower"] + tol)
+    assert np.any(wide["upper"] > narrow["upper"] + 1e-4)
+    # f ↦ −f maps the set of the flipped answers onto this one.
+    flipped = bohf.confidence_bounds(k, [(i, j, not w) for i, j, w in duels], 2.0, config=cfg)
+    np.testing.assert_allclose(flipped["upper"], -wide["lower"], atol=1e-5)
+    np.testing.assert_allclose(flipped["mle"], -wide["mle"], atol=1e-5)
+    with pytest.raises(bohf.InputError, match="norm_bound"):
+        bohf.confidence_bounds(k, duels, 1.0, config={"norm_bound": -1.0})
+    with pytest.raises(bohf.SpecError, match="unknown field"):
+        bohf.confidence_bounds(k, duels, 1.0, config={"norm": 1.0})
