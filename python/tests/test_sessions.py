@@ -238,3 +238,21 @@ def test_a_killed_python_process_loses_no_answered_query(tmp_path, root):
         # between the print and the kill).
         assert s.answered >= reported >= 4
         assert len(s.history()) == s.answered
+
+
+def test_a_closed_session_and_a_foreign_query_raise(tmp_path, root):
+    path = tmp_path / "s.json"
+    with new_python_session(path, root) as s:
+        q = s.ask()
+        with pytest.raises(bohf.AnswerError, match="pass the query that ask"):
+            s.tell({"kind": "duel"}, "a")
+        # A query message of another session (other options) is not the pending one either.
+        other = bohf.Duel(t=q.t, budget=q.budget, kind="duel", message={**q.message, "b": q.message["a"]}, a=q.a, b=q.a)
+        assert q.a != q.b
+        with pytest.raises(bohf.AnswerError, match="not the pending one"):
+            s.tell(other, "a")
+        # New answer kinds flow through as the protocol's dicts.
+        s.tell(q, {"choice": "b"})
+        assert s.history()[0]["answer"] == {"Duel": {"first_wins": False}}
+    with pytest.raises(bohf.SessionError, match="is closed"):
+        s.ask()
