@@ -144,10 +144,17 @@ pub fn prepare(spec_path: &Path) -> Result<SessionBody> {
 /// A new session's body from a spec whose CSV path (if any) is already resolved: checks the name,
 /// loads the candidates, validates, and builds the algorithm once.
 pub fn body_of(spec: AskSpec) -> Result<SessionBody> {
+    let candidates = candidates::load_candidates(&spec)?;
+    body_with(spec, candidates)
+}
+
+/// A new session's body from a spec and candidates given directly (the Python package's array of
+/// options; `spec.candidates` then names neither a CSV nor a box): checks the name, validates, and
+/// builds the algorithm once, like [`body_of`].
+pub fn body_with(spec: AskSpec, candidates: Candidates) -> Result<SessionBody> {
     if spec.name.trim().is_empty() {
         return Err(SessionError::Spec("name: must not be empty".into()));
     }
-    let candidates = candidates::load_candidates(&spec)?;
     let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
     body.validate().map_err(SessionError::Spec)?;
     build(&body)?;

@@ -81,3 +81,37 @@ fn a_wrong_answer_a_second_opener_and_an_existing_file_are_refused_and_nothing_i
     assert!(e.contains("algorithm.name"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn candidates_given_directly_ask_what_the_same_options_from_a_box_ask_and_are_checked() {
+    let dir = tmp("direct");
+    let from_box = body_of(spec("pf-ts")).unwrap();
+    let mut direct_spec = spec("pf-ts");
+    direct_spec.candidates = bohf_session::candidates::CandidatesSpec { csv: None, grid: None };
+    let direct = bohf_session::body_with(direct_spec.clone(), from_box.candidates.clone()).unwrap();
+    let mut asked = Vec::new();
+    for (name, body) in [("box.json", from_box), ("direct.json", direct)] {
+        let path = dir.join(name);
+        drop(Session::create(&path, body, false).unwrap());
+        // Reopened from the file, as every front end does.
+        let mut s = Session::open(&path).unwrap();
+        let mut queries = Vec::new();
+        while let Some(q) = s.pending().unwrap() {
+            queries.push(q);
+            let a = prefer(&s, q);
+            s.answer(a).unwrap();
+        }
+        asked.push((queries, s.recommendation()));
+    }
+    assert_eq!(asked[0], asked[1]);
+    // The direct candidates are validated like loaded ones.
+    let mut bad = body_of(spec("pf-ts")).unwrap().candidates;
+    bad.values[3][1] = f64::NAN;
+    let e = bohf_session::body_with(direct_spec.clone(), bad).unwrap_err();
+    assert!(matches!(e, SessionError::Spec(ref m) if m.contains("option 4") && m.contains("`y` is not finite")), "{e}");
+    let mut short = body_of(spec("pf-ts")).unwrap().candidates;
+    short.names.pop();
+    let e = bohf_session::body_with(direct_spec, short).unwrap_err();
+    assert!(e.to_string().contains("name(s) for 16 rows"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

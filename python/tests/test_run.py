@@ -1,0 +1,157 @@
+"""`bohf.run`: the same files as `bohf run`, records for a DataFrame, specs as path, text or dict."""
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import bohf
+
+SPEC = textwrap.dedent(
+    """
+    name = "tiny"
+    horizon = 8
+    runs = 3
+    seed = 5
+
+    [problem]
+    kind = "rkhs"
+    kernel = "matern52"
+    points = 12
+
+    [respondent]
+    model = "stochastic"
+    link = "logistic"
+    scale = 1.0
+    noise_sd = 1.0
+
+    [[algorithms]]
+    name = "pf-ts"
+    label = "PF-TS"
+
+    [[algorithms]]
+    name = "random"
+    label = "Random, a baseline"
+    """
+)
+
+
+def without_timings(path: Path) -> str:
+    """A results file with its non-deterministic parts removed: the `elapsed_s` column and the
+    checksum line of CSV files (the checksum covers the timings), `wall_seconds` of summary.json."""
+    text = path.read_text()
+    if path.suffix == ".csv":
+        lines = [l for l in text.splitlines() if not l.startswith("# checksum")]
+        assert lines[0].endswith(",elapsed_s")
+        return "\n".join(l.rsplit(",", 1)[0] for l in lines)
+    if path.name == "summary.json":
+        summary = json.loads(text)
+        for a in summary["algorithms"]:
+            a["at_horizon"].pop("wall_seconds")
+        return json.dumps(summary, sort_keys=True)
+    return text
+
+
+def compared_files(out: Path) -> list[Path]:
+    files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file() and p.suffix in (".csv", ".json", ".toml"))
+    return files
+
+
+def test_run_writes_the_files_of_bohf_run(tmp_path, bohf_bin):
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(SPEC)
+    subprocess.run([bohf_bin, "run", str(spec), "--out", str(tmp_path / "cli"), "--threads", "2"], check=True, capture_output=True)
+    records = bohf.run(spec, out=tmp_path / "py", threads=1)
+    cli, py = tmp_path / "cli", tmp_path / "py"
+    files = compared_files(cli)
+    assert Path("steps.csv") in files and Path("summary.json") in files and Path("spec.toml") in files
+    assert len([f for f in files if f.parts[0] == "runs"]) == 6
+    assert compared_files(py) == files
+    for f in files:
+        assert without_timings(py / f) == without_timings(cli / f), f
+    # The records are the rows of steps.csv, with the same columns.
+    header = (py / "steps.csv").read_text().splitlines()[0].split(",")
+    assert len(records) == 2 * 3 * 8
+    assert list(records[0]) == header
+    rows = (py / "steps.csv").read_text().splitlines()[1:]
+    first = rows[0].split(",")
+    assert records[0]["algorithm"] == first[0] and records[0]["regret"] == float(first[7])
+    assert {r["algorithm"] for r in records} == {"PF-TS", "Random, a baseline"}
+
+
+def test_a_spec_as_text_or_dict_runs_the_same_as_the_file(tmp_path):
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(SPEC)
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "elapsed_s"} for r in recs]
+    from_file = strip(bohf.run(str(spec), out=tmp_path / "a"))
+    from_text = strip(bohf.run(SPEC, out=tmp_path / "b"))
+    as_dict = {
+        "name": "tiny", "horizon": 8, "runs": 3, "seed": 5,
+        "problem": {"kind": "rkhs", "kernel": "matern52", "points": 12},
+        "respondent": {"model": "stochastic", "link": "logistic", "scale": 1.0, "noise_sd": 1.0},
+        "algorithms": [{"name": "pf-ts", "label": "PF-TS"}, {"name": "random", "label": "Random, a baseline"}],
+    }
+    from_dict = strip(bohf.run(as_dict, out=tmp_path / "c"))
+    assert from_file == from_text == from_dict
+    # Running again into a full folder needs resume=True, which reuses every run.
+    with pytest.raises(bohf.RunError, match="resume"):
+        bohf.run(SPEC, out=tmp_path / "b")
+    assert strip(bohf.run(SPEC, out=tmp_path / "b", resume=True)) == from_file
+
+
+def test_bad_specs_raise_spec_errors_naming_the_field(tmp_path):
+    with pytest.raises(bohf.SpecError, match="horizon"):
+        bohf.run(SPEC.replace("horizon = 8", "horizon = 0"), out=tmp_path / "x")
+    with pytest.raises(bohf.SpecError, match="no-such"):
+        bohf.run(SPEC.replace('name = "random"', 'name = "no-such"'), out=tmp_path / "x")
+    with pytest.raises(bohf.SpecError, match="shard"):
+        bohf.run(SPEC, out=tmp_path / "x", shard="3/2")
+    with pytest.raises(bohf.SpecError):
+        bohf.run({"name": "x", "horizon": object()}, out=tmp_path / "x")
+    with pytest.raises(bohf.RunError, match="missing.toml"):
+        bohf.run(tmp_path / "missing.toml", out=tmp_path / "x")
+
+
+def test_shards_fill_one_folder_like_a_single_run(tmp_path):
+    whole = bohf.run(SPEC, out=tmp_path / "whole")
+    assert bohf.run(SPEC, out=tmp_path / "sharded", shard="0/2") == []
+    last = bohf.run(SPEC, out=tmp_path / "sharded", shard=(1, 2))
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "elapsed_s"} for r in recs]
+    # The shard that finishes the experiment writes its results and returns every record.
+    assert strip(last) == strip(whole)
+    assert without_timings(tmp_path / "sharded/steps.csv") == without_timings(tmp_path / "whole/steps.csv")
+
+
+INTERRUPTED = """
+import sys, bohf
+try:
+    bohf.run(sys.argv[1], out=sys.argv[2], threads=1)
+    print("finished", flush=True)
+except KeyboardInterrupt as e:
+    print("interrupted:", e, flush=True)
+"""
+
+
+def test_ctrl_c_stops_a_run_keeping_finished_runs_and_resume_completes_it(tmp_path):
+    spec = tmp_path / "long.toml"
+    spec.write_text(SPEC.replace("horizon = 8", "horizon = 40").replace("runs = 3", "runs = 40"))
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-c", INTERRUPTED, str(spec), str(out)], stdout=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "runs").glob("*.csv"))) < 2:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    stdout, _ = p.communicate(timeout=120)
+    kept = list((out / "runs").glob("*.csv"))
+    assert stdout.startswith("interrupted:"), stdout
+    assert 2 <= len(kept) < 80, len(kept)
+    assert not (out / "steps.csv").exists()
+    records = bohf.run(spec, out=out, resume=True)
+    assert len(records) == 2 * 40 * 40
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "elapsed_s"} for r in recs]
+    assert strip(records) == strip(bohf.run(spec, out=tmp_path / "fresh"))
