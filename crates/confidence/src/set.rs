@@ -68,37 +68,87 @@ pub struct KernelSensitivity {
 }
 
 /// A cut of the common constraint set C′ = {‖(w, ω)‖ ≤ B, ℓ(w) ≥ ℓ* − β} (∩ the support rows of
-/// the latent box): the halfspace {p : uᵀp ≤ h} ⊇ C′, and, for a program at candidate x (direction
-/// g, candidate row c = (l_x, ρ_x), |cᵀp| ≤ b), the Lagrangian bound
-/// h(g) ≤ `offset` + support of {‖p‖ ≤ B, uᵀp ≤ h} at g − `shift`·c (weak duality with the
-/// candidate's box rows priced at multipliers μ₊, μ₋ ≥ 0: shift = μ₊ − μ₋, offset = (μ₊ + μ₋)·b).
-/// Plain cuts have shift = offset = 0.
+/// the latent box): the halfspace {p : uᵀp ≤ h} ⊇ C′. `mu` is the multiplier of the program that
+/// produced it (0 for plain cuts), the starting guess of [`lagrangian_bound`].
 #[derive(Debug, Clone)]
 struct Halfspace {
     u: DVector<f64>,
     h: f64,
-    shift: f64,
-    offset: f64,
+    mu: f64,
 }
 
 impl Halfspace {
     fn plain(u: DVector<f64>, h: f64) -> Self {
-        Self { u, h, shift: 0.0, offset: 0.0 }
+        Self { u, h, mu: 0.0 }
     }
+}
 
-    /// The certified upper bound on h(g) at a candidate with row c (see the type).
-    fn bound(&self, g: &DVector<f64>, c: &Candidate, b: f64) -> f64 {
-        if self.shift == 0.0 {
-            return self.offset + ball_halfspace_support(g, &self.u, self.h, b);
-        }
+/// The inner products of one program's direction g with its candidate row c = (l_x, ρ_x).
+#[derive(Debug, Clone, Copy)]
+struct DirectionDots {
+    gg: f64,
+    gc: f64,
+    cc: f64,
+}
+
+impl DirectionDots {
+    fn new(g: &DVector<f64>, c: &Candidate) -> Self {
         let n = c.coordinates().len();
-        let mut d = g.clone();
-        for j in 0..n {
-            d[j] -= self.shift * c.coordinates()[j];
-        }
-        d[n] -= self.shift * c.rho();
-        self.offset + ball_halfspace_support(&d, &self.u, self.h, b)
+        let gc = g.rows(0, n).dot(c.coordinates()) + g[n] * c.rho();
+        Self { gg: g.norm_squared(), gc, cc: c.coordinates().norm_squared() + c.rho() * c.rho() }
     }
+}
+
+/// A certified upper bound on the program h(g) = max {gᵀp : p ∈ C′, |cᵀp| ≤ `latent_box`} from the
+/// halfspace {uᵀp ≤ h} ⊇ C′ (u = 0, h = 0: the ball alone). Without the box it is the support
+/// function S of {‖p‖ ≤ B} ∩ the halfspace at g ([`ball_halfspace_support`]). With the box, weak
+/// duality prices the candidate's box rows: for every μ (μ > 0 the row cᵀp ≤ b, μ < 0 the row
+/// −cᵀp ≤ b), h(g) ≤ |μ|·b + S(g − μc), a convex function of μ; it is minimised by golden-section
+/// search from `mu_hint` (the multiplier of the cut's own program), and every value evaluated is a
+/// valid bound, so the result is certified however far the search gets.
+fn lagrangian_bound(
+    g: &DirectionDots,
+    gu: f64,
+    cu: f64,
+    unorm: f64,
+    h: f64,
+    b: f64,
+    latent_box: Option<f64>,
+    mu_hint: f64,
+) -> f64 {
+    let at = |mu: f64| {
+        let dnorm = (g.gg - 2.0 * mu * g.gc + mu * mu * g.cc).max(0.0).sqrt();
+        support_from_dots(dnorm, gu - mu * cu, unorm, h, b)
+    };
+    let Some(bx) = latent_box else {
+        return at(0.0);
+    };
+    let phi = |mu: f64| mu.abs() * bx + at(mu);
+    let mut best = phi(0.0).min(phi(mu_hint));
+    if g.cc == 0.0 {
+        return best;
+    }
+    let (mut lo, mut hi) = (mu_hint.min(0.0) - 1.0, mu_hint.max(1.0) + 1.0);
+    let ratio = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+    let (mut f1, mut f2) = (phi(x1), phi(x2));
+    for _ in 0..40 {
+        if f1 <= f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - ratio * (hi - lo);
+            f1 = phi(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + ratio * (hi - lo);
+            f2 = phi(x2);
+        }
+        best = best.min(f1).min(f2);
+    }
+    best
 }
 
 /// What a batch of pointwise bounds is for ([`ConfidenceSet::pointwise_bounds`]): only the programs
@@ -387,8 +437,10 @@ impl ConfidenceSet {
     /// Records a solved direction as a pruning cut. Without an active candidate box row the value
     /// is the support function of the common set C′ at g: the cut gᵀp ≤ h(g). With an active row,
     /// the program's box multipliers (μ₊, μ₋) give, by strong duality,
-    /// h_{C′}(g − (μ₊ − μ₋)c) = h(g) − (μ₊ + μ₋)b: the cut (g − (μ₊ − μ₋)c)ᵀp ≤ that, which bounds
-    /// every candidate's program through the same multipliers (see [`Halfspace`]).
+    /// h_{C′}(g − (μ₊ − μ₋)c) = h(g) − (μ₊ + μ₋)b: the cut (g − (μ₊ − μ₋)c)ᵀp ≤ that, a halfspace
+    /// of C′ that bounds every candidate's program through [`lagrangian_bound`]. (On Table 2's
+    /// Levy13 the advantage is a plateau where the box is active at most candidates; without these
+    /// cuts nothing there was screened.)
     fn record(&mut self, g: DVector<f64>, c: &Candidate, sol: &ConicSolution, duals: (f64, f64)) {
         let box_active = match self.data.latent_box {
             None => false,
@@ -413,7 +465,7 @@ impl ConfidenceSet {
                 let h = sol.value - offset;
                 // The multipliers are accurate to the solver tolerance: a relative slack on them.
                 let h = h + self.slack(h) + self.slack(offset);
-                self.cuts.push(Halfspace { u, h, shift, offset });
+                self.cuts.push(Halfspace { u, h, mu: shift });
             }
         }
         if let Some(cut) = self.tangent_cut(&sol.w) {
@@ -540,9 +592,14 @@ impl ConfidenceSet {
     /// B‖g‖ tightened by the cuts recorded from position `from` on (0: all of them).
     fn upper_from_cuts(&self, g: &DVector<f64>, c: &Candidate, from: usize) -> f64 {
         let b = self.data.norm_bound;
-        let mut best = b * g.norm();
+        let bx = self.data.latent_box;
+        let dots = DirectionDots::new(g, c);
+        let mut best = if from == 0 { lagrangian_bound(&dots, 0.0, 0.0, 0.0, 0.0, b, bx, 0.0) } else { f64::INFINITY };
+        let n = self.layout.n;
         for cut in &self.cuts[from..] {
-            best = best.min(cut.bound(g, c, b));
+            let gu = g.dot(&cut.u);
+            let cu = if bx.is_some() { cut.u.rows(0, n).dot(c.coordinates()) + cut.u[n] * c.rho() } else { 0.0 };
+            best = best.min(lagrangian_bound(&dots, gu, cu, cut.u.norm(), cut.h, b, bx, cut.mu));
         }
         best
     }
@@ -617,9 +674,10 @@ impl ConfidenceSet {
     /// * **upper** — C lies in the ball and, ℓ being concave, in the tangent halfspace
     ///   {ℓ(ŵ) + ∇ℓ(ŵ)ᵀ(w − ŵ) ≥ ℓ* − β} at every solved optimum ŵ, where it touches C, and in the
     ///   halfspace of every solved direction (g_sᵀp ≤ h(g_s); with the candidate's box row
-    ///   active, the Lagrangian cut of its box multipliers, see `Halfspace`); so h(g) ≤ the support
-    ///   function of {‖p‖ ≤ B} ∩ each halfspace ([`ball_halfspace_support`]), and h(g) ≤ B‖g‖
-    ///   (exact at t = 0). These hold with or without the box.
+    ///   active, the Lagrangian cut of its box multipliers); so h(g) ≤ the support function of
+    ///   {‖p‖ ≤ B} ∩ each halfspace ([`ball_halfspace_support`]), and h(g) ≤ B‖g‖ (exact at
+    ///   t = 0). With the box, the candidate's own box rows are priced in by weak duality
+    ///   (|μ|b + that support function at g − μc, minimised over μ).
     /// * **lower** — every known feasible point ŵ (the MLE when the set was built by
     ///   [`ConfidenceSet::new`], and every solved optimum) gives h(g) ≥ g_wᵀŵ + g_ω ω for the best
     ///   admissible ω.
@@ -852,15 +910,18 @@ fn direction(c: &Candidate, sign: f64) -> DVector<f64> {
 /// and u, on the circle where the halfspace cuts the sphere). If the halfspace misses the ball the
 /// set is empty and the value is −∞. The certified upper bound of the confidence-set searches.
 pub fn ball_halfspace_support(g: &DVector<f64>, u: &DVector<f64>, c: f64, b: f64) -> f64 {
-    let gnorm = g.norm();
-    let unorm = u.norm();
+    support_from_dots(g.norm(), g.dot(u), u.norm(), c, b)
+}
+
+/// [`ball_halfspace_support`] from ‖g‖, gᵀu and ‖u‖.
+fn support_from_dots(gnorm: f64, gu: f64, unorm: f64, c: f64, b: f64) -> f64 {
     if unorm == 0.0 {
         return if c >= 0.0 { b * gnorm } else { f64::NEG_INFINITY };
     }
     if gnorm == 0.0 {
         return if c >= -b * unorm { 0.0 } else { f64::NEG_INFINITY };
     }
-    let alpha = g.dot(u) / unorm;
+    let alpha = gu / unorm;
     if b * alpha <= c / unorm * gnorm {
         return b * gnorm;
     }
