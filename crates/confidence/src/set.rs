@@ -108,6 +108,17 @@ impl DirectionDots {
     }
 }
 
+/// One cut {uᵀp ≤ h} seen from a direction g and candidate row c: gᵀu, cᵀu, ‖u‖, h, and the
+/// multiplier of the cut's own program.
+#[derive(Debug, Clone, Copy)]
+struct CutDots {
+    gu: f64,
+    cu: f64,
+    unorm: f64,
+    h: f64,
+    mu: f64,
+}
+
 /// A certified upper bound on the program h(g) = max {gᵀp : p ∈ C′, |cᵀp| ≤ `latent_box`} from the
 /// halfspace {uᵀp ≤ h} ⊇ C′ (u = 0, h = 0: the ball alone). Without the box it is the support
 /// function S of {‖p‖ ≤ B} ∩ the halfspace at g ([`ball_halfspace_support`]). With the box, weak
@@ -115,16 +126,8 @@ impl DirectionDots {
 /// −cᵀp ≤ b), h(g) ≤ |μ|·b + S(g − μc), a convex function of μ; it is minimised by golden-section
 /// search from `mu_hint` (the multiplier of the cut's own program), and every value evaluated is a
 /// valid bound, so the result is certified however far the search gets.
-fn lagrangian_bound(
-    g: &DirectionDots,
-    gu: f64,
-    cu: f64,
-    unorm: f64,
-    h: f64,
-    b: f64,
-    latent_box: Option<f64>,
-    mu_hint: f64,
-) -> f64 {
+fn lagrangian_bound(g: &DirectionDots, cut: CutDots, b: f64, latent_box: Option<f64>) -> f64 {
+    let CutDots { gu, cu, unorm, h, mu: mu_hint } = cut;
     let at = |mu: f64| {
         let dnorm = (g.gg - 2.0 * mu * g.gc + mu * mu * g.cc).max(0.0).sqrt();
         support_from_dots(dnorm, gu - mu * cu, unorm, h, b)
@@ -609,12 +612,16 @@ impl ConfidenceSet {
     fn upper_with_dots(&self, g: &DVector<f64>, c: &Candidate, dots: &DirectionDots, from: usize) -> f64 {
         let b = self.data.norm_bound;
         let bx = self.data.latent_box;
-        let mut best = if from == 0 { lagrangian_bound(dots, 0.0, 0.0, 0.0, 0.0, b, bx, 0.0) } else { f64::INFINITY };
+        let mut best = if from == 0 {
+            lagrangian_bound(dots, CutDots { gu: 0.0, cu: 0.0, unorm: 0.0, h: 0.0, mu: 0.0 }, b, bx)
+        } else {
+            f64::INFINITY
+        };
         let n = self.layout.n;
         for cut in &self.cuts[from..] {
             let gu = g.dot(&cut.u);
             let cu = if bx.is_some() { cut.u.rows(0, n).dot(c.coordinates()) + cut.u[n] * c.rho() } else { 0.0 };
-            best = best.min(lagrangian_bound(dots, gu, cu, cut.unorm, cut.h, b, bx, cut.mu));
+            best = best.min(lagrangian_bound(dots, CutDots { gu, cu, unorm: cut.unorm, h: cut.h, mu: cut.mu }, b, bx));
         }
         best
     }
