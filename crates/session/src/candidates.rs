@@ -23,6 +23,10 @@ pub struct AskSpec {
     pub question: Option<String>,
     /// The number of queries to ask (the horizon T).
     pub budget: usize,
+    /// Whether `bohf serve` shows the current recommendation on the page (default: yes; a study
+    /// may hide it so that it does not sway the participants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show_recommendation: Option<bool>,
     /// The seed of the algorithm's random stream.
     #[serde(default)]
     pub seed: u64,
