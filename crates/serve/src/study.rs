@@ -37,6 +37,12 @@ struct Roster {
     participants: Vec<Participant>,
 }
 
+/// A participant's id, token and open session.
+pub(crate) type Opened = (String, String, Session);
+
+/// A participant's id, token and session, as the server holds it.
+type Listed = (String, String, Shared);
+
 /// An open study.
 pub(crate) struct Study {
     dir: PathBuf,
@@ -88,7 +94,7 @@ impl Study {
     /// Opens the study in `dir`: reads the spec, the participant list and the tokens (adding
     /// tokens for new listed participants), and opens every participant's session (creating the
     /// missing ones). Returns the study and (id, token, session) of every participant.
-    pub(crate) fn open(dir: &Path) -> Result<(Self, Vec<(String, String, Session)>)> {
+    pub(crate) fn open(dir: &Path) -> Result<(Self, Vec<Opened>)> {
         let spec = dir.join("study.toml");
         if !spec.exists() {
             return Err(ServeError::Study(format!(
@@ -188,15 +194,12 @@ pub(crate) async fn join(State(app): State<Arc<App>>) -> Response {
 }
 
 /// Every participant (id, token, session) in the roster's order, checking the researcher's token.
-fn participants(app: &App, key: &str) -> Result<Vec<(String, String, Shared)>, Response> {
+fn participants(app: &App, key: &str) -> Result<Vec<Listed>, (StatusCode, &'static str)> {
     let Some(study) = &app.study else {
-        return Err(error(StatusCode::NOT_FOUND, "this server serves one session, not a study"));
+        return Err((StatusCode::NOT_FOUND, "this server serves one session, not a study"));
     };
     if key != study.researcher {
-        return Err(error(
-            StatusCode::NOT_FOUND,
-            "unknown researcher token: open the address that `bohf serve` printed",
-        ));
+        return Err((StatusCode::NOT_FOUND, "unknown researcher token: open the address that `bohf serve` printed"));
     }
     let roster = study.roster.lock().unwrap_or_else(|p| p.into_inner()).clone();
     Ok(roster.participants.into_iter().filter_map(|p| app.session(&p.token).map(|s| (p.id, p.token, s))).collect())
@@ -210,7 +213,7 @@ fn html_escape(s: &str) -> String {
 pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
     let list = match participants(&app, &key) {
         Ok(l) => l,
-        Err(r) => return r,
+        Err((status, m)) => return error(status, m),
     };
     let mut rows = String::new();
     let (mut finished, total) = (0, list.len());
@@ -276,7 +279,7 @@ pub fn answers_csv(rows: &[(String, &Session)]) -> String {
 pub(crate) async fn export(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
     let list = match participants(&app, &key) {
         Ok(l) => l,
-        Err(r) => return r,
+        Err((status, m)) => return error(status, m),
     };
     let guards: Vec<_> =
         list.iter().map(|(id, _, s)| (id.clone(), s.lock().unwrap_or_else(|p| p.into_inner()))).collect();

@@ -186,5 +186,5 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
             duel(false)
         ]
     );
-    assert!(body.candidates.names.iter().any(|n| *n == recorded), "the page shows a recommendation: {recorded}");
+    assert!(body.candidates.names.contains(&recorded), "the page shows a recommendation: {recorded}");
 }

@@ -31,7 +31,7 @@ fn start(mode: Mode) -> (SocketAddr, Vec<(String, String)>) {
 fn library_answer(s: &Session, q: StoredQuery) -> bohf_session::StoredAnswer {
     let v = &s.body().candidates.values;
     let score = |i: usize| v[i][0] + v[i][1];
-    if (s.answered() + 1) % 4 == 0 {
+    if (s.answered() + 1).is_multiple_of(4) {
         return Abstention::Skip.into();
     }
     match q {
