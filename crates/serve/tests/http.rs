@@ -230,3 +230,35 @@ fn without_a_list_each_visit_to_join_makes_a_new_participant() {
     let tokens = std::fs::read_to_string(dir.join("tokens.json")).unwrap();
     assert!(pages.iter().all(|p| tokens.contains(p.trim_start_matches("/p/").trim_end_matches('/'))), "{tokens}");
 }
+
+#[test]
+fn a_spec_can_hide_the_recommendation() {
+    let dir = tmp("hide");
+    let text = spec_text("pf-ts", 3).replace("seed = 3\n", "seed = 3\nshow_recommendation = false\n");
+    std::fs::write(dir.join("h.toml"), text).unwrap();
+    let path = dir.join("h.json");
+    drop(Session::create(&path, bohf_session::prepare(&dir.join("h.toml")).unwrap(), false).unwrap());
+    let (addr, urls) = start(Mode::Single(path));
+    let base = path_of(&urls[0].1);
+    let state = http(addr, "GET", &format!("{base}api/state"), b"").unwrap().json();
+    assert_eq!(state["recommendation"], serde_json::Value::Null, "{state}");
+    assert!(state["query"]["t"] == 1, "{state}");
+}
+
+/// On a non-loopback address every page still needs its token: the bare address and a wrong token
+/// show nothing.
+#[test]
+fn a_non_loopback_server_still_requires_the_token() {
+    let dir = tmp("open");
+    let path = new_session(&dir, "s", "pf-ts", 3);
+    let server =
+        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::UNSPECIFIED), port: 0, mode: Mode::Single(path) }).unwrap();
+    let addr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), server.addr().port());
+    let base = path_of(&server.urls()[0].1);
+    std::thread::spawn(move || server.run());
+    for p in ["/", "/p/", "/p/00000000000000000000000000000000/", "/p/00000000000000000000000000000000/api/state"] {
+        let r = http(addr, "GET", p, b"").unwrap();
+        assert_eq!(r.status, 404, "{p}: {}", r.text());
+    }
+    assert_eq!(http(addr, "GET", &format!("{base}api/state"), b"").unwrap().status, 200);
+}
