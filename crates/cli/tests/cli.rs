@@ -685,3 +685,31 @@ fn ask_records_no_preference_and_skip_in_both_front_ends() {
     assert_eq!(answers[1..], [serde_json::json!("NoPreference"), "Skip".into(), "Skip".into(), "NoPreference".into()]);
     assert_eq!(answers[0], serde_json::json!({ "Duel": { "first_wins": true } }));
 }
+
+/// `bohf serve` refuses what it cannot serve before listening, naming the file, and prints the
+/// page's address (with its 128-bit token) when it can.
+#[test]
+fn serve_refuses_a_missing_session_or_study_and_prints_the_address() {
+    let tmp = TempDir::new("serve");
+    let e = fails(&["serve", "nope.json", "--port", "0"], &tmp.0);
+    assert!(e.contains("`nope.json` does not exist"), "{e}");
+    let e = fails(&["serve", "--study", ".", "--port", "0"], &tmp.0);
+    assert!(e.contains("study.toml") && e.contains("not found"), "{e}");
+    let e = fails(&["serve", "--port", "0"], &tmp.0);
+    assert!(e.contains("required arguments were not provided") && e.contains("<SESSION>"), "{e}");
+    write_session_spec(&tmp.0, "pf-ts", 3);
+    ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    let mut child = Command::new(BIN)
+        .args(["serve", "s.json", "--port", "0"])
+        .current_dir(&tmp.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let line = BufReader::new(child.stdout.take().unwrap()).lines().next().unwrap().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let url = line.strip_prefix("drinks: http://127.0.0.1:").unwrap_or_else(|| panic!("{line}"));
+    let token = url.split("/p/").nth(1).unwrap().trim_end_matches('/');
+    assert!(token.len() == 32 && token.chars().all(|c| c.is_ascii_hexdigit()), "{line}");
+}
