@@ -216,7 +216,8 @@ impl Session {
         &self.live.body
     }
 
-    /// Queries answered so far.
+    /// Queries answered so far ("no preference" and "skip" included: each uses up one query of
+    /// the budget).
     pub fn answered(&self) -> usize {
         self.live.body.history.len()
     }
