@@ -103,10 +103,23 @@ fn algorithms_page(root: &Path) -> Result<String, String> {
          missing keys take the defaults below, unknown keys are errors). Defaults are the papers' experimental settings; \
          the meanings are the doc comments of the config types' fields.\n\n",
     );
+    // Every built-in algorithm keeps the default `Optimizer::observe_abstention` (it drops "no
+    // preference" and "skip"); the page says so for each. One that overrides it must be documented
+    // here first.
+    if let Some(file) = overrides_abstention(&root.join("crates/algorithms"))? {
+        return Err(format!(
+            "{} overrides `observe_abstention`: say in xtask/src/docs.rs how that algorithm takes \
+             \"no preference\" and \"skip\"",
+            file.display()
+        ));
+    }
     for entry in registry.entries() {
         let (name, (paper, queries), config, table) = documented(entry)?;
         entry.check(&table, "params").map_err(|e| format!("{name}: the registry rejects the defaults: {e}"))?;
-        s.push_str(&format!("## `{name}`\n\n{}.\n\n* Paper: {paper}.\n* Queries: {queries}.\n\n", entry.description()));
+        s.push_str(&format!(
+            "## `{name}`\n\n{}.\n\n* Paper: {paper}.\n* Queries: {queries}.\n* {ABSTENTIONS}\n\n",
+            entry.description()
+        ));
         let rows = parameter_rows(&structs, config, &table).map_err(|e| format!("{name} ({config}): {e}"))?;
         if rows.is_empty() {
             s.push_str("No parameters.\n\n");
@@ -127,6 +140,30 @@ fn algorithms_page(root: &Path) -> Result<String, String> {
         }
     }
     Ok(s)
+}
+
+/// What the reference says of every algorithm that keeps the default `observe_abstention`.
+const ABSTENTIONS: &str = "\"No preference\" and \"skip\" (`bohf ask`, `bohf serve`): dropped (the default \
+    `Optimizer::observe_abstention`; the state is unchanged; they use up budget in a session).";
+
+/// The first Rust file under `dir` that defines `fn observe_abstention`, if any.
+fn overrides_abstention(dir: &Path) -> Result<Option<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            if let Some(found) = overrides_abstention(&path)? {
+                return Ok(Some(found));
+            }
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && std::fs::read_to_string(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .contains("fn observe_abstention")
+        {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
 }
 
 /// A parameter table: one row per (key, default, meaning), keys shown under `prefix`.

@@ -231,6 +231,26 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve a session (or a study of one session per participant) as a web page to answer in a browser.
+    #[command(after_help = "Examples:\n  bohf ask new coffee.json --spec coffee.toml\n  \
+            bohf serve coffee.json                 # prints the page's address (http://127.0.0.1:8080/p/TOKEN/)\n  \
+            bohf serve --study study/ --port 9000  # study/study.toml [+ participants.txt]; prints every address\n\n\
+            Listens on 127.0.0.1 unless --host says otherwise; every page's address holds an unguessable token.\n\
+            See docs/serve.md.")]
+    Serve {
+        /// The session file (from `bohf ask new`).
+        #[arg(required_unless_present = "study", conflicts_with = "study")]
+        session: Option<PathBuf>,
+        /// A study folder: `study.toml` (the session spec), optionally `participants.txt`.
+        #[arg(long)]
+        study: Option<PathBuf>,
+        /// The port (0: any free port).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The address to listen on (e.g. 0.0.0.0 for every interface; the pages still need their token).
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -355,6 +375,28 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 return Err(CliError::msg("give a session file (bohf ask SESSION.json) or `bohf ask new`"));
             }
         },
+        Command::Serve { session, study, port, host } => {
+            let mode = match (session, study) {
+                (_, Some(dir)) => bohf_serve::Mode::Study(dir),
+                (Some(path), None) => bohf_serve::Mode::Single(path),
+                (None, None) => return Err(CliError::msg("give a session file or --study DIR")),
+            };
+            let server = bohf_serve::Server::bind(&bohf_serve::Options { host, port, mode })
+                .map_err(|e| CliError::msg(e.to_string()))?;
+            if !host.is_loopback() {
+                eprintln!(
+                    "warning: listening on {host}, reachable from other machines over plain HTTP; \
+                     only the addresses below (with their tokens) open a page"
+                );
+            }
+            for (who, url) in server.urls() {
+                println!("{who}: {url}");
+            }
+            println!("answers are saved as they come; stop with Ctrl-C");
+            use std::io::Write;
+            std::io::stdout().flush().ok();
+            server.run().map_err(|e| CliError::msg(e.to_string()))?;
+        }
     }
     Ok(())
 }

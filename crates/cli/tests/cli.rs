@@ -645,3 +645,71 @@ fn check_validates_experiment_and_session_specs_without_writing() {
     names.sort();
     assert_eq!(names, ["bad.toml", "beans.csv", "box.toml", "coffee.toml", "spec.toml"]);
 }
+
+/// "No preference" and "skip" at the terminal (`=`, `s`) and in the JSON protocol
+/// (`{"no_preference": true}`, `{"skip": true}`): saved like answers, recorded as such, and
+/// counted against the budget.
+#[test]
+fn ask_records_no_preference_and_skip_in_both_front_ends() {
+    let tmp = TempDir::new("ask-abstain");
+    write_session_spec(&tmp.0, "pf-ts", 5);
+    ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    let mut child = Command::new(BIN)
+        .args(["ask", "s.json"])
+        .current_dir(&tmp.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"a\n=\ns\nq\n").unwrap();
+    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(text.contains("saved (3 of 5)") && text.contains("Stopped after 3 answers"), "{text}");
+    let mut child = Command::new(BIN)
+        .args(["ask", "s.json", "--json"])
+        .current_dir(&tmp.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"{\"skip\": true}\n{\"no_preference\": true}\n").unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let msgs: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let saved: Vec<u64> =
+        msgs.iter().filter(|m| m["type"] == "saved").map(|m| m["answered"].as_u64().unwrap()).collect();
+    assert_eq!(saved, vec![4, 5], "{out}");
+    assert_eq!(msgs.last().unwrap()["reason"], "budget", "{out}");
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.join("s.json")).unwrap()).unwrap();
+    let answers: Vec<serde_json::Value> =
+        session["body"]["history"].as_array().unwrap().iter().map(|s| s["answer"].clone()).collect();
+    assert_eq!(answers[1..], [serde_json::json!("NoPreference"), "Skip".into(), "Skip".into(), "NoPreference".into()]);
+    assert_eq!(answers[0], serde_json::json!({ "Duel": { "first_wins": true } }));
+}
+
+/// `bohf serve` refuses what it cannot serve before listening, naming the file, and prints the
+/// page's address (with its 128-bit token) when it can.
+#[test]
+fn serve_refuses_a_missing_session_or_study_and_prints_the_address() {
+    let tmp = TempDir::new("serve");
+    let e = fails(&["serve", "nope.json", "--port", "0"], &tmp.0);
+    assert!(e.contains("`nope.json` does not exist"), "{e}");
+    let e = fails(&["serve", "--study", ".", "--port", "0"], &tmp.0);
+    assert!(e.contains("study.toml") && e.contains("not found"), "{e}");
+    let e = fails(&["serve", "--port", "0"], &tmp.0);
+    assert!(e.contains("required arguments were not provided") && e.contains("<SESSION>"), "{e}");
+    write_session_spec(&tmp.0, "pf-ts", 3);
+    ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    let mut child = Command::new(BIN)
+        .args(["serve", "s.json", "--port", "0"])
+        .current_dir(&tmp.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let line = BufReader::new(child.stdout.take().unwrap()).lines().next().unwrap().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let url = line.strip_prefix("drinks: http://127.0.0.1:").unwrap_or_else(|| panic!("{line}"));
+    let token = url.split("/p/").nth(1).unwrap().trim_end_matches('/');
+    assert!(token.len() == 32 && token.chars().all(|c| c.is_ascii_hexdigit()), "{line}");
+}

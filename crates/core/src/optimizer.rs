@@ -75,6 +75,18 @@ impl Answer {
     }
 }
 
+/// A respondent's declining to answer a [`Query`]: recorded by a session, but not an [`Answer`]
+/// (an algorithm's likelihood has no term for it unless the algorithm says so, see
+/// [`Optimizer::observe_abstention`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Abstention {
+    /// "No preference": the respondent looked and finds the options equally good (or the
+    /// question does not apply).
+    NoPreference,
+    /// "Skip": the respondent did not answer.
+    Skip,
+}
+
 /// One answered comparison between two candidates of a finite domain, by candidate index: the
 /// observation (x, x′, y) of the preference papers, with y = 1 iff `first_wins`. Under the
 /// preference model P(y = 1) = μ(f(x) − f(x′)) (MR-LPF §2, PF-TS §2, POP-BO eq. (3)).
@@ -222,6 +234,19 @@ pub trait Optimizer {
         }
         Ok(())
     }
+    /// Records that the respondent abstained from `query` ("no preference" or "skip").
+    ///
+    /// The default drops it: the algorithm's state is unchanged, as if the query had not been
+    /// asked. That is the safe default for the theory: the preference likelihoods of the papers
+    /// (MR-LPF §2, PF-TS §2, POP-BO eq. (3)) model a forced binary choice and have no term for a
+    /// tie, and dropping a query chosen by the algorithm does not bias the answers that are
+    /// observed. What the next [`Optimizer::suggest`] asks is the algorithm's own rule: one that
+    /// keeps its pending suggestion until answered (MR-LPF) asks the same query again, the others
+    /// choose afresh (a random one, e.g. PF-TS, may ask another).
+    fn observe_abstention(&mut self, query: &Query, kind: Abstention) -> Result<()> {
+        let _ = (query, kind);
+        Ok(())
+    }
     /// The current best guess of the maximiser.
     fn recommend(&self) -> Result<Point>;
 }
@@ -265,6 +290,17 @@ mod tests {
         assert!(e.contains("history entry 1: recorder evaluates"), "{e}");
         // The default is step by step: the entry before the failure stays recorded, none after it.
         assert_eq!(r.0, vec![1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn the_default_abstention_is_dropped() {
+        let mut r = Recorder(Vec::new());
+        let q = Query::Evaluate(Point::continuous(vec![5.0]));
+        r.observe_abstention(&q, Abstention::Skip).unwrap();
+        r.observe_abstention(&q, Abstention::NoPreference).unwrap();
+        assert!(r.0.is_empty(), "a dropped abstention changed the state: {:?}", r.0);
+        r.observe(&q, Answer::Value(1.0)).unwrap();
+        assert_eq!(r.0, vec![5.0]);
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub struct AskSpec {
     pub question: Option<String>,
     /// The number of queries to ask (the horizon T).
     pub budget: usize,
+    /// Whether `bohf serve` shows the current recommendation on the page (default: yes; a study
+    /// may hide it so that it does not sway the participants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show_recommendation: Option<bool>,
     /// The seed of the algorithm's random stream.
     #[serde(default)]
     pub seed: u64,
@@ -78,6 +82,53 @@ pub struct Candidates {
     pub names: Vec<String>,
     /// Raw attribute values, one row per candidate.
     pub values: Vec<Vec<f64>>,
+    /// The options' images, when the CSV has an `image` column (absent otherwise, and then not
+    /// written, so session files without images keep their form and checksum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<Images>,
+}
+
+/// The images of the options: the `image` column of the candidates CSV.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Images {
+    /// The folder the paths are relative to: the CSV's folder (absolute when the session was
+    /// created from a spec read from disk).
+    pub dir: PathBuf,
+    /// One path per option, relative to `dir` and inside it (`""`: this option has no image).
+    pub files: Vec<String>,
+}
+
+impl Images {
+    /// The file of option `i`'s image, if it has one: `dir/files[i]`, refused (with the reason)
+    /// unless it is a relative path inside `dir` that exists, once symbolic links are resolved.
+    pub fn path(&self, i: usize) -> Result<Option<PathBuf>, String> {
+        let Some(f) = self.files.get(i) else { return Err(format!("no option {i}")) };
+        if f.is_empty() {
+            return Ok(None);
+        }
+        check_image_path(f)?;
+        let root = self.dir.canonicalize().map_err(|e| format!("the images' folder `{}`: {e}", self.dir.display()))?;
+        let file = root.join(f).canonicalize().map_err(|e| format!("image `{f}`: {e}"))?;
+        if !file.starts_with(&root) {
+            return Err(format!("image `{f}` is outside the candidates' folder `{}`", root.display()));
+        }
+        Ok(Some(file))
+    }
+}
+
+/// Checks an image path of the candidates CSV: empty (no image) or relative, with no `..`
+/// component, so that it names a file inside the CSV's folder. The error says why not.
+pub fn check_image_path(f: &str) -> Result<(), String> {
+    use std::path::Component;
+    let p = Path::new(f);
+    if f.contains('\0') {
+        return Err("contains a NUL byte".into());
+    }
+    if p.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        return Err("must be a path relative to the CSV's folder, inside it (no `/` at the start, no `..`)".into());
+    }
+    Ok(())
 }
 
 impl Candidates {
@@ -104,11 +155,16 @@ impl Candidates {
         format!("{} ({})", self.names[i], attrs.join(", "))
     }
 
-    /// Candidate `i` as the protocol sends it: `{"index", "name", "attributes": {…}}`.
+    /// Candidate `i` as the protocol sends it: `{"index", "name", "attributes": {…}}`, and
+    /// `"image"` (its path relative to the CSV's folder) when it has one.
     pub fn json(&self, i: usize) -> serde_json::Value {
         let attrs: serde_json::Map<String, serde_json::Value> =
             self.attributes.iter().zip(&self.values[i]).map(|(a, v)| (a.clone(), serde_json::json!(v))).collect();
-        serde_json::json!({ "index": i, "name": self.names[i], "attributes": attrs })
+        let mut v = serde_json::json!({ "index": i, "name": self.names[i], "attributes": attrs });
+        if let Some(f) = self.images.as_ref().and_then(|im| im.files.get(i)).filter(|f| !f.is_empty()) {
+            v["image"] = serde_json::json!(f);
+        }
+        v
     }
 }
 
@@ -142,7 +198,8 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
             let table = CsvTable::read(csv).map_err(|e| SessionError::Spec(format!("candidates.csv: {e}")))?;
             let header = table.header().to_vec();
             let name_col = header.iter().position(|h| h.eq_ignore_ascii_case("name")).unwrap_or(0);
-            let attr_cols: Vec<usize> = (0..header.len()).filter(|&j| j != name_col).collect();
+            let image_col = header.iter().position(|h| h.eq_ignore_ascii_case("image")).filter(|&j| j != name_col);
+            let attr_cols: Vec<usize> = (0..header.len()).filter(|&j| j != name_col && Some(j) != image_col).collect();
             if attr_cols.is_empty() {
                 return Err(SessionError::Spec(format!(
                     "candidates.csv `{}`: need a name column and at least one numeric attribute column",
@@ -151,8 +208,19 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
             }
             let mut names = Vec::new();
             let mut values = Vec::new();
+            let mut files = Vec::new();
             for (line, rec) in table.records() {
                 names.push(rec[name_col].clone());
+                if let Some(j) = image_col {
+                    let f = rec[j].trim().to_string();
+                    check_image_path(&f).map_err(|why| {
+                        SessionError::Spec(format!(
+                            "candidates.csv `{}`, line {line}, image `{f}`: {why}",
+                            csv.display()
+                        ))
+                    })?;
+                    files.push(f);
+                }
                 let row: Vec<f64> = attr_cols
                     .iter()
                     .map(|&j| table.number(line, rec, j))
@@ -167,7 +235,11 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
                     names.len()
                 )));
             }
-            Ok(Candidates { attributes: attr_cols.iter().map(|&j| header[j].clone()).collect(), names, values })
+            let images = image_col.map(|_| Images {
+                dir: csv.parent().map(|d| d.canonicalize().unwrap_or_else(|_| d.to_path_buf())).unwrap_or_default(),
+                files,
+            });
+            Ok(Candidates { attributes: attr_cols.iter().map(|&j| header[j].clone()).collect(), names, values, images })
         }
         (None, Some(b)) => {
             let d = b.names.len();
@@ -197,7 +269,7 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
                 .map_err(|e| SessionError::Spec(format!("candidates.box: {e}")))?;
             let values: Vec<Vec<f64>> = (0..domain.len()).map(|i| domain.coords(i).expect("index in range")).collect();
             let names = (1..=values.len()).map(|i| format!("#{i}")).collect();
-            Ok(Candidates { attributes: b.names.clone(), names, values })
+            Ok(Candidates { attributes: b.names.clone(), names, values, images: None })
         }
         _ => Err(SessionError::Spec("candidates: give exactly one of `csv = \"FILE\"` and `[candidates.box]`".into())),
     }

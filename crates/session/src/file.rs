@@ -9,7 +9,7 @@
 
 use crate::SessionError;
 use crate::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
-use bohf_core::{Answer, Query};
+use bohf_core::{Abstention, Answer, Query};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -63,14 +63,50 @@ impl StoredQuery {
     }
 }
 
-/// One answered query.
+/// What a person said to a query, as stored: an [`Answer`] (stored exactly as before, so session
+/// files written before abstentions existed load unchanged, with the same checksum) or an
+/// [`Abstention`] (stored as the string `"NoPreference"` or `"Skip"`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StoredAnswer {
+    /// An answer the algorithm observes.
+    Answer(Answer),
+    /// "No preference" or "skip": recorded, and given to the algorithm's
+    /// [`observe_abstention`](bohf_core::Optimizer::observe_abstention) (which drops it unless the
+    /// algorithm says otherwise). It uses up one query of the budget.
+    Abstain(Abstention),
+}
+
+impl From<Answer> for StoredAnswer {
+    fn from(a: Answer) -> Self {
+        StoredAnswer::Answer(a)
+    }
+}
+
+impl From<Abstention> for StoredAnswer {
+    fn from(a: Abstention) -> Self {
+        StoredAnswer::Abstain(a)
+    }
+}
+
+impl StoredAnswer {
+    /// The answer, if this is not an abstention.
+    pub fn answer(&self) -> Option<Answer> {
+        match *self {
+            StoredAnswer::Answer(a) => Some(a),
+            StoredAnswer::Abstain(_) => None,
+        }
+    }
+}
+
+/// One answered query (an abstention counts as answered: it uses up one query of the budget).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// What was asked.
     pub query: StoredQuery,
-    /// The answer.
-    pub answer: Answer,
+    /// The answer or abstention.
+    pub answer: StoredAnswer,
 }
 
 /// Everything a session holds (the checksummed part of the file).
@@ -121,8 +157,9 @@ impl SessionBody {
     /// Checks everything later code relies on, so that no answer, query or candidate index can be
     /// out of range: 2 to [`MAX_CANDIDATES`] candidates, one name and one row per candidate, one finite value
     /// per attribute in every row, a budget in 1..=[`MAX_BUDGET`], at most `budget` answered queries,
-    /// every query's indices within the candidates, and every answer of its query's kind (a value
-    /// answer finite).
+    /// every query's indices within the candidates, every answer of its query's kind (a value
+    /// answer finite; an abstention fits any query), and the images (if any) one per candidate,
+    /// each a relative path inside the images' folder ([`crate::candidates::check_image_path`]).
     pub fn validate(&self) -> Result<(), String> {
         let c = &self.candidates;
         let n = c.values.len();
@@ -154,6 +191,15 @@ impl SessionBody {
                 ));
             }
         }
+        if let Some(images) = &c.images {
+            if images.files.len() != n {
+                return Err(format!("candidates: {} image(s) for {n} options", images.files.len()));
+            }
+            for (i, f) in images.files.iter().enumerate() {
+                crate::candidates::check_image_path(f)
+                    .map_err(|why| format!("candidates: option {} (`{}`), image `{f}`: {why}", i + 1, c.names[i]))?;
+            }
+        }
         let budget = self.spec.budget;
         if budget == 0 || budget > MAX_BUDGET {
             return Err(format!("budget: need 1 to {MAX_BUDGET} queries, got {budget}"));
@@ -169,10 +215,11 @@ impl SessionBody {
             if let Some(i) = indices.into_iter().find(|&i| i >= n) {
                 return Err(format!("history, query {}: option index {i}, but there are {n} options", t + 1));
             }
-            if !step.query.fits(&step.answer) {
+            let Some(answer) = step.answer.answer() else { continue };
+            if !step.query.fits(&answer) {
                 return Err(format!("history, answer {}: does not fit its query {:?}", t + 1, step.query));
             }
-            if let Answer::Value(v) = step.answer
+            if let Answer::Value(v) = answer
                 && !v.is_finite()
             {
                 return Err(format!("history, answer {}: the value is not finite", t + 1));

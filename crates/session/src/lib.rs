@@ -17,10 +17,10 @@ pub mod candidates;
 pub mod file;
 pub mod protocol;
 
-pub use candidates::{AskSpec, Candidates, MAX_CANDIDATES};
-pub use file::{MAX_BUDGET, SessionBody, Step, StoredQuery};
+pub use candidates::{AskSpec, Candidates, Images, MAX_CANDIDATES};
+pub use file::{MAX_BUDGET, SessionBody, Step, StoredAnswer, StoredQuery};
 
-use bohf_core::{Answer, BohfRng, Query, SearchContext, rng};
+use bohf_core::{Abstention, Answer, BohfRng, Query, SearchContext, rng};
 use bohf_experiments::lock::{LockGuard, lock_exclusive};
 use bohf_experiments::{BoxedOptimizer, ExperimentError, Registry, remove_stale_temp_files, write_atomic};
 use file::{FORMAT, backup_path, damaged, parse_session, session_text, with_suffix};
@@ -64,6 +64,15 @@ fn build(body: &SessionBody) -> Result<(BoxedOptimizer, BohfRng)> {
     Ok((optimizer, rng::seeded(body.spec.seed)))
 }
 
+/// Gives the algorithm an answer ([`bohf_core::Optimizer::observe`]) or an abstention
+/// ([`bohf_core::Optimizer::observe_abstention`]).
+fn observe(optimizer: &mut (dyn bohf_core::Optimizer + Send), q: &Query, a: StoredAnswer) -> bohf_core::Result<()> {
+    match a {
+        StoredAnswer::Answer(a) => optimizer.observe(q, a),
+        StoredAnswer::Abstain(k) => optimizer.observe_abstention(q, k),
+    }
+}
+
 /// The session's algorithm after replaying the history.
 struct Live {
     body: SessionBody,
@@ -92,8 +101,7 @@ impl Live {
                     step.query
                 )));
             }
-            optimizer
-                .observe(&q, step.answer)
+            observe(&mut *optimizer, &q, step.answer)
                 .map_err(|e| SessionError::Algorithm(format!("replay, answer {}: {e}", t + 1)))?;
         }
         Ok(Self { body, optimizer, rng, pending: None, last_good: text })
@@ -215,7 +223,8 @@ impl Session {
         &self.live.body
     }
 
-    /// Queries answered so far.
+    /// Queries answered so far ("no preference" and "skip" included: each uses up one query of
+    /// the budget).
     pub fn answered(&self) -> usize {
         self.live.body.history.len()
     }
@@ -251,23 +260,42 @@ impl Session {
     /// file is saved (the previous file becomes the backup) before this returns. An answer of the
     /// wrong kind, or with no query pending, is refused and nothing changes.
     pub fn answer(&mut self, answer: Answer) -> Result<()> {
+        self.record(StoredAnswer::Answer(answer))
+    }
+
+    /// Records that the person abstained from the pending query ("no preference" or "skip"): like
+    /// [`Session::answer`] (saved before this returns; it uses up one query of the budget), but the
+    /// algorithm gets it through [`bohf_core::Optimizer::observe_abstention`], which drops it
+    /// unless the algorithm documents otherwise.
+    pub fn abstain(&mut self, kind: Abstention) -> Result<()> {
+        self.record(StoredAnswer::Abstain(kind))
+    }
+
+    /// Records an answer or an abstention to the pending query ([`Session::answer`],
+    /// [`Session::abstain`]).
+    pub fn record(&mut self, answer: StoredAnswer) -> Result<()> {
         let q =
             self.pending()?.ok_or_else(|| SessionError::Answer("the budget is spent: no query is pending".into()))?;
-        if !q.fits(&answer) {
-            return Err(SessionError::Answer(format!(
-                "{} does not answer the pending {}",
-                protocol::answer_kind(&answer),
-                q.kind()
-            )));
-        }
-        if let Answer::Value(v) = answer
-            && !v.is_finite()
-        {
-            return Err(SessionError::Answer(protocol::VALUE_HELP.into()));
+        if let StoredAnswer::Answer(answer) = answer {
+            if !q.fits(&answer) {
+                return Err(SessionError::Answer(format!(
+                    "{} does not answer the pending {}",
+                    protocol::answer_kind(&answer),
+                    q.kind()
+                )));
+            }
+            if let Answer::Value(v) = answer
+                && !v.is_finite()
+            {
+                return Err(SessionError::Answer(protocol::VALUE_HELP.into()));
+            }
         }
         let live = &mut self.live;
         let query = live.pending.take().expect("pending() set it");
-        live.optimizer.observe(&query, answer).map_err(|e| SessionError::Algorithm(format!("algorithm: {e}")))?;
+        if let Err(e) = observe(&mut *live.optimizer, &query, answer) {
+            live.pending = Some(query);
+            return Err(SessionError::Algorithm(format!("algorithm: {e}")));
+        }
         live.body.history.push(Step { query: q, answer });
         let text = session_text(&live.body)?;
         write_atomic(backup_path(&self.path), live.last_good.as_bytes())?;

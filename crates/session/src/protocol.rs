@@ -3,15 +3,17 @@
 //! [`parse_answer`], so an answer is accepted or refused, with the same words, everywhere.
 
 use crate::{Session, StoredQuery};
-use bohf_core::Answer;
+use bohf_core::{Abstention, Answer};
 use serde_json::{Value, json};
 
 /// How to answer a duel.
-pub const DUEL_HELP: &str = r#"a duel needs {"choice": "a"} or {"choice": "b"}"#;
+pub const DUEL_HELP: &str =
+    r#"a duel needs {"choice": "a"} or {"choice": "b"} (or {"no_preference": true}, {"skip": true})"#;
 /// How to answer a label query.
-pub const LABEL_HELP: &str = r#"a label needs {"accept": true} or {"accept": false}"#;
+pub const LABEL_HELP: &str =
+    r#"a label needs {"accept": true} or {"accept": false} (or {"no_preference": true}, {"skip": true})"#;
 /// How to answer a value query.
-pub const VALUE_HELP: &str = r#"a value needs {"value": <finite number>}"#;
+pub const VALUE_HELP: &str = r#"a value needs {"value": <finite number>} (or {"no_preference": true}, {"skip": true})"#;
 
 impl StoredQuery {
     /// The query's kind as the protocol names it: `duel`, `label` or `value`.
@@ -40,6 +42,9 @@ pub enum Reply {
     Quit,
     /// An answer to the query.
     Answer(Answer),
+    /// No answer to the query: `{"no_preference": true}` or `{"skip": true}` (recorded with
+    /// [`Session::abstain`]; it uses up one query of the budget).
+    Abstain(Abstention),
 }
 
 /// Parses one JSON answer message to query `q`; the error is the message to send back.
@@ -47,6 +52,12 @@ pub fn parse_answer(q: StoredQuery, line: &str) -> Result<Reply, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
     if v.get("quit").and_then(|x| x.as_bool()) == Some(true) {
         return Ok(Reply::Quit);
+    }
+    if v.get("no_preference").and_then(|x| x.as_bool()) == Some(true) {
+        return Ok(Reply::Abstain(Abstention::NoPreference));
+    }
+    if v.get("skip").and_then(|x| x.as_bool()) == Some(true) {
+        return Ok(Reply::Abstain(Abstention::Skip));
     }
     let answer = match q {
         StoredQuery::Duel { .. } => match v.get("choice").and_then(|x| x.as_str()) {
@@ -128,5 +139,11 @@ mod tests {
         assert_eq!(parse_answer(v, r#"{"value":"1"}"#), Err(VALUE_HELP.into()));
         assert_eq!(parse_answer(v, r#"{"quit":true}"#), Ok(Reply::Quit));
         assert!(parse_answer(v, "{").unwrap_err().starts_with("not JSON"));
+        // Abstentions answer any kind of query; `false` is not an abstention.
+        for q in [d, l, v] {
+            assert_eq!(parse_answer(q, r#"{"skip":true}"#), Ok(Reply::Abstain(Abstention::Skip)));
+            assert_eq!(parse_answer(q, r#"{"no_preference":true}"#), Ok(Reply::Abstain(Abstention::NoPreference)));
+        }
+        assert_eq!(parse_answer(d, r#"{"skip":false}"#), Err(DUEL_HELP.into()));
     }
 }

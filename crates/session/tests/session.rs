@@ -115,3 +115,94 @@ fn candidates_given_directly_ask_what_the_same_options_from_a_box_ask_and_are_ch
     assert!(e.to_string().contains("name(s) for 16 rows"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A session file written by bohf before abstentions and images existed (by `bohf ask --json`
+/// at commit 55fbd1f: a 3×3 box, pf-ts, seed 4, answers a, b, a) loads, replays, and is written
+/// back byte for byte (so its checksum is the same), and goes on asking the query that bohf asked
+/// then (#9 against #2, from that run's output).
+#[test]
+fn a_session_file_from_before_abstentions_loads_with_the_same_checksum() {
+    let dir = tmp("old");
+    let path = dir.join("old.json");
+    let original =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/before-abstentions.json")).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    let mut s = Session::open(&path).unwrap();
+    assert_eq!(s.answered(), 3);
+    assert_eq!(s.pending().unwrap(), Some(StoredQuery::Duel { a: 8, b: 1 }));
+    assert_eq!(bohf_session::file::session_text(s.body()).unwrap().as_bytes(), &original[..]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// "No preference" and "skip" are recorded in the history, use up one query of the budget each,
+/// survive a reopen (the replay gives them to the algorithm again), and are stored as strings.
+#[test]
+fn abstentions_are_recorded_use_the_budget_and_replay() {
+    use bohf_core::Abstention;
+    use bohf_session::StoredAnswer;
+    let dir = tmp("abstain");
+    let path = dir.join("s.json");
+    let mut s = Session::create(&path, body_of(spec("pf-ts")).unwrap(), false).unwrap();
+    s.pending().unwrap().unwrap();
+    s.abstain(Abstention::Skip).unwrap();
+    let q = s.pending().unwrap().unwrap();
+    let a = prefer(&s, q);
+    s.answer(a).unwrap();
+    s.pending().unwrap().unwrap();
+    s.abstain(Abstention::NoPreference).unwrap();
+    assert_eq!(s.answered(), 3, "each abstention uses up one query of the budget of 6");
+    let next = s.pending().unwrap();
+    let rec = s.recommendation();
+    drop(s);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(r#""answer": "Skip""#) && text.contains(r#""answer": "NoPreference""#), "{text}");
+    let mut s = Session::open(&path).unwrap();
+    let kinds: Vec<StoredAnswer> = s.body().history.iter().map(|st| st.answer).collect();
+    assert_eq!(kinds, vec![Abstention::Skip.into(), a.into(), Abstention::NoPreference.into()]);
+    assert_eq!(s.pending().unwrap(), next, "the replay asks the same next query");
+    assert_eq!(s.recommendation(), rec);
+    // Abstaining from every remaining query ends the session.
+    while s.pending().unwrap().is_some() {
+        s.abstain(Abstention::Skip).unwrap();
+    }
+    assert!(s.done() && s.answered() == 6);
+    let e = s.abstain(Abstention::Skip).unwrap_err().to_string();
+    assert!(e.contains("budget is spent"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A CSV with an `image` column: the images are kept (relative to the CSV's folder) and are not
+/// attributes; a path that leaves the folder is refused naming the line; a session without images
+/// writes no `images` key.
+#[test]
+fn an_image_column_is_kept_and_paths_outside_the_folder_are_refused() {
+    let dir = tmp("images");
+    std::fs::create_dir_all(dir.join("img")).unwrap();
+    std::fs::write(dir.join("img/a.png"), b"png").unwrap();
+    std::fs::write(dir.join("c.csv"), "name,x,image\nA,1,img/a.png\nB,2,\n").unwrap();
+    let spec_text = "name = \"i\"\nbudget = 2\n[candidates]\ncsv = \"c.csv\"\n[algorithm]\nname = \"pf-ts\"\n";
+    std::fs::write(dir.join("s.toml"), spec_text).unwrap();
+    let body = bohf_session::prepare(&dir.join("s.toml")).unwrap();
+    assert_eq!(body.candidates.attributes, vec!["x".to_string()]);
+    let images = body.candidates.images.clone().unwrap();
+    assert_eq!(images.files, vec!["img/a.png".to_string(), String::new()]);
+    assert_eq!(images.path(0).unwrap(), Some(dir.join("img/a.png").canonicalize().unwrap()));
+    assert_eq!(images.path(1).unwrap(), None);
+    assert_eq!(body.candidates.json(0)["image"], "img/a.png");
+    assert!(body.candidates.json(1).get("image").is_none());
+    for bad in ["../secret.png", "/etc/passwd", "img/../../x.png"] {
+        std::fs::write(dir.join("c.csv"), format!("name,x,image\nA,1,img/a.png\nB,2,{bad}\n")).unwrap();
+        let e = bohf_session::prepare(&dir.join("s.toml")).unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains(bad) && e.contains("inside it"), "{e}");
+    }
+    // A symbolic link inside the folder that points outside it is refused when served.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/hostname", dir.join("img/link.png")).unwrap();
+        let im = bohf_session::Images { dir: dir.clone(), files: vec!["img/link.png".into()] };
+        assert!(im.path(0).unwrap_err().contains("outside the candidates' folder"));
+    }
+    let plain = body_of(spec("pf-ts")).unwrap();
+    assert!(!bohf_session::file::session_text(&plain).unwrap().contains("images"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

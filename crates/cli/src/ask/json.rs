@@ -45,6 +45,11 @@ pub(super) fn ask_json(live: &mut Session, input: &mut impl BufRead, out: &mut i
                     send(out, saved_message(live))?;
                     break;
                 }
+                Ok(Reply::Abstain(k)) => {
+                    with_progress("updating the algorithm", || live.abstain(k))?;
+                    send(out, saved_message(live))?;
+                    break;
+                }
                 Err(message) => {
                     send(out, error_message(&message))?;
                     send(out, query_message(live, q))?;

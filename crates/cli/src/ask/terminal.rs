@@ -2,33 +2,39 @@
 
 use super::{Line, io_err, read_line, with_progress};
 use crate::CliError;
-use bohf_core::Answer;
+use bohf_core::{Abstention, Answer};
 use bohf_session::candidates::fmt_num;
-use bohf_session::{Session, StoredQuery};
+use bohf_session::{Session, StoredAnswer, StoredQuery};
 use std::io::{BufRead, Write};
 
-/// Parses a typed answer; `Ok(None)` means quit.
-fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<Answer>, String> {
+/// Parses a typed answer (`=` is "no preference", `s` is "skip"); `Ok(None)` means quit.
+fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<StoredAnswer>, String> {
     let s = line.trim().to_lowercase();
     if matches!(s.as_str(), "q" | "quit" | "exit") {
         return Ok(None);
     }
-    match q {
+    match s.as_str() {
+        "=" | "same" | "no preference" => return Ok(Some(Abstention::NoPreference.into())),
+        "s" | "skip" => return Ok(Some(Abstention::Skip.into())),
+        _ => {}
+    }
+    let answer = match q {
         StoredQuery::Duel { .. } => match s.as_str() {
-            "a" | "1" => Ok(Some(Answer::Duel { first_wins: true })),
-            "b" | "2" => Ok(Some(Answer::Duel { first_wins: false })),
-            _ => Err("type a or b (or q to stop)".into()),
+            "a" | "1" => Answer::Duel { first_wins: true },
+            "b" | "2" => Answer::Duel { first_wins: false },
+            _ => return Err("type a or b (= no preference, s skip, q to stop)".into()),
         },
         StoredQuery::Label { .. } => match s.as_str() {
-            "y" | "yes" => Ok(Some(Answer::Label { accept: true })),
-            "n" | "no" => Ok(Some(Answer::Label { accept: false })),
-            _ => Err("type y or n (or q to stop)".into()),
+            "y" | "yes" => Answer::Label { accept: true },
+            "n" | "no" => Answer::Label { accept: false },
+            _ => return Err("type y or n (= no preference, s skip, q to stop)".into()),
         },
         StoredQuery::Value { .. } => match s.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Some(Answer::Value(v))),
-            _ => Err("type a number (or q to stop)".into()),
+            Ok(v) if v.is_finite() => Answer::Value(v),
+            _ => return Err("type a number (= no preference, s skip, q to stop)".into()),
         },
-    }
+    };
+    Ok(Some(answer.into()))
 }
 
 fn show_query(live: &Session, q: StoredQuery) -> String {
@@ -57,11 +63,15 @@ fn show_query(live: &Session, q: StoredQuery) -> String {
             if a == b {
                 s.push_str("\n(the same option twice: the algorithm thinks it is the best; either answer is fine)\n");
             }
-            s.push_str("\nA or B? [a/b, q to stop] ");
+            s.push_str("\nA or B? [a/b, = no preference, s skip, q to stop] ");
             s
         }
-        StoredQuery::Label { x } => format!("{head}: accept {}? [y/n, q to stop] ", c.describe(x)),
-        StoredQuery::Value { x } => format!("{head}: your value for {}? [a number, q to stop] ", c.describe(x)),
+        StoredQuery::Label { x } => {
+            format!("{head}: accept {}? [y/n, = no preference, s skip, q to stop] ", c.describe(x))
+        }
+        StoredQuery::Value { x } => {
+            format!("{head}: your value for {}? [a number, = no preference, s skip, q to stop] ", c.describe(x))
+        }
     }
 }
 
@@ -100,7 +110,7 @@ pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &m
                     break;
                 }
                 Ok(Some(a)) => {
-                    with_progress("updating the algorithm with the answer", || live.answer(a))?;
+                    with_progress("updating the algorithm with the answer", || live.record(a))?;
                     writeln!(out, "saved ({} of {})\n", live.answered(), live.budget()).map_err(io_err)?;
                     break;
                 }
@@ -139,14 +149,17 @@ mod tests {
     #[test]
     fn typed_answers() {
         let d = StoredQuery::Duel { a: 0, b: 1 };
-        assert_eq!(parse_typed(d, " A \n"), Ok(Some(Answer::Duel { first_wins: true })));
-        assert_eq!(parse_typed(d, "2"), Ok(Some(Answer::Duel { first_wins: false })));
+        assert_eq!(parse_typed(d, " A \n"), Ok(Some(Answer::Duel { first_wins: true }.into())));
+        assert_eq!(parse_typed(d, "2"), Ok(Some(Answer::Duel { first_wins: false }.into())));
+        assert_eq!(parse_typed(d, " = "), Ok(Some(Abstention::NoPreference.into())));
+        assert_eq!(parse_typed(d, "S"), Ok(Some(Abstention::Skip.into())));
         assert_eq!(parse_typed(d, "q"), Ok(None));
         assert!(parse_typed(d, "maybe").is_err());
         let v = StoredQuery::Value { x: 0 };
-        assert_eq!(parse_typed(v, "2.5"), Ok(Some(Answer::Value(2.5))));
+        assert_eq!(parse_typed(v, "2.5"), Ok(Some(Answer::Value(2.5).into())));
+        assert_eq!(parse_typed(v, "skip"), Ok(Some(Abstention::Skip.into())));
         assert!(parse_typed(v, "nan").is_err());
         let l = StoredQuery::Label { x: 0 };
-        assert_eq!(parse_typed(l, "yes"), Ok(Some(Answer::Label { accept: true })));
+        assert_eq!(parse_typed(l, "yes"), Ok(Some(Answer::Label { accept: true }.into())));
     }
 }

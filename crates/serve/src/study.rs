@@ -1,0 +1,297 @@
+//! Study mode (`bohf serve --study DIR`): one session per participant, each at its own address.
+//!
+//! The study folder holds
+//!
+//! * `study.toml`: the session spec every participant's session is made from (as for `bohf ask
+//!   new`; a relative CSV path is relative to it);
+//! * `participants.txt` (optional): one participant id per line (letters, digits, `-`, `_`; `#`
+//!   starts a comment). With it the list is fixed and every listed participant's session is
+//!   created at start; without it, each visit to `/join` creates a new participant (`p001`, …);
+//! * `tokens.json` (written by the server; keep it private): the researcher's token and each
+//!   participant's id and token, so that the addresses stay the same across restarts;
+//! * `sessions/ID.json`: each participant's session file (the format of `bohf ask`).
+
+use crate::{App, Result, ServeError, Shared, error, token};
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use bohf_core::{Abstention, Answer};
+use bohf_session::{Session, SessionBody, StoredAnswer, StoredQuery};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// One participant: an id and the token of their address.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Participant {
+    id: String,
+    token: String,
+}
+
+/// `tokens.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Roster {
+    researcher: String,
+    participants: Vec<Participant>,
+}
+
+/// A participant's id, token and open session.
+pub(crate) type Opened = (String, String, Session);
+
+/// A participant's id, token and session, as the server holds it.
+type Listed = (String, String, Shared);
+
+/// An open study.
+pub(crate) struct Study {
+    dir: PathBuf,
+    /// The researcher's token (the overview and the export).
+    pub(crate) researcher: String,
+    body: SessionBody,
+    listed: bool,
+    roster: Mutex<Roster>,
+}
+
+fn io(path: &Path, what: &str, e: impl std::fmt::Display) -> ServeError {
+    ServeError::Study(format!("study: cannot {what} `{}`: {e}", path.display()))
+}
+
+/// Checks a participant id: 1 to 64 letters, digits, `-` or `_`.
+fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(format!("participant id `{id}`: use 1 to 64 letters, digits, `-` or `_`"));
+    }
+    Ok(())
+}
+
+impl Study {
+    fn tokens_path(&self) -> PathBuf {
+        self.dir.join("tokens.json")
+    }
+
+    fn session_path(&self, id: &str) -> PathBuf {
+        self.dir.join("sessions").join(format!("{id}.json"))
+    }
+
+    /// Whether `/join` creates participants (no `participants.txt`).
+    pub(crate) fn join_open(&self) -> bool {
+        !self.listed
+    }
+
+    fn save_roster(&self, roster: &Roster) -> Result<()> {
+        let text = serde_json::to_string_pretty(roster).map_err(|e| ServeError::Study(e.to_string()))? + "\n";
+        bohf_experiments::write_atomic(self.tokens_path(), text.as_bytes())
+            .map_err(|e| io(&self.tokens_path(), "write", e))
+    }
+
+    /// Opens (or creates) participant `id`'s session.
+    fn open_session(&self, id: &str) -> Result<Session> {
+        let path = self.session_path(id);
+        Ok(if path.exists() { Session::open(&path)? } else { Session::create(&path, self.body.clone(), false)? })
+    }
+
+    /// Opens the study in `dir`: reads the spec, the participant list and the tokens (adding
+    /// tokens for new listed participants), and opens every participant's session (creating the
+    /// missing ones). Returns the study and (id, token, session) of every participant.
+    pub(crate) fn open(dir: &Path) -> Result<(Self, Vec<Opened>)> {
+        let spec = dir.join("study.toml");
+        if !spec.exists() {
+            return Err(ServeError::Study(format!(
+                "study: `{}` not found: a study folder holds the session spec `study.toml` (see docs/serve.md)",
+                spec.display()
+            )));
+        }
+        let body = bohf_session::prepare(&spec)?;
+        let list_path = dir.join("participants.txt");
+        let listed = list_path.exists();
+        let mut ids = Vec::new();
+        if listed {
+            let text = std::fs::read_to_string(&list_path).map_err(|e| io(&list_path, "read", e))?;
+            for (n, line) in text.lines().enumerate() {
+                let id = line.split('#').next().unwrap_or("").trim();
+                if id.is_empty() {
+                    continue;
+                }
+                check_id(id)
+                    .map_err(|m| ServeError::Study(format!("`{}`, line {}: {m}", list_path.display(), n + 1)))?;
+                if ids.iter().any(|x| x == id) {
+                    return Err(ServeError::Study(format!(
+                        "`{}`, line {}: participant `{id}` is listed twice",
+                        list_path.display(),
+                        n + 1
+                    )));
+                }
+                ids.push(id.to_string());
+            }
+        }
+        let tokens = dir.join("tokens.json");
+        let mut roster = if tokens.exists() {
+            let text = std::fs::read_to_string(&tokens).map_err(|e| io(&tokens, "read", e))?;
+            serde_json::from_str::<Roster>(&text).map_err(|e| io(&tokens, "parse", e))?
+        } else {
+            Roster { researcher: token()?, participants: Vec::new() }
+        };
+        for p in &roster.participants {
+            check_id(&p.id).map_err(|m| ServeError::Study(format!("`{}`: {m}", tokens.display())))?;
+        }
+        for id in &ids {
+            if !roster.participants.iter().any(|p| &p.id == id) {
+                roster.participants.push(Participant { id: id.clone(), token: token()? });
+            }
+        }
+        std::fs::create_dir_all(dir.join("sessions")).map_err(|e| io(&dir.join("sessions"), "create", e))?;
+        let study = Self {
+            dir: dir.to_path_buf(),
+            researcher: roster.researcher.clone(),
+            body,
+            listed,
+            roster: Mutex::new(roster.clone()),
+        };
+        study.save_roster(&roster)?;
+        let mut open = Vec::new();
+        for p in &roster.participants {
+            open.push((p.id.clone(), p.token.clone(), study.open_session(&p.id)?));
+        }
+        Ok((study, open))
+    }
+}
+
+/// `GET /join`: a new participant (study without a list), sent to their own page.
+pub(crate) async fn join(State(app): State<Arc<App>>) -> Response {
+    let Some(study) = &app.study else {
+        return error(StatusCode::NOT_FOUND, "this server serves one session, not a study");
+    };
+    if study.listed {
+        return error(
+            StatusCode::NOT_FOUND,
+            "this study has a fixed list of participants: ask the researcher for your address",
+        );
+    }
+    let app2 = app.clone();
+    let made = tokio::task::spawn_blocking(move || -> Result<String> {
+        let study = app2.study.as_ref().expect("checked above");
+        let mut roster = study.roster.lock().unwrap_or_else(|p| p.into_inner());
+        let mut n = roster.participants.len() + 1;
+        while roster.participants.iter().any(|p| p.id == format!("p{n:03}")) {
+            n += 1;
+        }
+        let p = Participant { id: format!("p{n:03}"), token: token()? };
+        let mut next = roster.clone();
+        next.participants.push(p.clone());
+        study.save_roster(&next)?;
+        *roster = next;
+        let s = study.open_session(&p.id)?;
+        app2.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(p.token.clone(), Arc::new(Mutex::new(s)));
+        Ok(p.token)
+    })
+    .await;
+    match made {
+        Ok(Ok(key)) => Redirect::to(&format!("/p/{key}/")).into_response(),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot add a participant: {e}")),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
+/// Every participant (id, token, session) in the roster's order, checking the researcher's token.
+fn participants(app: &App, key: &str) -> Result<Vec<Listed>, (StatusCode, &'static str)> {
+    let Some(study) = &app.study else {
+        return Err((StatusCode::NOT_FOUND, "this server serves one session, not a study"));
+    };
+    if key != study.researcher {
+        return Err((StatusCode::NOT_FOUND, "unknown researcher token: open the address that `bohf serve` printed"));
+    }
+    let roster = study.roster.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Ok(roster.participants.into_iter().filter_map(|p| app.session(&p.token).map(|s| (p.id, p.token, s))).collect())
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// `GET /study/TOKEN/`: the researcher's overview (answers per participant, finished or not).
+pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
+    let list = match participants(&app, &key) {
+        Ok(l) => l,
+        Err((status, m)) => return error(status, m),
+    };
+    let mut rows = String::new();
+    let (mut finished, total) = (0, list.len());
+    for (id, token, s) in &list {
+        let s = s.lock().unwrap_or_else(|p| p.into_inner());
+        let abstained = s.body().history.iter().filter(|st| matches!(st.answer, StoredAnswer::Abstain(_))).count();
+        finished += usize::from(s.done());
+        rows.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><a href=\"/p/{token}/\">page</a></td></tr>\n",
+            html_escape(id),
+            s.answered(),
+            abstained,
+            s.budget(),
+            if s.done() { "finished" } else { "in progress" }
+        ));
+    }
+    let name = app.study.as_ref().map(|s| s.body.spec.name.clone()).unwrap_or_default();
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Study {n} — bohf</title>\
+         <link rel=\"stylesheet\" href=\"/assets/style.css\"></head><body><main>\
+         <h1>Study <q>{n}</q></h1><p id=\"summary\">{finished} of {total} participants finished. \
+         <a href=\"answers.csv\">All answers (CSV)</a></p>\
+         <table id=\"participants\"><thead><tr><th>participant</th><th>answered</th><th>of which no preference or skip</th>\
+         <th>budget</th><th>status</th><th>address</th></tr></thead><tbody>\n{rows}</tbody></table></main></body></html>\n",
+        n = html_escape(&name)
+    );
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+}
+
+/// One CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// The export: one row per recorded answer of every participant.
+pub fn answers_csv(rows: &[(String, &Session)]) -> String {
+    let mut out = String::from("participant,t,kind,option_a,option_b,answer\n");
+    for (id, s) in rows {
+        let names = &s.body().candidates.names;
+        for (t, step) in s.body().history.iter().enumerate() {
+            let (a, b) = match step.query {
+                StoredQuery::Duel { a, b } => (names[a].as_str(), names[b].as_str()),
+                StoredQuery::Label { x } | StoredQuery::Value { x } => (names[x].as_str(), ""),
+            };
+            let answer = match step.answer {
+                StoredAnswer::Answer(Answer::Duel { first_wins }) => (if first_wins { "a" } else { "b" }).to_string(),
+                StoredAnswer::Answer(Answer::Label { accept }) => {
+                    (if accept { "accept" } else { "reject" }).to_string()
+                }
+                StoredAnswer::Answer(Answer::Value(v)) => format!("{v}"),
+                StoredAnswer::Abstain(Abstention::NoPreference) => "no preference".into(),
+                StoredAnswer::Abstain(Abstention::Skip) => "skip".into(),
+            };
+            let fields = [id.as_str(), &(t + 1).to_string(), step.query.kind(), a, b, &answer].map(csv_field);
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `GET /study/TOKEN/answers.csv`: every participant's answers.
+pub(crate) async fn export(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
+    let list = match participants(&app, &key) {
+        Ok(l) => l,
+        Err((status, m)) => return error(status, m),
+    };
+    let guards: Vec<_> =
+        list.iter().map(|(id, _, s)| (id.clone(), s.lock().unwrap_or_else(|p| p.into_inner()))).collect();
+    let rows: Vec<(String, &Session)> = guards.iter().map(|(id, g)| (id.clone(), &**g)).collect();
+    let csv = answers_csv(&rows);
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (header::CONTENT_DISPOSITION, "attachment; filename=\"answers.csv\""),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        csv,
+    )
+        .into_response()
+}

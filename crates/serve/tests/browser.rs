@@ -1,0 +1,190 @@
+//! A real browser answers a whole session: headless Chromium driven over WebDriver (chromedriver)
+//! answers by clicking and by keyboard, including "no preference" and "skip", and the session file
+//! records exactly those answers. It also takes the screenshot of a duel with images in
+//! `docs/serve.md` (written to `$BOHF_SERVE_SCREENSHOT` when that is set).
+//!
+//! Skipped, with a message, when `chromium` or `chromedriver` is not installed; required (it fails
+//! instead) when `BOHF_BROWSER_TEST_REQUIRED=1`, as `.ci/run` sets.
+
+mod common;
+
+use bohf_core::{Abstention, Answer};
+use bohf_serve::{Mode, Options, Server};
+use bohf_session::StoredAnswer;
+use common::tmp;
+use fantoccini::{ClientBuilder, Locator};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The first of `names` found on PATH.
+fn on_path(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).flat_map(|d| names.iter().map(move |n| d.join(n))).find(|p| p.is_file())
+}
+
+/// A cup of coffee as an SVG picture: darker for a darker roast.
+fn cup_svg(roast: f64, label: &str) -> String {
+    let shade = (200.0 - roast * 40.0).clamp(20.0, 220.0) as u8;
+    let (r, g, b) = (shade, (f64::from(shade) * 0.62) as u8, (f64::from(shade) * 0.35) as u8);
+    format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="240" height="160" viewBox="0 0 240 160">
+<rect width="240" height="160" fill="#f3efe9"/>
+<path d="M60 40 h110 v60 a35 35 0 0 1 -35 35 h-40 a35 35 0 0 1 -35 -35 z" fill="#ffffff" stroke="#555" stroke-width="3"/>
+<path d="M170 55 a18 18 0 0 1 0 36" fill="none" stroke="#555" stroke-width="6"/>
+<ellipse cx="115" cy="44" rx="52" ry="8" fill="rgb({r},{g},{b})"/>
+<text x="120" y="152" font-family="sans-serif" font-size="14" text-anchor="middle" fill="#333">{label}</text>
+</svg>
+"##
+    )
+}
+
+/// A session of coffees with pictures (budget 6, PF-TS).
+fn coffee_session(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir.join("pictures")).unwrap();
+    let beans = [
+        ("Yirgacheffe", 2.0, 8.5, 14.0),
+        ("Huila", 3.0, 6.5, 11.0),
+        ("Sumatra Mandheling", 4.0, 3.0, 12.0),
+        ("Kenya AA", 2.5, 8.0, 16.0),
+        ("Santos", 3.5, 4.0, 8.0),
+        ("Java Estate", 4.0, 3.5, 12.0),
+    ];
+    let mut csv = String::from("name,roast,acidity,price,image\n");
+    for (i, (name, roast, acidity, price)) in beans.iter().enumerate() {
+        let file = format!("cup{i}.svg");
+        std::fs::write(dir.join("pictures").join(&file), cup_svg(*roast, name)).unwrap();
+        csv.push_str(&format!("{name},{roast},{acidity},{price},{file}\n"));
+    }
+    std::fs::write(dir.join("pictures/beans.csv"), csv).unwrap();
+    std::fs::write(
+        dir.join("coffee.toml"),
+        "name = \"coffee\"\nquestion = \"Which coffee would you rather drink?\"\nbudget = 6\nseed = 2\n\
+         [candidates]\ncsv = \"pictures/beans.csv\"\n[algorithm]\nname = \"pf-ts\"\n",
+    )
+    .unwrap();
+    let path = dir.join("coffee.json");
+    let body = bohf_session::prepare(&dir.join("coffee.toml")).unwrap();
+    drop(bohf_session::Session::create(&path, body, false).unwrap());
+    path
+}
+
+/// Kills the chromedriver process when dropped.
+struct Driver(std::process::Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
+    let required = std::env::var("BOHF_BROWSER_TEST_REQUIRED").is_ok_and(|v| v == "1");
+    let (Some(chromium), Some(chromedriver)) =
+        (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"]))
+    else {
+        assert!(!required, "BOHF_BROWSER_TEST_REQUIRED=1 but chromium or chromedriver is not installed");
+        eprintln!(
+            "SKIPPED a_browser_answers_a_whole_session_by_clicking_and_by_keyboard: chromium and chromedriver are not \
+             installed (apt-get install -y chromium chromium-driver); .ci/run installs them and requires this test"
+        );
+        return;
+    };
+    let dir = tmp("browser");
+    let path = coffee_session(&dir);
+    let server =
+        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode: Mode::Single(path.clone()) })
+            .unwrap();
+    let url = server.urls()[0].1.clone();
+    std::thread::spawn(move || server.run());
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let _driver = Driver(
+        std::process::Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let profile = dir.join("profile");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let recorded = rt.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": chromium,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                         "--window-size=1000,760", format!("--user-data-dir={}", profile.display())],
+            }),
+        );
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connect to chromedriver");
+        c.goto(&url).await.unwrap();
+        let at = |t: usize| Locator::Css(Box::leak(format!("#query[data-t='{t}']:not([hidden])").into_boxed_str()));
+        c.wait().at_most(Duration::from_secs(30)).for_element(at(1)).await.unwrap();
+        // Both options are shown with their names and their pictures (loaded).
+        let loaded = c
+            .execute(
+                "const im = [...document.querySelectorAll('#options img')]; \
+                 return im.length === 2 && im.every(i => i.complete && i.naturalWidth > 0);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(loaded, serde_json::json!(true), "the duel shows two loaded pictures");
+        let a_name = c.find(Locator::Css("#option-a h3")).await.unwrap().text().await.unwrap();
+        assert!(a_name.starts_with('A'), "{a_name}");
+        let shot = c.screenshot().await.unwrap();
+        assert!(shot.starts_with(b"\x89PNG") && shot.len() > 10_000, "a screenshot of {} bytes", shot.len());
+        if let Some(out) = std::env::var_os("BOHF_SERVE_SCREENSHOT") {
+            std::fs::write(out, &shot).unwrap();
+        }
+        // Answer: click A, key B, click "no preference", key S, key ←, click B.
+        let body = || async { c.find(Locator::Css("body")).await.unwrap() };
+        c.find(Locator::Id("choose-a")).await.unwrap().click().await.unwrap();
+        c.wait().for_element(at(2)).await.unwrap();
+        body().await.send_keys("b").await.unwrap();
+        c.wait().for_element(at(3)).await.unwrap();
+        c.find(Locator::Id("no-preference")).await.unwrap().click().await.unwrap();
+        c.wait().for_element(at(4)).await.unwrap();
+        body().await.send_keys("s").await.unwrap();
+        c.wait().for_element(at(5)).await.unwrap();
+        body().await.send_keys("\u{E012}").await.unwrap(); // ← (WebDriver's Left key)
+        c.wait().for_element(at(6)).await.unwrap();
+        let progress = c.find(Locator::Id("progress")).await.unwrap().text().await.unwrap();
+        assert!(progress.starts_with("5 of 6 answered"), "{progress}");
+        c.find(Locator::Id("choose-b")).await.unwrap().click().await.unwrap();
+        c.wait().for_element(Locator::Css("#done:not([hidden])")).await.unwrap();
+        let rec = c.find(Locator::Css("#rec h3")).await.unwrap().text().await.unwrap();
+        c.close().await.unwrap();
+        rec
+    });
+    let body = bohf_session::file::parse_session(&std::fs::read(&path).unwrap()).unwrap();
+    let answers: Vec<StoredAnswer> = body.history.iter().map(|s| s.answer).collect();
+    let duel = |first_wins| StoredAnswer::Answer(Answer::Duel { first_wins });
+    assert_eq!(
+        answers,
+        vec![
+            duel(true),
+            duel(false),
+            Abstention::NoPreference.into(),
+            Abstention::Skip.into(),
+            duel(true),
+            duel(false)
+        ]
+    );
+    assert!(body.candidates.names.contains(&recorded), "the page shows a recommendation: {recorded}");
+}
