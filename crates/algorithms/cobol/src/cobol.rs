@@ -704,6 +704,35 @@ impl Optimizer for Cobol {
         out
     }
 
+    /// `phase` (`initial-evaluation`, `initial-label`, `iteration`), `iteration` t, `branch` of
+    /// line 6 (`expert`, `vanilla`, `constrained`, or `-`: the evaluation after an accepted label
+    /// or an initial query), `lambda` (λ_t) and `lambda_next` (λ_{t+1}), `g_width` (g_upper − g_lower at x_t if line 8
+    /// was reached, else `-`), `norm_bound` (B_g) and `solved` (conic programs solved for x^c).
+    fn step_details(&self) -> bohf_core::StepDetails {
+        let Some(s) = &self.last_step else { return Vec::new() };
+        let phase = match s.phase {
+            Phase::InitialEvaluation => "initial-evaluation",
+            Phase::InitialLabel => "initial-label",
+            Phase::Iteration => "iteration",
+        };
+        let branch = match s.branch {
+            Some(Branch::Expert) => "expert",
+            Some(Branch::Vanilla) => "vanilla",
+            Some(Branch::Constrained) => "constrained",
+            None => "-",
+        };
+        vec![
+            ("phase", phase.to_string()),
+            ("iteration", s.iteration.to_string()),
+            ("branch", branch.to_string()),
+            ("lambda", format!("{:?}", s.lambda)),
+            ("lambda_next", format!("{:?}", s.lambda_next)),
+            ("g_width", s.g_width.map_or("-".to_string(), |w| format!("{w:?}"))),
+            ("norm_bound", format!("{:?}", s.norm_bound)),
+            ("solved", s.solved.to_string()),
+        ]
+    }
+
     /// The evaluated point with the smallest f (largest u); before any evaluation, candidate 0 or
     /// the box's centre.
     fn recommend(&self) -> Result<Point> {
