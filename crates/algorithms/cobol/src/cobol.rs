@@ -268,7 +268,7 @@ impl Cobol {
     }
 
     fn initial_labels_wanted(&self) -> usize {
-        if self.config.variant == Variant::VanillaLcb { 0 } else { self.config.initial_labels }
+        if self.config.variant.uses_labels() { self.config.initial_labels } else { 0 }
     }
 
     fn kernel(&self) -> Result<Stationary> {
@@ -534,7 +534,21 @@ impl Cobol {
             }
             Phase::Iteration => {
                 self.iteration += 1;
-                self.decide()
+                match self.config.variant {
+                    Variant::RandomSearch | Variant::ExpertSampling => {
+                        // The draw comes from the iteration's stream, so replay reproduces it.
+                        let p = self.random_point(&mut self.iteration_rng())?;
+                        let mut info = self.base_info(Phase::Iteration);
+                        info.iteration = self.iteration;
+                        let query = if self.config.variant == Variant::RandomSearch {
+                            Query::Evaluate(p.point())
+                        } else {
+                            Query::Label(p.point())
+                        };
+                        Ok(Decision { query, info })
+                    }
+                    _ => self.decide(),
+                }
             }
         }
     }
@@ -557,7 +571,7 @@ impl Cobol {
         if enough || self.initial_label_queries >= 20 * n.max(1) || n == 0 {
             self.initial_done = true;
             // App. F pre-training: the doubling test over each prefix of the initial labels.
-            if self.config.variant != Variant::VanillaLcb {
+            if self.config.variant.uses_labels() {
                 for k in 1..=self.labels.len() {
                     self.doubling_test(k)?;
                 }
@@ -575,7 +589,9 @@ impl Cobol {
                 let pt = self.checked(p)?;
                 self.evals.push((pt, cobol_objective(u)));
                 self.awaiting_evaluation = None;
-                self.refit()?;
+                if !matches!(self.config.variant, Variant::RandomSearch | Variant::ExpertSampling) {
+                    self.refit()?;
+                }
                 if info.phase == Phase::InitialEvaluation && self.evals.len() >= self.config.initial_evaluations {
                     self.finish_initial_labels()?;
                 }
@@ -599,11 +615,14 @@ impl Cobol {
                     Phase::Iteration => {
                         self.expert_queries += 1;
                         self.labels.push((pt.x.clone(), !accept));
-                        if accept && self.config.variant == Variant::Cobol {
+                        if accept && matches!(self.config.variant, Variant::Cobol | Variant::ExpertSampling) {
                             self.awaiting_evaluation = Some(pt);
                         }
                         let n = self.labels.len();
-                        if self.config.doubling_every > 0 && n % self.config.doubling_every == 0 {
+                        if self.config.variant.uses_labels()
+                            && self.config.doubling_every > 0
+                            && n % self.config.doubling_every == 0
+                        {
                             self.doubling_test(n)?;
                         }
                     }
@@ -645,6 +664,8 @@ impl Optimizer for Cobol {
             Variant::Cobol => "COBOL",
             Variant::Cobohl => "COBOHL",
             Variant::VanillaLcb => "GP-LCB",
+            Variant::RandomSearch => "random search",
+            Variant::ExpertSampling => "expert sampling",
         }
     }
 

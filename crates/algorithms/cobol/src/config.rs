@@ -129,6 +129,18 @@ pub enum Variant {
     Cobohl,
     /// Vanilla GP-LCB with COBOL's f model and no expert (the baseline of the experiments).
     VanillaLcb,
+    /// Random search: uniformly random evaluations (a baseline of Experiment B).
+    RandomSearch,
+    /// Expert (rejection) sampling: draw x uniformly, ask the expert, evaluate x if accepted
+    /// (accepted with probability 1 − S(g(x)); a baseline of Experiment B).
+    ExpertSampling,
+}
+
+impl Variant {
+    /// Whether the variant uses labels (and takes the initial labels).
+    pub fn uses_labels(self) -> bool {
+        matches!(self, Variant::Cobol | Variant::Cobohl)
+    }
 }
 
 /// Settings of [`crate::Cobol`]. Defaults: the paper's (§5.1, Table 3): η = 3, ζ = 0.02, λ₀ = 1,

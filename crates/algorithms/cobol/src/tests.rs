@@ -321,3 +321,33 @@ fn box_mode_runs_and_stays_in_the_box() {
     });
     assert!(cobol.evaluations().len() >= 4);
 }
+
+#[test]
+fn the_baselines_ask_what_they_should() {
+    let ctx = finite_ctx(21);
+    for (variant, label_ok) in
+        [(Variant::RandomSearch, false), (Variant::ExpertSampling, true), (Variant::VanillaLcb, false)]
+    {
+        let config = CobolConfig { variant, ..quick_config() };
+        let mut c = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+        let mut last_label: Option<(Vec<f64>, bool)> = None;
+        let history = run(&mut c, 25, 1.0, utility, |_, _| {});
+        for (q, a) in &history {
+            match (q, a) {
+                (Query::Label(p), Answer::Label { accept }) => {
+                    assert!(label_ok, "{variant:?} asked a label");
+                    last_label = Some((p.coords.clone(), *accept));
+                }
+                (Query::Evaluate(p), _) => {
+                    // Expert sampling evaluates exactly the accepted draws.
+                    if let (Variant::ExpertSampling, Some((x, accept))) = (variant, &last_label) {
+                        assert!(*accept && &p.coords == x);
+                    }
+                    last_label = None;
+                }
+                _ => unreachable!(),
+            }
+        }
+        assert_eq!(c.labels().is_empty(), !label_ok);
+    }
+}

@@ -57,7 +57,7 @@ fn cobol_runs_record_their_details_and_read_back() {
             assert!(r.steps.iter().all(|s| s.query == QueryKind::Evaluate));
         }
         // Simple regret against f-evaluations never increases.
-        let c = feedback::evaluation_curve(r);
+        let c = feedback::evaluation_curve(r, 0.0);
         assert!(c.simple_regret.windows(2).all(|w| w[1] <= w[0]));
     }
     // The details read back with the CSV, bit for bit.
