@@ -69,6 +69,7 @@ pub struct StepInfo {
     pub candidates: usize,
 }
 
+#[derive(Clone)]
 enum Space {
     Finite(FiniteDomain),
     Box(BoxDomain, CobolBoxSearch),
@@ -131,6 +132,7 @@ pub(crate) struct Decision {
 /// drawn from a stream seeded by the first evaluated point, so an iteration is a function of the
 /// history; [`Optimizer::observe`] with nothing pending recomputes the iteration's decision (for
 /// λ) and then records the answer, so replaying a history reproduces the run.
+#[derive(Clone)]
 pub struct Cobol {
     config: CobolConfig,
     space: Space,
