@@ -43,29 +43,25 @@ fn bench(c: &mut Criterion) {
     // Finite: 400 candidates, 100 evaluations, 100 labels.
     let domain = BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(20).unwrap();
     let ctx = SearchContext::new(domain.clone(), 300).unwrap();
-    let config = CobolConfig {
-        initial_evaluations: 100,
-        initial_labels: 100,
-        balanced_labels: false,
-        ..CobolConfig::default()
-    };
+    let config =
+        CobolConfig { initial_evaluations: 100, initial_labels: 100, balanced_labels: false, ..CobolConfig::default() };
     let u = |x: &[f64]| -((x[0] - 0.3).powi(2) + (x[1] - 0.7).powi(2));
     let mut r = rng::seeded(1);
     let points: Vec<Point> = (0..200).map(|_| domain.point(r.random_range(0..400)).unwrap()).collect();
     let base = prepared(Cobol::new(&ctx, config.check().unwrap()).unwrap(), &points, u, 100, (0.0, 0.58));
     g.bench_function("finite_2d_n400_labels100_evals100", |b| {
-        b.iter_batched(|| base.clone(), |mut c| black_box(c.suggest(&mut rng::seeded(2)).unwrap()), BatchSize::LargeInput)
+        b.iter_batched(
+            || base.clone(),
+            |mut c| black_box(c.suggest(&mut rng::seeded(2)).unwrap()),
+            BatchSize::LargeInput,
+        )
     });
     // Box: Ackley-4D with 100 labels and 20 evaluations.
     let cube = BoxDomain::cube(-1.0, 1.0, 4).unwrap();
     let ackley = bohf::problems::functions::Ackley::new(4).unwrap();
     let ctx = SearchContext::new(cube.clone(), 300).unwrap();
-    let config = CobolConfig {
-        initial_evaluations: 20,
-        initial_labels: 100,
-        balanced_labels: false,
-        ..CobolConfig::default()
-    };
+    let config =
+        CobolConfig { initial_evaluations: 20, initial_labels: 100, balanced_labels: false, ..CobolConfig::default() };
     let ua = |x: &[f64]| ackley.value(x).unwrap();
     let points: Vec<Point> = (0..120).map(|_| Point::continuous(cube.sample(&mut r))).collect();
     let search = CobolBoxSearch::default().check().unwrap();
@@ -77,7 +73,11 @@ fn bench(c: &mut Criterion) {
         (0.0, 3.6253849384403627),
     );
     g.bench_function("box_ackley4_labels100", |b| {
-        b.iter_batched(|| base.clone(), |mut c| black_box(c.suggest(&mut rng::seeded(2)).unwrap()), BatchSize::LargeInput)
+        b.iter_batched(
+            || base.clone(),
+            |mut c| black_box(c.suggest(&mut rng::seeded(2)).unwrap()),
+            BatchSize::LargeInput,
+        )
     });
     g.finish();
 }

@@ -607,7 +607,7 @@ impl Cobol {
                     Phase::InitialLabel => {
                         self.initial_label_queries += 1;
                         let n = self.initial_labels_wanted();
-                        let same = self.labels.iter().filter(|l| l.1 == !accept).count();
+                        let same = self.labels.iter().filter(|l| l.1 != accept).count();
                         let full = if accept { n - n / 2 } else { n / 2 };
                         if !self.config.balanced_labels || same < full {
                             self.labels.push((pt.x.clone(), !accept));
@@ -623,7 +623,7 @@ impl Cobol {
                         let n = self.labels.len();
                         if self.config.variant.uses_labels()
                             && self.config.doubling_every > 0
-                            && n % self.config.doubling_every == 0
+                            && n.is_multiple_of(self.config.doubling_every)
                         {
                             self.doubling_test(n)?;
                         }

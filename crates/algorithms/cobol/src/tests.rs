@@ -22,9 +22,8 @@ fn finite_ctx(n: usize) -> SearchContext {
 }
 
 fn quick_config() -> CobolConfig {
-    let mut c = CobolConfig { initial_labels: 6, ..CobolConfig::default() };
-    c.hyper.screen = 4;
-    c
+    let hyper = bohf_gp::HyperFitConfig { screen: 4, ..CobolConfig::default().hyper };
+    CobolConfig { initial_labels: 6, hyper, ..CobolConfig::default() }
 }
 
 /// Runs `steps` queries with an expert of accuracy `a` on utility `u`, calling `check` after each
@@ -308,8 +307,7 @@ fn replaying_the_history_reproduces_the_state_and_the_next_suggestion() {
 #[test]
 fn box_mode_runs_and_stays_in_the_box() {
     let ctx = SearchContext::new(BoxDomain::cube(-1.0, 1.0, 2).unwrap(), 10).unwrap();
-    let mut search = CobolBoxSearch::default();
-    search.candidates = 64;
+    let mut search = CobolBoxSearch { candidates: 64, ..Default::default() };
     search.lcb.design = 32;
     search.lcb.samples = 32;
     search.lcb.starts = 2;
