@@ -13,6 +13,10 @@
 //!   advantage max_{f̃∈C_t} f̃(x) − f̃(x_r) (POP-BO eq. (24)) and the pointwise bounds sup/inf f̃(x)
 //!   (eq. (12)); certified cheap bounds, a pruned argmax over a candidate list, and the sensitivity
 //!   of each value to the candidate's kernel values (for gradient search over a continuous domain).
+//! * [`ConfidenceSet::pointwise_bounds`]: sup and inf f̃(x) (COBOL's g_upper, g_lower) at a batch of
+//!   points for a stated [`BoundsQuestion`] (every value; "is the width above a threshold" at each
+//!   point; which point has the largest sup / smallest inf), solving only the programs that can
+//!   change the answer and returning certified enclosures ([`PointBounds`]) of every value.
 //! * [`beta1`], [`beta_at`]: β₁(ε, δ, t) of Theorem 3.1 and the practical β₀√t, β₀√(t+1) of a
 //!   [`bohf_core::WidthSchedule`];
 //!   [`beta_lemma35`] (β(ε, δ/2, t) of Lemma 3.5, for the reporting rule (19)) with the
@@ -35,8 +39,11 @@
 //! function of one convex set inside the B-ball, so B‖g_x‖ (on the support, the t = 0 closed form
 //! B√(k(x,x) − 2k(x,x′) + k(x′,x′))) bounds it from above; every halfspace containing the set
 //! tightens that bound at all candidates at once (closed form for ball ∩ halfspace,
-//! [`ball_halfspace_support`]): the likelihood tangents at each optimum found (ℓ is concave); with a
-//! latent box, one program at the reference caps every candidate. Feasible points (the MLE, earlier
+//! [`ball_halfspace_support`]): the likelihood tangents at each optimum found (ℓ is concave), the
+//! halfspace of every solved direction, and, when a program's latent-box row at its candidate is
+//! active, the Lagrangian cut priced by that row's multiplier (weak duality: the same multiplier
+//! bounds every other candidate's program); with a latent box, one program at the reference caps
+//! every candidate. Feasible points (the MLE, earlier
 //! optima) bound it from below. [`ConfidenceSet::maximise_advantage`] (the search POP-BO runs)
 //! solves candidates in decreasing order of their bound and stops when no bound can beat the best
 //! value: at POP-BO's Table-2 size (t = 30, 400 candidates, no latent box) it solves 7 programs
@@ -87,7 +94,10 @@ pub use config::{ConfidenceConfig, ValidConfidenceConfig};
 pub use conic::SolveInfo;
 pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
 pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
-pub use set::{AdvantageSearch, ConfidenceSet, ConicSolution, KernelSensitivity, ball_halfspace_support};
+pub use set::{
+    AdvantageSearch, BatchBounds, BoundsQuestion, ConfidenceSet, ConicSolution, KernelSensitivity, PointBounds,
+    ValueBounds, ball_halfspace_support,
+};
 
 #[cfg(test)]
 mod tests;

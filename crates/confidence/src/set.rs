@@ -67,11 +67,177 @@ pub struct KernelSensitivity {
     pub d_kxx: f64,
 }
 
-/// The halfspace {p : uᵀp ≤ h} of ℝ^{n+1}.
+/// A cut of the common constraint set C′ = {‖(w, ω)‖ ≤ B, ℓ(w) ≥ ℓ* − β} (∩ the support rows of
+/// the latent box): the halfspace {p : uᵀp ≤ h} ⊇ C′. `mu` is the multiplier of the program that
+/// produced it (0 for plain cuts), the starting guess of [`lagrangian_bound`].
 #[derive(Debug, Clone)]
 struct Halfspace {
     u: DVector<f64>,
     h: f64,
+    mu: f64,
+}
+
+impl Halfspace {
+    fn plain(u: DVector<f64>, h: f64) -> Self {
+        Self { u, h, mu: 0.0 }
+    }
+}
+
+/// The inner products of one program's direction g with its candidate row c = (l_x, ρ_x).
+#[derive(Debug, Clone, Copy)]
+struct DirectionDots {
+    gg: f64,
+    gc: f64,
+    cc: f64,
+}
+
+impl DirectionDots {
+    fn new(g: &DVector<f64>, c: &Candidate) -> Self {
+        let n = c.coordinates().len();
+        let gc = g.rows(0, n).dot(c.coordinates()) + g[n] * c.rho();
+        Self { gg: g.norm_squared(), gc, cc: c.coordinates().norm_squared() + c.rho() * c.rho() }
+    }
+}
+
+/// A certified upper bound on the program h(g) = max {gᵀp : p ∈ C′, |cᵀp| ≤ `latent_box`} from the
+/// halfspace {uᵀp ≤ h} ⊇ C′ (u = 0, h = 0: the ball alone). Without the box it is the support
+/// function S of {‖p‖ ≤ B} ∩ the halfspace at g ([`ball_halfspace_support`]). With the box, weak
+/// duality prices the candidate's box rows: for every μ (μ > 0 the row cᵀp ≤ b, μ < 0 the row
+/// −cᵀp ≤ b), h(g) ≤ |μ|·b + S(g − μc), a convex function of μ; it is minimised by golden-section
+/// search from `mu_hint` (the multiplier of the cut's own program), and every value evaluated is a
+/// valid bound, so the result is certified however far the search gets.
+fn lagrangian_bound(
+    g: &DirectionDots,
+    gu: f64,
+    cu: f64,
+    unorm: f64,
+    h: f64,
+    b: f64,
+    latent_box: Option<f64>,
+    mu_hint: f64,
+) -> f64 {
+    let at = |mu: f64| {
+        let dnorm = (g.gg - 2.0 * mu * g.gc + mu * mu * g.cc).max(0.0).sqrt();
+        support_from_dots(dnorm, gu - mu * cu, unorm, h, b)
+    };
+    let Some(bx) = latent_box else {
+        return at(0.0);
+    };
+    let phi = |mu: f64| mu.abs() * bx + at(mu);
+    let mut best = phi(0.0).min(phi(mu_hint));
+    if g.cc == 0.0 {
+        return best;
+    }
+    let (mut lo, mut hi) = (mu_hint.min(0.0) - 1.0, mu_hint.max(1.0) + 1.0);
+    let ratio = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+    let (mut f1, mut f2) = (phi(x1), phi(x2));
+    for _ in 0..40 {
+        if f1 <= f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - ratio * (hi - lo);
+            f1 = phi(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + ratio * (hi - lo);
+            f2 = phi(x2);
+        }
+        best = best.min(f1).min(f2);
+    }
+    best
+}
+
+/// What a batch of pointwise bounds is for ([`ConfidenceSet::pointwise_bounds`]): only the programs
+/// that can change this decision are solved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BoundsQuestion {
+    /// Every sup f̃(x) and inf f̃(x) exactly (2 programs per point).
+    All,
+    /// Whether the width sup f̃(x) − inf f̃(x) exceeds the threshold, at every point (COBOL's
+    /// handover test g_upper − g_lower > g_thr).
+    WidthAbove(f64),
+    /// Which point has the largest sup f̃(x) (an optimistic argmax).
+    LargestUpper,
+    /// Which point has the smallest inf f̃(x) (a pessimistic argmin).
+    SmallestLower,
+}
+
+/// A certified enclosure lower ≤ v ≤ upper of one optimal value (lower = upper = v once solved,
+/// up to the solver tolerance).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValueBounds {
+    /// The lower end.
+    pub lower: f64,
+    /// The upper end.
+    pub upper: f64,
+    /// Whether the program was solved (then both ends are its optimal value).
+    pub solved: bool,
+}
+
+impl ValueBounds {
+    fn exact(v: f64) -> Self {
+        Self { lower: v, upper: v, solved: true }
+    }
+
+    /// The midpoint (the value itself once solved).
+    pub fn mid(&self) -> f64 {
+        0.5 * (self.lower + self.upper)
+    }
+}
+
+/// Enclosures of sup f̃(x) and inf f̃(x) over the confidence set at one point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointBounds {
+    /// sup_{f̃ ∈ C} f̃(x) (POP-BO eq. (12), COBOL's g_upper).
+    pub sup: ValueBounds,
+    /// inf_{f̃ ∈ C} f̃(x) (COBOL's g_lower).
+    pub inf: ValueBounds,
+}
+
+/// The answer of [`ConfidenceSet::pointwise_bounds`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchBounds {
+    /// One enclosure pair per point, in the order given.
+    pub points: Vec<PointBounds>,
+    /// For [`BoundsQuestion::WidthAbove`]: whether each point's width exceeds the threshold.
+    pub wide: Option<Vec<bool>>,
+    /// For [`BoundsQuestion::LargestUpper`] / [`BoundsQuestion::SmallestLower`]: the position of
+    /// the maximiser / minimiser (its side is solved exactly).
+    pub best: Option<usize>,
+    /// How many conic programs were solved.
+    pub solved: usize,
+}
+
+/// The result of a screened argmax of h(g_i) over directions g_i (the one search loop behind
+/// [`ConfidenceSet::maximise_advantage`] and [`ConfidenceSet::pointwise_bounds`]).
+struct ScreenedMax {
+    best: usize,
+    solution: ConicSolution,
+    /// Certified enclosure of h(g_i) at every candidate (exact where solved).
+    bounds: Vec<ValueBounds>,
+    solved: usize,
+}
+
+/// Which program a direction belongs to (for the solver's error messages).
+#[derive(Clone, Copy)]
+enum Program {
+    Advantage,
+    Upper,
+    NegLower,
+}
+
+impl Program {
+    fn name(self) -> &'static str {
+        match self {
+            Program::Advantage => "optimistic advantage (POP-BO eq. 24)",
+            Program::Upper => "pointwise upper bound (POP-BO eq. 12)",
+            Program::NegLower => "pointwise lower bound (POP-BO eq. 12)",
+        }
+    }
 }
 
 /// A likelihood-ratio confidence set with its clarabel solver, ready to be queried at many candidates.
@@ -202,8 +368,10 @@ impl ConfidenceSet {
         g
     }
 
-    /// Solves max gᵀ(w, ω) over the set, with the candidate box rows of `c`.
-    fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str) -> Result<ConicSolution> {
+    /// Solves max gᵀ(w, ω) over the set, with the candidate box rows of `c`; also returns the
+    /// multipliers (μ₊, μ₋) ≥ 0 of the candidate's box rows f̃(x) ≤ b and
+    /// −f̃(x) ≤ b (zero without the latent box).
+    fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str) -> Result<(ConicSolution, (f64, f64))> {
         let n = self.layout.n;
         let mut q = vec![0.0; self.layout.n_vars()];
         for j in 0..=n {
@@ -249,21 +417,55 @@ impl ConfidenceSet {
         let value = g.rows(0, n).dot(&w) + g[n] * omega;
         let z = &self.data.l * &w;
         let z_candidate = c.coordinates().dot(&w) + c.rho() * omega;
-        Ok(ConicSolution { value, z, z_candidate, w, omega, info })
+        let duals = match self.layout.candidate_box_row {
+            Some(row) => {
+                let d = &self.solver.solution.z;
+                (d[row].max(0.0), d[row + 1].max(0.0))
+            }
+            None => (0.0, 0.0),
+        };
+        Ok((ConicSolution { value, z, z_candidate, w, omega, info }, duals))
     }
 
-    /// Records a solved direction as a pruning cut (only when no candidate-dependent box row is
-    /// active, so that the value is the support function of the common set).
-    fn record(&mut self, g: DVector<f64>, sol: &ConicSolution) {
-        let box_inactive = match self.data.latent_box {
-            None => true,
-            Some(b) => sol.z_candidate.abs() < b * (1.0 - 1e-6),
+    /// Solves the program of direction `g` at candidate `c` and records its cuts and feasible point.
+    fn solve_recorded(&mut self, g: &DVector<f64>, c: &Candidate, program: Program) -> Result<ConicSolution> {
+        let (sol, duals) = self.maximise(g, c, program.name())?;
+        self.record(g.clone(), c, &sol, duals);
+        Ok(sol)
+    }
+
+    /// Records a solved direction as a pruning cut. Without an active candidate box row the value
+    /// is the support function of the common set C′ at g: the cut gᵀp ≤ h(g). With an active row,
+    /// the program's box multipliers (μ₊, μ₋) give, by strong duality,
+    /// h_{C′}(g − (μ₊ − μ₋)c) = h(g) − (μ₊ + μ₋)b: the cut (g − (μ₊ − μ₋)c)ᵀp ≤ that, a halfspace
+    /// of C′ that bounds every candidate's program through [`lagrangian_bound`]. (On Table 2's
+    /// Levy13 the advantage is a plateau where the box is active at most candidates; without these
+    /// cuts nothing there was screened.)
+    fn record(&mut self, g: DVector<f64>, c: &Candidate, sol: &ConicSolution, duals: (f64, f64)) {
+        let box_active = match self.data.latent_box {
+            None => false,
+            Some(b) => sol.z_candidate.abs() >= b * (1.0 - 1e-6),
         };
-        if box_inactive {
-            let unorm = g.norm();
-            if unorm > 0.0 {
+        let n = self.layout.n;
+        if !box_active {
+            if g.norm() > 0.0 {
                 let h = sol.value + self.slack(sol.value);
-                self.cuts.push(Halfspace { u: g, h });
+                self.cuts.push(Halfspace::plain(g, h));
+            }
+        } else if let Some(b) = self.data.latent_box {
+            let (mp, mm) = duals;
+            let shift = mp - mm;
+            let offset = (mp + mm) * b;
+            let mut u = g;
+            for j in 0..n {
+                u[j] -= shift * c.coordinates()[j];
+            }
+            u[n] -= shift * c.rho();
+            if u.norm() > 0.0 && shift.is_finite() && offset.is_finite() {
+                let h = sol.value - offset;
+                // The multipliers are accurate to the solver tolerance: a relative slack on them.
+                let h = h + self.slack(h) + self.slack(offset);
+                self.cuts.push(Halfspace { u, h, mu: shift });
             }
         }
         if let Some(cut) = self.tangent_cut(&sol.w) {
@@ -290,7 +492,26 @@ impl ConfidenceSet {
             return None;
         }
         let h = ll0 - self.threshold - grad.dot(w0);
-        Some(Halfspace { u, h: h + self.slack(h) })
+        Some(Halfspace::plain(u, h + self.slack(h)))
+    }
+
+    /// The largest violation uᵀp − h over the recorded cuts and the given points p = (w, ω) of the
+    /// common set (each cut must contain every such point).
+    #[cfg(test)]
+    pub(crate) fn max_cut_violation(&self, points: &[DVector<f64>]) -> f64 {
+        let mut worst = f64::NEG_INFINITY;
+        for cut in &self.cuts {
+            for p in points {
+                worst = worst.max(cut.u.dot(p) - cut.h);
+            }
+        }
+        worst
+    }
+
+    /// How many cuts are recorded (for tests).
+    #[cfg(test)]
+    pub(crate) fn cut_count(&self) -> usize {
+        self.cuts.len()
     }
 
     fn slack(&self, value: f64) -> f64 {
@@ -303,23 +524,21 @@ impl ConfidenceSet {
         self.check_candidate(candidate)?;
         self.check_reference(reference)?;
         let g = self.advantage_direction(candidate, reference);
-        let sol = self.maximise(&g, candidate, "optimistic advantage (POP-BO eq. 24)")?;
-        self.record(g, &sol);
-        Ok(sol)
+        self.solve_recorded(&g, candidate, Program::Advantage)
     }
 
     /// sup_{f̃ ∈ C_t} f̃(x) (POP-BO eq. (12), COBOL eq. (38)).
     pub fn upper_bound(&mut self, candidate: &Candidate) -> Result<ConicSolution> {
         self.check_candidate(candidate)?;
         let g = direction(candidate, 1.0);
-        self.maximise(&g, candidate, "pointwise upper bound (POP-BO eq. 12)")
+        self.solve_recorded(&g, candidate, Program::Upper)
     }
 
     /// inf_{f̃ ∈ C_t} f̃(x) (POP-BO eq. (12), COBOL eq. (39)); `value` is the infimum.
     pub fn lower_bound(&mut self, candidate: &Candidate) -> Result<ConicSolution> {
         self.check_candidate(candidate)?;
         let g = direction(candidate, -1.0);
-        let mut sol = self.maximise(&g, candidate, "pointwise lower bound (POP-BO eq. 12)")?;
+        let mut sol = self.solve_recorded(&g, candidate, Program::NegLower)?;
         sol.value = -sol.value;
         Ok(sol)
     }
@@ -367,17 +586,52 @@ impl ConfidenceSet {
         self.check_candidate(candidate)?;
         self.check_reference(reference)?;
         let g = self.advantage_direction(candidate, reference);
-        Ok((self.lower_from_feasible(&g, candidate), self.upper_from_cuts(&g)))
+        Ok((self.lower_from_feasible(&g, candidate), self.upper_from_cuts(&g, candidate, 0)))
     }
 
-    fn upper_from_cuts(&self, g: &DVector<f64>) -> f64 {
+    /// B‖g‖ tightened by the cuts recorded from position `from` on (0: all of them).
+    fn upper_from_cuts(&self, g: &DVector<f64>, c: &Candidate, from: usize) -> f64 {
         let b = self.data.norm_bound;
-        let gnorm = g.norm();
-        let mut best = b * gnorm;
-        for cut in &self.cuts {
-            best = best.min(ball_halfspace_support(g, &cut.u, cut.h, b));
+        let bx = self.data.latent_box;
+        let dots = DirectionDots::new(g, c);
+        let mut best = if from == 0 { lagrangian_bound(&dots, 0.0, 0.0, 0.0, 0.0, b, bx, 0.0) } else { f64::INFINITY };
+        let n = self.layout.n;
+        for cut in &self.cuts[from..] {
+            let gu = g.dot(&cut.u);
+            let cu = if bx.is_some() { cut.u.rows(0, n).dot(c.coordinates()) + cut.u[n] * c.rho() } else { 0.0 };
+            best = best.min(lagrangian_bound(&dots, gu, cu, cut.u.norm(), cut.h, b, bx, cut.mu));
         }
         best
+    }
+
+    /// Certified enclosures of sup f̃(x) and inf f̃(x) at `candidate` from the cuts and feasible
+    /// points known so far, without solving.
+    pub fn cheap_pointwise_bounds(&self, candidate: &Candidate) -> Result<PointBounds> {
+        self.check_candidate(candidate)?;
+        Ok(self.cheap_point(candidate))
+    }
+
+    fn cheap_point(&self, c: &Candidate) -> PointBounds {
+        let (up, down) = (direction(c, 1.0), direction(c, -1.0));
+        let sup = ValueBounds {
+            lower: self.lower_from_feasible(&up, c),
+            upper: self.cap_point(self.upper_from_cuts(&up, c, 0)),
+            solved: false,
+        };
+        let inf = ValueBounds {
+            lower: -self.cap_point(self.upper_from_cuts(&down, c, 0)),
+            upper: -self.lower_from_feasible(&down, c),
+            solved: false,
+        };
+        PointBounds { sup, inf }
+    }
+
+    /// With the latent box b, |f̃(x)| ≤ b caps every pointwise value.
+    fn cap_point(&self, v: f64) -> f64 {
+        match self.data.latent_box {
+            Some(b) => v.min(b),
+            None => v,
+        }
     }
 
     fn lower_from_feasible(&self, g: &DVector<f64>, c: &Candidate) -> f64 {
@@ -418,9 +672,12 @@ impl ConfidenceSet {
     /// In the whitened variables the advantage at x is the support function h(g_x) of one convex
     /// set C = {‖p‖ ≤ B, ℓ(w) ≥ ℓ* − β} (∩ the latent box), g_x = (l_x − L[r,:]ᵀ, ρ_x):
     /// * **upper** — C lies in the ball and, ℓ being concave, in the tangent halfspace
-    ///   {ℓ(ŵ) + ∇ℓ(ŵ)ᵀ(w − ŵ) ≥ ℓ* − β} at every solved optimum ŵ, where it touches C; so
-    ///   h(g) ≤ the support function of {‖p‖ ≤ B} ∩ that halfspace ([`ball_halfspace_support`]),
-    ///   and h(g) ≤ B‖g‖ (exact at t = 0). These hold with or without the box.
+    ///   {ℓ(ŵ) + ∇ℓ(ŵ)ᵀ(w − ŵ) ≥ ℓ* − β} at every solved optimum ŵ, where it touches C, and in the
+    ///   halfspace of every solved direction (g_sᵀp ≤ h(g_s); with the candidate's box row
+    ///   active, the Lagrangian cut of its box multipliers); so h(g) ≤ the support function of
+    ///   {‖p‖ ≤ B} ∩ each halfspace ([`ball_halfspace_support`]), and h(g) ≤ B‖g‖ (exact at
+    ///   t = 0). With the box, the candidate's own box rows are priced in by weak duality
+    ///   (|μ|b + that support function at g − μc, minimised over μ).
     /// * **lower** — every known feasible point ŵ (the MLE when the set was built by
     ///   [`ConfidenceSet::new`], and every solved optimum) gives h(g) ≥ g_wᵀŵ + g_ω ω for the best
     ///   admissible ω.
@@ -441,11 +698,7 @@ impl ConfidenceSet {
         for c in candidates {
             self.check_candidate(c)?;
         }
-        let n = self.layout.n;
-        let b = self.data.norm_bound;
-        let threshold = self.threshold;
         let dirs: Vec<DVector<f64>> = candidates.iter().map(|c| self.advantage_direction(c, reference)).collect();
-        let mut upper: Vec<f64> = dirs.iter().map(|g| b * g.norm()).collect();
         let mut count = 0;
         let mut cap = f64::INFINITY;
         if let Some(bx) = self.data.latent_box {
@@ -454,40 +707,58 @@ impl ConfidenceSet {
                 cap = cap.min(bx - self.lower_bound(rc)?.value);
                 count += 1;
             }
-            for u in &mut upper {
-                *u = u.min(cap);
-            }
         }
-        let lower_from = |set: &Self, w: &DVector<f64>| -> Vec<f64> {
-            candidates.iter().zip(&dirs).map(|(c, g)| set.lower_from_point(g, c, w)).collect()
-        };
-        let known_lower: Vec<f64> = dirs.iter().zip(candidates).map(|(g, c)| self.lower_from_feasible(g, c)).collect();
-        let mut floor = known_lower.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let search = self.screened_max(&dirs, candidates, cap, Program::Advantage)?;
+        Ok(AdvantageSearch {
+            best: search.best,
+            value: search.solution.value,
+            solution: search.solution,
+            solved: count + search.solved,
+        })
+    }
+
+    /// The screened argmax of h(g_i) over directions `dirs` at `candidates` (each at most `cap`):
+    /// the loop documented at [`ConfidenceSet::maximise_advantage`]. Every solve records its cuts,
+    /// which tighten the upper bounds of the unsolved candidates at once.
+    fn screened_max(
+        &mut self,
+        dirs: &[DVector<f64>],
+        candidates: &[Candidate],
+        cap: f64,
+        program: Program,
+    ) -> Result<ScreenedMax> {
+        let b = self.data.norm_bound;
+        let mut upper: Vec<f64> =
+            dirs.iter().zip(candidates).map(|(g, c)| self.upper_from_cuts(g, c, 0).min(cap)).collect();
+        let mut lower: Vec<f64> = dirs.iter().zip(candidates).map(|(g, c)| self.lower_from_feasible(g, c)).collect();
+        let mut floor = lower.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let first = if floor > f64::NEG_INFINITY {
-            (0..candidates.len()).max_by(|&i, &j| known_lower[i].total_cmp(&known_lower[j]))
+            (0..candidates.len()).max_by(|&i, &j| lower[i].total_cmp(&lower[j]))
         } else {
             (0..candidates.len()).max_by(|&i, &j| upper[i].total_cmp(&upper[j]))
         };
         let mut solved = vec![false; candidates.len()];
         let mut best: Option<(usize, ConicSolution)> = None;
         let mut next = first;
+        let mut count = 0;
         let tol = |v: f64| 1e-7 * v.abs().max(b);
         while let Some(i) = next {
-            let sol = self.optimistic_advantage(&candidates[i], reference)?;
+            let known_cuts = self.cuts.len();
+            let known_points = self.feasible.len();
+            let sol = self.solve_recorded(&dirs[i], &candidates[i], program)?;
             count += 1;
             solved[i] = true;
-            // Tangent halfspace of ℓ at the optimum: aᵀw ≥ ℓ* − β − ℓ(ŵ) + aᵀŵ, i.e. uᵀp ≤ c with u = (−a, 0).
-            let (ll, a) = self.data.log_likelihood_and_gradient(&sol.w);
-            let mut u = DVector::zeros(n + 1);
-            u.rows_mut(0, n).copy_from(&(-&a));
-            let c = -(threshold - ll + a.dot(&sol.w));
-            for (j, g) in dirs.iter().enumerate() {
+            upper[i] = sol.value;
+            lower[i] = sol.value;
+            for (j, (g, c)) in dirs.iter().zip(candidates).enumerate() {
                 if !solved[j] {
-                    upper[j] = upper[j].min(ball_halfspace_support(g, &u, c, b) + tol(upper[j]));
+                    upper[j] = upper[j].min(self.upper_from_cuts(g, c, known_cuts) + tol(upper[j]));
+                    for w in &self.feasible[known_points..] {
+                        lower[j] = lower[j].max(self.lower_from_point(g, c, w));
+                    }
+                    floor = floor.max(lower[j]);
                 }
             }
-            let lows = lower_from(self, &sol.w);
-            floor = lows.iter().cloned().fold(floor, f64::max);
             if best.as_ref().is_none_or(|(_, s)| sol.value > s.value) {
                 best = Some((i, sol));
             }
@@ -500,9 +771,126 @@ impl ConfidenceSet {
                 .filter(|&j| !solved[j] && upper[j] > bar + tol(bar))
                 .max_by(|&x, &y| upper[x].total_cmp(&upper[y]));
         }
-        let (i, solution) = best.expect("at least one candidate is solved");
-        Ok(AdvantageSearch { best: i, value: solution.value, solution, solved: count })
+        let (best, solution) = best.expect("at least one candidate is solved");
+        let bounds = (0..candidates.len())
+            .map(|j| {
+                if solved[j] {
+                    ValueBounds::exact(upper[j])
+                } else {
+                    ValueBounds { lower: lower[j], upper: upper[j], solved: false }
+                }
+            })
+            .collect();
+        Ok(ScreenedMax { best, solution, bounds, solved: count })
     }
+
+    /// sup f̃(x) and inf f̃(x) over the set at a batch of points (COBOL's g_upper and g_lower),
+    /// solving only the programs that can change the decision `question` asks:
+    ///
+    /// * every point starts from certified cheap enclosures: the feasible points known (the MLE,
+    ///   earlier optima) bound sup from below and inf from above; B‖(l_x, ρ_x)‖ tightened by every
+    ///   recorded cut (solved directions, likelihood tangents, Lagrangian cuts of the latent box)
+    ///   bounds sup from above and inf from below, and |f̃(x)| ≤ b with a latent box;
+    /// * [`BoundsQuestion::WidthAbove`]: a point is decided when its width enclosure
+    ///   [sup.lower − inf.upper, sup.upper − inf.lower] lies on one side of the threshold;
+    ///   otherwise the side with the wider enclosure is solved, and the point's enclosures are
+    ///   recomputed from the cuts known then (each solve tightens all later points);
+    /// * [`BoundsQuestion::LargestUpper`] / [`BoundsQuestion::SmallestLower`]: the screened argmax of
+    ///   [`ConfidenceSet::maximise_advantage`] over the directions ±(l_x, ρ_x);
+    /// * [`BoundsQuestion::All`]: both programs at every point.
+    ///
+    /// The returned enclosures contain the exact values (up to the solver tolerance) at every
+    /// point, solved or not, so a point that was not solved provably could not change the answer.
+    /// One solver and one factorisation of the set serve the whole batch (only the objective and
+    /// the candidate's box rows change between programs).
+    pub fn pointwise_bounds(&mut self, candidates: &[Candidate], question: BoundsQuestion) -> Result<BatchBounds> {
+        for c in candidates {
+            self.check_candidate(c)?;
+        }
+        if let BoundsQuestion::WidthAbove(t) = question
+            && !t.is_finite()
+        {
+            return Err(Error::invalid("threshold", format!("the width threshold must be finite, got {t}")));
+        }
+        match question {
+            BoundsQuestion::All => {
+                let mut points = Vec::with_capacity(candidates.len());
+                for c in candidates {
+                    let sup = self.upper_bound(c)?.value;
+                    let inf = self.lower_bound(c)?.value;
+                    points.push(PointBounds { sup: ValueBounds::exact(sup), inf: ValueBounds::exact(inf) });
+                }
+                Ok(BatchBounds { points, wide: None, best: None, solved: 2 * candidates.len() })
+            }
+            BoundsQuestion::LargestUpper | BoundsQuestion::SmallestLower => {
+                if candidates.is_empty() {
+                    return Err(Error::Empty("point list for the pointwise bounds".into()));
+                }
+                let up = question == BoundsQuestion::LargestUpper;
+                let sign = if up { 1.0 } else { -1.0 };
+                let dirs: Vec<DVector<f64>> = candidates.iter().map(|c| direction(c, sign)).collect();
+                let cap = self.data.latent_box.unwrap_or(f64::INFINITY);
+                let (program, solved_before) = (if up { Program::Upper } else { Program::NegLower }, 0);
+                let search = self.screened_max(&dirs, candidates, cap, program)?;
+                let points = candidates
+                    .iter()
+                    .zip(&search.bounds)
+                    .map(|(c, v)| {
+                        let mut p = self.cheap_point(c);
+                        if up {
+                            p.sup = *v;
+                        } else {
+                            p.inf = ValueBounds { lower: -v.upper, upper: -v.lower, solved: v.solved };
+                        }
+                        p
+                    })
+                    .collect();
+                Ok(BatchBounds { points, wide: None, best: Some(search.best), solved: solved_before + search.solved })
+            }
+            BoundsQuestion::WidthAbove(threshold) => {
+                let mut points = Vec::with_capacity(candidates.len());
+                let mut wide = Vec::with_capacity(candidates.len());
+                let mut solved = 0;
+                for c in candidates {
+                    let mut p = self.cheap_point(c);
+                    let decision = loop {
+                        let (lo, hi) = (p.sup.lower - p.inf.upper, p.sup.upper - p.inf.lower);
+                        if lo > threshold {
+                            break true;
+                        }
+                        if hi <= threshold {
+                            break false;
+                        }
+                        let sup_gap = if p.sup.solved { -1.0 } else { p.sup.upper - p.sup.lower };
+                        let inf_gap = if p.inf.solved { -1.0 } else { p.inf.upper - p.inf.lower };
+                        // Both solved: lo = hi, decided above (lo > t or hi ≤ t).
+                        if sup_gap >= inf_gap {
+                            p.sup = ValueBounds::exact(self.upper_bound(c)?.value);
+                        } else {
+                            p.inf = ValueBounds::exact(self.lower_bound(c)?.value);
+                        }
+                        solved += 1;
+                        // Refresh the other side from the cuts and points this solve added.
+                        let fresh = self.cheap_point(c);
+                        if !p.sup.solved {
+                            p.sup = tighter(p.sup, fresh.sup);
+                        }
+                        if !p.inf.solved {
+                            p.inf = tighter(p.inf, fresh.inf);
+                        }
+                    };
+                    points.push(p);
+                    wide.push(decision);
+                }
+                Ok(BatchBounds { points, wide: Some(wide), best: None, solved })
+            }
+        }
+    }
+}
+
+/// The intersection of two enclosures of the same value.
+fn tighter(a: ValueBounds, b: ValueBounds) -> ValueBounds {
+    ValueBounds { lower: a.lower.max(b.lower), upper: a.upper.min(b.upper), solved: false }
 }
 
 /// (±l_x, ±ρ_x).
@@ -522,15 +910,18 @@ fn direction(c: &Candidate, sign: f64) -> DVector<f64> {
 /// and u, on the circle where the halfspace cuts the sphere). If the halfspace misses the ball the
 /// set is empty and the value is −∞. The certified upper bound of the confidence-set searches.
 pub fn ball_halfspace_support(g: &DVector<f64>, u: &DVector<f64>, c: f64, b: f64) -> f64 {
-    let gnorm = g.norm();
-    let unorm = u.norm();
+    support_from_dots(g.norm(), g.dot(u), u.norm(), c, b)
+}
+
+/// [`ball_halfspace_support`] from ‖g‖, gᵀu and ‖u‖.
+fn support_from_dots(gnorm: f64, gu: f64, unorm: f64, c: f64, b: f64) -> f64 {
     if unorm == 0.0 {
         return if c >= 0.0 { b * gnorm } else { f64::NEG_INFINITY };
     }
     if gnorm == 0.0 {
         return if c >= -b * unorm { 0.0 } else { f64::NEG_INFINITY };
     }
-    let alpha = g.dot(u) / unorm;
+    let alpha = gu / unorm;
     if b * alpha <= c / unorm * gnorm {
         return b * gnorm;
     }

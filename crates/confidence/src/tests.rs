@@ -363,7 +363,16 @@ fn pruned_argmax_equals_brute_force_and_bounds_are_certified() {
         let cands = p.candidates_from_gram(&base, &(0..60).collect::<Vec<_>>()).unwrap();
         let reference = p.support_position(*chain.last().unwrap()).unwrap();
         let mut brute = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
-        let exact: Vec<f64> = cands.iter().map(|c| brute.optimistic_advantage(c, reference).unwrap().value).collect();
+        let sols: Vec<ConicSolution> =
+            cands.iter().map(|c| brute.optimistic_advantage(c, reference).unwrap()).collect();
+        let exact: Vec<f64> = sols.iter().map(|s| s.value).collect();
+        // Every cut (solved directions, likelihood tangents, the box's Lagrangian cuts) contains
+        // every optimum found, i.e. points of the common set.
+        let points: Vec<DVector<f64>> =
+            sols.iter().map(|s| DVector::from_iterator(s.w.len() + 1, s.w.iter().copied().chain([s.omega]))).collect();
+        assert!(brute.cut_count() > 60, "{latent_box:?}: {} cuts", brute.cut_count());
+        let violation = brute.max_cut_violation(&points);
+        assert!(violation <= 1e-6, "{latent_box:?}: a cut excludes a feasible point by {violation}");
         let argmax = (0..60).max_by(|&i, &j| exact[i].total_cmp(&exact[j])).unwrap();
         let mut fresh = ConfidenceSet::new(&p, &mle, 1.0).unwrap();
         let search = fresh.maximise_advantage(&cands, reference, Some(&cands[*chain.last().unwrap()])).unwrap();
@@ -586,4 +595,128 @@ fn numerical_trouble_is_retried_once_and_both_reasons_are_reported() {
         matches!(&e, Error::SolverFailed { status: Failure::PrimalInfeasible | Failure::AlmostPrimalInfeasible, .. }),
         "{e}"
     );
+}
+
+/// A random small instance for the batch bounds: 25 points on [0, 1] (SE, ℓ = 0.15), a POP-BO
+/// chain of duels or COBOL-style unary labels, random B, β and latent box.
+fn random_instance(seed: u64) -> (DMatrix<f64>, ConfidenceProblem, MleFit, f64) {
+    use bohf_core::rand::RngExt;
+    let mut r = bohf_core::rng::seeded(seed);
+    let xs = grid(25);
+    let base = se_gram(&xs, 0.15);
+    let peak: f64 = r.random();
+    let f = |i: usize| -8.0 * (xs[i] - peak).powi(2);
+    let k = r.random_range(3..9);
+    let mut obs = Vec::new();
+    let mut prev = r.random_range(0..25usize);
+    for _ in 0..k {
+        let x = r.random_range(0..25usize);
+        if seed % 2 == 0 {
+            let p = sigmoid(f(x) - f(prev));
+            obs.push(Observation::Duel(Duel::new(x, prev, r.random::<f64>() < p)));
+            prev = x;
+        } else {
+            let p = sigmoid(f(x) + 1.0);
+            obs.push(Observation::Label { point: x, positive: r.random::<f64>() < p });
+        }
+    }
+    let latent_box = if seed % 3 == 0 { Some(r.random_range(1.0..2.5)) } else { None };
+    let config = ConfidenceConfig { latent_box, ..ConfidenceConfig::with_norm_bound(r.random_range(1.5..4.0)) };
+    let anchor = r.random_range(0..25usize);
+    let p = ConfidenceProblem::on_candidates(&base, &[anchor], &obs, &config).unwrap();
+    let mle = p.mle().unwrap();
+    let beta = r.random_range(0.3..3.0);
+    (base, p, mle, beta)
+}
+
+#[test]
+fn batch_bounds_equal_per_point_exact_solves_and_screened_points_cannot_change_the_decision() {
+    let tol = 1e-6;
+    let (mut solved_width, mut solved_best, mut total) = (0, 0, 0);
+    for seed in 0..12 {
+        let (base, p, mle, beta) = random_instance(seed);
+        let cands = p.candidates_from_gram(&base, &(0..25).collect::<Vec<_>>()).unwrap();
+        // Independent per-point solves, one fresh set per point (no shared cuts or solver).
+        let exact: Vec<(f64, f64)> = cands
+            .iter()
+            .map(|c| {
+                let mut s = ConfidenceSet::new(&p, &mle, beta).unwrap();
+                (s.upper_bound(c).unwrap().value, s.lower_bound(c).unwrap().value)
+            })
+            .collect();
+        let contains = |b: &PointBounds, (sup, inf): (f64, f64)| {
+            b.sup.lower <= sup + tol && sup <= b.sup.upper + tol && b.inf.lower <= inf + tol && inf <= b.inf.upper + tol
+        };
+        // All: every value exactly.
+        let all = ConfidenceSet::new(&p, &mle, beta).unwrap().pointwise_bounds(&cands, BoundsQuestion::All).unwrap();
+        for (b, &e) in all.points.iter().zip(&exact) {
+            assert!((b.sup.mid() - e.0).abs() < tol && (b.inf.mid() - e.1).abs() < tol, "seed {seed}: {b:?} vs {e:?}");
+        }
+        // WidthAbove at the median width: a mixed decision.
+        let mut widths: Vec<f64> = exact.iter().map(|e| e.0 - e.1).collect();
+        widths.sort_by(f64::total_cmp);
+        let thr = widths[12] + 1e-3;
+        let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+        let batch = set.pointwise_bounds(&cands, BoundsQuestion::WidthAbove(thr)).unwrap();
+        let wide = batch.wide.as_ref().unwrap();
+        for (i, (b, &e)) in batch.points.iter().zip(&exact).enumerate() {
+            assert!(contains(b, e), "seed {seed}, point {i}: {b:?} does not contain {e:?}");
+            let w = e.0 - e.1;
+            if (w - thr).abs() > tol {
+                assert_eq!(wide[i], w > thr, "seed {seed}, point {i}: width {w} vs {thr}");
+            }
+            // The enclosure of the width lies on the decided side: nothing unsolved could flip it.
+            let (lo, hi) = (b.sup.lower - b.inf.upper, b.sup.upper - b.inf.lower);
+            assert!(if wide[i] { lo > thr } else { hi <= thr }, "seed {seed}, point {i}: [{lo}, {hi}] vs {thr}");
+        }
+        solved_width += batch.solved;
+        // LargestUpper and SmallestLower: the exact extreme, and no unsolved point could beat it.
+        for question in [BoundsQuestion::LargestUpper, BoundsQuestion::SmallestLower] {
+            let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+            let batch = set.pointwise_bounds(&cands, question).unwrap();
+            let best = batch.best.unwrap();
+            let up = question == BoundsQuestion::LargestUpper;
+            let key = |e: &(f64, f64)| if up { e.0 } else { -e.1 };
+            let extreme = exact.iter().map(key).fold(f64::NEG_INFINITY, f64::max);
+            assert!(key(&exact[best]) >= extreme - tol, "seed {seed} {question:?}: {} vs {extreme}", key(&exact[best]));
+            let side = |b: &PointBounds| {
+                if up { b.sup } else { ValueBounds { lower: -b.inf.upper, upper: -b.inf.lower, ..b.inf } }
+            };
+            assert!(side(&batch.points[best]).solved);
+            let found = side(&batch.points[best]).mid();
+            for (i, (b, e)) in batch.points.iter().zip(&exact).enumerate() {
+                assert!(contains(b, *e), "seed {seed} {question:?}, point {i}: {b:?} vs {e:?}");
+                let s = side(b);
+                assert!(
+                    s.solved || s.upper <= found + 1e-6 * found.abs().max(1.0) + tol,
+                    "seed {seed}: point {i} {s:?} vs {found}"
+                );
+            }
+            solved_best += batch.solved;
+        }
+        total += 25;
+    }
+    // The screening saves programs overall (12 instances × 25 points; 2 programs per point for a width).
+    assert!(solved_width < 2 * total, "width: {solved_width} of {}", 2 * total);
+    assert!(solved_best < 2 * total, "argmax/argmin: {solved_best} of {}", 2 * total);
+    eprintln!(
+        "batch bounds: width {solved_width} of {} programs, argmax/argmin {solved_best} of {}",
+        2 * total,
+        2 * total
+    );
+}
+
+#[test]
+fn batch_bounds_reject_a_bad_threshold_and_points_of_another_support() {
+    let (base, p, mle, beta) = random_instance(2);
+    let cands = p.candidates_from_gram(&base, &[0, 1]).unwrap();
+    let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+    let e = set.pointwise_bounds(&cands, BoundsQuestion::WidthAbove(f64::NAN)).unwrap_err();
+    assert!(e.to_string().contains("threshold"), "{e}");
+    assert!(set.pointwise_bounds(&[], BoundsQuestion::LargestUpper).is_err());
+    let (base2, p2, _, _) = random_instance(5);
+    if p2.len() != p.len() {
+        let other = p2.candidates_from_gram(&base2, &[0]).unwrap();
+        assert!(set.pointwise_bounds(&other, BoundsQuestion::All).is_err());
+    }
 }
