@@ -462,20 +462,37 @@ impl Cobol {
         let lambda = self.lambda;
         let use_upper = lambda < 0.0;
         let z_range = |p: &GPoint| if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
-        let j_range = |i: usize| {
-            let (zl, zh) = z_range(&gpts[i]);
-            let (a, b) = (bounds[i].lcb + lambda * zl, bounds[i].lcb + lambda * zh);
-            (a.min(b), a.max(b))
+        let j_range_of = |p: &GPoint, lcb: f64| {
+            let (zl, zh) = if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+            (lcb + lambda * zl).min(lcb + lambda * zh)
         };
+        let first: Vec<(f64, f64)> = (0..pts.len())
+            .map(|i| {
+                let (zl, zh) = z_range(&gpts[i]);
+                let (a, b) = (bounds[i].lcb + lambda * zl, bounds[i].lcb + lambda * zh);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        let j_range = |i: usize| first[i];
         let cap = (0..pts.len()).map(|i| j_range(i).1).fold(f64::INFINITY, f64::min);
         let mut order: Vec<usize> = (0..pts.len()).filter(|&i| j_range(i).0 <= cap).collect();
         order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
+        let mut gpts = gpts;
         let mut best: Option<(usize, f64, f64)> = None;
         for &i in &order {
-            if let Some((_, bj, _)) = best
-                && j_range(i).0 > bj
-            {
-                break;
+            if let Some((_, bj, _)) = best {
+                if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                    // In increasing order of the first bounds: no later point can do better.
+                    if j_range(i).0 > bj {
+                        break;
+                    }
+                    continue;
+                }
+                // Every solve adds cuts: tighten this point's enclosure before solving it.
+                g.refresh(&mut gpts[i])?;
+                if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                    continue;
+                }
             }
             info.solved += 1;
             let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };

@@ -6,9 +6,7 @@
 //! the mixed objective LCB + λ g_lower of Eq. (5) is in standardised f units, as in the code.
 
 use crate::config::{AlphaRule, BetaRule, ValidCobolConfig};
-use bohf_confidence::{
-    Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation, alpha1_cobol, ball_halfspace_support,
-};
+use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation, alpha1_cobol};
 use bohf_core::{BoxDomain, Error, Result};
 use bohf_gp::regression::{DataTransform, GpRegression, fit_hyperparameters};
 use bohf_kernels::{Kernel, Stationary};
@@ -123,9 +121,6 @@ struct GSet {
     problem: ConfidenceProblem,
     mle: MleFit,
     set: ConfidenceSet,
-    /// The tangent halfspace of ℓ at the MLE, uᵀp ≤ c with p = (w, ω): ℓ concave, so
-    /// ℓ(w) ≥ ℓ* − α₁ implies −∇ℓ(ŵ)ᵀw ≤ α₁ − ∇ℓ(ŵ)ᵀŵ.
-    cut: (DVector<f64>, f64),
 }
 
 /// A point prepared for g: its whitened coordinates, MLE value and certified cheap bounds of
@@ -166,13 +161,7 @@ impl GModel {
             let problem = ConfidenceProblem::new(&gram, &observations(rejects), &confidence)?;
             let mle = problem.mle()?;
             let set = ConfidenceSet::new(&problem, &mle, alpha)?;
-            let (_, grad) = problem.whitened_log_likelihood(&mle.w)?;
-            let mut u = DVector::zeros(grad.len() + 1);
-            for i in 0..grad.len() {
-                u[i] = -grad[i];
-            }
-            let c = alpha - grad.dot(&mle.w);
-            Some(GSet { problem, mle, set, cut: (u, c) })
+            Some(GSet { problem, mle, set })
         };
         Ok(Self {
             kernel: kernel.clone(),
@@ -189,7 +178,9 @@ impl GModel {
         self.inner.as_ref().map(|g| g.mle.log_likelihood)
     }
 
-    /// Prepares the point `x` (working units).
+    /// Prepares the point `x` (working units): its certified enclosures from bohf-confidence
+    /// ([`ConfidenceSet::cheap_pointwise_bounds`]: the ball, the latent box and every cut of the
+    /// set known so far), tightened by the MLE interpolant (feasible, so g_lower ≤ ĝ ≤ g_upper).
     pub fn point(&self, x: &[f64]) -> Result<GPoint> {
         let kxx = self.kernel.eval(x, x);
         let cap = self.latent_box.unwrap_or(f64::INFINITY);
@@ -199,14 +190,20 @@ impl GModel {
         };
         let kx = DVector::from_iterator(self.support.len(), self.support.iter().map(|s| self.kernel.eval(s, x)));
         let c = g.problem.candidate(&kx, kxx)?;
-        let mle = g.mle.value_at(&c)?;
-        let n = c.coordinates().len();
-        let mut dir = DVector::zeros(n + 1);
-        dir.rows_mut(0, n).copy_from(c.coordinates());
-        dir[n] = c.rho();
-        let up = ball_halfspace_support(&dir, &g.cut.0, g.cut.1, self.norm_bound).min(cap).max(mle);
-        let down = ball_halfspace_support(&(-&dir), &g.cut.0, g.cut.1, self.norm_bound).min(cap).max(-mle);
-        Ok(GPoint { candidate: Some(c), mle, lower_floor: -down, upper_cap: up, exact: None })
+        let mut p = GPoint { candidate: Some(c), mle: 0.0, lower_floor: -cap, upper_cap: cap, exact: None };
+        self.refresh(&mut p)?;
+        Ok(p)
+    }
+
+    /// Tightens `p`'s certified enclosures with the cuts the set has learnt since (every solve adds
+    /// some).
+    pub fn refresh(&self, p: &mut GPoint) -> Result<()> {
+        let (Some(g), Some(c)) = (&self.inner, &p.candidate) else { return Ok(()) };
+        p.mle = g.mle.value_at(c)?;
+        let b = g.set.cheap_pointwise_bounds(c)?;
+        p.lower_floor = p.lower_floor.max(b.inf.lower).min(p.mle);
+        p.upper_cap = p.upper_cap.min(b.sup.upper).max(p.mle);
+        Ok(())
     }
 
     /// g_lower(x) = inf_{g̃ ∈ C} g̃(x) (eq. (39)), "protected" by the MLE: min(g_lower, ĝ(x)).

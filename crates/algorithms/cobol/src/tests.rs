@@ -349,3 +349,31 @@ fn the_baselines_ask_what_they_should() {
         assert_eq!(c.labels().is_empty(), !label_ok);
     }
 }
+
+#[test]
+#[ignore = "diagnostic: prints the work of one iteration at the bench's size"]
+fn diagnostic_bench_size_iteration() {
+    let domain = BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(20).unwrap();
+    let ctx = SearchContext::new(domain.clone(), 300).unwrap();
+    let config =
+        CobolConfig { initial_evaluations: 100, initial_labels: 100, balanced_labels: false, ..CobolConfig::default() };
+    let u = |x: &[f64]| -((x[0] - 0.3).powi(2) + (x[1] - 0.7).powi(2));
+    let mut r = rng::seeded(1);
+    let mut c = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let mut history = Vec::new();
+    for k in 0..200 {
+        let p = domain.point(r.random_range(0..400)).unwrap();
+        if k < 100 {
+            history.push((Query::Evaluate(p.clone()), Answer::Value(u(&p.coords))));
+        } else {
+            history.push((Query::Label(p.clone()), Answer::Label { accept: expert_label(1.0, &p.coords, &mut r) }));
+        }
+    }
+    c.observe_batch(&history).unwrap();
+    let t = std::time::Instant::now();
+    let _ = c.g_model().unwrap();
+    eprintln!("g model: {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    c.suggest(&mut rng::seeded(2)).unwrap();
+    eprintln!("suggest: {:?} {:?}", t.elapsed(), c.last_step());
+}
