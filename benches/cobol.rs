@@ -4,10 +4,10 @@
 //!   (a 20×20 grid of [0, 1]², u = −‖x − (0.3, 0.7)‖², 100 evaluations and 100 labels of a
 //!   synthetic expert with a = 1 already observed): the lengthscale fit is done, the suggestion
 //!   builds g's set (MLE), searches x^c over the 400 candidates with certified pruning, and
-//!   evaluates the no-harm and handover tests: < 50 ms. Measured (2026-11-24, idle machine):
-//!   135 ms — not met; 17 of 400 candidate programs are solved, at ~7 ms each with 100 labels, and
-//!   g's MLE takes ~30 ms (481 ms before the x^c search used bohf-confidence's certified
-//!   enclosures, measured under load).
+//!   evaluates the no-harm and handover tests: < 50 ms. Measured 2026-11-24 (machine shared with
+//!   other jobs): 135 ms, not met. 17 of the 400 candidate programs are solved (the rest pruned),
+//!   plus g's MLE, each with 100 labels; before the x^c search used bohf-confidence's certified
+//!   enclosures it was 481 ms (measured under heavier load).
 //! * `cobol_step/box_ackley4_labels100`: one box-mode iteration on Ackley-4D ([−1, 1]⁴) with 100
 //!   labels and 20 evaluations (default box search: LCB and UCB multistart, 512 candidates for
 //!   x^c): < 500 ms. Measured: 208 ms.
