@@ -5,7 +5,8 @@
 //!   synthetic expert with a = 1 already observed): the lengthscale fit is done, the suggestion
 //!   builds g's set (MLE), searches x^c over the 400 candidates with certified pruning, and
 //!   evaluates the no-harm and handover tests: < 50 ms. Measured 2026-11-24 (machine shared with
-//!   other jobs): 135 ms, not met. 17 of the 400 candidate programs are solved (the rest pruned),
+//!   other jobs): 135 ms, not met. About 17 of the 400 candidate programs are solved (a state of
+//!   the same size in the diagnostic test of bohf-cobol; the rest pruned),
 //!   plus g's MLE, each with 100 labels; before the x^c search used bohf-confidence's certified
 //!   enclosures it was 481 ms (measured under heavier load).
 //! * `cobol_step/box_ackley4_labels100`: one box-mode iteration on Ackley-4D ([−1, 1]⁴) with 100
