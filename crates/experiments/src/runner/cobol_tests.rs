@@ -87,3 +87,18 @@ fn a_bad_expert_is_named() {
     let e = e.unwrap_err().to_string();
     assert!(e.contains("g_thr"), "{e}");
 }
+
+#[test]
+fn the_cobol_presets_are_valid_specs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/cobol");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let spec = ExperimentSpec::from_toml_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(Some(spec.name.as_str()), path.file_stem().and_then(|s| s.to_str()));
+        Experiment::new(spec, &registry()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        n += 1;
+    }
+    assert_eq!(n, 11, "Experiments A (5), B (5) and C (1)");
+}
