@@ -73,13 +73,18 @@ pub struct KernelSensitivity {
 #[derive(Debug, Clone)]
 struct Halfspace {
     u: DVector<f64>,
+    unorm: f64,
     h: f64,
     mu: f64,
 }
 
 impl Halfspace {
+    fn new(u: DVector<f64>, h: f64, mu: f64) -> Self {
+        Self { unorm: u.norm(), u, h, mu }
+    }
+
     fn plain(u: DVector<f64>, h: f64) -> Self {
-        Self { u, h, mu: 0.0 }
+        Self::new(u, h, 0.0)
     }
 }
 
@@ -92,11 +97,26 @@ struct DirectionDots {
 }
 
 impl DirectionDots {
-    fn new(g: &DVector<f64>, c: &Candidate) -> Self {
+    /// ‖g‖², and gᵀc and ‖c‖² when a latent box prices the candidate's rows (else zero: unused).
+    fn new(g: &DVector<f64>, c: &Candidate, latent_box: bool) -> Self {
+        if !latent_box {
+            return Self { gg: g.norm_squared(), gc: 0.0, cc: 0.0 };
+        }
         let n = c.coordinates().len();
         let gc = g.rows(0, n).dot(c.coordinates()) + g[n] * c.rho();
         Self { gg: g.norm_squared(), gc, cc: c.coordinates().norm_squared() + c.rho() * c.rho() }
     }
+}
+
+/// One cut {uᵀp ≤ h} seen from a direction g and candidate row c: gᵀu, cᵀu, ‖u‖, h, and the
+/// multiplier of the cut's own program.
+#[derive(Debug, Clone, Copy)]
+struct CutDots {
+    gu: f64,
+    cu: f64,
+    unorm: f64,
+    h: f64,
+    mu: f64,
 }
 
 /// A certified upper bound on the program h(g) = max {gᵀp : p ∈ C′, |cᵀp| ≤ `latent_box`} from the
@@ -106,16 +126,8 @@ impl DirectionDots {
 /// −cᵀp ≤ b), h(g) ≤ |μ|·b + S(g − μc), a convex function of μ; it is minimised by golden-section
 /// search from `mu_hint` (the multiplier of the cut's own program), and every value evaluated is a
 /// valid bound, so the result is certified however far the search gets.
-fn lagrangian_bound(
-    g: &DirectionDots,
-    gu: f64,
-    cu: f64,
-    unorm: f64,
-    h: f64,
-    b: f64,
-    latent_box: Option<f64>,
-    mu_hint: f64,
-) -> f64 {
+fn lagrangian_bound(g: &DirectionDots, cut: CutDots, b: f64, latent_box: Option<f64>) -> f64 {
+    let CutDots { gu, cu, unorm, h, mu: mu_hint } = cut;
     let at = |mu: f64| {
         let dnorm = (g.gg - 2.0 * mu * g.gc + mu * mu * g.cc).max(0.0).sqrt();
         support_from_dots(dnorm, gu - mu * cu, unorm, h, b)
@@ -465,7 +477,7 @@ impl ConfidenceSet {
                 let h = sol.value - offset;
                 // The multipliers are accurate to the solver tolerance: a relative slack on them.
                 let h = h + self.slack(h) + self.slack(offset);
-                self.cuts.push(Halfspace { u, h, mu: shift });
+                self.cuts.push(Halfspace::new(u, h, shift));
             }
         }
         if let Some(cut) = self.tangent_cut(&sol.w) {
@@ -591,15 +603,25 @@ impl ConfidenceSet {
 
     /// B‖g‖ tightened by the cuts recorded from position `from` on (0: all of them).
     fn upper_from_cuts(&self, g: &DVector<f64>, c: &Candidate, from: usize) -> f64 {
+        let dots = DirectionDots::new(g, c, self.data.latent_box.is_some());
+        self.upper_with_dots(g, c, &dots, from)
+    }
+
+    /// [`Self::upper_from_cuts`] with the direction's inner products computed once by the caller
+    /// (the screened search reuses them after every solve).
+    fn upper_with_dots(&self, g: &DVector<f64>, c: &Candidate, dots: &DirectionDots, from: usize) -> f64 {
         let b = self.data.norm_bound;
         let bx = self.data.latent_box;
-        let dots = DirectionDots::new(g, c);
-        let mut best = if from == 0 { lagrangian_bound(&dots, 0.0, 0.0, 0.0, 0.0, b, bx, 0.0) } else { f64::INFINITY };
+        let mut best = if from == 0 {
+            lagrangian_bound(dots, CutDots { gu: 0.0, cu: 0.0, unorm: 0.0, h: 0.0, mu: 0.0 }, b, bx)
+        } else {
+            f64::INFINITY
+        };
         let n = self.layout.n;
         for cut in &self.cuts[from..] {
             let gu = g.dot(&cut.u);
             let cu = if bx.is_some() { cut.u.rows(0, n).dot(c.coordinates()) + cut.u[n] * c.rho() } else { 0.0 };
-            best = best.min(lagrangian_bound(&dots, gu, cu, cut.u.norm(), cut.h, b, bx, cut.mu));
+            best = best.min(lagrangian_bound(dots, CutDots { gu, cu, unorm: cut.unorm, h: cut.h, mu: cut.mu }, b, bx));
         }
         best
     }
@@ -728,8 +750,11 @@ impl ConfidenceSet {
         program: Program,
     ) -> Result<ScreenedMax> {
         let b = self.data.norm_bound;
+        let with_box = self.data.latent_box.is_some();
+        let dots: Vec<DirectionDots> =
+            dirs.iter().zip(candidates).map(|(g, c)| DirectionDots::new(g, c, with_box)).collect();
         let mut upper: Vec<f64> =
-            dirs.iter().zip(candidates).map(|(g, c)| self.upper_from_cuts(g, c, 0).min(cap)).collect();
+            (0..dirs.len()).map(|j| self.upper_with_dots(&dirs[j], &candidates[j], &dots[j], 0).min(cap)).collect();
         let mut lower: Vec<f64> = dirs.iter().zip(candidates).map(|(g, c)| self.lower_from_feasible(g, c)).collect();
         let mut floor = lower.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let first = if floor > f64::NEG_INFINITY {
@@ -752,7 +777,7 @@ impl ConfidenceSet {
             lower[i] = sol.value;
             for (j, (g, c)) in dirs.iter().zip(candidates).enumerate() {
                 if !solved[j] {
-                    upper[j] = upper[j].min(self.upper_from_cuts(g, c, known_cuts) + tol(upper[j]));
+                    upper[j] = upper[j].min(self.upper_with_dots(g, c, &dots[j], known_cuts) + tol(upper[j]));
                     for w in &self.feasible[known_points..] {
                         lower[j] = lower[j].max(self.lower_from_point(g, c, w));
                     }

@@ -611,7 +611,7 @@ fn random_instance(seed: u64) -> (DMatrix<f64>, ConfidenceProblem, MleFit, f64) 
     let mut prev = r.random_range(0..25usize);
     for _ in 0..k {
         let x = r.random_range(0..25usize);
-        if seed % 2 == 0 {
+        if seed.is_multiple_of(2) {
             let p = sigmoid(f(x) - f(prev));
             obs.push(Observation::Duel(Duel::new(x, prev, r.random::<f64>() < p)));
             prev = x;
@@ -620,7 +620,7 @@ fn random_instance(seed: u64) -> (DMatrix<f64>, ConfidenceProblem, MleFit, f64) 
             obs.push(Observation::Label { point: x, positive: r.random::<f64>() < p });
         }
     }
-    let latent_box = if seed % 3 == 0 { Some(r.random_range(1.0..2.5)) } else { None };
+    let latent_box = if seed.is_multiple_of(3) { Some(r.random_range(1.0..2.5)) } else { None };
     let config = ConfidenceConfig { latent_box, ..ConfidenceConfig::with_norm_bound(r.random_range(1.5..4.0)) };
     let anchor = r.random_range(0..25usize);
     let p = ConfidenceProblem::on_candidates(&base, &[anchor], &obs, &config).unwrap();

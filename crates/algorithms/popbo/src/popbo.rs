@@ -47,7 +47,9 @@ pub struct StepInfo {
 /// coordinates l_x = L⁻¹k_x of all candidates (one triangular solve with N right-hand sides), and the
 /// clarabel solver of the set (a candidate changes only the objective). The argmax then solves only
 /// the candidates whose certified upper bound (B‖g_x‖, tightened by the tangent halfspace of the
-/// log-likelihood at every solved optimum) can still beat the best value found, largest bound
+/// log-likelihood at every solved optimum, the halfspace of every solved direction and, with the
+/// latent box, the Lagrangian cuts of the box rows, which screen the plateau where f̃(x) reaches
+/// the box) can still beat the best value found, largest bound
 /// first, with the MLE and earlier optima as certified lower bounds
 /// ([`ConfidenceSet::maximise_advantage`]);
 /// [`StepInfo::solved`] says how many were solved. The
