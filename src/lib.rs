@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub use bohf_baselines as baselines;
+pub use bohf_cobol as cobol;
 pub use bohf_confidence as confidence;
 pub use bohf_core as core;
 pub use bohf_experiments as experiments;

@@ -4,7 +4,7 @@
 use crate::arrays;
 use crate::convert::{from_json, table};
 use crate::errors::{AnswerError, SessionError, SpecError, session_err};
-use bohf_session::{AskSpec, Candidates, Session, protocol};
+use bohf_session::{AskSpec, Candidates, Session, StoredAnswer, protocol};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -73,7 +73,7 @@ impl NativeSession {
                     )));
                 }
                 let values = (0..n).map(|i| m.row(i).iter().copied().collect()).collect();
-                bohf_session::body_with(spec, Candidates { attributes, names, values })
+                bohf_session::body_with(spec, Candidates { attributes, names, values, images: None })
             }
             None => bohf_session::body_of(spec),
         }
@@ -131,12 +131,13 @@ impl NativeSession {
             )));
         }
         let answer = match protocol::parse_answer(pending, answer).map_err(AnswerError::new_err)? {
-            protocol::Reply::Answer(a) => a,
+            protocol::Reply::Answer(a) => StoredAnswer::Answer(a),
+            protocol::Reply::Abstain(k) => StoredAnswer::Abstain(k),
             protocol::Reply::Quit => {
                 return Err(AnswerError::new_err("quit is not an answer: stop calling tell() (everything is saved)"));
             }
         };
-        py.detach(|| s.answer(answer)).map_err(session_err)
+        py.detach(|| s.record(answer)).map_err(session_err)
     }
 
     /// The current recommendation as an option dict, or None.

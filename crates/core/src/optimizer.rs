@@ -210,6 +210,12 @@ impl From<SearchContext<crate::domain::BoxDomain>> for SearchContext<crate::doma
     }
 }
 
+/// Algorithm-specific facts about the last step, as (name, value) pairs in a fixed order, which
+/// the experiment runner records beside each step (e.g. COBOL's λ, the branch of its no-harm test,
+/// whether an evaluation followed an accepted label). Names are short identifiers; values are
+/// text (numbers in Rust's shortest round-trip form). Neither may contain `;` or `=`.
+pub type StepDetails = Vec<(&'static str, String)>;
+
 /// A sequential optimiser from human feedback.
 ///
 /// Its state is its configuration plus the history of (query, answer) pairs, so a session is saved by
@@ -249,6 +255,11 @@ pub trait Optimizer {
     }
     /// The current best guess of the maximiser.
     fn recommend(&self) -> Result<Point>;
+    /// What the last step computed, for the records ([`StepDetails`]); by default nothing, so an
+    /// algorithm that supplies none writes the same records as before this method existed.
+    fn step_details(&self) -> StepDetails {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

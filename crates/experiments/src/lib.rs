@@ -42,6 +42,7 @@
 
 pub mod checksum;
 pub mod error;
+pub mod feedback;
 pub mod folder;
 pub mod limits;
 pub mod lock;
@@ -69,6 +70,7 @@ pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry
 pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
 pub use runner::{Experiment, FailedRun, Results, RunId, TaskOutcome};
 pub use spec::{
-    AlgorithmSpec, ExperimentSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec, ResponseModel,
+    AlgorithmSpec, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec,
+    ResponseModel,
 };
 pub use summary::{AlgorithmSummary, AtHorizon, Curve, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se};

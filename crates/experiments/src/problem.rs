@@ -13,7 +13,9 @@ use crate::spec::{ProblemSpec, RespondentSpec, ResponseModel};
 use bohf_core::{BoxDomain, Domain, FiniteDomain};
 use bohf_problems::functions::WithDomain;
 use bohf_problems::respondents::Combined;
-use bohf_problems::{DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, TestFunction, presets};
+use bohf_problems::{
+    DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, presets,
+};
 use std::sync::Arc;
 
 /// The utility of a prepared problem, on the respondent's scale.
@@ -34,6 +36,7 @@ pub struct PreparedProblem {
     model: DuelModel,
     noise_sd: f64,
     regret: RegretModel,
+    expert: Option<crate::spec::ExpertSpec>,
 }
 
 impl PreparedProblem {
@@ -71,13 +74,14 @@ impl PreparedProblem {
                 model,
                 noise_sd,
                 regret,
+                expert: respondent.expert,
             });
         }
         let (base, title) = tabulate(problem)?;
         let utility = Arc::new(base.rescaled(&bohf_problems::Affine::new(respondent.scale, 0.0)?));
         let regret = RegretModel::new(&utility, model);
         let domain = Domain::Finite(utility.domain().clone());
-        Ok(Self { title, domain, utility: Truth::Grid(utility), model, noise_sd, regret })
+        Ok(Self { title, domain, utility: Truth::Grid(utility), model, noise_sd, regret, expert: respondent.expert })
     }
 
     /// A description of the problem, for plot titles.
@@ -123,15 +127,40 @@ impl PreparedProblem {
     }
 
     /// A fresh simulated respondent: duels from the duel model, evaluations with N(0, σ²) noise;
-    /// labels are not answered (an error names the query kind).
+    /// labels by the synthetic expert of `respondent.expert`, if given (otherwise an error names
+    /// the query kind).
     pub fn respondent(&self) -> Result<Combined> {
+        let no_range = || {
+            crate::error::ExperimentError::spec(
+                "respondent.expert.f_range",
+                "a box problem needs COBOL's [f_min, f_max] (the candidate set's range is the default only on grids)",
+            )
+        };
         Ok(match &self.utility {
-            Truth::Grid(u) => Combined::new()
-                .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
-                .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?),
-            Truth::Box(u) => Combined::new()
-                .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
-                .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?),
+            Truth::Grid(u) => {
+                let c = Combined::new()
+                    .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
+                    .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?);
+                match self.expert {
+                    None => c,
+                    Some(e) => {
+                        let [lo, hi] = e.f_range.unwrap_or([-u.max(), -u.min()]);
+                        c.with_labels(SyntheticExpert::cobol(Arc::clone(u), e.accuracy, lo, hi)?)
+                    }
+                }
+            }
+            Truth::Box(u) => {
+                let c = Combined::new()
+                    .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
+                    .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?);
+                match self.expert {
+                    None => c,
+                    Some(e) => {
+                        let [lo, hi] = e.f_range.ok_or_else(no_range)?;
+                        c.with_labels(SyntheticExpert::cobol(Arc::clone(u), e.accuracy, lo, hi)?)
+                    }
+                }
+            }
         })
     }
 }

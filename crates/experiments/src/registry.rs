@@ -73,6 +73,7 @@ registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig, bohf_baselines::
 registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
+registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
 
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
@@ -178,6 +179,29 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
     }
     fn box_search_type() -> Option<&'static str> {
         Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))
+    }
+}
+
+impl RegisteredAlgorithm<BoxDomain> for bohf_cobol::Cobol {
+    type Config = BoxModeConfig<bohf_cobol::CobolConfig, bohf_cobol::CobolBoxSearch>;
+    type Checked = (bohf_cobol::ValidCobolConfig, bohf_cobol::ValidCobolBoxSearch);
+    /// COBOL's check, the search's check, and the bounds of [`crate::limits`] on `candidates`,
+    /// `lcb.samples`, `lcb.starts` and `lcb.local.max_iterations`.
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("candidates", s.candidates, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+        box_bound("lcb.samples", s.lcb.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+        box_bound("lcb.starts", s.lcb.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("lcb.local.max_iterations", s.lcb.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
+    }
+    /// Refuses `candidates` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        box_samples(search.candidates, ctx.domain())?;
+        bohf_cobol::Cobol::new_box(ctx, config, search)
+    }
+    fn box_search_type() -> Option<&'static str> {
+        Some(short_type_name(std::any::type_name::<bohf_cobol::CobolBoxSearch>()))
     }
 }
 
@@ -627,6 +651,16 @@ impl Registry {
                 "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage (on a box: multistart projected gradient ascent, `PopBoBox`)",
             )
             .with_memory(move |s| vec![gram(s), pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_cobol::Cobol>(
+                "cobol",
+                "COBOL: BO with an expert's accept/reject labels, no-harm and handover tests (Xu, Adachi et al. 2024)",
+            )
+            .with_box::<bohf_cobol::Cobol>()
+            .documented(
+                "Xu, Adachi, Jones & Osborne (2024), COBOL, Algorithm 1 (also COBOHL, Algorithm 2, and vanilla GP-LCB with `variant`)",
+                "labels (accept/reject) of x^c while g's interval is wider than g_thr, and evaluations f(x) of x^c or x^u; a rejected point is not evaluated",
+            )
+            .with_memory(move |s| vec![pairs_t(s)]),
         ];
         for e in entries {
             r.register(e).expect("built-in names are distinct");

@@ -15,6 +15,7 @@
 //! | `recommendation` | the recommendation x̂_t after step t: a candidate index, or coordinates as above |
 //! | `simple_regret` | P(x* ≻ x̂_t) − ½ |
 //! | `elapsed_s` | seconds spent in the algorithm (suggest, observe, recommend) up to step t; written only with [`Timing::Include`] |
+//! | `details` | the algorithm's [`bohf_core::StepDetails`] of the step as `name=value` pairs joined by `;` (e.g. COBOL's `phase=iteration;branch=expert;lambda=0.98;…`); the column is written only if some step of the runs has details, so the CSV of algorithms without any is unchanged |
 //!
 //! Numbers are written in Rust's shortest round-trip form, so reading a CSV back gives the same
 //! values bit for bit. Everything but `elapsed_s` is a deterministic function of the spec, so two
@@ -139,6 +140,29 @@ pub struct StepRecord {
     pub simple_regret: f64,
     /// Seconds spent in the algorithm up to step t (not deterministic).
     pub elapsed_s: f64,
+    /// The algorithm's [`bohf_core::StepDetails`] of the step (empty for most algorithms).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<(String, String)>,
+}
+
+impl StepRecord {
+    /// The value of detail `name`, if the algorithm recorded it.
+    pub fn detail(&self, name: &str) -> Option<&str> {
+        self.details.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The `details` CSV field: `name=value` pairs joined by `;`.
+    pub fn details_field(&self) -> String {
+        self.details.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";")
+    }
+}
+
+/// Reads a `details` field written by [`StepRecord::details_field`]; `None` if a pair has no `=`.
+pub fn parse_details(field: &str) -> Option<Vec<(String, String)>> {
+    if field.is_empty() {
+        return Some(Vec::new());
+    }
+    field.split(';').map(|p| p.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))).collect()
 }
 
 /// All steps of one run of one algorithm.
@@ -176,14 +200,22 @@ pub const CSV_COLUMNS: [&str; 11] = [
     "simple_regret",
 ];
 
-/// The CSV header line (with a final newline).
-pub fn csv_header(timing: Timing) -> String {
+/// The CSV header line (with a final newline), with the `details` column if `details`.
+pub fn csv_header(timing: Timing, details: bool) -> String {
     let mut h = CSV_COLUMNS.join(",");
     if timing == Timing::Include {
         h.push_str(",elapsed_s");
     }
+    if details {
+        h.push_str(",details");
+    }
     h.push('\n');
     h
+}
+
+/// Whether any step of `runs` has details (then the CSV has the `details` column).
+fn any_details(runs: &[RunRecord]) -> bool {
+    runs.iter().any(|r| r.steps.iter().any(|s| !s.details.is_empty()))
 }
 
 /// A field quoted if it holds a comma, a quote or a line break (RFC 4180).
@@ -197,8 +229,8 @@ impl RunRecord {
         self.steps.last().map_or(0.0, |s| s.elapsed_s)
     }
 
-    /// The run's rows of the CSV (no header).
-    pub fn csv_rows(&self, timing: Timing) -> String {
+    /// The run's rows of the CSV (no header), with the `details` field if `details`.
+    pub fn csv_rows(&self, timing: Timing, details: bool) -> String {
         let mut out = String::new();
         let label = csv_field(&self.label);
         for s in &self.steps {
@@ -223,6 +255,9 @@ impl RunRecord {
             if timing == Timing::Include {
                 let _ = write!(out, ",{:?}", s.elapsed_s);
             }
+            if details {
+                let _ = write!(out, ",{}", csv_field(&s.details_field()));
+            }
             out.push('\n');
         }
         out
@@ -230,15 +265,17 @@ impl RunRecord {
 
     /// The run as a CSV file with header.
     pub fn to_csv(&self, timing: Timing) -> String {
-        csv_header(timing) + &self.csv_rows(timing)
+        let details = any_details(std::slice::from_ref(self));
+        csv_header(timing, details) + &self.csv_rows(timing, details)
     }
 }
 
 /// All runs as one CSV (header, then the runs in the given order).
 pub fn runs_to_csv(runs: &[RunRecord], timing: Timing) -> String {
-    let mut out = csv_header(timing);
+    let details = any_details(runs);
+    let mut out = csv_header(timing, details);
     for r in runs {
-        out.push_str(&r.csv_rows(timing));
+        out.push_str(&r.csv_rows(timing, details));
     }
     out
 }
@@ -253,6 +290,7 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
     let col = |name: &str| table.column(name).map_err(ExperimentError::from);
     let c: Vec<usize> = CSV_COLUMNS.iter().map(|n| col(n)).collect::<Result<_>>()?;
     let c_elapsed = table.header().iter().position(|h| h == "elapsed_s");
+    let c_details = table.header().iter().position(|h| h == "details");
     let mut runs: Vec<RunRecord> = Vec::new();
     for (line, rec) in table.records() {
         let uint = |k: usize| -> Result<usize> {
@@ -309,6 +347,11 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
             elapsed_s: match c_elapsed {
                 Some(i) => float(i)?,
                 None => 0.0,
+            },
+            details: match c_details {
+                Some(i) => parse_details(&rec[i])
+                    .ok_or_else(|| bad(format!("line {line}: `details` is not name=value pairs: {:?}", rec[i])))?,
+                None => Vec::new(),
             },
         };
         let id = RunId { algorithm, run };

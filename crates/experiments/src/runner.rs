@@ -13,7 +13,7 @@
 //!
 //! **A step.** At t = 1..=T: `query = suggest(rng_alg)`, `answer = respondent(query, rng_resp)`,
 //! `observe(query, answer)`, `x̂_t = recommend()`; then the regrets of [`crate::metrics`] are
-//! recorded. `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
+//! recorded, with the algorithm's [`bohf_core::Optimizer::step_details`]. `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
 //! base Gram) and its three calls at each step, but not the respondent or the metrics.
 //!
 //! **Failures.** A run that fails (an algorithm, solver or respondent error) becomes a
@@ -223,6 +223,7 @@ impl Experiment {
                 recommendation: PointRecord::of(&recommendation, kind_of_domain).map_err(fail(t))?,
                 simple_regret: regret.simple(&recommendation).map_err(fail(t))?,
                 elapsed_s: elapsed,
+                details: optimizer.step_details().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             });
         }
         Ok(RunRecord { id, label, steps })
@@ -463,3 +464,6 @@ mod tests;
 
 #[cfg(test)]
 mod box_tests;
+
+#[cfg(test)]
+mod cobol_tests;

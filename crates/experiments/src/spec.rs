@@ -24,6 +24,7 @@
 //! link = "logistic"              # or "probit"
 //! scale = 1.0                    # h = scale·(u(x) − u(x′))
 //! noise_sd = 1.0                 # σ of scalar evaluations u(x) + N(0, σ²)
+//! # expert = { accuracy = 1.0, f_range = [0.0, 3.6253849384403627] }   # COBOL's labelling expert
 //!
 //! [[algorithms]]
 //! name = "pf-ts"                 # a name of the algorithm registry
@@ -160,12 +161,28 @@ pub struct RespondentSpec {
     pub scale: f64,
     /// The standard deviation σ ≥ 0 of scalar evaluations s·u(x) + N(0, σ²) (PF-TS App. F.1: 1).
     pub noise_sd: f64,
+    /// A synthetic labelling expert (COBOL Example 2.2) answering label queries; none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expert: Option<ExpertSpec>,
 }
 
 impl Default for RespondentSpec {
     fn default() -> Self {
-        Self { model: ResponseModel::Stochastic, link: Link::Logistic, scale: 1.0, noise_sd: 1.0 }
+        Self { model: ResponseModel::Stochastic, link: Link::Logistic, scale: 1.0, noise_sd: 1.0, expert: None }
     }
+}
+
+/// `[respondent.expert]`: COBOL's synthetic expert P(reject) = S(a·ρ(f(x))) with f = −s·u and ρ
+/// the affine map of [f_min, f_max] onto [−3, 3] ([`bohf_problems::SyntheticExpert::cobol`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpertSpec {
+    /// The accuracy a (finite): > 0 informative, 0 random, < 0 adversarial (the paper: −2..2).
+    pub accuracy: f64,
+    /// COBOL's [f_min, f_max] of the minimised f = −s·u (the code's constants, notes 004 §5.3).
+    /// Default: the range of f over the candidate set; required on a box.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f_range: Option<[f64; 2]>,
 }
 
 /// The duel model of the respondent.
@@ -535,6 +552,22 @@ impl RespondentSpec {
                 "respondent.noise_sd",
                 format!("must be finite and >= 0, got {}", self.noise_sd),
             ));
+        }
+        if let Some(e) = self.expert {
+            if !e.accuracy.is_finite() {
+                return Err(ExperimentError::spec(
+                    "respondent.expert.accuracy",
+                    format!("must be finite, got {}", e.accuracy),
+                ));
+            }
+            if let Some([lo, hi]) = e.f_range
+                && !(lo.is_finite() && hi.is_finite() && lo < hi)
+            {
+                return Err(ExperimentError::spec(
+                    "respondent.expert.f_range",
+                    format!("need finite f_min < f_max, got [{lo}, {hi}]"),
+                ));
+            }
         }
         Ok(())
     }

@@ -27,6 +27,7 @@ fn spec() -> AskSpec {
             }),
         },
         algorithm: AlgorithmSpec::named("pf-ts"),
+        show_recommendation: None,
     }
 }
 

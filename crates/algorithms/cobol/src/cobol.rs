@@ -1,0 +1,789 @@
+//! The COBOL optimiser (Algorithm 1), COBOHL (Algorithm 2) and COBOL's vanilla-LCB baseline, on a
+//! finite candidate set or a box.
+
+use crate::config::{
+    CobolBoxSearch, CobolConfig, DualRule, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant,
+};
+use crate::model::{Bounds, FModel, GModel, GPoint, alpha1, doubling_says_double};
+use bohf_core::rand::Rng;
+use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_kernels::Stationary;
+use nalgebra::{DMatrix, DVector};
+
+/// bohf maximises a utility u; COBOL minimises f. **The one place of the negation**: every value
+/// u entering COBOL becomes f = −u, and everything inside (LCB, UCB, the no-harm test, regret)
+/// is in COBOL's minimisation convention.
+pub fn cobol_objective(utility: f64) -> f64 {
+    -utility
+}
+
+/// Which branch line 6 of Algorithm 1 took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Branch {
+    /// The no-harm test passed: x_t = x^c (line 7).
+    Expert,
+    /// The no-harm test failed: x_t = x^u (line 14).
+    Vanilla,
+    /// COBOHL's constrained LCB point.
+    Constrained,
+}
+
+/// The phase a query belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// One of the initial uniformly random evaluations.
+    InitialEvaluation,
+    /// One of the initial uniformly random labels.
+    InitialLabel,
+    /// An iteration t of the algorithm.
+    Iteration,
+}
+
+/// What one suggestion computed (per query; an iteration that asks the expert and then evaluates
+/// makes two queries with the same `iteration`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StepInfo {
+    /// The phase.
+    pub phase: Phase,
+    /// The iteration t of Algorithm 1 (0 in the initial phase).
+    pub iteration: usize,
+    /// Line 6's branch (iterations only; `None` for the evaluation following an accepted label).
+    pub branch: Option<Branch>,
+    /// λ_t used by this iteration's primal problem.
+    pub lambda: f64,
+    /// λ_{t+1} after the dual update.
+    pub lambda_next: f64,
+    /// g_upper − g_lower at x_t, when line 8 was reached.
+    pub g_width: Option<f64>,
+    /// β_{f_t}.
+    pub beta: f64,
+    /// B_g and α₁ of g's set.
+    pub norm_bound: f64,
+    /// α₁.
+    pub alpha: f64,
+    /// The exact conic programs solved for x^c (the rest pruned by certified bounds).
+    pub solved: usize,
+    /// The number of candidate points searched for x^c.
+    pub candidates: usize,
+}
+
+#[derive(Clone)]
+enum Space {
+    Finite(FiniteDomain),
+    Box(BoxDomain, CobolBoxSearch),
+}
+
+/// A point with its candidate index (finite mode).
+#[derive(Debug, Clone, PartialEq)]
+struct Pt {
+    x: Vec<f64>,
+    index: Option<usize>,
+}
+
+impl Pt {
+    fn point(&self) -> Point {
+        match self.index {
+            Some(i) => Point::candidate(i, self.x.clone()),
+            None => Point::continuous(self.x.clone()),
+        }
+    }
+}
+
+/// What the next query is, decided from the data (see [`Cobol`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Decision {
+    pub(crate) query: Query,
+    pub(crate) info: StepInfo,
+}
+
+/// COBOL (Xu, Adachi, Jones & Osborne, NeurIPS 2024, Algorithm 1): Bayesian optimisation with an
+/// expert's accept/reject labels, with handover and no-harm guarantees. bohf's `u` is maximised
+/// through f = −u ([`cobol_objective`]).
+///
+/// **Initial data** (§5.1): `initial_evaluations` uniformly random evaluations, then
+/// `initial_labels` labels at uniformly random points (balanced: see
+/// [`CobolConfig::balanced_labels`]), then App. F's doubling test over the prefixes of the initial
+/// labels (pre-training).
+///
+/// **Iteration t** (one or two queries):
+///
+/// 1. f's GP (eq. (2a)/(2b)) with ARD-SE lengthscales fitted by type-II ML after every
+///    evaluation (inputs scaled to [0, 1]^d, outputs standardised, r = 10⁻⁴, outputscale 1), and
+///    β_{f_t} ([`crate::BetaRule`]); LCB = μ − βσ, UCB = μ + βσ (Lemma 3.1).
+/// 2. g's set C_t = {‖g̃‖_{k_g} ≤ B_g, ℓ_t(g̃) ≥ ℓ_t(ĝ^MLE) − α₁} (Lemma 3.2) with k_g the
+///    fitted kernel of f (Table 3), from bohf-confidence; g_lower/g_upper are eq. (39)/(38),
+///    protected by the MLE interpolant.
+/// 3. x^c = argmin LCB(x) + λ_t g_lower(x) (Eq. (5), via Prob. (6) at fixed x): exact inner
+///    conic programs, solved only where certified cheap bounds (the MLE value above, the ball ∩
+///    likelihood-tangent halfspace and the latent box below) cannot rule the point out;
+///    λ_{t+1} = [λ_t + ζ g_lower(x^c)]⁺ ([`crate::DualRule`]).
+/// 4. x^u = argmin LCB, min UCB.
+/// 5. Line 6 ([`crate::NoHarmRule`]): x^c if LCB(x^c) ≤ min UCB and σ(x^u) ≤ η σ(x^c), else x^u.
+/// 6. With x^c: if g_upper(x^c) − g_lower(x^c) > g_thr, the query is [`Query::Label`]; a reject
+///    ends the iteration (x^c is **not** evaluated), an accept makes the next query
+///    [`Query::Evaluate`] of x^c. Otherwise, and with x^u, the query is the evaluation.
+/// 7. After each label: App. F's doubling test when the number of labels is a multiple of
+///    `doubling_every` (B_g ← 2B_g and c_α ← 2c_α if rejected).
+///
+/// **Determinism and replay.** The state is the config plus the (query, answer) history. The
+/// only randomness of an iteration (box mode: the candidate points of x^c and the LCB search) is
+/// drawn from a stream seeded by the first evaluated point, so an iteration is a function of the
+/// history; [`Optimizer::observe`] with nothing pending recomputes the iteration's decision (for
+/// λ) and then records the answer, so replaying a history reproduces the run.
+#[derive(Clone)]
+pub struct Cobol {
+    config: CobolConfig,
+    space: Space,
+    scaling: BoxDomain,
+    evals: Vec<(Pt, f64)>,
+    labels: Vec<(Vec<f64>, bool)>,
+    initial_label_queries: usize,
+    initial_done: bool,
+    lambda: f64,
+    norm_bound: f64,
+    c_alpha: f64,
+    model: Option<FModel>,
+    pub(crate) iteration: usize,
+    /// x^c after an accepted label: the next query evaluates it.
+    awaiting_evaluation: Option<Pt>,
+    pending: Option<(Query, StepInfo)>,
+    last_step: Option<StepInfo>,
+    expert_queries: usize,
+}
+
+impl std::fmt::Debug for Cobol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cobol")
+            .field("evaluations", &self.evals.len())
+            .field("labels", &self.labels.len())
+            .field("lambda", &self.lambda)
+            .finish()
+    }
+}
+
+/// The bounding box of a candidate set (a flat dimension gets width 1 around its value).
+fn bounding_box(domain: &FiniteDomain) -> Result<BoxDomain> {
+    let p = domain.points();
+    let (mut lo, mut hi) = (Vec::new(), Vec::new());
+    for j in 0..p.ncols() {
+        let col = p.column(j);
+        let (a, b) = (col.min(), col.max());
+        if b > a {
+            lo.push(a);
+            hi.push(b);
+        } else {
+            lo.push(a - 0.5);
+            hi.push(a + 0.5);
+        }
+    }
+    BoxDomain::new(lo, hi)
+}
+
+impl Cobol {
+    /// COBOL on the candidate set of `ctx`.
+    pub fn new(ctx: &SearchContext, config: ValidCobolConfig) -> Result<Self> {
+        let scaling = bounding_box(ctx.domain())?;
+        Ok(Self::with_space(config, Space::Finite(ctx.domain().clone()), scaling))
+    }
+
+    /// COBOL on the box of `ctx`, with the box search `search`.
+    pub fn new_box(
+        ctx: &SearchContext<BoxDomain>,
+        config: ValidCobolConfig,
+        search: ValidCobolBoxSearch,
+    ) -> Result<Self> {
+        let domain = ctx.domain().clone();
+        Ok(Self::with_space(config, Space::Box(domain.clone(), search.into_config()), domain))
+    }
+
+    fn with_space(config: ValidCobolConfig, space: Space, scaling: BoxDomain) -> Self {
+        let config = config.into_config();
+        let c_alpha = match config.alpha {
+            crate::AlphaRule::Practical { initial } => initial,
+            crate::AlphaRule::Lemma32 { .. } => 1.0,
+        };
+        Self {
+            lambda: config.lambda0,
+            norm_bound: config.confidence.norm_bound,
+            c_alpha,
+            config,
+            space,
+            scaling,
+            evals: Vec::new(),
+            labels: Vec::new(),
+            initial_label_queries: 0,
+            initial_done: false,
+            model: None,
+            iteration: 0,
+            awaiting_evaluation: None,
+            pending: None,
+            last_step: None,
+            expert_queries: 0,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CobolConfig {
+        &self.config
+    }
+
+    /// λ_t, the dual variable of the next iteration.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// The current B_g.
+    pub fn norm_bound(&self) -> f64 {
+        self.norm_bound
+    }
+
+    /// The current c_α of the practical α₁.
+    pub fn c_alpha(&self) -> f64 {
+        self.c_alpha
+    }
+
+    /// The evaluated points and their values f = −u.
+    pub fn evaluations(&self) -> Vec<(Vec<f64>, f64)> {
+        self.evals.iter().map(|(p, f)| (p.x.clone(), *f)).collect()
+    }
+
+    /// The labels used by g's set: (point, reject).
+    pub fn labels(&self) -> &[(Vec<f64>, bool)] {
+        &self.labels
+    }
+
+    /// Expert queries made by the iterations (Q^g_t; the initial labels excluded, as in the code).
+    pub fn expert_queries(&self) -> usize {
+        self.expert_queries
+    }
+
+    /// What the last suggestion computed.
+    pub fn last_step(&self) -> Option<&StepInfo> {
+        self.last_step.as_ref()
+    }
+
+    /// The fitted model of f, once there is one.
+    pub fn f_model(&self) -> Option<&FModel> {
+        self.model.as_ref()
+    }
+
+    fn initial_labels_wanted(&self) -> usize {
+        if self.config.variant.uses_labels() { self.config.initial_labels } else { 0 }
+    }
+
+    fn kernel(&self) -> Result<Stationary> {
+        match &self.model {
+            Some(m) => Ok(m.kernel().clone()),
+            None => self.start_kernel(),
+        }
+    }
+
+    /// The start of the first fit: SE-ARD at the mode-free centre e^μ of the lengthscale prior
+    /// (BoTorch's dim-scaled log-normal), or 0.5 without a prior.
+    fn start_kernel(&self) -> Result<Stationary> {
+        let d = self.scaling.dim();
+        let l = self.config.hyper.lengthscale_prior.log_normal(d).map_or(0.5, |(mu, _)| mu.exp());
+        let [lo, hi] = self.config.hyper.effective_lengthscale_bounds();
+        let l = l.clamp(lo, hi);
+        Stationary::se(l)?.with_ard(vec![l; d])
+    }
+
+    fn refit(&mut self) -> Result<()> {
+        let d = self.scaling.dim();
+        let x = DMatrix::from_fn(self.evals.len(), d, |i, j| self.evals[i].0.x[j]);
+        let f = DVector::from_iterator(self.evals.len(), self.evals.iter().map(|e| e.1));
+        let start = self.kernel()?;
+        let check = self.config.check()?;
+        self.model = Some(FModel::fit(&check, &start, &x, &f, &self.scaling)?);
+        Ok(())
+    }
+
+    fn model(&mut self) -> Result<&FModel> {
+        if self.model.is_none() {
+            self.refit()?;
+        }
+        Ok(self.model.as_ref().expect("fitted above"))
+    }
+
+    fn label_data(&self) -> Result<(Vec<Vec<f64>>, Vec<bool>)> {
+        let m = self.model.as_ref().ok_or_else(|| Error::invalid("g", "no model of f yet"))?;
+        let pts = self.labels.iter().map(|(x, _)| m.working(x)).collect::<Result<Vec<_>>>()?;
+        Ok((pts, self.labels.iter().map(|l| l.1).collect()))
+    }
+
+    pub(crate) fn g_model(&mut self) -> Result<GModel> {
+        self.model()?;
+        let (pts, rejects) = self.label_data()?;
+        let alpha = alpha1(&self.config.alpha, self.c_alpha, self.norm_bound, pts.len(), self.iteration)?;
+        let check = self.config.check()?;
+        GModel::new(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha)
+    }
+
+    /// App. F: one doubling test with the current labels; doubles B_g and c_α if B_g is rejected.
+    fn doubling_test(&mut self, upto: usize) -> Result<()> {
+        self.model()?;
+        let (pts, rejects) = self.label_data()?;
+        let check = self.config.check()?;
+        let kernel = self.kernel()?;
+        let (pts, rejects) = (&pts[..upto], &rejects[..upto]);
+        if doubling_says_double(&check, &kernel, pts, rejects, self.norm_bound, self.c_alpha, self.iteration)? {
+            self.norm_bound *= 2.0;
+            self.c_alpha *= 2.0;
+        }
+        Ok(())
+    }
+
+    /// Seeded by the first evaluated point (so a function of the history).
+    fn iteration_rng(&self) -> bohf_core::BohfRng {
+        let seed = self.evals.first().map_or(0u64, |(p, _)| {
+            p.x.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, v| bohf_core::rng::splitmix64(h ^ v.to_bits()))
+        });
+        bohf_core::rng::stream(seed, &[self.iteration as u64])
+    }
+
+    fn random_point(&self, rng: &mut dyn Rng) -> Result<Pt> {
+        use bohf_core::rand::RngExt;
+        match &self.space {
+            Space::Finite(d) => {
+                let i = rng.random_range(0..d.len());
+                Ok(Pt { x: d.coords(i)?, index: Some(i) })
+            }
+            Space::Box(b, _) => Ok(Pt { x: b.sample(rng), index: None }),
+        }
+    }
+
+    fn phase(&self) -> Phase {
+        if self.evals.len() < self.config.initial_evaluations && self.iteration == 0 && !self.initial_done {
+            Phase::InitialEvaluation
+        } else if !self.initial_done {
+            Phase::InitialLabel
+        } else {
+            Phase::Iteration
+        }
+    }
+
+    fn base_info(&self, phase: Phase) -> StepInfo {
+        StepInfo {
+            phase,
+            iteration: if phase == Phase::Iteration { self.iteration } else { 0 },
+            branch: None,
+            lambda: self.lambda,
+            lambda_next: self.lambda,
+            g_width: None,
+            beta: self.model.as_ref().map_or(f64::NAN, |m| m.beta),
+            norm_bound: self.norm_bound,
+            alpha: f64::NAN,
+            solved: 0,
+            candidates: 0,
+        }
+    }
+
+    /// The search points of the iteration: every candidate, or (box) `candidates` uniform points,
+    /// x^u, x_U and the evaluated points; with x^u, min UCB and x_U.
+    fn search_points(&mut self) -> Result<(Vec<Pt>, Vec<Bounds>, usize, usize)> {
+        let mut rng = self.iteration_rng();
+        let mut pts: Vec<Pt> = match &self.space {
+            Space::Finite(d) => {
+                (0..d.len()).map(|i| Ok(Pt { x: d.coords(i)?, index: Some(i) })).collect::<Result<_>>()?
+            }
+            Space::Box(b, s) => {
+                let model = self.model.as_ref().expect("fitted");
+                let extra: Vec<Vec<f64>> = self.evals.iter().map(|e| e.0.x.clone()).collect();
+                let mut out = Vec::new();
+                for sign in [-1.0, 1.0] {
+                    let mut obj = |x: &[f64], g: &mut [f64]| -> Result<f64> {
+                        let v = model.bound_with_gradient(x, sign, g)?;
+                        g.iter_mut().for_each(|v| *v = -*v);
+                        Ok(-v)
+                    };
+                    let best = bohf_optim::maximize_on_box(&mut obj, b, &mut rng, &extra, &s.lcb)?;
+                    out.push(Pt { x: best.x, index: None });
+                }
+                out.extend(self.evals.iter().map(|e| e.0.clone()));
+                out.extend((0..s.candidates).map(|_| Pt { x: b.sample(&mut rng), index: None }));
+                out
+            }
+        };
+        pts.dedup();
+        let model = self.model.as_ref().expect("fitted");
+        let bounds = pts.iter().map(|p| model.bounds(&p.x)).collect::<Result<Vec<_>>>()?;
+        let u = argmin(bounds.iter().map(|b| b.lcb));
+        let big_u = argmin(bounds.iter().map(|b| b.ucb));
+        Ok((pts, bounds, u, big_u))
+    }
+
+    /// The decision of the current iteration (Algorithm 1 lines 4–8, or Algorithm 2), applying
+    /// the dual update to λ.
+    pub(crate) fn decide(&mut self) -> Result<Decision> {
+        self.model()?;
+        let mut info = self.base_info(Phase::Iteration);
+        let (pts, bounds, u, big_u) = self.search_points()?;
+        let ucb_min = bounds[big_u].ucb;
+        if self.config.variant == Variant::VanillaLcb {
+            info.branch = Some(Branch::Vanilla);
+            info.candidates = pts.len();
+            return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
+        }
+        let mut g = self.g_model()?;
+        info.alpha = g.alpha;
+        info.candidates = pts.len();
+        let model = self.model.as_ref().expect("fitted");
+        let gpts = pts.iter().map(|p| g.point(&model.working(&p.x)?)).collect::<Result<Vec<GPoint>>>()?;
+        if self.config.variant == Variant::Cobohl {
+            // Algorithm 2: argmin LCB s.t. g_lower ≤ 0, in increasing LCB order.
+            let mut order: Vec<usize> = (0..pts.len()).collect();
+            order.sort_by(|&a, &b| bounds[a].lcb.total_cmp(&bounds[b].lcb).then(a.cmp(&b)));
+            let mut chosen = None;
+            for &i in &order {
+                if gpts[i].mle <= 0.0 {
+                    chosen = Some(i);
+                    break;
+                }
+                if gpts[i].lower_floor > 0.0 {
+                    continue;
+                }
+                info.solved += 1;
+                if g.lower(&gpts[i])? <= 0.0 {
+                    chosen = Some(i);
+                    break;
+                }
+            }
+            let i = chosen.unwrap_or(u);
+            let width = g.upper(&gpts[i])? - g.lower(&gpts[i])?;
+            info.branch = Some(Branch::Constrained);
+            info.g_width = Some(width);
+            let query =
+                if width > self.config.g_thr { Query::Label(pts[i].point()) } else { Query::Evaluate(pts[i].point()) };
+            return Ok(Decision { query, info });
+        }
+        // Eq. (5) via Prob. (6): J(x) = LCB(x) + λ·z(x), z = g_lower for λ ≥ 0, g_upper for λ < 0.
+        let lambda = self.lambda;
+        let use_upper = lambda < 0.0;
+        let z_range = |p: &GPoint| if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+        let j_range_of = |p: &GPoint, lcb: f64| {
+            let (zl, zh) = if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+            (lcb + lambda * zl).min(lcb + lambda * zh)
+        };
+        let first: Vec<(f64, f64)> = (0..pts.len())
+            .map(|i| {
+                let (zl, zh) = z_range(&gpts[i]);
+                let (a, b) = (bounds[i].lcb + lambda * zl, bounds[i].lcb + lambda * zh);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        let j_range = |i: usize| first[i];
+        let cap = (0..pts.len()).map(|i| j_range(i).1).fold(f64::INFINITY, f64::min);
+        let mut order: Vec<usize> = (0..pts.len()).filter(|&i| j_range(i).0 <= cap).collect();
+        order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
+        let mut gpts = gpts;
+        let mut best: Option<(usize, f64, f64)> = None;
+        for &i in &order {
+            if let Some((_, bj, _)) = best {
+                if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                    // In increasing order of the first bounds: no later point can do better.
+                    if j_range(i).0 > bj {
+                        break;
+                    }
+                    continue;
+                }
+                // Every solve adds cuts: tighten this point's enclosure before solving it.
+                g.refresh(&mut gpts[i])?;
+                if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                    continue;
+                }
+            }
+            info.solved += 1;
+            let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
+            let j = bounds[i].lcb + lambda * z;
+            if best.is_none_or(|(bi, bj, _)| j < bj || (j == bj && i < bi)) {
+                best = Some((i, j, z));
+            }
+        }
+        let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
+        // Dual update, Eq. (5).
+        let next = lambda + self.config.zeta * z_star;
+        self.lambda = match self.config.dual {
+            DualRule::Projected => next.max(0.0),
+            DualRule::Unprojected => next,
+        };
+        info.lambda_next = self.lambda;
+        // Line 6.
+        let take_c = match self.config.no_harm {
+            NoHarmRule::Paper => no_harm_paper(&bounds[c], &bounds[u], ucb_min, self.config.eta),
+            NoHarmRule::Code => {
+                let vanilla = ucb_min < j_c
+                    || (bounds[big_u].sigma > self.config.eta * bounds[c].sigma && (j_c - bounds[u].lcb).abs() > 1e-5);
+                !vanilla
+            }
+        };
+        if !take_c {
+            info.branch = Some(Branch::Vanilla);
+            return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
+        }
+        info.branch = Some(Branch::Expert);
+        let lower = if use_upper { g.lower(&gpts[c])? } else { z_star };
+        let upper = if use_upper { z_star } else { g.upper(&gpts[c])? };
+        let width = upper - lower;
+        info.g_width = Some(width);
+        let query =
+            if width > self.config.g_thr { Query::Label(pts[c].point()) } else { Query::Evaluate(pts[c].point()) };
+        Ok(Decision { query, info })
+    }
+
+    /// The next query and what it computed (without recording it as pending).
+    fn next_query(&mut self, rng: Option<&mut dyn Rng>) -> Result<Decision> {
+        if let Some(p) = &self.awaiting_evaluation {
+            let mut info = self.base_info(Phase::Iteration);
+            info.iteration = self.iteration;
+            return Ok(Decision { query: Query::Evaluate(p.point()), info });
+        }
+        match self.phase() {
+            Phase::InitialEvaluation | Phase::InitialLabel => {
+                let phase = self.phase();
+                let rng = rng.ok_or_else(|| Error::invalid("query", "the initial design needs a suggestion"))?;
+                let p = self.random_point(rng)?;
+                let query = if phase == Phase::InitialEvaluation {
+                    Query::Evaluate(p.point())
+                } else {
+                    Query::Label(p.point())
+                };
+                Ok(Decision { query, info: self.base_info(phase) })
+            }
+            Phase::Iteration => {
+                self.iteration += 1;
+                match self.config.variant {
+                    Variant::RandomSearch | Variant::ExpertSampling => {
+                        // The draw comes from the iteration's stream, so replay reproduces it.
+                        let p = self.random_point(&mut self.iteration_rng())?;
+                        let mut info = self.base_info(Phase::Iteration);
+                        info.iteration = self.iteration;
+                        let query = if self.config.variant == Variant::RandomSearch {
+                            Query::Evaluate(p.point())
+                        } else {
+                            Query::Label(p.point())
+                        };
+                        Ok(Decision { query, info })
+                    }
+                    _ => self.decide(),
+                }
+            }
+        }
+    }
+
+    fn checked(&self, p: &Point) -> Result<Pt> {
+        match &self.space {
+            Space::Finite(d) => {
+                let i = d.candidate_index(p, "queried")?;
+                Ok(Pt { x: p.coords.clone(), index: Some(i) })
+            }
+            Space::Box(b, _) => Ok(Pt { x: b.checked_point(p, "queried")?.to_vec(), index: None }),
+        }
+    }
+
+    fn finish_initial_labels(&mut self) -> Result<()> {
+        let n = self.initial_labels_wanted();
+        let (acc, rej) = (self.labels.iter().filter(|l| !l.1).count(), self.labels.iter().filter(|l| l.1).count());
+        let enough =
+            if self.config.balanced_labels { acc >= n - n / 2 && rej >= n / 2 } else { self.labels.len() >= n };
+        if enough || self.initial_label_queries >= 20 * n.max(1) || n == 0 {
+            self.initial_done = true;
+            // App. F pre-training: the doubling test over each prefix of the initial labels.
+            if self.config.variant.uses_labels() {
+                for k in 1..=self.labels.len() {
+                    self.doubling_test(k)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, query: &Query, answer: Answer, info: StepInfo) -> Result<()> {
+        match (query, answer) {
+            (Query::Evaluate(p), Answer::Value(u)) => {
+                if !u.is_finite() {
+                    return Err(Error::invalid("answer", format!("the value must be finite, got {u}")));
+                }
+                let pt = self.checked(p)?;
+                self.evals.push((pt, cobol_objective(u)));
+                self.awaiting_evaluation = None;
+                if !matches!(self.config.variant, Variant::RandomSearch | Variant::ExpertSampling) {
+                    self.refit()?;
+                }
+                if info.phase == Phase::InitialEvaluation && self.evals.len() >= self.config.initial_evaluations {
+                    self.finish_initial_labels()?;
+                }
+            }
+            (Query::Label(p), Answer::Label { accept }) => {
+                let pt = self.checked(p)?;
+                match info.phase {
+                    Phase::InitialEvaluation => {
+                        return Err(Error::invalid("query", "a label during the initial evaluations"));
+                    }
+                    Phase::InitialLabel => {
+                        self.initial_label_queries += 1;
+                        let n = self.initial_labels_wanted();
+                        let same = self.labels.iter().filter(|l| l.1 != accept).count();
+                        let full = if accept { n - n / 2 } else { n / 2 };
+                        if !self.config.balanced_labels || same < full {
+                            self.labels.push((pt.x.clone(), !accept));
+                        }
+                        self.finish_initial_labels()?;
+                    }
+                    Phase::Iteration => {
+                        self.expert_queries += 1;
+                        self.labels.push((pt.x.clone(), !accept));
+                        if accept && matches!(self.config.variant, Variant::Cobol | Variant::ExpertSampling) {
+                            self.awaiting_evaluation = Some(pt);
+                        }
+                        let n = self.labels.len();
+                        if self.config.variant.uses_labels()
+                            && self.config.doubling_every > 0
+                            && n.is_multiple_of(self.config.doubling_every)
+                        {
+                            self.doubling_test(n)?;
+                        }
+                    }
+                }
+            }
+            (Query::Evaluate(_), other) => {
+                return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {other:?}")));
+            }
+            (Query::Label(_), other) => {
+                return Err(Error::invalid("answer", format!("a label needs Answer::Label, got {other:?}")));
+            }
+            (other, _) => {
+                return Err(Error::invalid("query", format!("COBOL asks labels and values, got {other:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Line 6 of Algorithm 1 (the paper): x^c passes iff LCB(x^c) ≤ min_x UCB(x) and
+/// σ(x^u) ≤ η σ(x^c).
+pub fn no_harm_paper(c: &Bounds, u: &Bounds, ucb_min: f64, eta: f64) -> bool {
+    c.lcb <= ucb_min && u.sigma <= eta * c.sigma
+}
+
+fn argmin(values: impl Iterator<Item = f64>) -> usize {
+    let mut best = (0, f64::INFINITY);
+    for (i, v) in values.enumerate() {
+        if v < best.1 {
+            best = (i, v);
+        }
+    }
+    best.0
+}
+
+impl Optimizer for Cobol {
+    fn name(&self) -> &'static str {
+        match self.config.variant {
+            Variant::Cobol => "COBOL",
+            Variant::Cobohl => "COBOHL",
+            Variant::VanillaLcb => "GP-LCB",
+            Variant::RandomSearch => "random search",
+            Variant::ExpertSampling => "expert sampling",
+        }
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
+        if let Some((q, info)) = &self.pending {
+            self.last_step = Some(info.clone());
+            return Ok(q.clone());
+        }
+        let d = self.next_query(Some(rng))?;
+        self.last_step = Some(d.info.clone());
+        self.pending = Some((d.query.clone(), d.info));
+        Ok(d.query)
+    }
+
+    /// Records the answer to the pending query; with nothing pending (replay), recomputes the
+    /// step's decision first (so λ follows the history) and records the given query. Errors name
+    /// `query` (a point outside the domain, not a candidate, a different query than the pending
+    /// one, a duel) or `answer` (a NaN value, the wrong kind of answer).
+    fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
+        let snapshot = (self.lambda, self.iteration);
+        let info = match self.pending.take() {
+            Some((q, info)) => {
+                if &q != query {
+                    self.pending = Some((q.clone(), info));
+                    return Err(Error::invalid(
+                        "query",
+                        format!("the query {query:?} does not match the pending suggestion {q:?}"),
+                    ));
+                }
+                // Checked before anything changes, so that a bad answer leaves the suggestion pending.
+                if let Err(e) = self.record(query, answer, info.clone()) {
+                    self.pending = Some((q, info));
+                    return Err(e);
+                }
+                return Ok(());
+            }
+            None => {
+                if matches!(self.phase(), Phase::InitialEvaluation | Phase::InitialLabel)
+                    && self.awaiting_evaluation.is_none()
+                {
+                    self.base_info(self.phase())
+                } else {
+                    match self.next_query(None) {
+                        Ok(d) => d.info,
+                        Err(e) => {
+                            (self.lambda, self.iteration) = snapshot;
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+        };
+        let out = self.record(query, answer, info);
+        if out.is_err() {
+            (self.lambda, self.iteration) = snapshot;
+        }
+        out
+    }
+
+    /// `phase` (`initial-evaluation`, `initial-label`, `iteration`), `iteration` t, `branch` of
+    /// line 6 (`expert`, `vanilla`, `constrained`, or `-`: the evaluation after an accepted label
+    /// or an initial query), `lambda` (λ_t) and `lambda_next` (λ_{t+1}), `g_width` (g_upper − g_lower at x_t if line 8
+    /// was reached, else `-`), `norm_bound` (B_g) and `solved` (conic programs solved for x^c).
+    fn step_details(&self) -> bohf_core::StepDetails {
+        let Some(s) = &self.last_step else { return Vec::new() };
+        let phase = match s.phase {
+            Phase::InitialEvaluation => "initial-evaluation",
+            Phase::InitialLabel => "initial-label",
+            Phase::Iteration => "iteration",
+        };
+        let branch = match s.branch {
+            Some(Branch::Expert) => "expert",
+            Some(Branch::Vanilla) => "vanilla",
+            Some(Branch::Constrained) => "constrained",
+            None => "-",
+        };
+        vec![
+            ("phase", phase.to_string()),
+            ("iteration", s.iteration.to_string()),
+            ("branch", branch.to_string()),
+            ("lambda", format!("{:?}", s.lambda)),
+            ("lambda_next", format!("{:?}", s.lambda_next)),
+            ("g_width", s.g_width.map_or("-".to_string(), |w| format!("{w:?}"))),
+            ("norm_bound", format!("{:?}", s.norm_bound)),
+            ("solved", s.solved.to_string()),
+        ]
+    }
+
+    /// The evaluated point with the smallest f (largest u); before any evaluation, candidate 0 or
+    /// the box's centre.
+    fn recommend(&self) -> Result<Point> {
+        if let Some((p, _)) = self.evals.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
+            return Ok(p.point());
+        }
+        match &self.space {
+            Space::Finite(d) => d.point(0),
+            Space::Box(b, _) => {
+                Ok(Point::continuous(b.lower().iter().zip(b.upper()).map(|(l, u)| 0.5 * (l + u)).collect()))
+            }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! The configuration of COBOL: the paper's constants (Table 3, §5.1) as defaults, the authors'
+//! code's departures (notes 004 §3.6) as named variants.
+
+use bohf_confidence::ConfidenceConfig;
+use bohf_core::error::ensure_positive;
+use bohf_core::{AtField, Error, Result};
+use bohf_gp::HyperFitConfig;
+use bohf_optim::MultistartConfig;
+use serde::{Deserialize, Serialize};
+
+/// g_thr = 0.1, the main text's handover threshold (§5.1): the default.
+pub const G_THR_PAPER: f64 = 0.1;
+/// g_thr = 10⁻⁵, Table 3's value.
+pub const G_THR_TABLE3: f64 = 1e-5;
+/// g_thr = 0.08, the default of the authors' class `COBOL` (notes 004 §3.6).
+pub const G_THR_CODE: f64 = 0.08;
+/// g_thr = 0.01, the authors' tutorial.
+pub const G_THR_TUTORIAL: f64 = 1e-2;
+
+/// The width β_{f_t} of the confidence bounds of f (Lemma 3.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum BetaRule {
+    /// Lemma 3.1: β_{f_t} = B_f + σ√(2(γ + 1 + ln(2/δ))), with γ the realised information gain
+    /// ½ log det(I + K/r) of the evaluated points in working units (what the authors' code
+    /// estimates γ^f_{|Q^f_{t−1}|} from; a lower bound of the maximum information gain). Table 3:
+    /// B_f = 1 (standardised outputs), σ = r = 10⁻⁴, δ = 0.01, hence β ≈ 1.
+    Lemma31 {
+        /// B_f ≥ 0, the RKHS-norm bound of f.
+        #[serde(default = "one")]
+        b_f: f64,
+        /// σ > 0, the sub-Gaussian noise level.
+        #[serde(default = "table3_sigma")]
+        sigma: f64,
+        /// δ ∈ (0, 1).
+        #[serde(default = "table3_delta")]
+        delta: f64,
+    },
+    /// A constant β (the code's practical value is 1: Table 3 "β initial 1").
+    Constant {
+        /// β ≥ 0.
+        value: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn table3_sigma() -> f64 {
+    1e-4
+}
+fn table3_delta() -> f64 {
+    0.01
+}
+
+impl Default for BetaRule {
+    fn default() -> Self {
+        BetaRule::Lemma31 { b_f: 1.0, sigma: 1e-4, delta: 0.01 }
+    }
+}
+
+/// The width α₁ of g's likelihood-ratio set {ℓ_t(g̃) ≥ ℓ_t(ĝ^MLE) − α₁} (Lemma 3.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum AlphaRule {
+    /// App. F as the code runs it: α₁ = c_α √(n + 1) with n labels, c_α starting at `initial`
+    /// (Table 3: 0.01) and doubled with B_g whenever the doubling test rejects B_g.
+    Practical {
+        /// c_α at the start, > 0.
+        #[serde(default = "alpha_initial")]
+        initial: f64,
+    },
+    /// Lemma 3.2: α₁ = √(32 n B_g² log(π²t²N/(6δ))) + 2εt with the given log covering number
+    /// log N(B_g, ε, ‖·‖_∞) ([`bohf_confidence::alpha1_cobol`]).
+    Lemma32 {
+        /// ε > 0 (Remark 3.3: 1/T).
+        epsilon: f64,
+        /// δ ∈ (0, 1).
+        delta: f64,
+        /// log N ≥ 0.
+        log_covering: f64,
+    },
+}
+
+fn alpha_initial() -> f64 {
+    0.01
+}
+
+impl Default for AlphaRule {
+    fn default() -> Self {
+        AlphaRule::Practical { initial: 0.01 }
+    }
+}
+
+/// Line 6 of Algorithm 1, the no-harm test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoHarmRule {
+    /// The paper: take x^c iff LCB(x^c) ≤ min_x UCB(x) and σ(x^u) ≤ η σ(x^c).
+    #[default]
+    Paper,
+    /// The authors' code (notes 004 §3.6, departures 1–3): take x^u iff min UCB < J_c or
+    /// (σ(x_U) > η σ(x^c) and |J_c − LCB(x^u)| > 10⁻⁵), with J_c = LCB(x^c) + λ z* the mixed
+    /// objective and x_U the UCB minimiser.
+    Code,
+}
+
+/// The dual update of λ (Eq. (5)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DualRule {
+    /// The paper: λ_{t+1} = [λ_t + ζ z*]⁺, so λ ≥ 0 always.
+    #[default]
+    Projected,
+    /// The code (departure 4): λ_{t+1} = λ_t + ζ z*, not projected. With λ < 0 the inner problem
+    /// min_{g̃} λ g̃(x) is λ·ḡ(x), so the candidate uses the upper bound.
+    Unprojected,
+}
+
+/// Which algorithm of the paper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Algorithm 1 (COBOL).
+    #[default]
+    Cobol,
+    /// Algorithm 2 (COBOHL, App. E): x_t = argmin LCB s.t. g_lower ≤ 0; ask the expert instead of
+    /// evaluating while the g-interval at x_t is wider than g_thr.
+    Cobohl,
+    /// Vanilla GP-LCB with COBOL's f model and no expert (the baseline of the experiments).
+    VanillaLcb,
+    /// Random search: uniformly random evaluations (a baseline of Experiment B).
+    RandomSearch,
+    /// Expert (rejection) sampling: draw x uniformly, ask the expert, evaluate x if accepted
+    /// (accepted with probability 1 − S(g(x)); a baseline of Experiment B).
+    ExpertSampling,
+}
+
+impl Variant {
+    /// Whether the variant uses labels (and takes the initial labels).
+    pub fn uses_labels(self) -> bool {
+        matches!(self, Variant::Cobol | Variant::Cobohl)
+    }
+}
+
+/// Settings of [`crate::Cobol`]. Defaults: the paper's (§5.1, Table 3): η = 3, ζ = 0.02, λ₀ = 1,
+/// g_thr = 0.1 ([`G_THR_PAPER`]), β of Lemma 3.1, SE-ARD kernel with lengthscales by type-II ML
+/// every evaluation (noise 10⁻⁴ fixed, outputscale 1, inputs scaled to [0, 1]^d, outputs
+/// standardised: `hyper` with `learn_noise = false`), B_g = 1 and α₁ = 0.01√(n+1) adapted by
+/// doubling every 3 labels and over the initial labels (App. F), the latent box |z| ≤ 3 and
+/// nugget 10⁻⁶ of the code, 3 initial evaluations and 10 balanced initial labels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CobolConfig {
+    /// Algorithm 1, COBOHL, or vanilla LCB.
+    pub variant: Variant,
+    /// β_{f_t} (Lemma 3.1).
+    pub beta: BetaRule,
+    /// η ≥ 1, the trust weight of line 6.
+    pub eta: f64,
+    /// ζ ≥ 0, the dual step size of Eq. (5).
+    pub zeta: f64,
+    /// λ₀ ≥ 0, the initial dual variable.
+    pub lambda0: f64,
+    /// g_thr > 0, the handover threshold of line 8.
+    pub g_thr: f64,
+    /// Line 6: the paper's test or the code's.
+    pub no_harm: NoHarmRule,
+    /// The dual update: projected (paper) or not (code).
+    pub dual: DualRule,
+    /// r > 0, the GP noise variance / regulariser (Table 3: 10⁻⁴, fixed).
+    pub noise: f64,
+    /// The type-II ML fit of the lengthscales (run after every evaluation).
+    pub hyper: HyperFitConfig,
+    /// g's settings: `norm_bound` is the initial B_g (Table 3: 1), the latent box and nugget of
+    /// the code, the conic-solver settings.
+    pub confidence: ConfidenceConfig,
+    /// α₁.
+    pub alpha: AlphaRule,
+    /// Run the B_g doubling test when the number of labels is a multiple of this (code: 3); 0 never.
+    pub doubling_every: usize,
+    /// Uniformly random evaluations before the algorithm starts (§5.1: 3).
+    pub initial_evaluations: usize,
+    /// Labels at uniformly random points before the algorithm starts (§5.1: 10).
+    pub initial_labels: usize,
+    /// Keep only a balanced set of initial labels (half accepts, half rejects, as the code's
+    /// `balanced=True`): an initial label of a class that is already full is asked but not used;
+    /// after 20 × `initial_labels` initial queries the algorithm starts with what it has.
+    pub balanced_labels: bool,
+}
+
+impl Default for CobolConfig {
+    fn default() -> Self {
+        Self {
+            variant: Variant::default(),
+            beta: BetaRule::default(),
+            eta: 3.0,
+            zeta: 0.02,
+            lambda0: 1.0,
+            g_thr: G_THR_PAPER,
+            no_harm: NoHarmRule::default(),
+            dual: DualRule::default(),
+            noise: 1e-4,
+            hyper: HyperFitConfig { learn_noise: false, learn_variance: false, ..HyperFitConfig::default() },
+            confidence: ConfidenceConfig { norm_bound: 1.0, latent_box: Some(3.0), nugget: 1e-6, ..Default::default() },
+            alpha: AlphaRule::default(),
+            doubling_every: 3,
+            initial_evaluations: 3,
+            initial_labels: 10,
+            balanced_labels: true,
+        }
+    }
+}
+
+bohf_core::validated! {
+    /// A [`CobolConfig`] that passed [`CobolConfig::check`].
+    pub struct ValidCobolConfig(CobolConfig);
+}
+
+fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(Error::invalid(name, format!("must be finite and >= 0, got {v}")));
+    }
+    Ok(())
+}
+
+impl CobolConfig {
+    /// The one check; errors name the first invalid field by its TOML path (`eta` for η < 1 or NaN,
+    /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.sigma`, `alpha.initial`,
+    /// `hyper.…`, `confidence.…`).
+    pub fn check(&self) -> Result<ValidCobolConfig> {
+        if !(self.eta.is_finite() && self.eta >= 1.0) {
+            return Err(Error::invalid("eta", format!("the trust weight η must be finite and >= 1, got {}", self.eta)));
+        }
+        ensure_nonneg("zeta", self.zeta)?;
+        ensure_nonneg("lambda0", self.lambda0)?;
+        ensure_positive("g_thr", self.g_thr)?;
+        ensure_positive("noise", self.noise)?;
+        match self.beta {
+            BetaRule::Lemma31 { b_f, sigma, delta } => {
+                ensure_nonneg("b_f", b_f).at("beta")?;
+                ensure_positive("sigma", sigma).at("beta")?;
+                if !(delta > 0.0 && delta < 1.0) {
+                    return Err(Error::invalid("beta.delta", format!("must be in (0, 1), got {delta}")));
+                }
+            }
+            BetaRule::Constant { value } => ensure_nonneg("value", value).at("beta")?,
+        }
+        match self.alpha {
+            AlphaRule::Practical { initial } => ensure_positive("initial", initial).at("alpha")?,
+            AlphaRule::Lemma32 { epsilon, delta, log_covering } => {
+                bohf_confidence::alpha1_cobol(1.0, epsilon, delta, 1, 1, log_covering).at("alpha")?;
+            }
+        }
+        // Each bound pair named by its entry (`hyper.noise_bounds[1]`), and the pairs COBOL does
+        // not learn (noise, variance) checked too, so that no invalid value passes silently.
+        let hyper = &self.hyper;
+        for (name, [lo, hi]) in [
+            ("lengthscale_bounds", hyper.lengthscale_bounds),
+            ("variance_bounds", hyper.variance_bounds),
+            ("noise_bounds", hyper.noise_bounds),
+        ] {
+            let entry = if !(lo.is_finite() && lo > 0.0) {
+                Some(0)
+            } else if !(hi.is_finite() && hi > lo) {
+                Some(1)
+            } else {
+                None
+            };
+            if let Some(k) = entry {
+                return Err(Error::invalid(
+                    format!("hyper.{name}[{k}]"),
+                    format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]"),
+                ));
+            }
+        }
+        self.hyper.check().at("hyper")?;
+        self.confidence.check().at("confidence")?;
+        Ok(ValidCobolConfig(self.clone()))
+    }
+}
+
+/// Settings of the box-mode search for x^c, x^u and min UCB.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CobolBoxSearch {
+    /// The multistart search of LCB and UCB over the box (bohf-optim).
+    pub lcb: MultistartConfig,
+    /// Uniform points of the box (plus x^u, x_U and the evaluated points) over which
+    /// LCB + λ g_lower is minimised exactly (branch and bound on the conic inner problem).
+    pub candidates: usize,
+}
+
+impl Default for CobolBoxSearch {
+    /// BoTorch-like LCB search (the code: 512 raw samples, 10 restarts) and 512 candidates for x^c.
+    fn default() -> Self {
+        Self { lcb: MultistartConfig { design: 256, samples: 256, starts: 10, ..Default::default() }, candidates: 512 }
+    }
+}
+
+bohf_core::validated! {
+    /// A [`CobolBoxSearch`] that passed [`CobolBoxSearch::check`].
+    pub struct ValidCobolBoxSearch(CobolBoxSearch);
+}
+
+impl CobolBoxSearch {
+    /// Checks `lcb` (errors under `lcb.`) and `candidates` ≥ 1.
+    pub fn check(&self) -> Result<ValidCobolBoxSearch> {
+        self.lcb.check().at("lcb")?;
+        if self.candidates == 0 {
+            return Err(Error::invalid("candidates", "must be >= 1"));
+        }
+        Ok(ValidCobolBoxSearch(self.clone()))
+    }
+}

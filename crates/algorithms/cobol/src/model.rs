@@ -1,0 +1,263 @@
+//! COBOL's two surrogates: the GP model of f (§2.1, eq. (2a)/(2b), Lemma 3.1) and the
+//! likelihood-ratio confidence set of the expert's belief g (§2.2, Lemma 3.2, eq. (37)–(39)).
+//!
+//! Everything is in working units: inputs scaled to [0, 1]^d by the scaling box, f standardised
+//! (the paper's protocol, §5.1). Comparisons of line 6 are unchanged by that positive affine map;
+//! the mixed objective LCB + λ g_lower of Eq. (5) is in standardised f units, as in the code.
+
+use crate::config::{AlphaRule, BetaRule, ValidCobolConfig};
+use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation, alpha1_cobol};
+use bohf_core::{BoxDomain, Error, Result};
+use bohf_gp::regression::{DataTransform, GpRegression, fit_hyperparameters};
+use bohf_kernels::{Kernel, Stationary};
+use nalgebra::{DMatrix, DVector};
+
+/// The posterior of f in working units with its width β (Lemma 3.1).
+#[derive(Debug, Clone)]
+pub struct FModel {
+    gp: GpRegression<Stationary>,
+    transform: DataTransform,
+    /// β_{f_t}.
+    pub beta: f64,
+}
+
+/// μ, σ of f at one point (working units), and the confidence bounds of Lemma 3.1:
+/// LCB = μ − βσ, UCB = μ + βσ.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    /// μ_{f_t}(x) (eq. (2a)).
+    pub mean: f64,
+    /// σ_{f_t}(x) (eq. (2b)).
+    pub sigma: f64,
+    /// μ − βσ.
+    pub lcb: f64,
+    /// μ + βσ.
+    pub ucb: f64,
+}
+
+/// β_{f_t} = B_f + σ√(2(γ + 1 + ln(2/δ))) of Lemma 3.1 (Chowdhury & Gopalan 2017, Theorem 2), for
+/// an information gain `gamma`.
+pub fn beta_lemma31(b_f: f64, sigma: f64, delta: f64, gamma: f64) -> f64 {
+    b_f + sigma * (2.0 * (gamma + 1.0 + (2.0 / delta).ln())).sqrt()
+}
+
+impl FModel {
+    /// Fits the lengthscales by type-II ML (bohf-gp, `config.hyper`; noise r fixed, outputscale 1)
+    /// starting from `start`, on the evaluated points `x` (rows, original units) and values `f`
+    /// of the minimised objective, with inputs scaled by `scaling`.
+    pub fn fit(
+        config: &ValidCobolConfig,
+        start: &Stationary,
+        x: &DMatrix<f64>,
+        f: &DVector<f64>,
+        scaling: &BoxDomain,
+    ) -> Result<Self> {
+        let hyper = config.hyper.check()?;
+        let fit = fit_hyperparameters(&hyper, start, config.noise, x, f, Some(scaling))?;
+        let gp = fit.regression(x, f)?;
+        let beta = match config.beta {
+            BetaRule::Constant { value } => value,
+            BetaRule::Lemma31 { b_f, sigma, delta } => {
+                let xs = gp.inputs();
+                let gram = DMatrix::from_fn(xs.nrows(), xs.nrows(), |i, j| {
+                    gp.kernel().eval(xs.row(i).transpose().as_slice(), xs.row(j).transpose().as_slice())
+                });
+                let gamma = bohf_infogain::information_gain(&gram, config.noise)?;
+                beta_lemma31(b_f, sigma, delta, gamma)
+            }
+        };
+        Ok(Self { gp, transform: fit.transform, beta })
+    }
+
+    /// The fitted kernel (working units): k_g copies it (Table 3).
+    pub fn kernel(&self) -> &Stationary {
+        self.gp.kernel()
+    }
+
+    /// A point in working units.
+    pub fn working(&self, x: &[f64]) -> Result<Vec<f64>> {
+        let d = self.transform.input_widths().len();
+        if x.len() != d {
+            return Err(Error::dims("COBOL f model: point dimension", d, x.len()));
+        }
+        Ok(self.transform.input_point(x))
+    }
+
+    /// μ, σ, LCB, UCB at `x` (original units).
+    pub fn bounds(&self, x: &[f64]) -> Result<Bounds> {
+        let (mean, var) = self.gp.mean_variance_at(&self.working(x)?)?;
+        let sigma = var.max(0.0).sqrt();
+        Ok(Bounds { mean, sigma, lcb: mean - self.beta * sigma, ucb: mean + self.beta * sigma })
+    }
+
+    /// μ + sign·βσ and its gradient in original units (sign = −1: LCB, +1: UCB); where σ ≈ 0 the
+    /// σ term's gradient is taken as 0.
+    pub fn bound_with_gradient(&self, x: &[f64], sign: f64, grad: &mut [f64]) -> Result<f64> {
+        let w = self.working(x)?;
+        let p = self.gp.posterior_with_gradient(&w)?;
+        let sigma = p.variance.sqrt();
+        let scale = if sigma > 1e-12 { sign * self.beta / (2.0 * sigma) } else { 0.0 };
+        // d x'/d x_j = 1/w_j (DataTransform::input_widths).
+        for ((g, w), (gm, gv)) in
+            grad.iter_mut().zip(self.transform.input_widths()).zip(p.mean_gradient.iter().zip(&p.variance_gradient))
+        {
+            *g = (gm + scale * gv) / w;
+        }
+        Ok(p.mean + sign * self.beta * sigma)
+    }
+}
+
+/// g's likelihood-ratio set at one iteration: C = {‖g̃‖ ≤ B_g, ℓ(g̃) ≥ ℓ* − α₁} (Lemma 3.2), or the
+/// ball alone before any label.
+pub struct GModel {
+    kernel: Stationary,
+    support: Vec<Vec<f64>>,
+    inner: Option<GSet>,
+    norm_bound: f64,
+    latent_box: Option<f64>,
+    /// α₁ used.
+    pub alpha: f64,
+}
+
+struct GSet {
+    problem: ConfidenceProblem,
+    mle: MleFit,
+    set: ConfidenceSet,
+}
+
+/// A point prepared for g: its whitened coordinates, MLE value and certified cheap bounds of
+/// g_lower and g_upper.
+pub struct GPoint {
+    candidate: Option<Candidate>,
+    /// ĝ(x) = k_xᵀK⁻¹Ẑ, the minimum-norm MLE interpolant: feasible, so g_lower ≤ ĝ ≤ g_upper.
+    pub mle: f64,
+    /// A certified lower bound of g_lower(x).
+    pub lower_floor: f64,
+    /// A certified upper bound of g_upper(x).
+    pub upper_cap: f64,
+    /// The exact bounds when no program is needed (no labels: the ball ∩ box, closed form).
+    exact: Option<(f64, f64)>,
+}
+
+/// The label data of g in the confidence-set form: label 1 = reject (COBOL eq. (4)).
+pub fn observations(rejects: &[bool]) -> Vec<Observation> {
+    rejects.iter().enumerate().map(|(i, &r)| Observation::Label { point: i, positive: r }).collect()
+}
+
+impl GModel {
+    /// The set for labels at `points` (working units) with `rejects`, kernel k_g = `kernel`, bound
+    /// B_g and width α₁.
+    pub fn new(
+        config: &ValidCobolConfig,
+        kernel: &Stationary,
+        points: &[Vec<f64>],
+        rejects: &[bool],
+        norm_bound: f64,
+        alpha: f64,
+    ) -> Result<Self> {
+        let confidence = bohf_confidence::ConfidenceConfig { norm_bound, ..config.confidence.clone() };
+        let inner = if points.is_empty() {
+            None
+        } else {
+            let gram = gram(kernel, points);
+            let problem = ConfidenceProblem::new(&gram, &observations(rejects), &confidence)?;
+            let mle = problem.mle()?;
+            let set = ConfidenceSet::new(&problem, &mle, alpha)?;
+            Some(GSet { problem, mle, set })
+        };
+        Ok(Self {
+            kernel: kernel.clone(),
+            support: points.to_vec(),
+            inner,
+            norm_bound,
+            latent_box: config.confidence.latent_box,
+            alpha,
+        })
+    }
+
+    /// The MLE's log-likelihood ℓ*, if there are labels.
+    pub fn mle_log_likelihood(&self) -> Option<f64> {
+        self.inner.as_ref().map(|g| g.mle.log_likelihood)
+    }
+
+    /// Prepares the point `x` (working units): its certified enclosures from bohf-confidence
+    /// ([`ConfidenceSet::cheap_pointwise_bounds`]: the ball, the latent box and every cut of the
+    /// set known so far), tightened by the MLE interpolant (feasible, so g_lower ≤ ĝ ≤ g_upper).
+    pub fn point(&self, x: &[f64]) -> Result<GPoint> {
+        let kxx = self.kernel.eval(x, x);
+        let cap = self.latent_box.unwrap_or(f64::INFINITY);
+        let Some(g) = &self.inner else {
+            let r = (self.norm_bound * kxx.max(0.0).sqrt()).min(cap);
+            return Ok(GPoint { candidate: None, mle: 0.0, lower_floor: -r, upper_cap: r, exact: Some((-r, r)) });
+        };
+        let kx = DVector::from_iterator(self.support.len(), self.support.iter().map(|s| self.kernel.eval(s, x)));
+        let c = g.problem.candidate(&kx, kxx)?;
+        let mut p = GPoint { candidate: Some(c), mle: 0.0, lower_floor: -cap, upper_cap: cap, exact: None };
+        self.refresh(&mut p)?;
+        Ok(p)
+    }
+
+    /// Tightens `p`'s certified enclosures with the cuts the set has learnt since (every solve adds
+    /// some).
+    pub fn refresh(&self, p: &mut GPoint) -> Result<()> {
+        let (Some(g), Some(c)) = (&self.inner, &p.candidate) else { return Ok(()) };
+        p.mle = g.mle.value_at(c)?;
+        let b = g.set.cheap_pointwise_bounds(c)?;
+        p.lower_floor = p.lower_floor.max(b.inf.lower).min(p.mle);
+        p.upper_cap = p.upper_cap.min(b.sup.upper).max(p.mle);
+        Ok(())
+    }
+
+    /// g_lower(x) = inf_{g̃ ∈ C} g̃(x) (eq. (39)), "protected" by the MLE: min(g_lower, ĝ(x)).
+    pub fn lower(&mut self, p: &GPoint) -> Result<f64> {
+        match (&mut self.inner, &p.candidate, p.exact) {
+            (_, _, Some((lo, _))) => Ok(lo),
+            (Some(g), Some(c), None) => Ok(g.set.lower_bound(c)?.value.min(p.mle)),
+            _ => Err(Error::invalid("g", "a prepared point without a candidate")),
+        }
+    }
+
+    /// g_upper(x) = sup_{g̃ ∈ C} g̃(x) (eq. (38)), protected: max(g_upper, ĝ(x)).
+    pub fn upper(&mut self, p: &GPoint) -> Result<f64> {
+        match (&mut self.inner, &p.candidate, p.exact) {
+            (_, _, Some((_, hi))) => Ok(hi),
+            (Some(g), Some(c), None) => Ok(g.set.upper_bound(c)?.value.max(p.mle)),
+            _ => Err(Error::invalid("g", "a prepared point without a candidate")),
+        }
+    }
+}
+
+/// The Gram matrix of `kernel` on `points`.
+pub fn gram(kernel: &Stationary, points: &[Vec<f64>]) -> DMatrix<f64> {
+    DMatrix::from_fn(points.len(), points.len(), |i, j| kernel.eval(&points[i], &points[j]))
+}
+
+/// α₁ for n labels at iteration t with bound B and the practical constant c_α.
+pub fn alpha1(rule: &AlphaRule, c_alpha: f64, norm_bound: f64, labels: usize, t: usize) -> Result<f64> {
+    match *rule {
+        AlphaRule::Practical { .. } => Ok(c_alpha * ((labels + 1) as f64).sqrt()),
+        AlphaRule::Lemma32 { epsilon, delta, log_covering } => {
+            alpha1_cobol(norm_bound, epsilon, delta, labels, t.max(labels).max(1), log_covering)
+        }
+    }
+}
+
+/// App. F's doubling test on the labels (working units): ℓ_t(ĝ_{B}) < ℓ_t(ĝ_{2B}) − α₁(·|2B);
+/// with the practical rule α₁(·|2B) = 2c_α√(n+1) (the code). Returns whether to double.
+pub fn doubling_says_double(
+    config: &ValidCobolConfig,
+    kernel: &Stationary,
+    points: &[Vec<f64>],
+    rejects: &[bool],
+    norm_bound: f64,
+    c_alpha: f64,
+    t: usize,
+) -> Result<bool> {
+    if points.is_empty() {
+        return Ok(false);
+    }
+    let confidence = bohf_confidence::ConfidenceConfig { norm_bound, ..config.confidence.clone() };
+    let problem = ConfidenceProblem::new(&gram(kernel, points), &observations(rejects), &confidence)?;
+    let alpha_doubled = alpha1(&config.alpha, 2.0 * c_alpha, 2.0 * norm_bound, points.len(), t)?;
+    Ok(bohf_confidence::doubling_test(&problem, alpha_doubled)?.double)
+}

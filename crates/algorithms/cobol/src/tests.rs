@@ -1,0 +1,379 @@
+use super::*;
+use crate::model::{GModel, beta_lemma31};
+use bohf_core::rand::RngExt;
+use bohf_core::{Answer, BoxDomain, FiniteDomain, Optimizer, Point, Query, SearchContext, rng};
+
+/// u(x) = −Σ(x_i − 0.3)², maximised at 0.3.
+fn utility(x: &[f64]) -> f64 {
+    -x.iter().map(|v| (v - 0.3).powi(2)).sum::<f64>()
+}
+
+/// A synthetic expert P(reject) = S(a·ρ(f(x))) with f = −u and ρ mapping [0, 0.49] to [−3, 3]
+/// (Example 2.2, written here independently of bohf-problems).
+fn expert_label(a: f64, x: &[f64], r: &mut impl bohf_core::rand::Rng) -> bool {
+    let f = -utility(x);
+    let rho = 6.0 * f / 0.49 - 3.0;
+    let p_reject = 1.0 / (1.0 + (-a * rho).exp());
+    r.random::<f64>() >= p_reject
+}
+
+fn finite_ctx(n: usize) -> SearchContext {
+    SearchContext::new(FiniteDomain::linspace(0.0, 1.0, n).unwrap(), 30).unwrap()
+}
+
+fn quick_config() -> CobolConfig {
+    let hyper = bohf_gp::HyperFitConfig { screen: 4, ..CobolConfig::default().hyper };
+    CobolConfig { initial_labels: 6, hyper, ..CobolConfig::default() }
+}
+
+/// Runs `steps` queries with an expert of accuracy `a` on utility `u`, calling `check` after each
+/// suggestion (before the answer) with the optimiser and the query.
+fn run(
+    cobol: &mut Cobol,
+    steps: usize,
+    a: f64,
+    u: impl Fn(&[f64]) -> f64,
+    mut check: impl FnMut(&Cobol, &Query),
+) -> Vec<(Query, Answer)> {
+    let mut alg = rng::seeded(7);
+    let mut resp = rng::seeded(11);
+    let mut history = Vec::new();
+    for _ in 0..steps {
+        let q = cobol.suggest(&mut alg).unwrap();
+        check(cobol, &q);
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(u(&p.coords)),
+            Query::Label(p) => Answer::Label { accept: expert_label(a, &p.coords, &mut resp) },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+        history.push((q, ans));
+    }
+    history
+}
+
+#[test]
+fn beta_of_lemma_31_matches_the_formula_and_table3_gives_about_one() {
+    // B_f + σ√(2(γ + 1 + ln(2/δ))) with γ = 2, σ = 0.5, δ = 0.1: 1 + 0.5·√(2·(3 + ln 20)).
+    let expected = 1.0 + 0.5 * (2.0f64 * (3.0 + 20f64.ln())).sqrt();
+    assert!((beta_lemma31(1.0, 0.5, 0.1, 2.0) - expected).abs() < 1e-14);
+    // Table 3 (σ = 1e-4, δ = 0.01): β ≈ 1 for any modest γ (notes 004 §2.1).
+    assert!((beta_lemma31(1.0, 1e-4, 0.01, 50.0) - 1.0).abs() < 2e-3);
+}
+
+#[test]
+fn the_negation_is_in_one_place() {
+    assert_eq!(cobol_objective(2.5), -2.5);
+}
+
+#[test]
+fn g_bounds_without_labels_are_the_ball_and_box() {
+    let config = CobolConfig::default().check().unwrap();
+    let k = bohf_kernels::Stationary::se(0.3).unwrap();
+    let mut g = GModel::new(&config, &k, &[], &[], 2.0, 0.1).unwrap();
+    let p = g.point(&[0.4]).unwrap();
+    // k(x, x) = 1, B = 2 < box 3: g(x) ∈ [−2, 2].
+    assert_eq!((g.lower(&p).unwrap(), g.upper(&p).unwrap()), (-2.0, 2.0));
+    let mut g = GModel::new(&config, &k, &[], &[], 8.0, 0.1).unwrap();
+    let p = g.point(&[0.4]).unwrap();
+    assert_eq!((g.lower(&p).unwrap(), g.upper(&p).unwrap()), (-3.0, 3.0));
+}
+
+#[test]
+fn cheap_bounds_bracket_the_exact_g_bounds() {
+    let config = CobolConfig::default().check().unwrap();
+    let k = bohf_kernels::Stationary::se(0.2).unwrap();
+    let mut r = rng::seeded(3);
+    let pts: Vec<Vec<f64>> = (0..12).map(|_| vec![r.random::<f64>()]).collect();
+    let rejects: Vec<bool> = pts.iter().map(|p| p[0] > 0.5).collect();
+    let mut g = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
+    for i in 0..21 {
+        let p = g.point(&[i as f64 / 20.0]).unwrap();
+        let (lo, hi) = (g.lower(&p).unwrap(), g.upper(&p).unwrap());
+        let tol = 1e-6;
+        assert!(p.lower_floor <= lo + tol && lo <= p.mle + tol, "{} {lo} {}", p.lower_floor, p.mle);
+        assert!(p.mle <= hi + tol && hi <= p.upper_cap + tol, "{} {hi} {}", p.mle, p.upper_cap);
+    }
+    // The labels say "reject above 0.5": the set's g is larger there.
+    let (a, b) = (g.point(&[0.1]).unwrap(), g.point(&[0.9]).unwrap());
+    assert!(a.mle < b.mle);
+}
+
+#[test]
+fn invalid_settings_and_answers_name_the_field() {
+    let bad = |c: CobolConfig, field: &str| {
+        let e = c.check().unwrap_err().to_string();
+        assert!(e.contains(field), "{e}");
+    };
+    bad(CobolConfig { eta: 0.5, ..Default::default() }, "eta");
+    bad(CobolConfig { eta: f64::NAN, ..Default::default() }, "eta");
+    bad(CobolConfig { g_thr: 0.0, ..Default::default() }, "g_thr");
+    bad(CobolConfig { g_thr: -1.0, ..Default::default() }, "g_thr");
+    bad(CobolConfig { zeta: -0.1, ..Default::default() }, "zeta");
+    bad(CobolConfig { lambda0: f64::NAN, ..Default::default() }, "lambda0");
+    bad(
+        CobolConfig { beta: BetaRule::Lemma31 { b_f: 1.0, sigma: 1e-4, delta: 1.5 }, ..Default::default() },
+        "beta.delta",
+    );
+    bad(CobolConfig { alpha: AlphaRule::Practical { initial: 0.0 }, ..Default::default() }, "alpha.initial");
+
+    let ctx = SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap(), 10).unwrap();
+    let search = CobolBoxSearch::default().check().unwrap();
+    let mut c = Cobol::new_box(&ctx, quick_config().check().unwrap(), search).unwrap();
+    let mut r = rng::seeded(1);
+    let q = c.suggest(&mut r).unwrap();
+    let e = c.observe(&q, Answer::Value(f64::NAN)).unwrap_err().to_string();
+    assert!(e.contains("answer"), "{e}");
+    let e = c.observe(&q, Answer::Label { accept: true }).unwrap_err().to_string();
+    assert!(e.contains("answer"), "{e}");
+    // The suggestion is still pending after the bad answers.
+    c.observe(&q, Answer::Value(0.5)).unwrap();
+    for _ in 0..2 {
+        let q = c.suggest(&mut r).unwrap();
+        c.observe(&q, Answer::Value(0.1)).unwrap();
+    }
+    // Now the initial labels: a label for a point outside the box, with nothing pending.
+    let mut fresh =
+        Cobol::new_box(&ctx, quick_config().check().unwrap(), CobolBoxSearch::default().check().unwrap()).unwrap();
+    for x in [0.1, 0.5, 0.9] {
+        fresh.observe(&Query::Evaluate(Point::continuous(vec![x, x])), Answer::Value(x)).unwrap();
+    }
+    let e = fresh
+        .observe(&Query::Label(Point::continuous(vec![1.5, 0.2])), Answer::Label { accept: true })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("query") && e.contains("outside"), "{e}");
+}
+
+#[test]
+fn no_harm_test_never_passes_a_candidate_whose_lcb_exceeds_min_ucb() {
+    // Unit: the test itself.
+    let b = |lcb: f64, sigma: f64| model::Bounds { mean: 0.0, sigma, lcb, ucb: lcb + 2.0 * sigma };
+    assert!(!no_harm_paper(&b(1.0, 1.0), &b(0.0, 1.0), 0.5, 3.0));
+    assert!(no_harm_paper(&b(0.4, 1.0), &b(0.0, 1.0), 0.5, 3.0));
+    assert!(!no_harm_paper(&b(0.4, 0.1), &b(0.0, 1.0), 0.5, 3.0));
+    // End to end, with an adversarial expert: at every expert-branch suggestion, recompute the
+    // bounds on all candidates from the fitted model.
+    let ctx = finite_ctx(41);
+    let mut cobol = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    let mut expert_steps = 0;
+    let eta = cobol.config().eta;
+    run(&mut cobol, 40, -2.0, utility, |c, q| {
+        let Some(info) = c.last_step() else { return };
+        if info.branch != Some(Branch::Expert) {
+            return;
+        }
+        expert_steps += 1;
+        let m = c.f_model().unwrap();
+        let x = match q {
+            Query::Evaluate(p) | Query::Label(p) => p.coords.clone(),
+            _ => unreachable!(),
+        };
+        let all: Vec<model::Bounds> = (0..41).map(|i| m.bounds(&[i as f64 / 40.0]).unwrap()).collect();
+        let ucb_min = all.iter().map(|b| b.ucb).fold(f64::INFINITY, f64::min);
+        let u = all.iter().enumerate().min_by(|a, b| a.1.lcb.total_cmp(&b.1.lcb)).unwrap().1;
+        let bc = m.bounds(&x).unwrap();
+        assert!(bc.lcb <= ucb_min, "LCB(x^c) = {} > min UCB = {ucb_min}", bc.lcb);
+        assert!(u.sigma <= eta * bc.sigma + 1e-12);
+    });
+    assert!(expert_steps > 0, "the expert branch was never taken");
+}
+
+#[test]
+fn lambda_stays_non_negative_under_the_papers_rule() {
+    let ctx = finite_ctx(41);
+    let mut cobol = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    let mut seen_update = false;
+    run(&mut cobol, 30, -2.0, utility, |c, _| {
+        let info = c.last_step().unwrap();
+        assert!(info.lambda >= 0.0 && info.lambda_next >= 0.0, "{info:?}");
+        seen_update |= info.lambda_next != info.lambda;
+    });
+    assert!(seen_update, "λ never moved");
+}
+
+#[test]
+fn an_uninformative_expert_on_a_constant_function_is_asked_only_while_the_interval_is_wide() {
+    let ctx = finite_ctx(21);
+    // A large threshold: with random labels the interval shrinks like 1/√n (1.2 after 34 labels
+    // here), so the code's 0.08 would need thousands of labels.
+    let mut config = quick_config();
+    config.g_thr = 1.5;
+    let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let mut asked_at = Vec::new();
+    let mut direct = 0;
+    run(
+        &mut cobol,
+        60,
+        0.0,
+        |_| 1.0,
+        |c, q| {
+            let info = c.last_step().unwrap();
+            if info.phase != Phase::Iteration || info.branch != Some(Branch::Expert) {
+                return;
+            }
+            let w = info.g_width.unwrap();
+            match q {
+                Query::Label(_) => {
+                    assert!(w > 1.5, "asked with width {w}");
+                    asked_at.push(info.iteration);
+                }
+                Query::Evaluate(_) => {
+                    assert!(w <= 1.5, "not asked with width {w}");
+                    direct += 1;
+                }
+                _ => unreachable!(),
+            }
+        },
+    );
+    assert_eq!(cobol.expert_queries(), asked_at.len());
+    // Handover: once the interval is below g_thr at the candidates, evaluations go ahead unasked.
+    assert!(direct > 0, "the expert was asked at every expert step: {asked_at:?}");
+}
+
+#[test]
+fn a_rejected_point_is_never_evaluated_in_its_iteration() {
+    let ctx = finite_ctx(41);
+    let config = CobolConfig { balanced_labels: false, ..quick_config() };
+    let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let mut alg = rng::seeded(5);
+    let mut rejected: Option<(usize, Vec<f64>)> = None;
+    let mut rejections = 0;
+    for _ in 0..40 {
+        let q = cobol.suggest(&mut alg).unwrap();
+        let info = cobol.last_step().unwrap().clone();
+        let ans = match &q {
+            // A stubborn expert who rejects everything.
+            Query::Label(_) => Answer::Label { accept: false },
+            Query::Evaluate(p) => {
+                if let Some((t, x)) = &rejected {
+                    assert!(!(info.iteration == *t && &p.coords == x), "evaluated the rejected {x:?}");
+                }
+                Answer::Value(utility(&p.coords))
+            }
+            _ => unreachable!(),
+        };
+        if let (Query::Label(p), Phase::Iteration) = (&q, info.phase) {
+            rejected = Some((info.iteration, p.coords.clone()));
+            rejections += 1;
+        }
+        cobol.observe(&q, ans).unwrap();
+    }
+    assert!(rejections > 0);
+}
+
+#[test]
+fn the_candidate_search_finds_the_brute_force_argmin() {
+    let ctx = finite_ctx(31);
+    let mut cobol = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    run(&mut cobol, 14, 1.0, utility, |_, _| {});
+    // Brute force J = LCB + λ g_lower at every candidate (one program each), against decide().
+    let lambda = cobol.lambda();
+    let mut g = cobol.g_model().unwrap();
+    let m = cobol.f_model().unwrap().clone();
+    let js: Vec<f64> = (0..31)
+        .map(|i| {
+            let x = [i as f64 / 30.0];
+            let p = g.point(&m.working(&x).unwrap()).unwrap();
+            m.bounds(&x).unwrap().lcb + lambda * g.lower(&p).unwrap()
+        })
+        .collect();
+    let best = js.iter().copied().fold(f64::INFINITY, f64::min);
+    cobol.iteration += 1;
+    let d = cobol.decide().unwrap();
+    assert!(d.info.solved <= 31);
+    // The mixed objective of the chosen x^c equals the brute-force minimum (solver tolerance).
+    let z = (cobol.lambda() - lambda) / cobol.config().zeta;
+    let lcb_c =
+        js.iter().position(|&j| (j - best).abs() < 1e-6).map(|i| m.bounds(&[i as f64 / 30.0]).unwrap().lcb).unwrap();
+    assert!((lcb_c + lambda * z - best).abs() < 1e-5 || cobol.lambda() == 0.0, "{} vs {best}", lcb_c + lambda * z);
+}
+
+#[test]
+fn replaying_the_history_reproduces_the_state_and_the_next_suggestion() {
+    let ctx = finite_ctx(31);
+    let mut a = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    let history = run(&mut a, 20, 1.0, utility, |_, _| {});
+    let mut b = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    b.observe_batch(&history).unwrap();
+    assert_eq!(a.lambda(), b.lambda());
+    assert_eq!(a.norm_bound(), b.norm_bound());
+    assert_eq!(a.labels(), b.labels());
+    assert_eq!(a.expert_queries(), b.expert_queries());
+    let (qa, qb) = (a.suggest(&mut rng::seeded(1)).unwrap(), b.suggest(&mut rng::seeded(2)).unwrap());
+    assert_eq!(qa, qb);
+}
+
+#[test]
+fn box_mode_runs_and_stays_in_the_box() {
+    let ctx = SearchContext::new(BoxDomain::cube(-1.0, 1.0, 2).unwrap(), 10).unwrap();
+    let mut search = CobolBoxSearch { candidates: 64, ..Default::default() };
+    search.lcb.design = 32;
+    search.lcb.samples = 32;
+    search.lcb.starts = 2;
+    let config = CobolConfig { balanced_labels: false, ..quick_config() };
+    let mut cobol = Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    run(&mut cobol, 24, 1.0, utility, |_, q| match q {
+        Query::Evaluate(p) | Query::Label(p) => assert!(p.coords.iter().all(|v| (-1.0..=1.0).contains(v))),
+        _ => unreachable!(),
+    });
+    assert!(cobol.evaluations().len() >= 4);
+}
+
+#[test]
+fn the_baselines_ask_what_they_should() {
+    let ctx = finite_ctx(21);
+    for (variant, label_ok) in
+        [(Variant::RandomSearch, false), (Variant::ExpertSampling, true), (Variant::VanillaLcb, false)]
+    {
+        let config = CobolConfig { variant, ..quick_config() };
+        let mut c = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+        let mut last_label: Option<(Vec<f64>, bool)> = None;
+        let history = run(&mut c, 25, 1.0, utility, |_, _| {});
+        for (q, a) in &history {
+            match (q, a) {
+                (Query::Label(p), Answer::Label { accept }) => {
+                    assert!(label_ok, "{variant:?} asked a label");
+                    last_label = Some((p.coords.clone(), *accept));
+                }
+                (Query::Evaluate(p), _) => {
+                    // Expert sampling evaluates exactly the accepted draws.
+                    if let (Variant::ExpertSampling, Some((x, accept))) = (variant, &last_label) {
+                        assert!(*accept && &p.coords == x);
+                    }
+                    last_label = None;
+                }
+                _ => unreachable!(),
+            }
+        }
+        assert_eq!(c.labels().is_empty(), !label_ok);
+    }
+}
+
+#[test]
+#[ignore = "diagnostic: prints the work of one iteration at the bench's size"]
+fn diagnostic_bench_size_iteration() {
+    let domain = BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(20).unwrap();
+    let ctx = SearchContext::new(domain.clone(), 300).unwrap();
+    let config =
+        CobolConfig { initial_evaluations: 100, initial_labels: 100, balanced_labels: false, ..CobolConfig::default() };
+    let u = |x: &[f64]| -((x[0] - 0.3).powi(2) + (x[1] - 0.7).powi(2));
+    let mut r = rng::seeded(1);
+    let mut c = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let mut history = Vec::new();
+    for k in 0..200 {
+        let p = domain.point(r.random_range(0..400)).unwrap();
+        if k < 100 {
+            history.push((Query::Evaluate(p.clone()), Answer::Value(u(&p.coords))));
+        } else {
+            history.push((Query::Label(p.clone()), Answer::Label { accept: expert_label(1.0, &p.coords, &mut r) }));
+        }
+    }
+    c.observe_batch(&history).unwrap();
+    let t = std::time::Instant::now();
+    let _ = c.g_model().unwrap();
+    eprintln!("g model: {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    c.suggest(&mut rng::seeded(2)).unwrap();
+    eprintln!("suggest: {:?} {:?}", t.elapsed(), c.last_step());
+}
