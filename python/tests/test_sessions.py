@@ -140,7 +140,7 @@ def test_a_query_that_is_not_pending_and_a_wrong_answer_change_nothing(tmp_path,
     )
     errors = [json.loads(line) for line in cli.stdout.splitlines() if '"error"' in line]
     assert errors and errors[0]["message"] == str(e.value)
-    assert str(e.value) == 'a duel needs {"choice": "a"} or {"choice": "b"}'
+    assert str(e.value).startswith('a duel needs {"choice": "a"} or {"choice": "b"}')
     assert path.read_bytes() == before
 
 
@@ -256,3 +256,17 @@ def test_a_closed_session_and_a_foreign_query_raise(tmp_path, root):
         assert s.history()[0]["answer"] == {"Duel": {"first_wins": False}}
     with pytest.raises(bohf.SessionError, match="is closed"):
         s.ask()
+
+
+def test_no_preference_and_skip_are_recorded_and_use_up_budget(tmp_path, root):
+    path = tmp_path / "abstain.json"
+    with new_python_session(path, root) as s:
+        q = s.ask()
+        s.tell(q, {"no_preference": True})
+        q = s.ask()
+        s.tell(q, {"skip": True})
+        assert s.answered == 2
+        answers = [step["answer"] for step in s.history()]
+    assert answers == ["NoPreference", "Skip"]
+    with bohf.Session.load(path) as s:
+        assert s.answered == 2
