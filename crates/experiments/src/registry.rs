@@ -78,8 +78,8 @@ registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolCo
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
 /// the box. `pop-bo`: [`bohf_popbo::PopBoConfig`] with [`bohf_popbo::BoxSearchConfig`]
-/// (`samples`, `starts`, `iterations`, `step_tolerance`; `initial` must stay `random`, x₀ is drawn
-/// uniformly in the box). `gp-ucb`: [`bohf_baselines::GpUcbConfig`] with
+/// (`design`, `samples`, `starts`, `climbs`, `iterations`, `step_tolerance`; `initial` must stay
+/// `random`, x₀ is drawn uniformly in the box). `gp-ucb`: [`bohf_baselines::GpUcbConfig`] with
 /// [`bohf_optim::MultistartConfig`] (`design`, `samples`, `starts`, `local`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BoxModeConfig<C, S> {
@@ -123,15 +123,15 @@ fn box_bound(field: &str, value: usize, max: usize) -> bohf_core::Result<()> {
     Ok(())
 }
 
-/// Errors unless `samples` × d ≤ [`crate::limits::MAX_BOX_SAMPLE_VALUES`], naming
-/// `box_search.samples`.
-fn box_samples(samples: usize, domain: &BoxDomain) -> bohf_core::Result<()> {
+/// Errors unless `points` × d ≤ [`crate::limits::MAX_BOX_SAMPLE_VALUES`] (the points a box search
+/// screens: `design` + `samples`, or COBOL's `candidates`), naming `box_search.<field>`.
+fn box_samples(field: &str, points: usize, domain: &BoxDomain) -> bohf_core::Result<()> {
     let d = domain.dim();
-    if samples.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
+    if points.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
         return Err(bohf_core::Error::invalid(
-            "box_search.samples",
+            format!("box_search.{field}"),
             format!(
-                "{samples} samples × {d} dimensions is more than {} coordinates (the limit)",
+                "{points} screened points × {d} dimensions is more than {} coordinates (the limit)",
                 crate::limits::MAX_BOX_SAMPLE_VALUES
             ),
         ));
@@ -150,9 +150,9 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_popbo::PopBoBox {
         box_bound("iterations", s.iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
         Ok((c.config.check()?, s.check().at("box_search")?))
     }
-    /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples(search.samples, ctx.domain())?;
+        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
         bohf_popbo::PopBoBox::new(ctx.domain().clone(), config, search)
     }
     fn box_search_type() -> Option<&'static str> {
@@ -172,9 +172,9 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
         box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
         Ok((c.config.check()?, s.check().at("box_search")?))
     }
-    /// Refuses `samples` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples(search.samples, ctx.domain())?;
+        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
         bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)
     }
     fn box_search_type() -> Option<&'static str> {
@@ -197,7 +197,7 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_cobol::Cobol {
     }
     /// Refuses `candidates` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples(search.candidates, ctx.domain())?;
+        box_samples("candidates", search.candidates, ctx.domain())?;
         bohf_cobol::Cobol::new_box(ctx, config, search)
     }
     fn box_search_type() -> Option<&'static str> {

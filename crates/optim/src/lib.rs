@@ -9,7 +9,10 @@
 //!   given the RNG;
 //! * [`maximize_on_box`]: multistart maximisation: screen a Sobol design and a uniform sample, refine
 //!   the best points and the caller's extra starts with [`minimize_bounded`] on −f, keep the best
-//!   (bohf's argmax tie rule over the start order).
+//!   (bohf's argmax tie rule over the start order);
+//! * [`race_on_box`]: the same screening for an expensive f with the caller's own local search
+//!   ([`Climb`]): starts taken in turn from one or more cheap rankings, raced on their exact
+//!   values, and only the best climbed (POP-BO's box mode, whose f is a conic program per point).
 //!
 //! DIRECT (Jones, Perttunen & Stuckman 1993, the derivative-free global method COMP-GP-UCB and
 //! MF-GP-UCB used) is **not offered**, because no small, well-kept Rust implementation fits: the
@@ -24,6 +27,6 @@ pub mod multistart;
 
 pub use local::{LocalConfig, LocalResult, LocalStop, ValidLocalConfig, minimize_bounded};
 pub use multistart::{
-    BoxMaximum, MAX_DESIGN, MAX_SOBOL_DIM, MultistartConfig, Objective, ValidMultistartConfig, maximize_on_box,
-    sobol_design,
+    BoxMaximum, BoxRace, Climb, MAX_DESIGN, MAX_SOBOL_DIM, MultistartConfig, Objective, RaceConfig,
+    ValidMultistartConfig, ValidRaceConfig, maximize_on_box, race_on_box, screening_pool, sobol_design,
 };

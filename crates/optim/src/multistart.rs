@@ -147,8 +147,7 @@ pub fn maximize_on_box<O: Objective + ?Sized>(
     for (i, s) in extra_starts.iter().enumerate() {
         check_bounds(s, lower, upper, &format!("extra_starts[{i}]"))?;
     }
-    let mut screened = if config.design > 0 { sobol_design(domain, config.design, rng)? } else { Vec::new() };
-    screened.extend((0..config.samples).map(|_| domain.sample(rng)));
+    let screened = screening_pool(domain, config.design, config.samples, rng)?;
     let mut scored = Vec::with_capacity(screened.len());
     for (i, x) in screened.iter().enumerate() {
         let v = objective.value(x)?;
@@ -182,4 +181,184 @@ pub fn maximize_on_box<O: Objective + ?Sized>(
     let start = bohf_core::argmax_lowest(searches.iter().map(|r| r.value))?;
     let best = &searches[start];
     Ok(BoxMaximum { x: best.x.clone(), value: best.value, start, evaluations, searches })
+}
+
+/// The screened pool of [`maximize_on_box`] and [`race_on_box`]: `design` scrambled Sobol points
+/// ([`sobol_design`]) then `samples` uniform points, all drawn from `rng` in that order.
+pub fn screening_pool(
+    domain: &BoxDomain,
+    design: usize,
+    samples: usize,
+    rng: &mut (impl Rng + ?Sized),
+) -> Result<Vec<Vec<f64>>> {
+    let mut pool = if design > 0 { sobol_design(domain, design, rng)? } else { Vec::new() };
+    pool.extend((0..samples).map(|_| domain.sample(rng)));
+    Ok(pool)
+}
+
+/// A maximisation over a box whose exact value is expensive and whose local search is the
+/// caller's own (e.g. POP-BO's optimistic advantage, an exact conic program per point, climbed by
+/// a minorise–maximise ascent): what [`race_on_box`] needs of it.
+pub trait Climb {
+    /// The number of rankings [`Climb::screen`] fills (≥ 1); the starts are taken from them in
+    /// turn.
+    fn rankings(&self) -> usize {
+        1
+    }
+    /// Cheap scores of a screened point, one per ranking, higher better (e.g. a lower and an upper
+    /// bound on f(x)); written into `scores` (of length [`Climb::rankings`]). A NaN score is an
+    /// error.
+    fn screen(&mut self, x: &[f64], scores: &mut [f64]) -> Result<()>;
+    /// f(x), exactly.
+    fn value(&mut self, x: &[f64]) -> Result<f64>;
+    /// A local ascent from `x0`, where f = `f0` (just computed by [`Climb::value`]); returns a
+    /// point of the box and f there.
+    fn climb(&mut self, x0: &[f64], f0: f64) -> Result<(Vec<f64>, f64)>;
+}
+
+/// Settings of [`race_on_box`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RaceConfig {
+    /// Points of the scrambled Sobol design screened for starts (0 for none; at most 2¹⁶, and only
+    /// in dimension ≤ 256).
+    pub design: usize,
+    /// Uniform random points screened for starts (0 for none).
+    pub samples: usize,
+    /// Starts taken from the screened points (and the caller's extra points), in turn from each
+    /// ranking; f is computed exactly at each.
+    pub starts: usize,
+    /// Local ascents, from the starts with the largest exact values (at most `starts`).
+    pub climbs: usize,
+}
+
+impl Default for RaceConfig {
+    /// 512 Sobol points, 512 uniform points, 4 starts, 2 climbs (POP-BO's box step, d = 7 at
+    /// t = 100, then stays under 200 ms: `benches/popbo.rs`).
+    fn default() -> Self {
+        Self { design: 512, samples: 512, starts: 4, climbs: 2 }
+    }
+}
+
+bohf_core::validated! {
+    /// A [`RaceConfig`] that passed [`RaceConfig::check`].
+    pub struct ValidRaceConfig(RaceConfig);
+}
+
+impl RaceConfig {
+    /// The one check of the settings; errors name the first invalid field (`design`, `starts`,
+    /// `climbs`).
+    pub fn check(&self) -> Result<ValidRaceConfig> {
+        if self.design > MAX_DESIGN {
+            return Err(Error::invalid("design", format!("at most {MAX_DESIGN} points, got {}", self.design)));
+        }
+        if self.starts == 0 {
+            return Err(Error::invalid("starts", "must be >= 1"));
+        }
+        if self.climbs == 0 || self.climbs > self.starts {
+            return Err(Error::invalid(
+                "climbs",
+                format!("must be between 1 and `starts` ({}), got {}", self.starts, self.climbs),
+            ));
+        }
+        Ok(ValidRaceConfig(self.clone()))
+    }
+}
+
+/// The result of [`race_on_box`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxRace {
+    /// The best point found (inside the box).
+    pub x: Vec<f64>,
+    /// f(x).
+    pub value: f64,
+    /// The starts, in the order they were taken, with f there.
+    pub starts: Vec<(Vec<f64>, f64)>,
+    /// The ascents, in climb order (best start first): where each ended and f there.
+    pub climbs: Vec<(Vec<f64>, f64)>,
+}
+
+/// Maximises an expensive f over `domain` by a raced multistart:
+///
+/// 1. screen the pool of [`screening_pool`] (`config.design` Sobol points, `config.samples`
+///    uniform points) followed by `extra` (e.g. the points already queried; each must lie in the
+///    box) with the cheap [`Climb::screen`];
+/// 2. take `config.starts` distinct starts, in turn from each ranking, best first (ties: the
+///    earlier point);
+/// 3. compute f exactly at each start ([`Climb::value`]);
+/// 4. climb ([`Climb::climb`]) from the `config.climbs` starts with the largest f (ties: the
+///    earlier start);
+/// 5. return the best end point; among values that tie ([`bohf_core::is_tie`]) the earliest climb
+///    ([`bohf_core::argmax_lowest`]).
+///
+/// Racing the starts on their exact values before climbing spends the expensive local searches
+/// where they start high. Sequential and deterministic given the RNG.
+///
+/// Errors: an invalid config ([`RaceConfig::check`]), an extra point of the wrong length or
+/// outside the box (naming `extra[i][j]`), a NaN score, an error of the problem.
+pub fn race_on_box<C: Climb + ?Sized>(
+    problem: &mut C,
+    domain: &BoxDomain,
+    rng: &mut (impl Rng + ?Sized),
+    extra: &[Vec<f64>],
+    config: &RaceConfig,
+) -> Result<BoxRace> {
+    config.check()?;
+    for (i, s) in extra.iter().enumerate() {
+        check_bounds(s, domain.lower(), domain.upper(), &format!("extra[{i}]"))?;
+    }
+    let mut pool = screening_pool(domain, config.design, config.samples, rng)?;
+    pool.extend(extra.iter().cloned());
+    if pool.is_empty() {
+        return Err(Error::invalid("samples", "`design`, `samples` and the extra points are all empty: nothing to screen"));
+    }
+    let k = problem.rankings().max(1);
+    let mut scores = vec![vec![0.0; pool.len()]; k];
+    let mut row = vec![0.0; k];
+    for (i, x) in pool.iter().enumerate() {
+        problem.screen(x, &mut row)?;
+        for (r, &v) in row.iter().enumerate() {
+            if v.is_nan() {
+                return Err(Error::NonFinite(format!("screening score {r} at point {i} ({x:?})")));
+            }
+            scores[r][i] = v;
+        }
+    }
+    // Each ranking best first; the stable sort keeps the earlier point first among equal scores.
+    let mut rankings: Vec<std::vec::IntoIter<usize>> = scores
+        .iter()
+        .map(|s| {
+            let mut order: Vec<usize> = (0..pool.len()).collect();
+            order.sort_by(|&i, &j| s[j].total_cmp(&s[i]));
+            order.into_iter()
+        })
+        .collect();
+    let mut chosen: Vec<usize> = Vec::with_capacity(config.starts);
+    let mut exhausted = 0;
+    'take: while chosen.len() < config.starts.min(pool.len()) && exhausted < k {
+        exhausted = 0;
+        for ranking in rankings.iter_mut() {
+            match ranking.find(|i| !chosen.contains(i)) {
+                Some(i) => chosen.push(i),
+                None => exhausted += 1,
+            }
+            if chosen.len() == config.starts.min(pool.len()) {
+                break 'take;
+            }
+        }
+    }
+    let mut starts = Vec::with_capacity(chosen.len());
+    for &i in &chosen {
+        let v = problem.value(&pool[i])?;
+        starts.push((pool[i].clone(), v));
+    }
+    let mut order: Vec<usize> = (0..starts.len()).collect();
+    order.sort_by(|&i, &j| starts[j].1.total_cmp(&starts[i].1));
+    let mut climbs = Vec::with_capacity(config.climbs);
+    for &i in order.iter().take(config.climbs) {
+        climbs.push(problem.climb(&starts[i].0, starts[i].1)?);
+    }
+    let best = bohf_core::argmax_lowest(climbs.iter().map(|c| c.1))?;
+    let (x, value) = climbs[best].clone();
+    Ok(BoxRace { x, value, starts, climbs })
 }

@@ -3,7 +3,10 @@
 //! of a scrambled Sobol design.
 
 use bohf_core::{BoxDomain, Error, Result, rng};
-use bohf_optim::{LocalConfig, LocalStop, MultistartConfig, maximize_on_box, minimize_bounded, sobol_design};
+use bohf_optim::{
+    Climb, LocalConfig, LocalStop, MultistartConfig, RaceConfig, maximize_on_box, minimize_bounded, race_on_box,
+    sobol_design,
+};
 use bohf_problems::functions::{TestFunction, by_name};
 
 /// f(x) = ½ (x − c)ᵀ A (x − c) with A = [[4, 1], [1, 2]] (positive definite) and its gradient.
@@ -278,4 +281,132 @@ proptest::proptest! {
             }
         }
     }
+}
+
+/// A [`Climb`] for the race tests: f with its gradient, a local ascent by [`minimize_bounded`] on
+/// −f, screening by f itself (ranking 0) and, as a second ranking, by −f (the worst first: it
+/// shows that the starts are taken in turn), with counts of exact values and climbs.
+struct Counting<F> {
+    f: F,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    two_rankings: bool,
+    values: usize,
+    climbs: Vec<Vec<f64>>,
+}
+
+impl<F: FnMut(&[f64], &mut [f64]) -> Result<f64>> Climb for Counting<F> {
+    fn rankings(&self) -> usize {
+        if self.two_rankings { 2 } else { 1 }
+    }
+    fn screen(&mut self, x: &[f64], scores: &mut [f64]) -> Result<()> {
+        let mut g = vec![0.0; x.len()];
+        let v = (self.f)(x, &mut g)?;
+        scores[0] = v;
+        if self.two_rankings {
+            scores[1] = -v;
+        }
+        Ok(())
+    }
+    fn value(&mut self, x: &[f64]) -> Result<f64> {
+        self.values += 1;
+        let mut g = vec![0.0; x.len()];
+        (self.f)(x, &mut g)
+    }
+    fn climb(&mut self, x0: &[f64], f0: f64) -> Result<(Vec<f64>, f64)> {
+        self.climbs.push(x0.to_vec());
+        let mut neg = |x: &[f64], g: &mut [f64]| -> Result<f64> {
+            let v = (self.f)(x, g)?;
+            g.iter_mut().for_each(|g| *g = -*g);
+            Ok(-v)
+        };
+        let r = minimize_bounded(&mut neg, x0, &self.lower, &self.upper, &LocalConfig::default())?;
+        assert!(-r.value >= f0 - 1e-12, "a local ascent never ends below its start");
+        Ok((r.x, -r.value))
+    }
+}
+
+fn counting<F>(f: F, dom: &BoxDomain, two_rankings: bool) -> Counting<F> {
+    Counting { f, lower: dom.lower().to_vec(), upper: dom.upper().to_vec(), two_rankings, values: 0, climbs: vec![] }
+}
+
+#[test]
+fn race_matches_a_fine_grid_in_1d_and_2d() {
+    // 1-D: Gramacy & Lee against a 200 001-point grid, as for `maximize_on_box`.
+    let dom = BoxDomain::new(vec![0.5], vec![2.5]).unwrap();
+    let n = 200_001;
+    let mut g = [0.0];
+    let best_grid = (0..n)
+        .map(|i| neg_gramacy_lee(&[0.5 + 2.0 * i as f64 / (n - 1) as f64], &mut g).unwrap())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let cfg = RaceConfig { design: 32, samples: 32, starts: 6, climbs: 2 };
+    for seed in 0..5 {
+        let mut p = counting(neg_gramacy_lee, &dom, false);
+        let m = race_on_box(&mut p, &dom, &mut rng::seeded(seed), &[], &cfg).unwrap();
+        assert!(m.value >= best_grid - 1e-9 && m.value <= best_grid + 1e-7, "seed {seed}: {} vs {best_grid}", m.value);
+        assert_eq!((p.values, p.climbs.len(), m.starts.len(), m.climbs.len()), (6, 2, 6, 2));
+    }
+    // 2-D test functions against an 801² grid.
+    for name in ["branin", "six_hump_camel"] {
+        let f = by_name(name, Some(2)).unwrap();
+        let dom = f.domain();
+        let best = grid_max(f.as_ref(), 801);
+        let mut p = counting(with_fd_gradient(f.as_ref()), &dom, false);
+        let m = race_on_box(&mut p, &dom, &mut rng::seeded(7), &[], &RaceConfig::default()).unwrap();
+        assert!(m.value >= best - 1e-6, "{name}: {} vs grid {best}", m.value);
+        assert!(m.value <= f.optimum().unwrap().value + 1e-9);
+        assert!(dom.contains(&m.x));
+    }
+}
+
+/// −(the quadratic of [`quadratic`]): maximal (0) at c.
+fn cap(c: [f64; 2]) -> impl FnMut(&[f64], &mut [f64]) -> Result<f64> {
+    let mut q = quadratic(c);
+    move |x, g| {
+        let v = q(x, g)?;
+        g.iter_mut().for_each(|g| *g = -*g);
+        Ok(-v)
+    }
+}
+
+#[test]
+fn race_climbs_the_best_starts_takes_rankings_in_turn_and_checks_its_input() {
+    let dom = BoxDomain::new(vec![0.0, 0.0], vec![1.0, 1.0]).unwrap();
+    let cfg = RaceConfig { design: 16, samples: 16, starts: 4, climbs: 2 };
+    let bowl = cap([0.3, 0.6]);
+    // Two rankings: best and worst by f, in turn, so the starts alternate high and low values,
+    // and the two climbed are the two best of them.
+    let mut p = counting(bowl, &dom, true);
+    let m = race_on_box(&mut p, &dom, &mut rng::seeded(1), &[], &cfg).unwrap();
+    let v: Vec<f64> = m.starts.iter().map(|s| s.1).collect();
+    assert!(v[0] > v[1] && v[2] > v[3] && v[0] >= v[2] && v[1] <= v[3], "{v:?}");
+    let mut sorted = m.starts.clone();
+    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    assert_eq!(p.climbs, vec![sorted[0].0.clone(), sorted[1].0.clone()]);
+    assert!(m.value > -1e-10 && (m.x[0] - 0.3).abs() < 1e-4 && (m.x[1] - 0.6).abs() < 1e-4, "{m:?}");
+    // Same seed, same result; the extra points are screened too (only the extra point here).
+    let again = race_on_box(&mut counting(cap([0.3, 0.6]), &dom, true), &dom, &mut rng::seeded(1), &[], &cfg);
+    assert_eq!(again.unwrap(), m);
+    let only = RaceConfig { design: 0, samples: 0, starts: 1, climbs: 1 };
+    let mut p = counting(cap([0.3, 0.6]), &dom, false);
+    let m = race_on_box(&mut p, &dom, &mut rng::seeded(1), &[vec![0.9, 0.1]], &only).unwrap();
+    assert_eq!(m.starts[0].0, vec![0.9, 0.1]);
+    // Errors name the field.
+    let name = |e: Error| match e {
+        Error::InvalidParameter { name, .. } => name,
+        other => format!("{other:?}"),
+    };
+    let run = |cfg: &RaceConfig, extra: &[Vec<f64>]| {
+        race_on_box(&mut counting(cap([0.3, 0.6]), &dom, false), &dom, &mut rng::seeded(1), extra, cfg)
+            .unwrap_err()
+    };
+    assert_eq!(name(run(&RaceConfig { starts: 0, ..cfg.clone() }, &[])), "starts");
+    assert_eq!(name(run(&RaceConfig { climbs: 5, ..cfg.clone() }, &[])), "climbs");
+    assert_eq!(name(run(&RaceConfig { climbs: 0, ..cfg.clone() }, &[])), "climbs");
+    assert_eq!(name(run(&RaceConfig { design: 1 << 17, ..cfg.clone() }, &[])), "design");
+    assert_eq!(name(run(&only, &[])), "samples");
+    assert!(name(run(&cfg, &[vec![1.5, 0.0]])).starts_with("extra[0]"));
+    let nan = |_: &[f64], _: &mut [f64]| -> Result<f64> { Ok(f64::NAN) };
+    let e = race_on_box(&mut counting(nan, &dom, false), &dom, &mut rng::seeded(1), &[], &cfg).unwrap_err();
+    assert!(matches!(e, Error::NonFinite(_)), "{e:?}");
 }

@@ -21,12 +21,17 @@
 //! on failure), then solves exactly at the end point y: A(y) ≥ M(y) > M(x) = A(x), so every round
 //! that gains on M is an exact ascent step, and one exact solve per round suffices (the earlier
 //! search solved at every trial step, accepted or not). A point solved before (ascents often end
-//! on the same corner of the box) is not solved again. Starts: the `starts` best of `samples`
-//! uniform points and the support points, half by the MLE lower bound
-//! f̂(x) − f̂(x′) + ρ_x√(B² − ‖ŵ‖²) (the MLE is feasible) and half by the optimistic upper bound
-//! B‖g(x)‖; each start takes at most `iterations` exact solves, and stops earlier when the ascent
-//! on M moves less than `step_tolerance` (relative to the box's largest side) or gains less than
-//! 10⁻⁹ relative.
+//! on the same corner of the box) is not solved again. Each ascent takes at most `iterations` exact
+//! solves, and stops earlier when the ascent on M moves less than `step_tolerance` (relative to the
+//! box's largest side) or gains less than 10⁻⁹ relative.
+//!
+//! **Starts: bohf-optim's raced multistart** ([`race_on_box`]). The pool is a scrambled Sobol
+//! design, a uniform sample and the support points; the starts are taken in turn from two cheap
+//! rankings, the MLE lower bound f̂(x) − f̂(x′) + ρ_x√(B² − ‖ŵ‖²) (the MLE is feasible) and the
+//! optimistic upper bound B‖g(x)‖; A is solved exactly at each start, and only the `climbs` best
+//! are climbed. On the 7-D timing instance (`benches/popbo.rs`) every start converged to the same
+//! corner in most steps, so climbing all four starts spent about 17 solves per step where racing
+//! spends about 10, with the same advantage found at each of 10 steps.
 
 use crate::config::{PopBoConfig, ReportRule, ValidPopBoConfig};
 use crate::report::{pair_sigmas, t_star};
@@ -34,28 +39,43 @@ use bohf_confidence::{ConfidenceProblem, ConfidenceSet, MleFit, Observation};
 use bohf_core::rand::Rng;
 use bohf_core::{Answer, BoxDomain, Duel, Error, Optimizer, Point, Query, Result, argmax_lowest, check_pending};
 use bohf_kernels::Kernel;
+use bohf_optim::{Climb, RaceConfig, race_on_box};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
-/// Settings of the continuous outer search.
+/// Settings of the continuous outer search: bohf-optim's raced multistart ([`race_on_box`]; the
+/// first four fields are those of [`RaceConfig`]) around POP-BO's own local ascent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoxSearchConfig {
-    /// Uniform random points screened for starts.
+    /// [`RaceConfig::design`].
+    pub design: usize,
+    /// [`RaceConfig::samples`].
     pub samples: usize,
-    /// Number of local searches.
+    /// [`RaceConfig::starts`] (the support points are screened too).
     pub starts: usize,
-    /// Exact solves per local search.
+    /// [`RaceConfig::climbs`].
+    pub climbs: usize,
+    /// Exact solves per local ascent.
     pub iterations: usize,
-    /// Stop a local search when the step (relative to the box's largest side) falls below this.
+    /// Stop a local ascent when the step (relative to the box's largest side) falls below this.
     pub step_tolerance: f64,
 }
 
 impl Default for BoxSearchConfig {
-    /// 1000 samples, 4 starts, 10 solves per start, step tolerance 10⁻⁴ (a 7-D step at t = 100
-    /// then stays under the 1 s budget; the authors' code uses 10 Ipopt multistarts).
+    /// [`RaceConfig::default`] (512 Sobol and 512 uniform points, 4 starts, 2 climbs), 10 solves
+    /// per ascent, step tolerance 10⁻⁴: a 7-D step at t = 100 then stays under 200 ms
+    /// (`benches/popbo.rs`; the authors' code uses 10 Ipopt multistarts).
     fn default() -> Self {
-        Self { samples: 1000, starts: 4, iterations: 10, step_tolerance: 1e-4 }
+        let race = RaceConfig::default();
+        Self {
+            design: race.design,
+            samples: race.samples,
+            starts: race.starts,
+            climbs: race.climbs,
+            iterations: 10,
+            step_tolerance: 1e-4,
+        }
     }
 }
 
@@ -65,12 +85,15 @@ bohf_core::validated! {
 }
 
 impl BoxSearchConfig {
-    /// The one check of the settings; errors name the first invalid field (`starts`, `iterations`,
-    /// `step_tolerance`).
+    /// The multistart part.
+    pub fn race(&self) -> RaceConfig {
+        RaceConfig { design: self.design, samples: self.samples, starts: self.starts, climbs: self.climbs }
+    }
+
+    /// The one check of the settings; errors name the first invalid field (`design`, `starts`,
+    /// `climbs`, `iterations`, `step_tolerance`).
     pub fn check(&self) -> Result<ValidBoxSearchConfig> {
-        if self.starts == 0 {
-            return Err(Error::invalid("starts", "must be >= 1"));
-        }
+        self.race().check()?;
         if self.iterations == 0 {
             return Err(Error::invalid("iterations", "must be >= 1"));
         }
@@ -429,6 +452,52 @@ impl PopBoBox {
     }
 }
 
+/// One suggestion's outer search: the confidence set of the step, the known feasible points of the
+/// minorant, and the exact solves made ([`Climb`] for bohf-optim's [`race_on_box`]).
+struct BoxStep<'a> {
+    pb: &'a PopBoBox,
+    problem: &'a ConfidenceProblem,
+    set: ConfidenceSet,
+    mle_w: &'a DVector<f64>,
+    /// The reference x′ (a support index).
+    r: usize,
+    /// √(B² − ‖ŵ‖²): the ω that makes the MLE feasible at any x.
+    room: f64,
+    /// L[r,:]ᵀ.
+    lref: DVector<f64>,
+    known: Vec<Known>,
+    solves: usize,
+}
+
+impl Climb for BoxStep<'_> {
+    /// Two rankings: the MLE lower bound f̂(x) − f̂(x′) + ρ_x√(B² − ‖ŵ‖²) (the MLE is feasible) and
+    /// the optimistic upper bound B‖g(x)‖.
+    fn rankings(&self) -> usize {
+        2
+    }
+
+    fn screen(&mut self, x: &[f64], scores: &mut [f64]) -> Result<()> {
+        let c = self.problem.candidate(&self.pb.k_vec(x), self.pb.kernel.eval(x, x))?;
+        let gw = c.coordinates() - &self.lref;
+        let b = self.pb.config.confidence.norm_bound;
+        scores[0] = gw.dot(self.mle_w) + c.rho() * self.room;
+        scores[1] = b * (gw.norm_squared() + c.rho() * c.rho()).sqrt();
+        Ok(())
+    }
+
+    fn value(&mut self, x: &[f64]) -> Result<f64> {
+        let (pb, r) = (self.pb, self.r);
+        Ok(pb.solve_at(&mut self.set, x, r, &self.lref, &mut self.known, &mut self.solves)?.0)
+    }
+
+    fn climb(&mut self, x0: &[f64], _f0: f64) -> Result<(Vec<f64>, f64)> {
+        // The local search starts with an exact solve at x0, which `value` made: it is found among
+        // the known points and not solved again.
+        let (pb, r) = (self.pb, self.r);
+        pb.local_search(&mut self.set, x0.to_vec(), r, &mut self.known, &mut self.solves)
+    }
+}
+
 impl Optimizer for PopBoBox {
     fn name(&self) -> &'static str {
         "POP-BO"
@@ -443,48 +512,25 @@ impl Optimizer for PopBoBox {
             self.mle = Some(m);
         }
         let (problem, mle) = self.state()?;
-        let mut set = ConfidenceSet::new(problem, mle, self.beta()?)?;
         let r = self.reference().expect("initialised");
         let b = self.config.confidence.norm_bound;
         let room = (b * b - mle.w.norm_squared()).max(0.0).sqrt();
-        // Screen random points and the support for starts.
-        let mut pool: Vec<Vec<f64>> = (0..self.search.samples).map(|_| self.domain.sample(&mut *rng)).collect();
-        pool.extend(self.points.iter().cloned());
-        let l = problem.cholesky().l();
-        let mut scored = Vec::with_capacity(pool.len());
-        for x in &pool {
-            let c = problem.candidate(&self.k_vec(x), self.kernel.eval(x, x))?;
-            let gw = c.coordinates() - l.row(r).transpose();
-            let lower = gw.dot(&mle.w) + c.rho() * room;
-            let upper = b * (gw.norm_squared() + c.rho() * c.rho()).sqrt();
-            scored.push((lower, upper));
-        }
-        let mut by_lower: Vec<usize> = (0..pool.len()).collect();
-        by_lower.sort_by(|&i, &j| scored[j].0.total_cmp(&scored[i].0));
-        let mut by_upper: Vec<usize> = (0..pool.len()).collect();
-        by_upper.sort_by(|&i, &j| scored[j].1.total_cmp(&scored[i].1));
-        let mut starts: Vec<usize> = Vec::new();
-        let (mut a, mut u) = (by_lower.into_iter(), by_upper.into_iter());
-        while starts.len() < self.search.starts.min(pool.len()) {
-            let next = if starts.len().is_multiple_of(2) { a.next() } else { u.next() };
-            match next {
-                Some(i) if !starts.contains(&i) => starts.push(i),
-                Some(_) => {}
-                None => break,
-            }
-        }
-        let mut solves = 0;
-        let mut found: Vec<(Vec<f64>, f64)> = Vec::with_capacity(starts.len());
+        let lref = problem.cholesky().l().row(r).transpose();
         // The MLE is feasible (ω = the room left in the ball); every exact optimum joins it.
-        let lref = l.row(r).transpose();
-        let mut known = vec![Known { solved: None, at_reference: lref.dot(&mle.w), w: mle.w.clone(), omega: room }];
-        for &s in &starts {
-            found.push(self.local_search(&mut set, pool[s].clone(), r, &mut known, &mut solves)?);
-        }
-        // The first start (in start order) whose advantage ties with the best, within the core rule.
-        let (best, _) =
-            bohf_core::argmax_lowest_by("optimistic advantage over the starts", found.iter().map(|f| f.1).enumerate())?;
-        let (x, v) = found.swap_remove(best);
+        let known = vec![Known { solved: None, at_reference: lref.dot(&mle.w), w: mle.w.clone(), omega: room }];
+        let mut step = BoxStep {
+            pb: self,
+            problem,
+            set: ConfidenceSet::new(problem, mle, self.beta()?)?,
+            mle_w: &mle.w,
+            r,
+            room,
+            lref,
+            known,
+            solves: 0,
+        };
+        let found = race_on_box(&mut step, &self.domain, &mut *rng, &self.points, &self.search.race())?;
+        let (x, v, solves) = (found.x, found.value, step.solves);
         let reference = self.points[r].clone();
         self.last_step = Some(BoxStepInfo { duels: self.duels.len(), advantage: v, solved: solves });
         self.pending = Some((x.clone(), reference.clone()));
@@ -597,12 +643,12 @@ mod tests {
         // a 41×41 grid (no search involved); the step's advantage must reach the grid maximum (the
         // grid cannot beat a local maximum of its own basin; 16 starts reach every basin here,
         // while the default 4 can miss a maximum in the middle of an edge when the corners screen
-        // better), and the step's point must have the value it reports.
+        // better; every start is climbed), and the step's point must have the value it reports.
         for (seed, latent_box) in [(8, None), (3, None), (5, Some(1.5))] {
             let dom = BoxDomain::cube(0.0, 1.0, 2).unwrap();
             let mut c = config(3.0, 0.3);
             c.confidence.latent_box = latent_box;
-            let search = BoxSearchConfig { starts: 16, ..Default::default() };
+            let search = BoxSearchConfig { starts: 16, climbs: 16, ..Default::default() };
             let mut p = PopBoBox::new(dom, c.check().unwrap(), search.check().unwrap()).unwrap();
             play(&mut p, 6, seed);
             let Query::Duel(x, _) = p.suggest(&mut seeded(seed + 1)).unwrap() else { unreachable!() };
