@@ -36,7 +36,7 @@ use bohf_core::{Error, Result, SolverStatus as Failure};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT,
-    SupportedConeT::{ExponentialConeT, NonnegativeConeT, SecondOrderConeT},
+    SupportedConeT::{ExponentialConeT, NonnegativeConeT, SecondOrderConeT, ZeroConeT},
 };
 use nalgebra::DMatrix;
 
@@ -235,6 +235,9 @@ pub(crate) struct ConicData {
     pub l: DMatrix<f64>,
     /// m×n matrix whose row τ is r_τᵀ = s_τ c_τᵀ L, one row per distinct observation term.
     pub rows: DMatrix<f64>,
+    /// Row τ as the signed functional of the latent values: r_τᵀw = s_τ(z_i − z_j) (z_j absent for a
+    /// label), (s_τ, i, j).
+    pub terms: Vec<(f64, usize, Option<usize>)>,
     /// The multiplicity c_τ of each row.
     pub weights: Vec<f64>,
     /// ℓ₀ = −(number of self-duels)·log 2, the part of ℓ that does not depend on w.
@@ -251,13 +254,20 @@ pub(crate) struct Layout {
     pub n: usize,
     pub m: usize,
     pub omega: bool,
+    /// Whether the latent values z = Lw are variables of their own (after u, a, b), tied to w by
+    /// n equality rows ([`assemble`]).
+    pub lifted: bool,
     /// First row of the candidate box rows (+z, then −z), if present.
     pub candidate_box_row: Option<usize>,
 }
 
 impl Layout {
     pub fn n_vars(&self) -> usize {
-        self.n + usize::from(self.omega) + 3 * self.m
+        self.n + usize::from(self.omega) + 3 * self.m + if self.lifted { self.n } else { 0 }
+    }
+    /// The variable of the latent value z_i (lifted layout only).
+    pub fn z(&self, i: usize) -> usize {
+        self.n + usize::from(self.omega) + 3 * self.m + i
     }
     pub fn u(&self, tau: usize) -> usize {
         self.n + usize::from(self.omega) + tau
@@ -283,7 +293,12 @@ pub(crate) struct Assembled {
 pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>) -> Assembled {
     let n = data.l.nrows();
     let m = data.rows.nrows();
-    let mut layout = Layout { n, m, omega, candidate_box_row: None };
+    // With the latent box the program has 2n dense rows ±(Lw)_i (and every label row is a row of
+    // L): the interior-point factorisation then fills a dense block over all those rows. Lifting
+    // z = Lw into variables of its own makes the box and observation rows sparse (±z_i,
+    // s(z_i − z_j)) at the price of n equality rows z − Lw = 0 with L's n(n+1)/2 entries.
+    let lifted = data.latent_box.is_some();
+    let mut layout = Layout { n, m, omega, lifted, candidate_box_row: None };
     let (mut ii, mut jj, mut vv) = (Vec::new(), Vec::new(), Vec::new());
     let mut b = Vec::new();
     let mut cones = Vec::new();
@@ -313,10 +328,18 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
         cones.push(ExponentialConeT());
         row += 3;
         // (−rᵀw − u, 1, b) ∈ K_exp.
-        for j in 0..n {
-            let r = data.rows[(tau, j)];
-            if r != 0.0 {
-                push(row, j, r, &mut ii, &mut jj, &mut vv);
+        if lifted {
+            let (s, i, j) = data.terms[tau];
+            push(row, layout.z(i), s, &mut ii, &mut jj, &mut vv);
+            if let Some(j) = j {
+                push(row, layout.z(j), -s, &mut ii, &mut jj, &mut vv);
+            }
+        } else {
+            for j in 0..n {
+                let r = data.rows[(tau, j)];
+                if r != 0.0 {
+                    push(row, j, r, &mut ii, &mut jj, &mut vv);
+                }
             }
         }
         push(row, layout.u(tau), 1.0, &mut ii, &mut jj, &mut vv);
@@ -345,8 +368,12 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
     if let Some(bx) = data.latent_box {
         for i in 0..n {
             for sign in [1.0, -1.0] {
-                for j in 0..=i {
-                    push(row, j, sign * data.l[(i, j)], &mut ii, &mut jj, &mut vv);
+                if lifted {
+                    push(row, layout.z(i), sign, &mut ii, &mut jj, &mut vv);
+                } else {
+                    for j in 0..=i {
+                        push(row, j, sign * data.l[(i, j)], &mut ii, &mut jj, &mut vv);
+                    }
                 }
                 b.push(bx);
                 row += 1;
@@ -366,6 +393,21 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
     }
     if row > first_nonneg {
         cones.push(NonnegativeConeT(row - first_nonneg));
+    }
+    if lifted {
+        // z_i − (Lw)_i = 0.
+        for i in 0..n {
+            push(row, layout.z(i), 1.0, &mut ii, &mut jj, &mut vv);
+            for j in 0..=i {
+                let v = data.l[(i, j)];
+                if v != 0.0 {
+                    push(row, j, -v, &mut ii, &mut jj, &mut vv);
+                }
+            }
+            b.push(0.0);
+            row += 1;
+        }
+        cones.push(ZeroConeT(n));
     }
     let a = CscMatrix::new_from_triplets(row, layout.n_vars(), ii, jj, vv);
     Assembled { a, b, cones, layout }
