@@ -67,6 +67,10 @@ pub struct StepInfo {
     pub solved: usize,
     /// The number of candidate points searched for x^c.
     pub candidates: usize,
+    /// x^c = argmin LCB + λ·g_lower (COBOL) or COBOHL's constrained point, when the iteration
+    /// computed one (whichever branch line 6 then took).
+    #[serde(default)]
+    pub primal: Option<Vec<f64>>,
 }
 
 #[derive(Clone)]
@@ -151,6 +155,8 @@ pub struct Cobol {
     pending: Option<(Query, StepInfo)>,
     last_step: Option<StepInfo>,
     expert_queries: usize,
+    /// Reference mode (tests): x^c from every candidate's exact program, no pruning.
+    pub(crate) exact_all: bool,
 }
 
 impl std::fmt::Debug for Cobol {
@@ -221,6 +227,7 @@ impl Cobol {
             pending: None,
             last_step: None,
             expert_queries: 0,
+            exact_all: false,
         }
     }
 
@@ -377,6 +384,7 @@ impl Cobol {
             alpha: f64::NAN,
             solved: 0,
             candidates: 0,
+            primal: None,
         }
     }
 
@@ -427,10 +435,14 @@ impl Cobol {
             return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
         }
         let mut g = self.g_model()?;
+            eprintln!("PROF g_model {:?}", prof_t.elapsed());
+        }
         info.alpha = g.alpha;
         info.candidates = pts.len();
         let model = self.model.as_ref().expect("fitted");
         let gpts = pts.iter().map(|p| g.point(&model.working(&p.x)?)).collect::<Result<Vec<GPoint>>>()?;
+            eprintln!("PROF points {:?}", prof_t.elapsed());
+        }
         if self.config.variant == Variant::Cobohl {
             // Algorithm 2: argmin LCB s.t. g_lower ≤ 0, in increasing LCB order.
             let mut order: Vec<usize> = (0..pts.len()).collect();
@@ -451,6 +463,7 @@ impl Cobol {
                 }
             }
             let i = chosen.unwrap_or(u);
+            info.primal = Some(pts[i].x.clone());
             let width = g.upper(&gpts[i])? - g.lower(&gpts[i])?;
             info.branch = Some(Branch::Constrained);
             info.g_width = Some(width);
@@ -479,7 +492,20 @@ impl Cobol {
         order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
         let mut gpts = gpts;
         let mut best: Option<(usize, f64, f64)> = None;
+        if self.exact_all {
+            // Reference mode: every candidate's program, in index order (ties to the first).
+            order = (0..pts.len()).collect();
+        }
         for &i in &order {
+            if self.exact_all {
+                info.solved += 1;
+                let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
+                let j = bounds[i].lcb + lambda * z;
+                if best.is_none_or(|(_, bj, _)| j < bj) {
+                    best = Some((i, j, z));
+                }
+                continue;
+            }
             if let Some((_, bj, _)) = best {
                 if j_range_of(&gpts[i], bounds[i].lcb) > bj {
                     // In increasing order of the first bounds: no later point can do better.
@@ -501,7 +527,10 @@ impl Cobol {
                 best = Some((i, j, z));
             }
         }
+            eprintln!("PROF search {:?} order {}", prof_t.elapsed(), order.len());
+        }
         let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
+        info.primal = Some(pts[c].x.clone());
         // Dual update, Eq. (5).
         let next = lambda + self.config.zeta * z_star;
         self.lambda = match self.config.dual {
