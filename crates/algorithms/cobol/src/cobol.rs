@@ -435,14 +435,10 @@ impl Cobol {
             return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
         }
         let mut g = self.g_model()?;
-            eprintln!("PROF g_model {:?}", prof_t.elapsed());
-        }
         info.alpha = g.alpha;
         info.candidates = pts.len();
         let model = self.model.as_ref().expect("fitted");
         let gpts = pts.iter().map(|p| g.point(&model.working(&p.x)?)).collect::<Result<Vec<GPoint>>>()?;
-            eprintln!("PROF points {:?}", prof_t.elapsed());
-        }
         if self.config.variant == Variant::Cobohl {
             // Algorithm 2: argmin LCB s.t. g_lower ≤ 0, in increasing LCB order.
             let mut order: Vec<usize> = (0..pts.len()).collect();
@@ -526,8 +522,6 @@ impl Cobol {
             if best.is_none_or(|(bi, bj, _)| j < bj || (j == bj && i < bi)) {
                 best = Some((i, j, z));
             }
-        }
-            eprintln!("PROF search {:?} order {}", prof_t.elapsed(), order.len());
         }
         let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
         info.primal = Some(pts[c].x.clone());
