@@ -445,7 +445,8 @@ impl Cobol {
             order.sort_by(|&a, &b| bounds[a].lcb.total_cmp(&bounds[b].lcb).then(a.cmp(&b)));
             let mut chosen = None;
             for &i in &order {
-                if gpts[i].mle <= 0.0 {
+                // g_lower ≤ lower_cap (ĝ(x), feasible points) and ≥ lower_floor.
+                if gpts[i].lower_cap <= 0.0 {
                     chosen = Some(i);
                     break;
                 }
@@ -470,9 +471,9 @@ impl Cobol {
         // Eq. (5) via Prob. (6): J(x) = LCB(x) + λ·z(x), z = g_lower for λ ≥ 0, g_upper for λ < 0.
         let lambda = self.lambda;
         let use_upper = lambda < 0.0;
-        let z_range = |p: &GPoint| if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+        let z_range = |p: &GPoint| if use_upper { (p.upper_floor, p.upper_cap) } else { (p.lower_floor, p.lower_cap) };
         let j_range_of = |p: &GPoint, lcb: f64| {
-            let (zl, zh) = if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+            let (zl, zh) = z_range(p);
             (lcb + lambda * zl).min(lcb + lambda * zh)
         };
         let first: Vec<(f64, f64)> = (0..pts.len())
@@ -516,8 +517,16 @@ impl Cobol {
                     continue;
                 }
             }
-            info.solved += 1;
-            let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
+            // A closed enclosure is the value itself (e.g. the box floor reached by a feasible
+            // point): no program.
+            let settled = if use_upper { gpts[i].settled_upper() } else { gpts[i].settled_lower() };
+            let z = match settled {
+                Some(z) => z,
+                None => {
+                    info.solved += 1;
+                    if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }
+                }
+            };
             let j = bounds[i].lcb + lambda * z;
             if best.is_none_or(|(bi, bj, _)| j < bj || (j == bj && i < bi)) {
                 best = Some((i, j, z));
@@ -546,8 +555,17 @@ impl Cobol {
             return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
         }
         info.branch = Some(Branch::Expert);
-        let lower = if use_upper { g.lower(&gpts[c])? } else { z_star };
-        let upper = if use_upper { z_star } else { g.upper(&gpts[c])? };
+        // Line 8 at x^c only; the other side is solved unless its enclosure has closed.
+        let lower = match (use_upper, gpts[c].settled_lower()) {
+            (false, _) => z_star,
+            (true, Some(v)) => v,
+            (true, None) => g.lower(&gpts[c])?,
+        };
+        let upper = match (use_upper, gpts[c].settled_upper()) {
+            (true, _) => z_star,
+            (false, Some(v)) => v,
+            (false, None) => g.upper(&gpts[c])?,
+        };
         let width = upper - lower;
         info.g_width = Some(width);
         let query =

@@ -86,14 +86,34 @@ fn cheap_bounds_bracket_the_exact_g_bounds() {
     let mut r = rng::seeded(3);
     let pts: Vec<Vec<f64>> = (0..12).map(|_| vec![r.random::<f64>()]).collect();
     let rejects: Vec<bool> = pts.iter().map(|p| p[0] > 0.5).collect();
-    let mut g = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
-    for i in 0..21 {
-        let p = g.point(&[i as f64 / 20.0]).unwrap();
-        let (lo, hi) = (g.lower(&p).unwrap(), g.upper(&p).unwrap());
-        let tol = 1e-6;
-        assert!(p.lower_floor <= lo + tol && lo <= p.mle + tol, "{} {lo} {}", p.lower_floor, p.mle);
-        assert!(p.mle <= hi + tol && hi <= p.upper_cap + tol, "{} {hi} {}", p.mle, p.upper_cap);
+    // B = 2 keeps |g̃| < 3 (k(x, x) = 1); with B = 16 the latent box is reached.
+    let mut settled = 0;
+    for b in [2.0, 16.0] {
+        let mut g = GModel::new(&config, &k, &pts, &rejects, b, 0.3).unwrap();
+        // Each point is prepared after the previous points' programs: their optima are known
+        // feasible points and their cuts tighten the enclosures.
+        for i in 0..41 {
+            let p = g.point(&[i as f64 / 40.0]).unwrap();
+            let (lo, hi) = (g.lower(&p).unwrap(), g.upper(&p).unwrap());
+            let tol = 1e-6;
+            assert!(p.lower_floor <= lo + tol && lo <= p.mle + tol, "{} {lo} {}", p.lower_floor, p.mle);
+            assert!(p.mle <= hi + tol && hi <= p.upper_cap + tol, "{} {hi} {}", p.mle, p.upper_cap);
+            assert!(
+                lo <= p.lower_cap + tol && p.upper_floor <= hi + tol,
+                "{} {lo} {hi} {}",
+                p.lower_cap,
+                p.upper_floor
+            );
+            for (s, v) in [(p.settled_lower(), lo), (p.settled_upper(), hi)] {
+                if let Some(s) = s {
+                    settled += 1;
+                    assert!((s - v).abs() <= tol, "settled {s} vs solved {v}");
+                }
+            }
+        }
     }
+    assert!(settled > 0, "no enclosure closed: the settled path is not exercised");
+    let g = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
     // The labels say "reject above 0.5": the set's g is larger there.
     let (a, b) = (g.point(&[0.1]).unwrap(), g.point(&[0.9]).unwrap());
     assert!(a.mle < b.mle);
@@ -410,9 +430,13 @@ fn diagnostic_bench_size_iteration() {
     let t = std::time::Instant::now();
     let _ = c.g_model().unwrap();
     eprintln!("g model: {:?}", t.elapsed());
-    let t = std::time::Instant::now();
+    let cpu = || -> f64 {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+        s.split_whitespace().next().unwrap().parse::<f64>().unwrap() * 1e-6
+    };
+    let (t, c0) = (std::time::Instant::now(), cpu());
     c.suggest(&mut rng::seeded(2)).unwrap();
-    eprintln!("suggest: {:?} {:?}", t.elapsed(), c.last_step());
+    eprintln!("suggest: wall {:?} cpu {:.1} ms {:?}", t.elapsed(), cpu() - c0, c.last_step());
 }
 
 #[test]
