@@ -120,8 +120,11 @@ pub(crate) struct Decision {
 ///    fitted kernel of f (Table 3), from bohf-confidence; g_lower/g_upper are eq. (39)/(38),
 ///    protected by the MLE interpolant.
 /// 3. x^c = argmin LCB(x) + λ_t g_lower(x) (Eq. (5), via Prob. (6) at fixed x): exact inner
-///    conic programs, solved only where certified cheap bounds (the MLE value above, the ball ∩
-///    likelihood-tangent halfspace and the latent box below) cannot rule the point out;
+///    conic programs, solved best-first only where certified cheap bounds (the MLE value and the
+///    set's known feasible points above, the ball ∩ likelihood-tangent halfspace and the latent
+///    box below) cannot rule the point out, and not at all where that enclosure has closed (the
+///    box floor reached by a feasible point, or a floor at ĝ(x)); the decisions equal those of
+///    solving every candidate's program (tested);
 ///    λ_{t+1} = [λ_t + ζ g_lower(x^c)]⁺ ([`crate::DualRule`]).
 /// 4. x^u = argmin LCB, min UCB.
 /// 5. Line 6 ([`crate::NoHarmRule`]): x^c if LCB(x^c) ≤ min UCB and σ(x^u) ≤ η σ(x^c), else x^u.
