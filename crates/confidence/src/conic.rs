@@ -300,13 +300,18 @@ pub(crate) struct Assembled {
 /// Assembles the constraints. `omega` adds the candidate coordinate (confidence-set programs);
 /// `likelihood_rhs = Some(β − ℓ* + ℓ₀)` adds the likelihood row Σ c_τ u_τ ≤ β − ℓ* + ℓ₀.
 pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>) -> Assembled {
+    assemble_layout(data, omega, likelihood_rhs, data.latent_box.is_some())
+}
+
+/// [`assemble`] with the layout chosen: `lifted` only matters with a latent box.
+fn assemble_layout(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>, lifted: bool) -> Assembled {
     let n = data.l.nrows();
     let m = data.rows.nrows();
     // With the latent box the program has 2n dense rows ±(Lw)_i (and every label row is a row of
     // L): the interior-point factorisation then fills a dense block over all those rows. Lifting
     // z = Lw into variables of its own makes the box and observation rows sparse (±z_i,
     // s(z_i − z_j)) at the price of n equality rows z − Lw = 0 with L's n(n+1)/2 entries.
-    let lifted = data.latent_box.is_some();
+    let lifted = lifted && data.latent_box.is_some();
     let mut layout = Layout { n, m, omega, lifted, candidate_box_row: None };
     let (mut ii, mut jj, mut vv) = (Vec::new(), Vec::new(), Vec::new());
     let mut b = Vec::new();
@@ -451,6 +456,55 @@ pub(crate) fn nz_position(a: &CscMatrix<f64>, row: usize, col: usize) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ConfidenceConfig, ConfidenceProblem, Observation};
+    use nalgebra::DVector;
+
+    /// The lifted layout (z = Lw as variables) poses the same programs as the dense one: on labels
+    /// where the latent box and the likelihood row are active, the MLE and a pointwise program
+    /// (with ω and the candidate's box rows) reach the same optimal values and the same w.
+    #[test]
+    fn the_lifted_layout_poses_the_same_programs() {
+        let xs: Vec<f64> = (0..12).map(|i| i as f64 / 11.0).collect();
+        let gram = DMatrix::from_fn(12, 12, |i, j| (-(xs[i] - xs[j]).powi(2) / (2.0 * 0.09)).exp());
+        // Rejects on the right, accepts on the left, two repeated: B = 16 lets |z| reach the box.
+        let labels: Vec<Observation> =
+            (0..14).map(|k| Observation::Label { point: k % 12, positive: xs[k % 12] > 0.45 }).collect();
+        let config = ConfidenceConfig { norm_bound: 16.0, latent_box: Some(3.0), nugget: 1e-6, ..Default::default() };
+        let problem = ConfidenceProblem::new(&gram, &labels, &config).unwrap();
+        let data = problem.conic_data();
+        let opts = config.solver_options(1e-10);
+        let solve = |asm: &Assembled, q: &[f64]| {
+            let mut s = new_solver("test", q, &asm.a, &asm.b, &asm.cones, &opts).unwrap();
+            solve_checked(&mut s, "test", 1e-7).unwrap();
+            (s.solution.obj_val, s.solution.x[..asm.layout.n + usize::from(asm.layout.omega)].to_vec())
+        };
+        // The MLE: min Σ c_τ u_τ.
+        let (dense, lifted) = (assemble_layout(data, false, None, false), assemble_layout(data, false, None, true));
+        assert!(lifted.layout.lifted && !dense.layout.lifted);
+        let mle_q = |layout: &Layout| {
+            let mut q = vec![0.0; layout.n_vars()];
+            (0..layout.m).for_each(|t| q[layout.u(t)] = data.weights[t]);
+            q
+        };
+        let (vd, wd) = solve(&dense, &mle_q(&dense.layout));
+        let (vl, wl) = solve(&lifted, &mle_q(&lifted.layout));
+        assert!((vd - vl).abs() <= 1e-7 * vd.abs().max(1.0), "MLE {vd} vs {vl}");
+        let z = &data.l * DVector::from_column_slice(&wl);
+        assert!(z.amax() > 2.9 && z.amax() <= 3.0 + 1e-6, "the box is active: max |z| = {}", z.amax());
+        assert!(wd.iter().zip(&wl).all(|(a, b)| (a - b).abs() < 1e-4), "{wd:?} vs {wl:?}");
+        // A pointwise program at the first support point, max −z₀ (with ω; its box rows zero), over
+        // the set of width β = 1: Σ c_τ u_τ ≤ (min Σ c_τ u_τ) + 1.
+        let rhs = Some(vd + 1.0);
+        let (dense, lifted) = (assemble_layout(data, true, rhs, false), assemble_layout(data, true, rhs, true));
+        let low_q = |layout: &Layout| {
+            let mut q = vec![0.0; layout.n_vars()];
+            q[0] = data.l[(0, 0)];
+            q
+        };
+        let (vd, _) = solve(&dense, &low_q(&dense.layout));
+        let (vl, _) = solve(&lifted, &low_q(&lifted.layout));
+        assert!((vd - vl).abs() <= 1e-7 * vd.abs().max(1.0), "lower bound {vd} vs {vl}");
+    }
 
     #[test]
     fn unbounded_problem_is_reported_with_its_status() {
