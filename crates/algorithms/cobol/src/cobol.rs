@@ -67,6 +67,10 @@ pub struct StepInfo {
     pub solved: usize,
     /// The number of candidate points searched for x^c.
     pub candidates: usize,
+    /// x^c = argmin LCB + λ·g_lower (COBOL) or COBOHL's constrained point, when the iteration
+    /// computed one (whichever branch line 6 then took).
+    #[serde(default)]
+    pub primal: Option<Vec<f64>>,
 }
 
 #[derive(Clone)]
@@ -116,8 +120,11 @@ pub(crate) struct Decision {
 ///    fitted kernel of f (Table 3), from bohf-confidence; g_lower/g_upper are eq. (39)/(38),
 ///    protected by the MLE interpolant.
 /// 3. x^c = argmin LCB(x) + λ_t g_lower(x) (Eq. (5), via Prob. (6) at fixed x): exact inner
-///    conic programs, solved only where certified cheap bounds (the MLE value above, the ball ∩
-///    likelihood-tangent halfspace and the latent box below) cannot rule the point out;
+///    conic programs, solved best-first only where certified cheap bounds (the MLE value and the
+///    set's known feasible points above, the ball ∩ likelihood-tangent halfspace and the latent
+///    box below) cannot rule the point out, and not at all where that enclosure has closed (the
+///    box floor reached by a feasible point, or a floor at ĝ(x)); the decisions equal those of
+///    solving every candidate's program (tested);
 ///    λ_{t+1} = [λ_t + ζ g_lower(x^c)]⁺ ([`crate::DualRule`]).
 /// 4. x^u = argmin LCB, min UCB.
 /// 5. Line 6 ([`crate::NoHarmRule`]): x^c if LCB(x^c) ≤ min UCB and σ(x^u) ≤ η σ(x^c), else x^u.
@@ -151,6 +158,8 @@ pub struct Cobol {
     pending: Option<(Query, StepInfo)>,
     last_step: Option<StepInfo>,
     expert_queries: usize,
+    /// Reference mode (tests): x^c from every candidate's exact program, no pruning.
+    pub(crate) exact_all: bool,
 }
 
 impl std::fmt::Debug for Cobol {
@@ -221,6 +230,7 @@ impl Cobol {
             pending: None,
             last_step: None,
             expert_queries: 0,
+            exact_all: false,
         }
     }
 
@@ -377,6 +387,7 @@ impl Cobol {
             alpha: f64::NAN,
             solved: 0,
             candidates: 0,
+            primal: None,
         }
     }
 
@@ -437,7 +448,8 @@ impl Cobol {
             order.sort_by(|&a, &b| bounds[a].lcb.total_cmp(&bounds[b].lcb).then(a.cmp(&b)));
             let mut chosen = None;
             for &i in &order {
-                if gpts[i].mle <= 0.0 {
+                // g_lower ≤ lower_cap (ĝ(x), feasible points) and ≥ lower_floor.
+                if gpts[i].lower_cap <= 0.0 {
                     chosen = Some(i);
                     break;
                 }
@@ -451,6 +463,7 @@ impl Cobol {
                 }
             }
             let i = chosen.unwrap_or(u);
+            info.primal = Some(pts[i].x.clone());
             let width = g.upper(&gpts[i])? - g.lower(&gpts[i])?;
             info.branch = Some(Branch::Constrained);
             info.g_width = Some(width);
@@ -461,9 +474,9 @@ impl Cobol {
         // Eq. (5) via Prob. (6): J(x) = LCB(x) + λ·z(x), z = g_lower for λ ≥ 0, g_upper for λ < 0.
         let lambda = self.lambda;
         let use_upper = lambda < 0.0;
-        let z_range = |p: &GPoint| if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+        let z_range = |p: &GPoint| if use_upper { (p.upper_floor, p.upper_cap) } else { (p.lower_floor, p.lower_cap) };
         let j_range_of = |p: &GPoint, lcb: f64| {
-            let (zl, zh) = if use_upper { (p.mle, p.upper_cap) } else { (p.lower_floor, p.mle) };
+            let (zl, zh) = z_range(p);
             (lcb + lambda * zl).min(lcb + lambda * zh)
         };
         let first: Vec<(f64, f64)> = (0..pts.len())
@@ -479,7 +492,20 @@ impl Cobol {
         order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
         let mut gpts = gpts;
         let mut best: Option<(usize, f64, f64)> = None;
+        if self.exact_all {
+            // Reference mode: every candidate's program, in index order (ties to the first).
+            order = (0..pts.len()).collect();
+        }
         for &i in &order {
+            if self.exact_all {
+                info.solved += 1;
+                let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
+                let j = bounds[i].lcb + lambda * z;
+                if best.is_none_or(|(_, bj, _)| j < bj) {
+                    best = Some((i, j, z));
+                }
+                continue;
+            }
             if let Some((_, bj, _)) = best {
                 if j_range_of(&gpts[i], bounds[i].lcb) > bj {
                     // In increasing order of the first bounds: no later point can do better.
@@ -494,14 +520,23 @@ impl Cobol {
                     continue;
                 }
             }
-            info.solved += 1;
-            let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
+            // A closed enclosure is the value itself (e.g. the box floor reached by a feasible
+            // point): no program.
+            let settled = if use_upper { gpts[i].settled_upper() } else { gpts[i].settled_lower() };
+            let z = match settled {
+                Some(z) => z,
+                None => {
+                    info.solved += 1;
+                    if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }
+                }
+            };
             let j = bounds[i].lcb + lambda * z;
             if best.is_none_or(|(bi, bj, _)| j < bj || (j == bj && i < bi)) {
                 best = Some((i, j, z));
             }
         }
         let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
+        info.primal = Some(pts[c].x.clone());
         // Dual update, Eq. (5).
         let next = lambda + self.config.zeta * z_star;
         self.lambda = match self.config.dual {
@@ -523,8 +558,17 @@ impl Cobol {
             return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
         }
         info.branch = Some(Branch::Expert);
-        let lower = if use_upper { g.lower(&gpts[c])? } else { z_star };
-        let upper = if use_upper { z_star } else { g.upper(&gpts[c])? };
+        // Line 8 at x^c only; the other side is solved unless its enclosure has closed.
+        let lower = match (use_upper, gpts[c].settled_lower()) {
+            (false, _) => z_star,
+            (true, Some(v)) => v,
+            (true, None) => g.lower(&gpts[c])?,
+        };
+        let upper = match (use_upper, gpts[c].settled_upper()) {
+            (true, _) => z_star,
+            (false, Some(v)) => v,
+            (false, None) => g.upper(&gpts[c])?,
+        };
         let width = upper - lower;
         info.g_width = Some(width);
         let query =

@@ -125,18 +125,51 @@ struct GSet {
     set: ConfidenceSet,
 }
 
-/// A point prepared for g: its whitened coordinates, MLE value and certified cheap bounds of
-/// g_lower and g_upper.
+/// A point prepared for g: its whitened coordinates, MLE value and certified cheap enclosures
+/// lower_floor ≤ g_lower ≤ lower_cap and upper_floor ≤ g_upper ≤ upper_cap (of the protected
+/// values).
 pub struct GPoint {
     candidate: Option<Candidate>,
     /// ĝ(x) = k_xᵀK⁻¹Ẑ, the minimum-norm MLE interpolant: feasible, so g_lower ≤ ĝ ≤ g_upper.
     pub mle: f64,
     /// A certified lower bound of g_lower(x).
     pub lower_floor: f64,
+    /// A certified upper bound of g_lower(x): ĝ(x), or lower where a known feasible point of the
+    /// set (an optimum solved earlier) reaches lower at x.
+    pub lower_cap: f64,
+    /// A certified lower bound of g_upper(x) (ĝ(x) or a known feasible point's value).
+    pub upper_floor: f64,
     /// A certified upper bound of g_upper(x).
     pub upper_cap: f64,
     /// The exact bounds when no program is needed (no labels: the ball ∩ box, closed form).
     exact: Option<(f64, f64)>,
+}
+
+impl GPoint {
+    /// The protected g_lower(x) when its certified enclosure has closed (to rounding), so that no
+    /// program is needed: e.g. the latent box's floor −b reached by a known feasible point, or a
+    /// floor at or above ĝ(x) (then g_lower = ĝ(x)).
+    pub fn settled_lower(&self) -> Option<f64> {
+        if let Some((lo, _)) = self.exact {
+            return Some(lo);
+        }
+        closed(self.lower_floor, self.lower_cap)
+    }
+
+    /// The protected g_upper(x) when its certified enclosure has closed (see
+    /// [`GPoint::settled_lower`]).
+    pub fn settled_upper(&self) -> Option<f64> {
+        if let Some((_, hi)) = self.exact {
+            return Some(hi);
+        }
+        closed(self.upper_floor, self.upper_cap).map(|_| self.upper_floor.min(self.upper_cap))
+    }
+}
+
+/// The value of an enclosure [lo, hi] that has closed to rounding (hi − lo ≤ 1e-12·max(1, |lo|)):
+/// hi, or lo where rounding put hi below it (for g_lower, lo is ĝ(x) clamped or the box floor).
+fn closed(lo: f64, hi: f64) -> Option<f64> {
+    (hi - lo <= 1e-12 * lo.abs().max(1.0)).then(|| hi.max(lo))
 }
 
 /// The label data of g in the confidence-set form: label 1 = reject (COBOL eq. (4)).
@@ -188,11 +221,27 @@ impl GModel {
         let cap = self.latent_box.unwrap_or(f64::INFINITY);
         let Some(g) = &self.inner else {
             let r = (self.norm_bound * kxx.max(0.0).sqrt()).min(cap);
-            return Ok(GPoint { candidate: None, mle: 0.0, lower_floor: -r, upper_cap: r, exact: Some((-r, r)) });
+            return Ok(GPoint {
+                candidate: None,
+                mle: 0.0,
+                lower_floor: -r,
+                lower_cap: -r,
+                upper_floor: r,
+                upper_cap: r,
+                exact: Some((-r, r)),
+            });
         };
         let kx = DVector::from_iterator(self.support.len(), self.support.iter().map(|s| self.kernel.eval(s, x)));
         let c = g.problem.candidate(&kx, kxx)?;
-        let mut p = GPoint { candidate: Some(c), mle: 0.0, lower_floor: -cap, upper_cap: cap, exact: None };
+        let mut p = GPoint {
+            candidate: Some(c),
+            mle: 0.0,
+            lower_floor: -cap,
+            lower_cap: f64::INFINITY,
+            upper_floor: f64::NEG_INFINITY,
+            upper_cap: cap,
+            exact: None,
+        };
         self.refresh(&mut p)?;
         Ok(p)
     }
@@ -205,6 +254,8 @@ impl GModel {
         let b = g.set.cheap_pointwise_bounds(c)?;
         p.lower_floor = p.lower_floor.max(b.inf.lower).min(p.mle);
         p.upper_cap = p.upper_cap.min(b.sup.upper).max(p.mle);
+        p.lower_cap = p.lower_cap.min(b.inf.upper).min(p.mle);
+        p.upper_floor = p.upper_floor.max(b.sup.lower).max(p.mle);
         Ok(())
     }
 
