@@ -40,6 +40,7 @@
 //! number of pieces, refusing a missing or repeated run.
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod checksum;
 pub mod error;
 pub mod feedback;
@@ -60,6 +61,7 @@ pub mod summary;
 #[cfg(test)]
 mod test_support;
 
+pub use budget::{BudgetSpec, spent_budget};
 pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;

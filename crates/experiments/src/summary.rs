@@ -1,5 +1,9 @@
 //! Mean and standard error over runs, per step and at the horizon, per algorithm.
 //!
+//! Runs that ended on their `[budget]` ([`crate::budget`]) before the horizon hold their last
+//! value in the per-step curves, which run to the longest run's last step; the values "at the
+//! horizon" are each run's final values.
+//!
 //! The standard error is s.e. = std/√n with the **population** standard deviation
 //! std = √(Σ(xᵢ − x̄)²/n) (`ddof = 0`), as in the authors' plotting code (MR-LPF notes §5.3:
 //! `std(ddof=0)/sqrt(n_runs)`; PF-TS: "std/√30"). With one run it is 0.
@@ -27,7 +31,8 @@ pub fn mean_se(xs: &[f64]) -> MeanSe {
     MeanSe { mean, se: (var / n).sqrt() }
 }
 
-/// Mean and standard error per step t = 1..=T.
+/// Mean and standard error per step t = 1..=T. With a `[budget]` the curve runs to the longest run's
+/// last step, and a run that ended earlier on its budget holds its last value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
     /// Mean over runs at each step.
@@ -39,7 +44,8 @@ pub struct Curve {
 /// The CSV columns of [`AtHorizon::csv_fields`], after the algorithm's label.
 pub const HORIZON_CSV_COLUMNS: &str = "runs,instantaneous_mean,instantaneous_se,cumulative_mean,cumulative_se,simple_mean,simple_se,wall_s_mean,wall_s_se";
 
-/// The values at the horizon T.
+/// The values at the horizon T: each run's final values (a run that ended on its `[budget]` ends
+/// before T).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AtHorizon {
     /// r_T.
@@ -120,7 +126,8 @@ pub struct Summary {
 pub const STANDARD_ERROR: &str = "std(ddof=0)/sqrt(runs)";
 
 impl Summary {
-    /// Summarises `runs` (each with `spec.horizon` steps, at least one per algorithm of `spec`).
+    /// Summarises `runs` (each complete: `spec.horizon` steps, or fewer ending where its budget is
+    /// spent, [`crate::budget::check_length`]; at least one per algorithm of `spec`).
     pub fn from_runs(spec: &ExperimentSpec, title: &str, runs: &[RunRecord]) -> Result<Self> {
         Self::with_failures(spec, title, runs, &[])
     }
@@ -146,26 +153,26 @@ impl Summary {
                     reason: format!("no run of `{}` to summarise", alg.label()),
                 });
             }
-            if let Some(r) = mine.iter().find(|r| r.steps.len() != spec.horizon) {
+            if let Some((r, why)) = mine.iter().find_map(|r| crate::budget::check_length(r, spec).err().map(|w| (r, w)))
+            {
                 return Err(ExperimentError::Results {
                     path: None,
-                    reason: format!(
-                        "run {} of `{}` has {} steps, not T = {}",
-                        r.id.run,
-                        r.label,
-                        r.steps.len(),
-                        spec.horizon
-                    ),
+                    reason: format!("run {} of `{}` {why}", r.id.run, r.label),
                 });
             }
+            // Runs that ended on their budget are shorter than the longest: they hold their last
+            // value (complete runs have at least one step).
+            let length = mine.iter().map(|r| r.steps.len()).max().unwrap_or(0);
             let curve = |f: &dyn Fn(&crate::results::StepRecord) -> f64| {
-                let per_step: Vec<MeanSe> = (0..spec.horizon)
-                    .map(|t| mean_se(&mine.iter().map(|r| f(&r.steps[t])).collect::<Vec<_>>()))
+                let per_step: Vec<MeanSe> = (0..length)
+                    .map(|t| mean_se(&mine.iter().map(|r| f(&r.steps[t.min(r.steps.len() - 1)])).collect::<Vec<_>>()))
                     .collect();
                 Curve { mean: per_step.iter().map(|m| m.mean).collect(), se: per_step.iter().map(|m| m.se).collect() }
             };
             let last = |f: &dyn Fn(&RunRecord) -> f64| mean_se(&mine.iter().map(|r| f(r)).collect::<Vec<_>>());
-            let horizon = spec.horizon - 1;
+            fn final_step(r: &RunRecord) -> &crate::results::StepRecord {
+                r.steps.last().expect("a complete run has a step")
+            }
             algorithms.push(AlgorithmSummary {
                 label: alg.label().to_string(),
                 name: alg.name.clone(),
@@ -174,9 +181,9 @@ impl Summary {
                 cumulative: curve(&|s| s.cumulative_regret),
                 simple: curve(&|s| s.simple_regret),
                 at_horizon: AtHorizon {
-                    instantaneous: last(&|r| r.steps[horizon].regret),
-                    cumulative: last(&|r| r.steps[horizon].cumulative_regret),
-                    simple: last(&|r| r.steps[horizon].simple_regret),
+                    instantaneous: last(&|r| final_step(r).regret),
+                    cumulative: last(&|r| final_step(r).cumulative_regret),
+                    simple: last(&|r| final_step(r).simple_regret),
                     wall_seconds: last(&|r| r.wall_seconds()),
                 },
             });
