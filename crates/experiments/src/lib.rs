@@ -75,4 +75,6 @@ pub use spec::{
     AlgorithmSpec, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec,
     ResponseModel,
 };
-pub use summary::{AlgorithmSummary, AtHorizon, Curve, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se};
+pub use summary::{
+    AlgorithmSummary, AtHorizon, BudgetCurve, Curve, FeedbackSummary, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se,
+};

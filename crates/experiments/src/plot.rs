@@ -376,6 +376,7 @@ mod tests {
                     cumulative: curve.clone(),
                     simple: curve,
                     at_horizon: AtHorizon { instantaneous: z, cumulative: z, simple: z, wall_seconds: z },
+                    feedback: None,
                 }
             })
             .collect();

@@ -93,8 +93,10 @@ fn the_last_query_may_overshoot_and_is_recorded() {
 #[test]
 fn a_budget_spent_up_to_rounding_ends_the_run() {
     // 3 × 0.3 = 0.8999999999999999 < 0.9 in binary: the run still stops after its third duel.
-    assert!(3.0 * 0.3 < 0.9);
-    let spec = uniform_spec(BudgetSpec { total: 0.9, duel: 0.3, evaluate: 0.3, label: 1.0 }, 25);
+    let b = BudgetSpec { total: 0.9, duel: 0.3, evaluate: 0.3, label: 1.0 };
+    let three = b.spent(&budget::QueryCounts { duels: 3, evaluations: 0, labels: 0 });
+    assert!(three < 0.9 && b.is_spent(three), "{three}");
+    let spec = uniform_spec(b, 25);
     assert!(run_with_threads(&spec, 1).runs().iter().all(|r| r.steps.len() == 3));
     let b = BudgetSpec::new(0.9);
     assert!(!b.is_spent(0.8999));
@@ -263,4 +265,78 @@ fn bad_budget_fields_name_the_field() {
     let ok_text = "name = \"x\"\nhorizon = 5\nruns = 1\n[budget]\ntotal = 5\n[problem]\nkind = \"ackley\"\n\
                    [[algorithms]]\nname = \"random\"\n";
     assert_eq!(ExperimentSpec::from_toml_str(ok_text).unwrap().budget, Some(BudgetSpec::new(5.0)));
+}
+
+/// [`step`] with an evaluation answer `u` (for evaluations) and a COBOL `phase` detail.
+fn fb_step(t: usize, kind: QueryKind, u: f64, sr: f64, phase: &str) -> StepRecord {
+    let mut s = step(t, kind, 0.0, 0.0, sr);
+    if kind == QueryKind::Evaluate {
+        s.answer = Answer::Value(u);
+    }
+    s.details = vec![("phase".into(), phase.into())];
+    s
+}
+
+#[test]
+fn feedback_metrics_of_a_summary_by_hand() {
+    // Ackley on its box: u = −A, whose optimum u* = 0 is known independently of the code.
+    let text = "name = \"fb\"\nhorizon = 10\nruns = 2\n[budget]\ntotal = 2\nevaluate = 1\nlabel = 0\n\
+                [problem]\nkind = \"function\"\nfunction = \"ackley\"\ndim = 2\ndomain = \"box\"\n\
+                [respondent]\nnoise_sd = 0.0\nexpert = { accuracy = 1.0, f_range = [0.0, 3.6] }\n\
+                [[algorithms]]\nname = \"cobol\"\n";
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    use QueryKind::{Evaluate as E, Label as L};
+    // Run 0: E(u = −3), L, E(−1): spent 1, 1, 2. Run 1: L (initial), E(−2), L, L, E(−4): spent 0, 1, 1, 1, 2.
+    let r0 = RunRecord {
+        id: RunId { algorithm: 0, run: 0 },
+        label: "cobol".into(),
+        steps: vec![
+            fb_step(1, E, -3.0, 0.4, "initial-evaluation"),
+            fb_step(2, L, 0.0, 0.3, "iteration"),
+            fb_step(3, E, -1.0, 0.2, "iteration"),
+        ],
+    };
+    let r1 = RunRecord {
+        id: RunId { algorithm: 0, run: 1 },
+        label: "cobol".into(),
+        steps: vec![
+            fb_step(1, L, 0.0, 0.5, "initial-label"),
+            fb_step(2, E, -2.0, 0.5, "initial-evaluation"),
+            fb_step(3, L, 0.0, 0.45, "iteration"),
+            fb_step(4, L, 0.0, 0.4, "iteration"),
+            fb_step(5, E, -4.0, 0.1, "iteration"),
+        ],
+    };
+    let s = Summary::from_runs(&spec, "t", &[r0, r1]).unwrap();
+    let f = s.algorithms[0].feedback.as_ref().expect("a spec with a budget has feedback metrics");
+    assert_eq!(f.optimum, 0.0);
+    // SR by evaluation: run 0 gaps 3, 1 → 3, 1; run 1 gaps 2, 4 → 2, 2.
+    assert_eq!(f.simple_by_evaluations.mean, [2.5, 1.5]);
+    // s.e. of two runs = |x − y|/2/√2.
+    assert!(f.simple_by_evaluations.se.iter().all(|&se| (se - 0.5 / 2f64.sqrt()).abs() < 1e-15));
+    // Σ SR: run 0 3, 4; run 1 2, 4.
+    assert_eq!(f.cumulative_simple_by_evaluations.mean, [2.5, 4.0]);
+    // Q^g per step (initial labels out): run 0 0, 1, 1 (held 1, 1); run 1 0, 0, 1, 2, 2.
+    assert_eq!(f.expert_queries.mean, [0.0, 0.5, 1.0, 1.5, 1.5]);
+    // Q^g at each evaluation: run 0 0, 1; run 1 0, 2.
+    assert_eq!(f.expert_queries_by_evaluations.mean, [0.0, 1.5]);
+    // Simple regret against spent budget 0, 1, 2: run 0 has not spent as little as 0 (left out);
+    // at 1 run 0's step 2 (0.3) and run 1's step 4 (0.4); at 2 their last steps (0.2, 0.1).
+    let b = f.simple_by_budget.as_ref().unwrap();
+    assert_eq!(b.spent, [0.0, 1.0, 2.0]);
+    assert_eq!(b.curve.mean[0], 0.5);
+    assert!((b.curve.mean[1] - 0.35).abs() < 1e-15 && (b.curve.mean[2] - 0.15).abs() < 1e-15, "{:?}", b.curve);
+    assert_eq!(b.curve.se[0], 0.0);
+    // The JSON round-trips; a spec without labels or a budget has no feedback entry at all.
+    let json = s.to_json().unwrap();
+    assert_eq!(Summary::from_json(&json).unwrap(), s);
+    let plain = run_with_threads(&small_spec(), 1).summary().unwrap();
+    assert!(plain.algorithms.iter().all(|a| a.feedback.is_none()));
+    assert!(!plain.to_json().unwrap().contains("feedback"));
+    // A budget without labels: no expert-query curves in the JSON.
+    let duels = run_with_threads(&uniform_spec(BudgetSpec::new(3.0), 10), 1).summary().unwrap();
+    let f = duels.algorithms[0].feedback.as_ref().unwrap();
+    assert!(f.expert_queries.is_empty() && f.simple_by_evaluations.is_empty() && f.simple_by_budget.is_some());
+    let json = duels.to_json().unwrap();
+    assert!(!json.contains("expert_queries") && json.contains("simple_by_budget"), "{json}");
 }
