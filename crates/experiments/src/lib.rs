@@ -65,8 +65,10 @@ pub use budget::{BudgetSpec, spent_budget};
 pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
-pub use output::{OutputFiles, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results};
-pub use plot::{Metric, plot};
+pub use output::{
+    OutputFiles, panel_atomic, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results,
+};
+pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
 pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};

@@ -340,3 +340,38 @@ fn feedback_metrics_of_a_summary_by_hand() {
     let json = duels.to_json().unwrap();
     assert!(!json.contains("expert_queries") && json.contains("simple_by_budget"), "{json}");
 }
+
+#[test]
+fn budget_runs_with_labels_write_the_feedback_plots() {
+    let spec = ExperimentSpec::from_toml_str(COBOL_BUDGET).unwrap();
+    let results = run_with_threads(&spec, 2);
+    let dir = scratch_dir("budget-plots");
+    let files = write_results(&results, &dir).unwrap();
+    let names: Vec<String> =
+        files.plots.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    for which in FeedbackPlot::ALL {
+        for ext in ["png", "svg"] {
+            let name = format!("{}.{ext}", which.file_stem());
+            assert!(names.contains(&name), "{name} missing from {names:?}");
+        }
+    }
+    assert_eq!(files.plots.len(), 4 + 2 * FeedbackPlot::ALL.len());
+    let svg = std::fs::read_to_string(dir.join("feedback_simple_by_budget.svg")).unwrap();
+    assert!(svg.contains("spent budget") && svg.contains("cobol (3 runs)"), "axis or legend missing");
+    // The plotted curve is the summary's: the budget axis runs over the spent budgets 1..=5 (COBOL
+    // evaluates its 3 initial points first, so no step has spent 0).
+    let summary = results.summary().unwrap();
+    assert!(results.runs().iter().all(|r| r.steps[0].query == QueryKind::Evaluate));
+    let panel = Panel::feedback(&summary, FeedbackPlot::SimpleByBudget).unwrap();
+    assert_eq!(panel.series[0].x, [1.0, 2.0, 3.0, 4.0, 5.0]);
+    let l = plot::panel_layout(&panel).unwrap();
+    assert_eq!(l.x_range, (1.0, 5.0));
+    assert_eq!(l.x_ticks, [1.0, 2.0, 3.0, 4.0, 5.0]);
+    // Q^g against evaluations has one point per evaluation (5).
+    let q = Panel::feedback(&summary, FeedbackPlot::ExpertQueriesByEvaluations).unwrap();
+    assert_eq!(q.series[0].x, [1.0, 2.0, 3.0, 4.0, 5.0]);
+    // A spec without labels or a budget gets no feedback panel.
+    let plain = run_with_threads(&small_spec(), 1).summary().unwrap();
+    assert!(FeedbackPlot::ALL.iter().all(|&w| Panel::feedback(&plain, w).is_none()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
