@@ -12,7 +12,11 @@
 //!   algorithm says so with the detail `phase = initial-label`; the code counts the initial
 //!   labels out, notes §5.9);
 //! * [`by_evaluations`]: mean ± s.e. over runs of SR_k for k = 1..=K, over the runs that reached k
-//!   evaluations.
+//!   evaluations ([`over_reached`]);
+//! * [`expert_queries_by_evaluations`]: Q^g at each f-evaluation.
+//!
+//! [`crate::Summary`] puts these curves, averaged over runs, into `summary.json` for every spec with
+//! labels or a `[budget]` ([`crate::summary::FeedbackSummary`]).
 
 use crate::results::{QueryKind, RunRecord};
 use crate::summary::{MeanSe, mean_se};
@@ -67,10 +71,27 @@ pub fn expert_queries(run: &RunRecord) -> Vec<usize> {
 
 /// Mean ± s.e. of SR_k over `runs`, for k = 1..=`evaluations`; a k that no run reached is NaN.
 pub fn by_evaluations(runs: &[RunRecord], u_star: f64, evaluations: usize) -> Vec<MeanSe> {
-    let curves: Vec<EvaluationCurve> = runs.iter().map(|r| evaluation_curve(r, u_star)).collect();
-    (0..evaluations)
+    let curves: Vec<Vec<f64>> = runs.iter().map(|r| evaluation_curve(r, u_star).simple_regret).collect();
+    over_reached(&curves, evaluations)
+}
+
+/// Q^g (initial labels excluded, as [`expert_queries`]) at each f-evaluation of `run`: the k-th
+/// entry counts the expert queries asked before the k-th evaluation.
+pub fn expert_queries_by_evaluations(run: &RunRecord) -> Vec<usize> {
+    expert_queries(run)
+        .into_iter()
+        .zip(&run.steps)
+        .filter(|(_, s)| s.query == QueryKind::Evaluate)
+        .map(|(q, _)| q)
+        .collect()
+}
+
+/// Mean ± s.e. at k = 1..=`k_max` of per-run series indexed by k (e.g. by f-evaluation), over
+/// the runs whose series reach k ([`by_evaluations`]' convention); a k that no run reached is NaN.
+pub fn over_reached(series: &[Vec<f64>], k_max: usize) -> Vec<MeanSe> {
+    (0..k_max)
         .map(|k| {
-            let xs: Vec<f64> = curves.iter().filter_map(|c| c.simple_regret.get(k).copied()).collect();
+            let xs: Vec<f64> = series.iter().filter_map(|c| c.get(k).copied()).collect();
             mean_se(&xs)
         })
         .collect()
@@ -117,6 +138,8 @@ mod tests {
         assert_eq!(c.cumulative_regret, vec![3.0, 4.0, 6.0]);
         assert_eq!(c.cumulative_simple_regret, vec![3.0, 4.0, 5.0]);
         assert_eq!(expert_queries(&run), vec![0, 0, 1, 1, 1, 2]);
+        // The evaluations are steps 1, 4 and 5: Q^g = 0, 1, 1 there.
+        assert_eq!(expert_queries_by_evaluations(&run), vec![0, 1, 1]);
         let m = by_evaluations(&[run.clone(), run], 10.0, 4);
         assert_eq!((m[1].mean, m[1].se), (1.0, 0.0));
         assert!(m[3].mean.is_nan());

@@ -224,13 +224,13 @@ fn load_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> RunFile {
         Err(e) => return RunFile::Damaged(e.to_string()),
     };
     match runs_from_csv(body, &spec.labels(), Some(&path)) {
-        Ok(mut runs) if runs.len() == 1 && runs[0].id == id && runs[0].steps.len() == spec.horizon => {
-            RunFile::Good(Box::new(runs.pop().expect("one run")))
-        }
-        Ok(_) => RunFile::Damaged(format!(
-            "it does not hold run {} of algorithm {} with T = {}",
-            id.run, id.algorithm, spec.horizon
-        )),
+        Ok(mut runs) if runs.len() == 1 && runs[0].id == id => match crate::budget::check_length(&runs[0], spec) {
+            Ok(()) => RunFile::Good(Box::new(runs.pop().expect("one run"))),
+            Err(why) => {
+                RunFile::Damaged(format!("its run {} of algorithm {} is not complete: it {why}", id.run, id.algorithm))
+            }
+        },
+        Ok(_) => RunFile::Damaged(format!("it does not hold run {} of algorithm {} alone", id.run, id.algorithm)),
         Err(e) => RunFile::Damaged(e.to_string()),
     }
 }

@@ -40,6 +40,7 @@
 //! number of pieces, refusing a missing or repeated run.
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod checksum;
 pub mod error;
 pub mod feedback;
@@ -60,11 +61,14 @@ pub mod summary;
 #[cfg(test)]
 mod test_support;
 
+pub use budget::{BudgetSpec, spent_budget};
 pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
-pub use output::{OutputFiles, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results};
-pub use plot::{Metric, plot};
+pub use output::{
+    OutputFiles, panel_atomic, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results,
+};
+pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
 pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
@@ -73,4 +77,6 @@ pub use spec::{
     AlgorithmSpec, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec,
     ResponseModel,
 };
-pub use summary::{AlgorithmSummary, AtHorizon, Curve, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se};
+pub use summary::{
+    AlgorithmSummary, AtHorizon, BudgetCurve, Curve, FeedbackSummary, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se,
+};

@@ -8,9 +8,10 @@
 //! | `steps.csv` | one row per run × step, with `elapsed_s` ([`crate::results`]) |
 //! | `summary.json` | mean and standard error per step and at the horizon ([`crate::summary`]) |
 //! | `regret_instantaneous.{png,svg}`, `regret_cumulative.{png,svg}` | the plots ([`mod@crate::plot`]) |
+//! | `feedback_*.{png,svg}` | for specs with labels or a `[budget]`: the [`FeedbackPlot`]s whose curves are not empty (simple regret and Σ SR against f-evaluations, expert queries against steps and against f-evaluations, simple regret against spent budget) |
 
 use crate::error::{ExperimentError, Result};
-use crate::plot::{Metric, plot};
+use crate::plot::{FeedbackPlot, Metric, Panel, plot, plot_panel};
 use crate::results::Timing;
 use crate::runner::Results;
 use crate::summary::Summary;
@@ -100,6 +101,20 @@ pub fn plot_atomic(summary: &Summary, metric: Metric, path: impl AsRef<Path>) ->
     std::fs::rename(&tmp, path).map_err(io_err("rename", path))
 }
 
+/// Draws a [`Panel`] atomically (to a temporary file, then renamed).
+pub fn panel_atomic(panel: &Panel, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let tmp = temp_sibling(path);
+    if let Err(e) = plot_panel(panel, &tmp) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(match e {
+            ExperimentError::Plot { reason, .. } => ExperimentError::Plot { path: path.to_path_buf(), reason },
+            other => other,
+        });
+    }
+    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+}
+
 /// The files [`write_results`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputFiles {
@@ -113,8 +128,9 @@ pub struct OutputFiles {
     pub plots: Vec<PathBuf>,
 }
 
-/// Writes the spec, the per-step CSV, the JSON summary and the instantaneous and cumulative regret
-/// plots (PNG and SVG) into `dir` (created if needed).
+/// Writes the spec, the per-step CSV, the JSON summary, the instantaneous and cumulative regret
+/// plots and (for specs with labels or a `[budget]`) the feedback plots, PNG and SVG, into `dir`
+/// (created if needed).
 pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputFiles> {
     let dir = dir.as_ref();
     std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
@@ -130,6 +146,14 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
         for ext in ["png", "svg"] {
             let p = dir.join(format!("regret_{}.{ext}", metric.as_str()));
             plot_atomic(&summary, metric, &p)?;
+            plots.push(p);
+        }
+    }
+    for which in FeedbackPlot::ALL {
+        let Some(panel) = Panel::feedback(&summary, which) else { continue };
+        for ext in ["png", "svg"] {
+            let p = dir.join(format!("{}.{ext}", which.file_stem()));
+            panel_atomic(&panel, &p)?;
             plots.push(p);
         }
     }

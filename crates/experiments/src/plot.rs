@@ -1,5 +1,6 @@
 //! Regret curves with ±1 standard-error bands, one curve per algorithm, titled with the problem,
-//! as PNG or SVG (chosen by the file extension).
+//! as PNG or SVG (chosen by the file extension); and any [`Panel`] of curves against an x axis,
+//! e.g. the feedback metrics of specs with labels or a `[budget]` ([`FeedbackPlot`]).
 //!
 //! Text needs a font. So that PNGs are drawn without any system package (no fontconfig, no
 //! installed fonts), plotters is built with its pure-Rust `ab_glyph` text renderer and bohf embeds
@@ -88,20 +89,160 @@ pub const SIZE: (u32, u32) = (960, 600);
 /// Draws `metric` of every algorithm of `summary` into `path` (`.png` or `.svg`).
 pub fn plot(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result<()> {
     let path = path.as_ref();
+    let l = layout(summary, metric).map_err(|reason| ExperimentError::Plot { path: path.to_path_buf(), reason })?;
+    render(&Panel::regret(summary, metric), &l, path)
+}
+
+/// Draws `panel` into `path` (`.png` or `.svg`); an error if it has nothing to plot.
+pub fn plot_panel(panel: &Panel, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let l = panel_layout(panel).map_err(|reason| ExperimentError::Plot { path: path.to_path_buf(), reason })?;
+    render(panel, &l, path)
+}
+
+fn render(panel: &Panel, layout: &Layout, path: &Path) -> Result<()> {
     let fail = |reason: String| ExperimentError::Plot { path: path.to_path_buf(), reason };
     ensure_font().map_err(fail)?;
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("png") => {
             let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            draw(&root, summary, metric).map_err(fail)?;
+            draw(&root, panel, layout).map_err(fail)?;
             root.present().map_err(|e| fail(e.to_string()))
         }
         Some("svg") => {
             let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            draw(&root, summary, metric).map_err(fail)?;
+            draw(&root, panel, layout).map_err(fail)?;
             root.present().map_err(|e| fail(e.to_string()))
         }
         _ => Err(fail("the file name must end in .png or .svg".into())),
+    }
+}
+
+/// One curve of a [`Panel`]: mean ± 1 s.e. at each x.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The legend text.
+    pub label: String,
+    /// The x values, increasing.
+    pub x: Vec<f64>,
+    /// The mean at each x.
+    pub mean: Vec<f64>,
+    /// The standard error at each x.
+    pub se: Vec<f64>,
+}
+
+/// A plot: a title, axis labels and curves with ±1 s.e. bands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    /// The title (the problem).
+    pub title: String,
+    /// The x-axis label.
+    pub x_label: String,
+    /// The y-axis label.
+    pub y_label: String,
+    /// The curves (empty ones are skipped).
+    pub series: Vec<Series>,
+}
+
+/// The extra plots of specs with labels or a `[budget]` ([`crate::summary::FeedbackSummary`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FeedbackPlot {
+    /// Simple regret SR_k against f-evaluations k.
+    SimpleByEvaluations,
+    /// Σ_{j ≤ k} SR_j against f-evaluations.
+    CumulativeSimpleByEvaluations,
+    /// Expert queries Q^g against steps.
+    ExpertQueriesBySteps,
+    /// Expert queries Q^g against f-evaluations.
+    ExpertQueriesByEvaluations,
+    /// Simple regret of the recommendation against the spent budget.
+    SimpleByBudget,
+}
+
+impl FeedbackPlot {
+    /// All of them.
+    pub const ALL: [FeedbackPlot; 5] = [
+        FeedbackPlot::SimpleByEvaluations,
+        FeedbackPlot::CumulativeSimpleByEvaluations,
+        FeedbackPlot::ExpertQueriesBySteps,
+        FeedbackPlot::ExpertQueriesByEvaluations,
+        FeedbackPlot::SimpleByBudget,
+    ];
+
+    /// The file stem `bohf run` writes it to.
+    pub fn file_stem(self) -> &'static str {
+        match self {
+            FeedbackPlot::SimpleByEvaluations => "feedback_simple_by_evaluations",
+            FeedbackPlot::CumulativeSimpleByEvaluations => "feedback_cumulative_simple_by_evaluations",
+            FeedbackPlot::ExpertQueriesBySteps => "feedback_expert_queries_by_steps",
+            FeedbackPlot::ExpertQueriesByEvaluations => "feedback_expert_queries_by_evaluations",
+            FeedbackPlot::SimpleByBudget => "feedback_simple_by_budget",
+        }
+    }
+}
+
+/// x = 1, 2, …, n.
+fn steps_axis(n: usize) -> Vec<f64> {
+    (1..=n).map(|t| t as f64).collect()
+}
+
+impl Panel {
+    /// The regret `metric` of every algorithm against steps t.
+    pub fn regret(summary: &Summary, metric: Metric) -> Self {
+        let series = summary
+            .algorithms
+            .iter()
+            .map(|a| {
+                let c = a.curve(metric);
+                Series {
+                    label: format!("{} ({} runs)", a.label, a.runs),
+                    x: steps_axis(c.mean.len()),
+                    mean: c.mean.clone(),
+                    se: c.se.clone(),
+                }
+            })
+            .collect();
+        Panel { title: summary.title.clone(), x_label: "t".into(), y_label: metric.axis_label().into(), series }
+    }
+
+    /// A feedback plot of `summary`; `None` if no algorithm has that curve.
+    pub fn feedback(summary: &Summary, which: FeedbackPlot) -> Option<Self> {
+        let (x_label, y_label) = match which {
+            FeedbackPlot::SimpleByEvaluations => ("f-evaluations k", "simple regret SR_k = u* − best value"),
+            FeedbackPlot::CumulativeSimpleByEvaluations => ("f-evaluations k", "Σ_{j ≤ k} SR_j"),
+            FeedbackPlot::ExpertQueriesBySteps => ("t", "expert queries Q^g"),
+            FeedbackPlot::ExpertQueriesByEvaluations => ("f-evaluations k", "expert queries Q^g"),
+            FeedbackPlot::SimpleByBudget => ("spent budget", "simple regret of the recommendation"),
+        };
+        let series: Vec<Series> = summary
+            .algorithms
+            .iter()
+            .filter_map(|a| {
+                let f = a.feedback.as_ref()?;
+                let (x, c) = match which {
+                    FeedbackPlot::SimpleByEvaluations => (None, &f.simple_by_evaluations),
+                    FeedbackPlot::CumulativeSimpleByEvaluations => (None, &f.cumulative_simple_by_evaluations),
+                    FeedbackPlot::ExpertQueriesBySteps => (None, &f.expert_queries),
+                    FeedbackPlot::ExpertQueriesByEvaluations => (None, &f.expert_queries_by_evaluations),
+                    FeedbackPlot::SimpleByBudget => {
+                        let b = f.simple_by_budget.as_ref()?;
+                        (Some(b.spent.clone()), &b.curve)
+                    }
+                };
+                (!c.is_empty()).then(|| Series {
+                    label: format!("{} ({} runs)", a.label, a.runs),
+                    x: x.unwrap_or_else(|| steps_axis(c.mean.len())),
+                    mean: c.mean.clone(),
+                    se: c.se.clone(),
+                })
+            })
+            .collect();
+        (!series.is_empty()).then(|| Panel {
+            title: summary.title.clone(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+        })
     }
 }
 
@@ -186,9 +327,7 @@ fn legend_box(labels: &[String]) -> (f64, f64) {
 /// Decides the ranges, ticks, markers and legend corner of a plot of `metric`. An error if there
 /// is nothing to plot (no algorithm with a finished run, or no finite value).
 pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, String> {
-    let curves: Vec<&crate::summary::Curve> =
-        summary.algorithms.iter().map(|a| a.curve(metric)).filter(|c| !c.mean.is_empty()).collect();
-    if curves.is_empty() {
+    if summary.algorithms.iter().all(|a| a.curve(metric).mean.is_empty()) {
         return Err(if summary.failures.is_empty() {
             "nothing to plot: no finished run".to_string()
         } else {
@@ -199,18 +338,31 @@ pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, 
             )
         });
     }
-    let horizon = curves.iter().map(|c| c.mean.len()).max().unwrap_or(0);
+    panel_layout(&Panel::regret(summary, metric))
+}
+
+/// [`layout`] of any [`Panel`]: the x range spans the curves' x values (one x is centred in a
+/// range of width 1), the y range the mean ± s.e. and 0.
+pub fn panel_layout(panel: &Panel) -> std::result::Result<Layout, String> {
+    let curves: Vec<&Series> = panel.series.iter().filter(|c| !c.mean.is_empty()).collect();
+    if curves.is_empty() {
+        return Err("nothing to plot: no curve".to_string());
+    }
+    let points = curves.iter().map(|c| c.mean.len()).max().unwrap_or(0);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for c in &curves {
-        for (m, s) in c.mean.iter().zip(&c.se) {
+        for ((m, s), x) in c.mean.iter().zip(&c.se).zip(&c.x) {
+            x_lo = x_lo.min(*x);
+            x_hi = x_hi.max(*x);
             if m.is_finite() && s.is_finite() {
                 lo = lo.min(m - s);
                 hi = hi.max(m + s);
             }
         }
     }
-    if !(lo.is_finite() && hi.is_finite()) {
-        return Err(format!("nothing to plot: no finite value of the {} regret", metric.as_str()));
+    if !(lo.is_finite() && hi.is_finite() && x_lo.is_finite() && x_hi.is_finite()) {
+        return Err(format!("nothing to plot: no finite value of the {}", panel.y_label));
     }
     // Regrets are ≥ 0: the axis starts at 0 unless a value is below it.
     lo = lo.min(0.0);
@@ -219,31 +371,30 @@ pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, 
     }
     let pad = 0.05 * (hi - lo);
     let y_range = (if lo < 0.0 { lo - pad } else { lo }, hi + pad);
-    // One step is a point: centre it in [0.5, 1.5].
-    let x_range = if horizon <= 1 { (0.5, 1.5) } else { (1.0, horizon as f64) };
+    // One x is a point: centre it in a range of width 1.
+    let x_range = if x_hi - x_lo <= 0.0 { (x_lo - 0.5, x_lo + 0.5) } else { (x_lo, x_hi) };
     let x_ticks = integer_ticks(x_range.0, x_range.1);
     // The legend goes where its box covers the fewest points of the curves and bands (sampled
     // along each curve, so a line crossing the box counts too).
-    let labels: Vec<String> = summary.algorithms.iter().map(|a| format!("{} ({} runs)", a.label, a.runs)).collect();
+    let labels: Vec<String> = panel.series.iter().map(|c| c.label.clone()).collect();
     let (w, h) = legend_box(&labels);
     let to_unit =
         |t: f64, y: f64| ((t - x_range.0) / (x_range.1 - x_range.0), (y - y_range.0) / (y_range.1 - y_range.0));
     let mut samples = Vec::new();
     for c in &curves {
         let n = c.mean.len();
-        let value = |f: f64, sign: f64| {
-            // Linear interpolation at fractional step index f ∈ [0, n − 1].
+        // Linear interpolation at fractional index f ∈ [0, n − 1].
+        let interpolate = |v: &dyn Fn(usize) -> f64, f: f64| {
             let i = (f.floor() as usize).min(n - 1);
             let j = (i + 1).min(n - 1);
             let a = f - i as f64;
-            let at = |k: usize| c.mean[k] + sign * c.se[k];
-            (1.0 - a) * at(i) + a * at(j)
+            (1.0 - a) * v(i) + a * v(j)
         };
         for k in 0..=200 {
             let f = (n - 1) as f64 * k as f64 / 200.0;
-            let t = if n == 1 { 1.0 } else { 1.0 + f };
+            let t = interpolate(&|i| c.x[i], f);
             for sign in [-1.0, 0.0, 1.0] {
-                let y = value(f, sign);
+                let y = interpolate(&|i| c.mean[i] + sign * c.se[i], f);
                 if y.is_finite() {
                     samples.push(to_unit(t, y));
                 }
@@ -261,7 +412,7 @@ pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, 
     };
     let preference = [Corner::UpperLeft, Corner::UpperRight, Corner::LowerRight, Corner::LowerLeft];
     let legend = preference.into_iter().min_by_key(|&c| covered(c)).unwrap_or(Corner::UpperLeft);
-    Ok(Layout { x_range, x_ticks, y_range, markers: horizon <= 30, legend })
+    Ok(Layout { x_range, x_ticks, y_range, markers: points <= 30, legend })
 }
 
 /// An f64 axis with given tick values (plotters' own choice for a short range includes fractional
@@ -291,16 +442,15 @@ impl plotters::coord::ranged1d::Ranged for TickedAxis {
 /// The chart on any backend.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    summary: &Summary,
-    metric: Metric,
+    panel: &Panel,
+    layout: &Layout,
 ) -> std::result::Result<(), String> {
-    let layout = layout(summary, metric)?;
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
     let (x0, x1) = layout.x_range;
     let (y0, y1) = layout.y_range;
     let mut chart = ChartBuilder::on(root)
-        .caption(&summary.title, ("sans-serif", 24))
+        .caption(&panel.title, ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(72)
@@ -308,36 +458,38 @@ fn draw<DB: DrawingBackend>(
         .map_err(e)?;
     chart
         .configure_mesh()
-        .x_desc("t")
+        .x_desc(panel.x_label.as_str())
         .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_desc(metric.axis_label())
+        .y_desc(panel.y_label.as_str())
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(e)?;
-    for (i, a) in summary.algorithms.iter().enumerate() {
+    for (i, c) in panel.series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        let c = a.curve(metric);
-        let pts = |sign: f64| -> Vec<(f64, f64)> {
-            c.mean.iter().zip(&c.se).enumerate().map(|(t, (m, s))| ((t + 1) as f64, m + sign * s)).collect()
-        };
+        // Points with a non-finite mean or s.e. (e.g. an evaluation count no run reached) are left out.
+        let finite: Vec<(f64, f64, f64)> =
+            c.x.iter()
+                .zip(c.mean.iter().zip(&c.se))
+                .map(|(x, (m, s))| (*x, *m, *s))
+                .filter(|(_, m, s)| m.is_finite() && s.is_finite())
+                .collect();
+        let pts = |sign: f64| -> Vec<(f64, f64)> { finite.iter().map(|(x, m, s)| (*x, m + sign * s)).collect() };
         let mut band = pts(1.0);
         band.extend(pts(-1.0).into_iter().rev());
         chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.2).filled()))).map_err(e)?;
         if layout.markers {
             chart.draw_series(pts(0.0).into_iter().map(|p| Circle::new(p, 4, colour.filled()))).map_err(e)?;
-            // The ±1 s.e. interval of each step as a whisker (a band of one step has no width).
+            // The ±1 s.e. interval of each point as a whisker (a band of one point has no width).
             chart
-                .draw_series(c.mean.iter().zip(&c.se).enumerate().map(|(t, (m, s))| {
-                    PathElement::new(vec![((t + 1) as f64, m - s), ((t + 1) as f64, m + s)], colour)
-                }))
+                .draw_series(finite.iter().map(|(x, m, s)| PathElement::new(vec![(*x, m - s), (*x, m + s)], colour)))
                 .map_err(e)?;
         }
         chart
             .draw_series(LineSeries::new(pts(0.0), colour.stroke_width(2)))
             .map_err(e)?
-            .label(format!("{} ({} runs)", a.label, a.runs))
+            .label(c.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3)));
     }
     chart
@@ -376,6 +528,7 @@ mod tests {
                     cumulative: curve.clone(),
                     simple: curve,
                     at_horizon: AtHorizon { instantaneous: z, cumulative: z, simple: z, wall_seconds: z },
+                    feedback: None,
                 }
             })
             .collect();

@@ -13,7 +13,9 @@
 //!
 //! **A step.** At t = 1..=T: `query = suggest(rng_alg)`, `answer = respondent(query, rng_resp)`,
 //! `observe(query, answer)`, `x̂_t = recommend()`; then the regrets of [`crate::metrics`] are
-//! recorded, with the algorithm's [`bohf_core::Optimizer::step_details`]. `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
+//! recorded, with the algorithm's [`bohf_core::Optimizer::step_details`]. With a `[budget]` the
+//! run stops after the step at which its spent budget reaches the total, if that comes before T
+//! ([`crate::budget`]). `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
 //! base Gram) and its three calls at each step, but not the respondent or the metrics.
 //!
 //! **Failures.** A run that fails (an algorithm, solver or respondent error) becomes a
@@ -195,6 +197,7 @@ impl Experiment {
         let mut elapsed = start.elapsed().as_secs_f64();
         let mut cumulative = 0.0;
         let mut steps = Vec::with_capacity(self.spec.horizon);
+        let mut counts = crate::budget::QueryCounts::default();
         for t in 1..=self.spec.horizon {
             let t0 = Instant::now();
             let query = optimizer.suggest(&mut alg_rng).map_err(fail(t))?;
@@ -225,6 +228,12 @@ impl Experiment {
                 elapsed_s: elapsed,
                 details: optimizer.step_details().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             });
+            counts.add(kind);
+            if let Some(budget) = &self.spec.budget
+                && budget.is_spent(budget.spent(&counts))
+            {
+                break;
+            }
         }
         Ok(RunRecord { id, label, steps })
     }
@@ -329,14 +338,15 @@ pub struct Results {
 
 impl Results {
     /// Results from runs (in any order, e.g. gathered from shards). Every (algorithm, run) of the
-    /// spec must appear exactly once with T steps and the spec's label; the runs are sorted by
+    /// spec must appear exactly once, complete ([`crate::budget::check_length`]: T steps, or fewer
+    /// ending where its budget is spent) and with the spec's label; the runs are sorted by
     /// (algorithm, run).
     pub fn new(spec: ExperimentSpec, title: impl Into<String>, runs: Vec<RunRecord>) -> Result<Self> {
         Self::with_failures(spec, title, runs, Vec::new())
     }
 
     /// Results in which some runs failed (`on_error = "continue"`): every (algorithm, run) of the
-    /// spec must appear exactly once, either among `runs` (with T steps and the spec's label) or
+    /// spec must appear exactly once, either among `runs` (complete, with the spec's label) or
     /// among `failures`.
     pub fn with_failures(
         spec: ExperimentSpec,
@@ -388,14 +398,8 @@ impl Results {
                     r.id.run, r.id.algorithm, r.label, labels[r.id.algorithm]
                 )));
             }
-            if r.steps.len() != spec.horizon {
-                return Err(bad(format!(
-                    "run {} of `{}` has {} steps, not T = {}",
-                    r.id.run,
-                    r.label,
-                    r.steps.len(),
-                    spec.horizon
-                )));
+            if let Err(why) = crate::budget::check_length(r, &spec) {
+                return Err(bad(format!("run {} of `{}` {why}", r.id.run, r.label)));
             }
             // Points are candidate indices on a finite candidate set and coordinates on a box.
             let kind = spec.problem.domain_kind();

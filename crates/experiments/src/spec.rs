@@ -26,6 +26,12 @@
 //! noise_sd = 1.0                 # σ of scalar evaluations u(x) + N(0, σ²)
 //! # expert = { accuracy = 1.0, f_range = [0.0, 3.6253849384403627] }   # COBOL's labelling expert
 //!
+//! # [budget]                     # optional: query costs and a budget (see `crate::budget`)
+//! # total = 50.0                 # a run stops once it has spent this (or at the horizon)
+//! # duel = 1.0                   # cost per query kind (defaults 1.0)
+//! # evaluate = 1.0
+//! # label = 0.0
+//!
 //! [[algorithms]]
 //! name = "pf-ts"                 # a name of the algorithm registry
 //! label = "PF-TS"                # optional: display name, unique (default: name)
@@ -77,7 +83,7 @@ pub struct ExperimentSpec {
     /// The plot title; by default a description of the problem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// The number of queries T of each run (≥ 1).
+    /// The number of queries T of each run (≥ 1); with a `[budget]`, the most a run may take.
     pub horizon: usize,
     /// The number of independent runs per algorithm (≥ 1).
     pub runs: usize,
@@ -89,6 +95,12 @@ pub struct ExperimentSpec {
     /// The simulated respondent.
     #[serde(default)]
     pub respondent: RespondentSpec,
+    /// Query costs and a total budget: a run stops after the step at which its spent budget reaches
+    /// `budget.total` (that last query may overshoot the total; it is recorded), or at the horizon,
+    /// whichever comes first. Costs per query kind `duel`, `evaluate`, `label` default to 1 (see
+    /// [`crate::budget`]). Without it every run takes `horizon` queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<crate::budget::BudgetSpec>,
     /// The algorithms, in the order of their streams (see [`crate::runner`]).
     pub algorithms: Vec<AlgorithmSpec>,
     /// What a failed run (e.g. a solver failure) does to the others; finished runs are kept either
@@ -393,6 +405,9 @@ impl ExperimentSpec {
             None => "a finite candidate set".to_string(),
         };
         self.respondent.validate()?;
+        if let Some(b) = &self.budget {
+            b.validate()?;
+        }
         if self.algorithms.is_empty() {
             return Err(ExperimentError::spec("algorithms", "need at least one algorithm"));
         }

@@ -1,5 +1,9 @@
 //! Mean and standard error over runs, per step and at the horizon, per algorithm.
 //!
+//! Runs that ended on their `[budget]` ([`crate::budget`]) before the horizon hold their last
+//! value in the per-step curves, which run to the longest run's last step; the values "at the
+//! horizon" are each run's final values.
+//!
 //! The standard error is s.e. = std/√n with the **population** standard deviation
 //! std = √(Σ(xᵢ − x̄)²/n) (`ddof = 0`), as in the authors' plotting code (MR-LPF notes §5.3:
 //! `std(ddof=0)/sqrt(n_runs)`; PF-TS: "std/√30"). With one run it is 0.
@@ -27,8 +31,9 @@ pub fn mean_se(xs: &[f64]) -> MeanSe {
     MeanSe { mean, se: (var / n).sqrt() }
 }
 
-/// Mean and standard error per step t = 1..=T.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Mean and standard error per step t = 1..=T. With a `[budget]` the curve runs to the longest run's
+/// last step, and a run that ended earlier on its budget holds its last value.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Curve {
     /// Mean over runs at each step.
     pub mean: Vec<f64>,
@@ -36,10 +41,129 @@ pub struct Curve {
     pub se: Vec<f64>,
 }
 
+impl Curve {
+    /// Whether the curve has no point.
+    pub fn is_empty(&self) -> bool {
+        self.mean.is_empty()
+    }
+
+    /// The curve of per-point means and standard errors.
+    pub fn of(points: &[MeanSe]) -> Self {
+        Curve { mean: points.iter().map(|m| m.mean).collect(), se: points.iter().map(|m| m.se).collect() }
+    }
+
+    /// Mean ± s.e. per step over runs' per-step series of unequal length: the curve runs to the
+    /// longest series, and a shorter one holds its last value (an empty series counts nothing).
+    pub fn held(series: &[Vec<f64>]) -> Self {
+        let length = series.iter().map(Vec::len).max().unwrap_or(0);
+        let points: Vec<MeanSe> = (0..length)
+            .map(|t| mean_se(&series.iter().filter_map(|v| v.get(t).or(v.last()).copied()).collect::<Vec<_>>()))
+            .collect();
+        Self::of(&points)
+    }
+}
+
+/// A curve against the spent budget ([`crate::budget`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BudgetCurve {
+    /// The spent budgets at which the curve is evaluated: every value the runs' spent budget takes,
+    /// increasing.
+    pub spent: Vec<f64>,
+    /// Mean ± s.e. at each: a run's value at the last step whose spent budget is at most that
+    /// (a run that ended holds its last value); runs that had not yet spent that little are left
+    /// out (none: NaN).
+    pub curve: Curve,
+}
+
+/// Metrics of runs that ask for labels or spend a `[budget]` ([`crate::feedback`]), for every
+/// algorithm of a spec with a `[budget]` or with a label query in some run. Curves that would be
+/// empty (no evaluation, no label, no budget) are left out of the JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackSummary {
+    /// u*, the optimum on the respondent's scale from which the regrets by evaluation are measured.
+    pub optimum: f64,
+    /// SR_k = u* − the best of the first k evaluation answers, k = 1..=K (the most evaluations of a
+    /// run), over the runs with at least k evaluations ([`crate::feedback::by_evaluations`]).
+    #[serde(default, skip_serializing_if = "Curve::is_empty")]
+    pub simple_by_evaluations: Curve,
+    /// Σ_{j ≤ k} SR_j (the COBOL code's "cumulative regret"), k = 1..=K, as `simple_by_evaluations`.
+    #[serde(default, skip_serializing_if = "Curve::is_empty")]
+    pub cumulative_simple_by_evaluations: Curve,
+    /// Q^g, the expert queries after each step, initial labels excluded
+    /// ([`crate::feedback::expert_queries`]); runs that ended hold their last value. Only when some
+    /// run asked a label.
+    #[serde(default, skip_serializing_if = "Curve::is_empty")]
+    pub expert_queries: Curve,
+    /// Q^g at the k-th f-evaluation, k = 1..=K, over the runs with at least k evaluations. Only when
+    /// some run asked a label.
+    #[serde(default, skip_serializing_if = "Curve::is_empty")]
+    pub expert_queries_by_evaluations: Curve,
+    /// The simple regret of the recommendation (the `simple_regret` column) against the spent
+    /// budget; only with a `[budget]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simple_by_budget: Option<BudgetCurve>,
+}
+
+impl FeedbackSummary {
+    /// The feedback metrics of one algorithm's `runs` under `spec`, with optimum `optimum`; `labels`
+    /// says whether any run of the spec asked a label.
+    pub fn of(spec: &ExperimentSpec, runs: &[&RunRecord], optimum: f64, labels: bool) -> Self {
+        use crate::feedback;
+        let by_eval: Vec<feedback::EvaluationCurve> =
+            runs.iter().map(|r| feedback::evaluation_curve(r, optimum)).collect();
+        let k_max = by_eval.iter().map(|c| c.simple_regret.len()).max().unwrap_or(0);
+        let pick = |f: &dyn Fn(&feedback::EvaluationCurve) -> &Vec<f64>| {
+            let series: Vec<Vec<f64>> = by_eval.iter().map(|c| f(c).clone()).collect();
+            Curve::of(&feedback::over_reached(&series, k_max))
+        };
+        let as_f64 = |v: Vec<usize>| v.into_iter().map(|q| q as f64).collect::<Vec<f64>>();
+        let (expert_queries, expert_queries_by_evaluations) = if labels {
+            let per_step: Vec<Vec<f64>> = runs.iter().map(|r| as_f64(feedback::expert_queries(r))).collect();
+            let per_eval: Vec<Vec<f64>> =
+                runs.iter().map(|r| as_f64(feedback::expert_queries_by_evaluations(r))).collect();
+            (Curve::held(&per_step), Curve::of(&feedback::over_reached(&per_eval, k_max)))
+        } else {
+            (Curve::default(), Curve::default())
+        };
+        let simple_by_budget = spec.budget.as_ref().map(|_| {
+            let spent: Vec<Vec<f64>> =
+                runs.iter().map(|r| crate::budget::spent_budget(r, spec).unwrap_or_default()).collect();
+            let mut grid: Vec<f64> = spent.iter().flatten().copied().collect();
+            grid.sort_by(f64::total_cmp);
+            grid.dedup();
+            let points: Vec<MeanSe> = grid
+                .iter()
+                .map(|&b| {
+                    let xs: Vec<f64> = runs
+                        .iter()
+                        .zip(&spent)
+                        .filter_map(|(r, sp)| {
+                            // Spent budget never decreases (costs are ≥ 0): the last step within b.
+                            let n = sp.partition_point(|&x| x <= b);
+                            n.checked_sub(1).map(|i| r.steps[i].simple_regret)
+                        })
+                        .collect();
+                    mean_se(&xs)
+                })
+                .collect();
+            BudgetCurve { spent: grid, curve: Curve::of(&points) }
+        });
+        Self {
+            optimum,
+            simple_by_evaluations: pick(&|c| &c.simple_regret),
+            cumulative_simple_by_evaluations: pick(&|c| &c.cumulative_simple_regret),
+            expert_queries,
+            expert_queries_by_evaluations,
+            simple_by_budget,
+        }
+    }
+}
+
 /// The CSV columns of [`AtHorizon::csv_fields`], after the algorithm's label.
 pub const HORIZON_CSV_COLUMNS: &str = "runs,instantaneous_mean,instantaneous_se,cumulative_mean,cumulative_se,simple_mean,simple_se,wall_s_mean,wall_s_se";
 
-/// The values at the horizon T.
+/// The values at the horizon T: each run's final values (a run that ended on its `[budget]` ends
+/// before T).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AtHorizon {
     /// r_T.
@@ -87,6 +211,10 @@ pub struct AlgorithmSummary {
     pub simple: Curve,
     /// The values at T.
     pub at_horizon: AtHorizon,
+    /// Metrics against f-evaluations, expert queries and spent budget, for specs with labels or a
+    /// `[budget]`; absent otherwise (and in summaries written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackSummary>,
 }
 
 impl AlgorithmSummary {
@@ -120,7 +248,8 @@ pub struct Summary {
 pub const STANDARD_ERROR: &str = "std(ddof=0)/sqrt(runs)";
 
 impl Summary {
-    /// Summarises `runs` (each with `spec.horizon` steps, at least one per algorithm of `spec`).
+    /// Summarises `runs` (each complete: `spec.horizon` steps, or fewer ending where its budget is
+    /// spent, [`crate::budget::check_length`]; at least one per algorithm of `spec`).
     pub fn from_runs(spec: &ExperimentSpec, title: &str, runs: &[RunRecord]) -> Result<Self> {
         Self::with_failures(spec, title, runs, &[])
     }
@@ -135,6 +264,13 @@ impl Summary {
         failures: &[crate::runner::FailedRun],
     ) -> Result<Self> {
         let mut algorithms = Vec::with_capacity(spec.algorithms.len());
+        let labels = runs.iter().any(|r| r.steps.iter().any(|s| s.query == crate::results::QueryKind::Label));
+        let optimum = if spec.budget.is_some() || labels {
+            let problem = crate::problem::PreparedProblem::build(&spec.problem, &spec.respondent)?;
+            Some(problem.regret().best_value())
+        } else {
+            None
+        };
         for (a, alg) in spec.algorithms.iter().enumerate() {
             let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.id.algorithm == a).collect();
             if mine.is_empty() && failures.iter().any(|f| f.id.algorithm == a) {
@@ -146,26 +282,22 @@ impl Summary {
                     reason: format!("no run of `{}` to summarise", alg.label()),
                 });
             }
-            if let Some(r) = mine.iter().find(|r| r.steps.len() != spec.horizon) {
+            if let Some((r, why)) = mine.iter().find_map(|r| crate::budget::check_length(r, spec).err().map(|w| (r, w)))
+            {
                 return Err(ExperimentError::Results {
                     path: None,
-                    reason: format!(
-                        "run {} of `{}` has {} steps, not T = {}",
-                        r.id.run,
-                        r.label,
-                        r.steps.len(),
-                        spec.horizon
-                    ),
+                    reason: format!("run {} of `{}` {why}", r.id.run, r.label),
                 });
             }
+            // Runs that ended on their budget are shorter than the longest: they hold their last
+            // value.
             let curve = |f: &dyn Fn(&crate::results::StepRecord) -> f64| {
-                let per_step: Vec<MeanSe> = (0..spec.horizon)
-                    .map(|t| mean_se(&mine.iter().map(|r| f(&r.steps[t])).collect::<Vec<_>>()))
-                    .collect();
-                Curve { mean: per_step.iter().map(|m| m.mean).collect(), se: per_step.iter().map(|m| m.se).collect() }
+                Curve::held(&mine.iter().map(|r| r.steps.iter().map(f).collect()).collect::<Vec<_>>())
             };
             let last = |f: &dyn Fn(&RunRecord) -> f64| mean_se(&mine.iter().map(|r| f(r)).collect::<Vec<_>>());
-            let horizon = spec.horizon - 1;
+            fn final_step(r: &RunRecord) -> &crate::results::StepRecord {
+                r.steps.last().expect("a complete run has a step")
+            }
             algorithms.push(AlgorithmSummary {
                 label: alg.label().to_string(),
                 name: alg.name.clone(),
@@ -174,11 +306,12 @@ impl Summary {
                 cumulative: curve(&|s| s.cumulative_regret),
                 simple: curve(&|s| s.simple_regret),
                 at_horizon: AtHorizon {
-                    instantaneous: last(&|r| r.steps[horizon].regret),
-                    cumulative: last(&|r| r.steps[horizon].cumulative_regret),
-                    simple: last(&|r| r.steps[horizon].simple_regret),
+                    instantaneous: last(&|r| final_step(r).regret),
+                    cumulative: last(&|r| final_step(r).cumulative_regret),
+                    simple: last(&|r| final_step(r).simple_regret),
                     wall_seconds: last(&|r| r.wall_seconds()),
                 },
+                feedback: optimum.map(|u| FeedbackSummary::of(spec, &mine, u, labels)),
             });
         }
         Ok(Self {

@@ -90,6 +90,34 @@ impl Optimizer for UniformValues {
     }
 }
 
+/// A fair coin between a uniform duel and a uniform evaluation at each step (so that runs under a
+/// `[budget]` end at different steps); recommends candidate 0.
+struct UniformMixed {
+    domain: FiniteDomain,
+}
+
+impl Optimizer for UniformMixed {
+    fn name(&self) -> &'static str {
+        "uniform mixed"
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let n = self.domain.len();
+        let x = self.domain.point(rng.random_range(0..n))?;
+        Ok(if rng.random::<bool>() {
+            Query::Duel(x, self.domain.point(rng.random_range(0..n))?)
+        } else {
+            Query::Evaluate(x)
+        })
+    }
+    fn observe(&mut self, _: &Query, _: Answer) -> bohf_core::Result<()> {
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.domain.point(0)
+    }
+}
+
 /// Uniform duels whose step `fail_at` fails, with probability `probability` (one draw from the
 /// run's stream), as a conic solver failure would.
 struct Flaky {
@@ -187,6 +215,13 @@ pub(crate) fn registry() -> Registry {
     r.register(AlgorithmEntry::of_box::<UniformBox>("uniform-box", "uniform random duels in a box (test)")).unwrap();
     r.register(AlgorithmEntry::of::<Flaky>("flaky", "uniform duels that may fail at one step (test)")).unwrap();
     r.register(AlgorithmEntry::of::<UniformDuels>("uniform", "uniform random duels (test)")).unwrap();
+    r.register(AlgorithmEntry::new(
+        "uniform-mixed",
+        "uniform random duels or evaluations (test)",
+        |_, _| Ok(()),
+        |ctx, _| Ok(Box::new(UniformMixed { domain: ctx.domain().clone() }) as BoxedOptimizer),
+    ))
+    .unwrap();
     r.register(AlgorithmEntry::new(
         "uniform-values",
         "uniform random evaluations (test)",
