@@ -1,6 +1,7 @@
 use super::*;
 use bohf_core::rand::RngExt;
-use bohf_core::{Duel, Link};
+use crate::regression::LengthscalePrior;
+use bohf_core::{Duel, Error, Link};
 use bohf_kernels::{Kernel, KernelKind, Stationary};
 use bohf_optim::{LocalConfig, minimize_bounded};
 use nalgebra::{DMatrix, DVector};
@@ -243,4 +244,249 @@ fn one_duel_posterior_against_quadrature() {
     let p = gp.mean(&x).unwrap();
     assert!((p - gp.utilities()).amax() < 1e-12);
     assert!((gp.covariance(&x).unwrap() - lap).amax() < 1e-12);
+}
+
+/// Duels on [0, 1]² between random points, answered by a noisy probit comparison of
+/// u(x) = sin(3 x₀) + x₁² (noise scale 0.3).
+fn box_duels(seed: u64, t: usize) -> Vec<(Vec<f64>, Vec<f64>, bool)> {
+    let mut r = bohf_core::rng::seeded(seed);
+    let u = |x: &[f64]| (3.0 * x[0]).sin() + x[1] * x[1];
+    (0..t)
+        .map(|_| {
+            let a = vec![r.random::<f64>(), r.random::<f64>()];
+            let b = vec![r.random::<f64>(), r.random::<f64>()];
+            let w = r.random::<f64>() < Link::Probit.mu((u(&a) - u(&b)) / 0.3);
+            (a, b, w)
+        })
+        .collect()
+}
+
+#[test]
+fn two_hundred_duels_against_one_incumbent() {
+    // The incumbent at (0.5, 0.5) is compared again and again; it wins 180 of 200 duels. BoTorch's
+    // tracker reports non-PD matrices here; B = I + GᵀKG has eigenvalues ≥ 1 whatever K.
+    let mut r = bohf_core::rng::seeded(3);
+    let inc = vec![0.5, 0.5];
+    let duels: Vec<_> = (0..200)
+        .map(|k| {
+            let c = vec![r.random::<f64>(), r.random::<f64>()];
+            if k % 2 == 0 { (inc.clone(), c, k % 20 != 0) } else { (c, inc.clone(), k % 20 == 1) }
+        })
+        .collect();
+    let data = PreferenceData::from_points(&duels, 1e-9).unwrap();
+    assert_eq!(data.len(), 201);
+    assert_eq!(data.pairs().len(), 200);
+    for cfg in [LaplaceFitConfig::default(), LaplaceFitConfig::botorch_pairwise()] {
+        let cfg = cfg.check().unwrap();
+        let start = cfg.start_kernel(KernelKind::Se, 2).unwrap();
+        let fit = fit_laplace(&cfg, &start, &data).unwrap();
+        let gp = &fit.model;
+        assert!(matches!(fit.outcome, LaplaceFitOutcome::Optimised { .. }));
+        assert!(fit.objective.is_finite() && gp.log_evidence().is_finite());
+        assert!(gp.newton_report().residual < 1e-8);
+        // The incumbent (latent 0) is the best compared point by a margin.
+        let f = gp.utilities();
+        let best_other = f.rows(1, 200).max();
+        assert!(f[0] > best_other, "incumbent {} vs best challenger {best_other}", f[0]);
+        let var = gp.variance(data.points()).unwrap();
+        assert!(var.iter().all(|v| v.is_finite() && *v >= 0.0 && *v <= gp.kernel().variance() + 1e-12));
+    }
+}
+
+#[test]
+fn repeated_pairs_and_self_duels_aggregate() {
+    let cand = DMatrix::from_row_slice(3, 1, &[0.1, 0.5, 0.9]);
+    let mut duels = vec![Duel::new(0, 1, true); 40];
+    duels.extend(vec![Duel::new(1, 0, true); 10]);
+    duels.extend(vec![Duel::new(2, 2, true); 7]);
+    let data = PreferenceData::from_candidates(&cand, &duels).unwrap();
+    assert_eq!(data.pairs(), &[PairCounts { i: 0, j: 1, wins_i: 40, wins_j: 10 }]);
+    assert_eq!((data.duels(), data.dropped_self_duels(), data.len()), (57, 7, 3));
+    assert_eq!(data.candidate_indices(), Some(&[0, 1, 2][..]));
+    let gp = LaplacePreferenceGp::fit(Stationary::se(0.3).unwrap(), data.clone(), &tight(Link::Probit)).unwrap();
+    // The aggregated pair equals 50 separate duels: the same MAP as the duel-by-duel objective.
+    let kinv = Stationary::se(0.3).unwrap().gram(data.points()).unwrap().try_inverse().unwrap();
+    let mapped: Vec<_> = duels.iter().map(|d| (d.first, d.second, d.first_wins)).collect();
+    let (_, g) = log_posterior(Link::Probit, std::f64::consts::SQRT_2, &kinv, &mapped, gp.utilities().as_slice());
+    assert!(g.iter().all(|v| v.abs() < 1e-9), "gradient of the duel-by-duel log posterior at f̂: {g:?}");
+    // Only self-duels: no information; the posterior is the prior.
+    let only_self = PreferenceData::from_candidates(&cand, &[Duel::new(1, 1, false)]).unwrap();
+    let gp = LaplacePreferenceGp::fit(Stationary::se(0.3).unwrap(), only_self, &tight(Link::Probit)).unwrap();
+    assert_eq!(gp.log_evidence(), 0.0);
+    assert!(gp.utilities().iter().all(|v| *v == 0.0));
+}
+
+#[test]
+fn duplicated_and_near_duplicated_points() {
+    let p = |a: f64, b: f64| vec![a, b];
+    let eps = 1e-12;
+    let duels = vec![
+        (p(0.2, 0.3), p(0.7, 0.8), true),
+        (p(0.2, 0.3), p(0.7, 0.8), true),
+        (p(0.2 + eps, 0.3), p(0.5, 0.5), true),
+        (p(0.5, 0.5), p(0.7, 0.8 - eps), true),
+        (p(0.2, 0.3), p(0.2 + eps, 0.3), false),
+    ];
+    // Merged within 1e-9: 3 points, the last duel becomes a self-duel.
+    let merged = PreferenceData::from_points(&duels, 1e-9).unwrap();
+    assert_eq!((merged.len(), merged.dropped_self_duels()), (3, 1));
+    // Not merged (tolerance 0): 5 points, two pairs 1e-12 apart: K is singular to rounding, which
+    // the factorisation of B does not mind.
+    let exact = PreferenceData::from_points(&duels, 0.0).unwrap();
+    assert_eq!((exact.len(), exact.dropped_self_duels()), (5, 0));
+    let k = Stationary::matern52(0.3).unwrap();
+    let cfg = valid(LaplaceConfig::default());
+    let a = LaplacePreferenceGp::fit(k.clone(), merged, &cfg).unwrap();
+    let b = LaplacePreferenceGp::fit(k.clone(), exact.clone(), &cfg).unwrap();
+    assert!(b.log_evidence().is_finite() && b.newton_report().residual < 1e-8);
+    // The near-duplicates carry (almost) one utility, and both fits predict alike everywhere: the
+    // extra self-comparison of the unmerged data is a duel between points 1e-12 apart (no information).
+    let xs = DMatrix::from_row_slice(4, 2, &[0.2, 0.3, 0.7, 0.8, 0.5, 0.5, 0.1, 0.9]);
+    let (ma, mb) = (a.mean(&xs).unwrap(), b.mean(&xs).unwrap());
+    assert!((&ma - &mb).amax() < 1e-6, "{ma} vs {mb}");
+    assert!((a.variance(&xs).unwrap() - b.variance(&xs).unwrap()).amax() < 1e-6);
+    // Two candidates with identical coordinates on a finite domain (K exactly singular).
+    let cand = DMatrix::from_row_slice(3, 1, &[0.4, 0.4, 0.8]);
+    let data = PreferenceData::from_candidates(&cand, &[Duel::new(0, 2, true), Duel::new(1, 2, true)]).unwrap();
+    let gp = LaplacePreferenceGp::fit(Stationary::se(0.2).unwrap(), data, &cfg).unwrap();
+    // Latent order is first appearance: candidates 0, 2, 1.
+    assert_eq!(gp.data().candidate_indices(), Some(&[0, 2, 1][..]));
+    assert!((gp.utilities()[0] - gp.utilities()[2]).abs() < 1e-12);
+    assert!(gp.utilities()[0] > gp.utilities()[1]);
+    assert!(gp.log_evidence_gradient().unwrap().iter().all(|g| g.is_finite()));
+}
+
+#[test]
+fn a_prior_pushing_lengthscales_down_stops_at_the_floor() {
+    let data = PreferenceData::from_points(&box_duels(5, 40), 1e-9).unwrap();
+    let cfg = LaplaceFitConfig {
+        lengthscale_prior: LengthscalePrior::LogNormal { loc: (1e-3f64).ln(), scale: 0.1 },
+        ..LaplaceFitConfig::default()
+    }
+    .check()
+    .unwrap();
+    let fit = fit_laplace(&cfg, &cfg.start_kernel(KernelKind::Matern52, 2).unwrap(), &data).unwrap();
+    // The projected search ends on the bound exactly: ℓ = floor = 0.025 in both dimensions.
+    for &l in fit.model.kernel().lengthscales() {
+        assert!((l - 0.025).abs() < 1e-12, "lengthscale {l}");
+    }
+    assert!(fit.objective.is_finite() && fit.model.log_evidence().is_finite());
+    // At ℓ = 0.025 the 40 random points are nearly independent: K ≈ σ²I and B stays well conditioned.
+    let v = fit.model.variance(data.points()).unwrap();
+    assert!(v.iter().all(|v| v.is_finite() && *v > 0.0));
+}
+
+#[test]
+fn twenty_random_starts_agree() {
+    let data = PreferenceData::from_points(&box_duels(21, 60), 1e-9).unwrap();
+    let cfg = LaplaceFitConfig::default().check().unwrap();
+    let mut r = bohf_core::rng::seeded(99);
+    let fits: Vec<LaplaceFit> = (0..20)
+        .map(|_| {
+            let ls: Vec<f64> = (0..2).map(|_| (r.random::<f64>() * (5f64 / 0.03).ln()).exp() * 0.03).collect();
+            let var = (r.random::<f64>() * (20f64 / 0.05).ln()).exp() * 0.05;
+            fit_laplace(&cfg, &ard(KernelKind::Se, &ls, var), &data).unwrap()
+        })
+        .collect();
+    let best = fits.iter().map(|f| f.objective).fold(f64::NEG_INFINITY, f64::max);
+    let reference = fits.iter().find(|f| f.objective == best).unwrap().model.kernel().clone();
+    for (s, f) in fits.iter().enumerate() {
+        // L-BFGS stops at a projected gradient 1e-5: objective within 1e-5·(dim)², hyperparameters
+        // within a few 1e-3 (relative) of one another.
+        assert!(best - f.objective < 1e-4, "start {s}: objective {} vs best {best}", f.objective);
+        let k = f.model.kernel();
+        for (a, b) in k.lengthscales().iter().zip(reference.lengthscales()) {
+            assert!((a / b - 1.0).abs() < 2e-2, "start {s}: lengthscale {a} vs {b}");
+        }
+        assert!((k.variance() / reference.variance() - 1.0).abs() < 2e-2, "start {s}: outputscale");
+    }
+}
+
+#[test]
+fn fits_are_deterministic_across_thread_counts() {
+    let data = PreferenceData::from_points(&box_duels(8, 50), 1e-9).unwrap();
+    let cfg = LaplaceFitConfig { restarts: 3, ..LaplaceFitConfig::default() }.check().unwrap();
+    let start = cfg.start_kernel(KernelKind::Matern52, 2).unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| fit_laplace(&cfg, &start, &data).unwrap())
+    };
+    let (a, b) = (run(1), run(4));
+    assert_eq!(a.model.kernel(), b.model.kernel());
+    assert_eq!(a.objective.to_bits(), b.objective.to_bits());
+    assert_eq!(a.model.utilities(), b.model.utilities());
+    assert!(matches!(a.outcome, LaplaceFitOutcome::Optimised { starts: 4, .. }));
+}
+
+#[test]
+fn gamma_and_log_normal_priors_are_densities() {
+    // ∫ p(v) dv = ∫ p(e^θ) e^θ dθ = 1 (trapezoid on a wide θ grid), and d log p/dθ vs differences.
+    use crate::regression::hyper::{gamma_log_density, log_normal_log_density};
+    let priors: [&dyn Fn(f64) -> (f64, f64); 3] = [
+        &|t| gamma_log_density(2.4, 2.7, t),
+        &|t| gamma_log_density(0.7, 0.2, t),
+        &|t| log_normal_log_density(0.3, 0.8, t),
+    ];
+    for p in priors {
+        let (lo, hi, m) = (-40.0, 12.0, 200_000);
+        let h = (hi - lo) / m as f64;
+        let total: f64 = (0..=m)
+            .map(|i| {
+                let t = lo + i as f64 * h;
+                let w = if i == 0 || i == m { 0.5 } else { 1.0 };
+                w * (p(t).0 + t).exp()
+            })
+            .sum::<f64>()
+            * h;
+        assert!((total - 1.0).abs() < 1e-6, "{total}");
+        for t in [-2.0, -0.1, 0.5, 1.7] {
+            let fd = (p(t + 1e-6).0 - p(t - 1e-6).0) / 2e-6;
+            assert!((p(t).1 - fd).abs() < 1e-7);
+        }
+    }
+    assert_eq!(LengthscalePrior::Gamma { concentration: 2.4, rate: 2.7 }.mode(2), Some(1.4 / 2.7));
+}
+
+#[test]
+fn bad_input_is_an_error_naming_the_field() {
+    let named = |e: Error, field: &str| matches!(&e, Error::InvalidParameter { name, .. } if name == field);
+    for (cfg, field) in [
+        (LaplaceConfig { scale: 0.0, ..LaplaceConfig::default() }, "scale"),
+        (LaplaceConfig { scale: f64::NAN, ..LaplaceConfig::default() }, "scale"),
+        (LaplaceConfig { newton_tolerance: -1.0, ..LaplaceConfig::default() }, "newton_tolerance"),
+        (LaplaceConfig { max_newton_iterations: 0, ..LaplaceConfig::default() }, "max_newton_iterations"),
+    ] {
+        assert!(named(cfg.check().unwrap_err(), field), "{field}");
+    }
+    let base = LaplaceFitConfig::default();
+    let cases = [
+        (LaplaceFitConfig { lengthscale_prior: LengthscalePrior::Gamma { concentration: 0.0, rate: 1.0 }, ..base.clone() }, "lengthscale_prior.concentration"),
+        (LaplaceFitConfig { lengthscale_prior: LengthscalePrior::Gamma { concentration: 2.0, rate: -1.0 }, ..base.clone() }, "lengthscale_prior.rate"),
+        (LaplaceFitConfig { lengthscale_prior: LengthscalePrior::LogNormal { loc: f64::NAN, scale: 1.0 }, ..base.clone() }, "lengthscale_prior.loc"),
+        (LaplaceFitConfig { outputscale_prior: OutputscalePrior::Gamma { concentration: 2.0, rate: 0.0 }, ..base.clone() }, "outputscale_prior.rate"),
+        (LaplaceFitConfig { outputscale_prior: OutputscalePrior::LogNormal { loc: 0.0, scale: f64::NAN }, ..base.clone() }, "outputscale_prior.scale"),
+        (LaplaceFitConfig { outputscale_bounds: [0.0, 1.0], ..base.clone() }, "outputscale_bounds"),
+        (LaplaceFitConfig { lengthscale_floor: f64::NAN, ..base.clone() }, "lengthscale_floor"),
+        (LaplaceFitConfig { laplace: LaplaceConfig { scale: -1.0, ..LaplaceConfig::default() }, ..base.clone() }, "laplace.scale"),
+        (LaplaceFitConfig { restarts: 5, screen: 2, ..base.clone() }, "screen"),
+    ];
+    for (cfg, field) in cases {
+        let e = cfg.check().unwrap_err();
+        assert!(named(e.clone(), field), "{field}: {e}");
+    }
+    // Data: NaN coordinates, unequal dimensions, a bad tolerance, an index out of range.
+    assert!(matches!(PreferenceData::from_points(&[(vec![0.1, f64::NAN], vec![0.2, 0.3], true)], 0.0), Err(Error::NonFinite(_))));
+    assert!(matches!(PreferenceData::from_points(&[(vec![0.1, 0.2], vec![0.2], true)], 0.0), Err(Error::DimensionMismatch { .. })));
+    assert!(named(PreferenceData::from_points(&[], f64::NAN).unwrap_err(), "merge_tolerance"));
+    let cand = DMatrix::from_row_slice(2, 1, &[0.1, 0.2]);
+    assert!(matches!(PreferenceData::from_candidates(&cand, &[Duel::new(0, 2, true)]), Err(Error::IndexOutOfRange { index: 2, .. })));
+    // A start outside the bounds names them; a query of the wrong dimension is an error.
+    let data = PreferenceData::from_candidates(&cand, &[Duel::new(0, 1, true)]).unwrap();
+    let cfg = base.check().unwrap();
+    let e = fit_laplace(&cfg, &Stationary::se(0.01).unwrap(), &data).unwrap_err();
+    assert!(named(e, "lengthscale_floor"));
+    let e = fit_laplace(&cfg, &Stationary::se(0.5).unwrap().with_variance(1e3).unwrap(), &data).unwrap_err();
+    assert!(named(e, "outputscale_bounds"));
+    let gp = LaplacePreferenceGp::fit(Stationary::se(0.5).unwrap(), data, &valid(LaplaceConfig::default())).unwrap();
+    assert!(gp.mean(&DMatrix::zeros(1, 2)).is_err());
+    assert!(gp.predict(&[f64::NAN]).is_err());
 }
