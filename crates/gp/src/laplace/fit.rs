@@ -249,6 +249,15 @@ impl EvidenceObjective<'_> {
         LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, None)
     }
 
+    /// The model at `theta` with Newton started from the previous evaluation's weights a (the mode
+    /// to the Newton tolerance, in fewer steps); updates `warm`.
+    fn model_warm(&self, warm: &mut Option<DVector<f64>>, theta: &[f64]) -> Result<LaplacePreferenceGp> {
+        let model =
+            LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, warm.as_ref())?;
+        *warm = Some(model.weights().clone());
+        Ok(model)
+    }
+
     /// (log prior, its gradient in θ).
     fn log_prior(&self, theta: &[f64]) -> (f64, Vec<f64>) {
         let m = self.start.lengthscales().len();
@@ -270,12 +279,14 @@ impl EvidenceObjective<'_> {
 }
 
 impl LogSpaceObjective for EvidenceObjective<'_> {
+    type Warm = Option<DVector<f64>>;
+
     fn value(&self, theta: &[f64]) -> Result<f64> {
         Ok(-(self.model(theta)?.log_evidence() + self.log_prior(theta).0))
     }
 
-    fn evaluate(&self, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
-        let model = self.model(theta)?;
+    fn evaluate(&self, warm: &mut Self::Warm, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
+        let model = self.model_warm(warm, theta)?;
         let evidence = model.log_evidence();
         let g = model.log_evidence_gradient()?;
         let (lp, glp) = self.log_prior(theta);

@@ -424,13 +424,9 @@ impl LaplacePreferenceGp {
         let binv = self.chol_b.inverse();
         let p = pairs.len();
         let s = DMatrix::from_fn(p, p, |r, c| self.sqrt_w[r] * binv[(r, c)] * self.sqrt_w[c]);
-        // diag(D Σ Dᵀ) = diag(M) − ‖columns of L_B⁻¹ Ŵ M‖².
-        let mut wm = self.pair_gram.clone();
-        for (k, sw) in self.sqrt_w.iter().enumerate() {
-            wm.row_mut(k).scale_mut(*sw);
-        }
-        let t = self.chol_b.solve_lower(&wm)?;
-        let sigma_d = DVector::from_fn(p, |k, _| self.pair_gram[(k, k)] - t.column(k).norm_squared());
+        // diag(D Σ Dᵀ) = diag(M − M S M) (Σ = K − K R K), with S M by one matrix product.
+        let sm = &s * &self.pair_gram;
+        let sigma_d = DVector::from_fn(p, |k, _| self.pair_gram[(k, k)] - self.pair_gram.column(k).dot(&sm.column(k)));
         let s2 = diff_t(pairs, &sigma_d.component_mul(&self.third), n) * -0.5;
         // u = s₂ − Dᵀ S D K s₂.
         let u = &s2 - diff_t(pairs, &(&s * diff(pairs, &(&self.gram * &s2))), n);

@@ -730,17 +730,21 @@ pub(crate) struct Best {
 /// A negative log posterior over log hyperparameters, minimised by [`optimise`]: GP regression's
 /// [`HyperObjective`] and the Laplace preference GP's evidence objective.
 pub(crate) trait LogSpaceObjective: Sync {
+    /// State carried from one evaluation to the next within one local search (a warm start); each
+    /// start begins from `Default`, so a search is a function of its start alone.
+    type Warm: Default;
     /// The objective alone (for screening the space-filling design).
     fn value(&self, theta: &[f64]) -> Result<f64>;
     /// (objective, log evidence) at `theta`, writing the objective's gradient into `grad`.
-    fn evaluate(&self, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)>;
+    fn evaluate(&self, warm: &mut Self::Warm, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)>;
 }
 
 impl LogSpaceObjective for HyperObjective {
+    type Warm = ();
     fn value(&self, theta: &[f64]) -> Result<f64> {
         HyperObjective::value(self, theta)
     }
-    fn evaluate(&self, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
+    fn evaluate(&self, _: &mut (), theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
         HyperObjective::evaluate(self, theta, grad)
     }
 }
@@ -750,8 +754,8 @@ impl LogSpaceObjective for HyperObjective {
 /// scrambled Sobol points of the box. The local searches run in parallel (rayon); each is
 /// sequential and the best is chosen in start order, so the result does not depend on the number
 /// of threads.
-pub(crate) fn optimise(
-    objective: &impl LogSpaceObjective,
+pub(crate) fn optimise<O: LogSpaceObjective>(
+    objective: &O,
     theta0: &[f64],
     lower: &[f64],
     upper: &[f64],
@@ -788,13 +792,14 @@ pub(crate) fn optimise(
         .map(|s| {
             // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞,
             // which the line search treats as a rejected step; a start where it fails is skipped.
+            let mut warm = O::Warm::default();
             let f = |t: &[f64], g: &mut [f64]| -> Result<f64> {
-                Ok(objective.evaluate(t, g).map_or(f64::INFINITY, |(v, _)| v))
+                Ok(objective.evaluate(&mut warm, t, g).map_or(f64::INFINITY, |(v, _)| v))
             };
             let r = minimize_bounded(f, s, lower, upper, local).ok()?;
             // The log marginal likelihood at the returned point (the last evaluation need not be there).
             let mut g = vec![0.0; r.x.len()];
-            let (value, lml) = objective.evaluate(&r.x, &mut g).ok()?;
+            let (value, lml) = objective.evaluate(&mut warm, &r.x, &mut g).ok()?;
             (value.is_finite() && lml.is_finite()).then_some((r, value, lml))
         })
         .collect();
