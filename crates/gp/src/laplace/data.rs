@@ -96,7 +96,11 @@ impl PreferenceData {
         for (k, (x, xp, first_wins)) in duels.iter().enumerate() {
             let mut latent = |p: &Vec<f64>, which: &str| -> Result<usize> {
                 if p.len() != d {
-                    return Err(Error::dims(format!("Laplace preference GP: duel {k}, {which} point dimension"), d, p.len()));
+                    return Err(Error::dims(
+                        format!("Laplace preference GP: duel {k}, {which} point dimension"),
+                        d,
+                        p.len(),
+                    ));
                 }
                 bohf_core::error::ensure_finite(&format!("Laplace preference GP: duel {k}, {which} point"), p.iter())?;
                 let close = |r: &Vec<f64>| r.iter().zip(p).all(|(u, v)| (u - v).abs() <= tolerance);

@@ -150,7 +150,10 @@ impl LaplaceFitConfig {
         if !(f.is_finite() && f >= 0.0 && f < self.lengthscale_bounds[1]) {
             return Err(Error::invalid(
                 "lengthscale_floor",
-                format!("must be finite, ≥ 0 and below the upper lengthscale bound {}, got {f}", self.lengthscale_bounds[1]),
+                format!(
+                    "must be finite, ≥ 0 and below the upper lengthscale bound {}, got {f}",
+                    self.lengthscale_bounds[1]
+                ),
             ));
         }
         self.lengthscale_prior.check()?;
@@ -182,7 +185,11 @@ impl LaplaceFitConfig {
         if self.ard && d > 1 {
             k = k.with_ard(vec![l; d])?;
         }
-        let v = if self.learn_outputscale { 1f64.clamp(self.outputscale_bounds[0], self.outputscale_bounds[1]) } else { 1.0 };
+        let v = if self.learn_outputscale {
+            1f64.clamp(self.outputscale_bounds[0], self.outputscale_bounds[1])
+        } else {
+            1.0
+        };
         k.with_variance(v)
     }
 }
@@ -334,7 +341,8 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
     let [lo, hi] = config.effective_lengthscale_bounds();
     for (j, &l) in start.lengthscales().iter().enumerate() {
         if !(lo..=hi).contains(&l) {
-            let field = if l < config.lengthscale_bounds[0] || l > hi { "lengthscale_bounds" } else { "lengthscale_floor" };
+            let field =
+                if l < config.lengthscale_bounds[0] || l > hi { "lengthscale_bounds" } else { "lengthscale_floor" };
             return Err(Error::invalid(field, format!("the start lengthscale[{j}] = {l} lies outside [{lo}, {hi}]")));
         }
     }

@@ -67,7 +67,9 @@ mod fit;
 mod model;
 
 pub use data::{PairCounts, PreferenceData};
-pub use fit::{LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace, warm_start};
+pub use fit::{
+    LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace, warm_start,
+};
 pub use model::{LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
 
 #[cfg(test)]

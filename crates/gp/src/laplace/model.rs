@@ -29,7 +29,12 @@ pub struct LaplaceConfig {
 
 impl Default for LaplaceConfig {
     fn default() -> Self {
-        Self { link: Link::Probit, scale: std::f64::consts::SQRT_2, max_newton_iterations: 100, newton_tolerance: 1e-10 }
+        Self {
+            link: Link::Probit,
+            scale: std::f64::consts::SQRT_2,
+            max_newton_iterations: 100,
+            newton_tolerance: 1e-10,
+        }
     }
 }
 
@@ -86,7 +91,11 @@ fn pair_third(config: &LaplaceConfig, p: &PairCounts, delta: f64) -> f64 {
 }
 
 /// Σ_k terms of the pairs at f, and ∇log p(y | f) = Dᵀ L′ (n entries).
-fn likelihood_at(config: &LaplaceConfig, pairs: &[PairCounts], f: &DVector<f64>) -> (f64, Vec<PairTerms>, DVector<f64>) {
+fn likelihood_at(
+    config: &LaplaceConfig,
+    pairs: &[PairCounts],
+    f: &DVector<f64>,
+) -> (f64, Vec<PairTerms>, DVector<f64>) {
     let mut grad = DVector::zeros(f.len());
     let mut total = 0.0;
     let terms: Vec<PairTerms> = pairs
@@ -224,7 +233,7 @@ impl LaplacePreferenceGp {
         let mut f = &gram * &a;
         let (mut loglik, mut terms, mut grad) = likelihood_at(config, pairs, &f);
         let mut psi = -0.5 * a.dot(&f) + loglik;
-        if a0.is_some() && !(psi >= loglik_at_zero(config, pairs)) {
+        if a0.is_some() && (psi.is_nan() || psi < loglik_at_zero(config, pairs)) {
             // A warm start worse than f = 0 (or not finite): start at 0.
             a.fill(0.0);
             f.fill(0.0);

@@ -1,6 +1,6 @@
 use super::*;
-use bohf_core::rand::RngExt;
 use crate::regression::LengthscalePrior;
+use bohf_core::rand::RngExt;
 use bohf_core::{Duel, Error, Link};
 use bohf_kernels::{Kernel, KernelKind, Stationary};
 use bohf_optim::{LocalConfig, minimize_bounded};
@@ -38,7 +38,13 @@ fn random_problem(seed: u64, n: usize, d: usize, t: usize) -> (DMatrix<f64>, Vec
 
 /// The log posterior Ψ(f) = Σ_duels log μ(±(f_a − f_b)/s) − ½ fᵀK⁻¹f and its gradient, duel by duel
 /// (no aggregation) with K⁻¹ from LU: an independent implementation of the MAP objective.
-fn log_posterior(link: Link, s: f64, kinv: &DMatrix<f64>, duels: &[(usize, usize, bool)], f: &[f64]) -> (f64, Vec<f64>) {
+fn log_posterior(
+    link: Link,
+    s: f64,
+    kinv: &DMatrix<f64>,
+    duels: &[(usize, usize, bool)],
+    f: &[f64],
+) -> (f64, Vec<f64>) {
     let fv = DVector::from_column_slice(f);
     let kf = kinv * &fv;
     let mut value = -0.5 * fv.dot(&kf);
@@ -68,7 +74,12 @@ fn newton_map_matches_a_generic_optimiser() {
         let mapped: Vec<_> = duels.iter().map(|d| (latent(d.first), latent(d.second), d.first_wins)).collect();
         let kinv = kernel.gram(data.points()).unwrap().try_inverse().unwrap();
         let n = data.len();
-        let local = LocalConfig { gradient_tolerance: 1e-11, value_tolerance: 0.0, max_iterations: 2000, ..LocalConfig::default() };
+        let local = LocalConfig {
+            gradient_tolerance: 1e-11,
+            value_tolerance: 0.0,
+            max_iterations: 2000,
+            ..LocalConfig::default()
+        };
         let r = minimize_bounded(
             |f: &[f64], g: &mut [f64]| {
                 let (v, gr) = log_posterior(link, cfg.scale, &kinv, &mapped, f);
@@ -86,7 +97,12 @@ fn newton_map_matches_a_generic_optimiser() {
         // Ψ is strongly concave (K⁻¹ ≻ 0, cond(K) ≲ 1e3 here): a gradient of 1e-11 puts the optimiser
         // within ~1e-8 of the mode; Newton's residual is 1e-13.
         for i in 0..n {
-            assert!((gp.utilities()[i] - r.x[i]).abs() < 1e-6, "{link:?} f[{i}]: Newton {} vs L-BFGS {}", gp.utilities()[i], r.x[i]);
+            assert!(
+                (gp.utilities()[i] - r.x[i]).abs() < 1e-6,
+                "{link:?} f[{i}]: Newton {} vs L-BFGS {}",
+                gp.utilities()[i],
+                r.x[i]
+            );
         }
         let (psi_newton, _) = log_posterior(link, cfg.scale, &kinv, &mapped, gp.utilities().as_slice());
         assert!(psi_newton >= -r.value - 1e-10);
@@ -120,7 +136,8 @@ fn evidence_matches_the_dense_formula() {
         -(grad(&up)[i] - grad(&dn)[i]) / (2.0 * h)
     });
     let fv = DVector::from_column_slice(&f);
-    let dense = -0.5 * fv.dot(&(&kinv * &fv)) + loglik(&f) - 0.5 * (DMatrix::identity(n, n) + &k * &w).determinant().ln();
+    let dense =
+        -0.5 * fv.dot(&(&kinv * &fv)) + loglik(&f) - 0.5 * (DMatrix::identity(n, n) + &k * &w).determinant().ln();
     // Self-duels are dropped with their constant log ½ each (PreferenceData's documented rule).
     let self_duels = mapped.iter().filter(|(a, b, _)| a == b).count();
     assert!(self_duels > 0 && data.dropped_self_duels() == self_duels);
@@ -181,7 +198,15 @@ fn quadrature_moments(k: &DMatrix<f64>, s: f64) -> (DVector<f64>, DMatrix<f64>) 
     let kinv = k.clone().try_inverse().unwrap();
     let (lim, m) = (9.0, 600);
     let h = 2.0 * lim / m as f64;
-    let wt = |i: usize| if i == 0 || i == m { 1.0 } else if i % 2 == 1 { 4.0 } else { 2.0 };
+    let wt = |i: usize| {
+        if i == 0 || i == m {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        }
+    };
     let (mut z, mut m1, mut m2) = (0.0, DVector::zeros(2), DMatrix::zeros(2, 2));
     for i in 0..=m {
         for j in 0..=m {
@@ -408,7 +433,11 @@ fn fits_are_deterministic_across_thread_counts() {
     let cfg = LaplaceFitConfig { restarts: 3, ..LaplaceFitConfig::default() }.check().unwrap();
     let start = cfg.start_kernel(KernelKind::Matern52, 2).unwrap();
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| fit_laplace(&cfg, &start, &data).unwrap())
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit_laplace(&cfg, &start, &data).unwrap())
     };
     let (a, b) = (run(1), run(4));
     assert_eq!(a.model.kernel(), b.model.kernel());
@@ -421,11 +450,10 @@ fn fits_are_deterministic_across_thread_counts() {
 fn gamma_and_log_normal_priors_are_densities() {
     // ∫ p(v) dv = ∫ p(e^θ) e^θ dθ = 1 (trapezoid on a wide θ grid), and d log p/dθ vs differences.
     use crate::regression::hyper::{gamma_log_density, log_normal_log_density};
-    let priors: [&dyn Fn(f64) -> (f64, f64); 3] = [
-        &|t| gamma_log_density(2.4, 2.7, t),
-        &|t| gamma_log_density(0.7, 0.2, t),
-        &|t| log_normal_log_density(0.3, 0.8, t),
-    ];
+    let priors: [&dyn Fn(f64) -> (f64, f64); 3] =
+        [&|t| gamma_log_density(2.4, 2.7, t), &|t| gamma_log_density(0.7, 0.2, t), &|t| {
+            log_normal_log_density(0.3, 0.8, t)
+        }];
     for p in priors {
         let (lo, hi, m) = (-40.0, 12.0, 200_000);
         let h = (hi - lo) / m as f64;
@@ -459,14 +487,47 @@ fn bad_input_is_an_error_naming_the_field() {
     }
     let base = LaplaceFitConfig::default();
     let cases = [
-        (LaplaceFitConfig { lengthscale_prior: LengthscalePrior::Gamma { concentration: 0.0, rate: 1.0 }, ..base.clone() }, "lengthscale_prior.concentration"),
-        (LaplaceFitConfig { lengthscale_prior: LengthscalePrior::Gamma { concentration: 2.0, rate: -1.0 }, ..base.clone() }, "lengthscale_prior.rate"),
-        (LaplaceFitConfig { lengthscale_prior: LengthscalePrior::LogNormal { loc: f64::NAN, scale: 1.0 }, ..base.clone() }, "lengthscale_prior.loc"),
-        (LaplaceFitConfig { outputscale_prior: OutputscalePrior::Gamma { concentration: 2.0, rate: 0.0 }, ..base.clone() }, "outputscale_prior.rate"),
-        (LaplaceFitConfig { outputscale_prior: OutputscalePrior::LogNormal { loc: 0.0, scale: f64::NAN }, ..base.clone() }, "outputscale_prior.scale"),
+        (
+            LaplaceFitConfig {
+                lengthscale_prior: LengthscalePrior::Gamma { concentration: 0.0, rate: 1.0 },
+                ..base.clone()
+            },
+            "lengthscale_prior.concentration",
+        ),
+        (
+            LaplaceFitConfig {
+                lengthscale_prior: LengthscalePrior::Gamma { concentration: 2.0, rate: -1.0 },
+                ..base.clone()
+            },
+            "lengthscale_prior.rate",
+        ),
+        (
+            LaplaceFitConfig {
+                lengthscale_prior: LengthscalePrior::LogNormal { loc: f64::NAN, scale: 1.0 },
+                ..base.clone()
+            },
+            "lengthscale_prior.loc",
+        ),
+        (
+            LaplaceFitConfig {
+                outputscale_prior: OutputscalePrior::Gamma { concentration: 2.0, rate: 0.0 },
+                ..base.clone()
+            },
+            "outputscale_prior.rate",
+        ),
+        (
+            LaplaceFitConfig {
+                outputscale_prior: OutputscalePrior::LogNormal { loc: 0.0, scale: f64::NAN },
+                ..base.clone()
+            },
+            "outputscale_prior.scale",
+        ),
         (LaplaceFitConfig { outputscale_bounds: [0.0, 1.0], ..base.clone() }, "outputscale_bounds"),
         (LaplaceFitConfig { lengthscale_floor: f64::NAN, ..base.clone() }, "lengthscale_floor"),
-        (LaplaceFitConfig { laplace: LaplaceConfig { scale: -1.0, ..LaplaceConfig::default() }, ..base.clone() }, "laplace.scale"),
+        (
+            LaplaceFitConfig { laplace: LaplaceConfig { scale: -1.0, ..LaplaceConfig::default() }, ..base.clone() },
+            "laplace.scale",
+        ),
         (LaplaceFitConfig { restarts: 5, screen: 2, ..base.clone() }, "screen"),
     ];
     for (cfg, field) in cases {
@@ -474,11 +535,20 @@ fn bad_input_is_an_error_naming_the_field() {
         assert!(named(e.clone(), field), "{field}: {e}");
     }
     // Data: NaN coordinates, unequal dimensions, a bad tolerance, an index out of range.
-    assert!(matches!(PreferenceData::from_points(&[(vec![0.1, f64::NAN], vec![0.2, 0.3], true)], 0.0), Err(Error::NonFinite(_))));
-    assert!(matches!(PreferenceData::from_points(&[(vec![0.1, 0.2], vec![0.2], true)], 0.0), Err(Error::DimensionMismatch { .. })));
+    assert!(matches!(
+        PreferenceData::from_points(&[(vec![0.1, f64::NAN], vec![0.2, 0.3], true)], 0.0),
+        Err(Error::NonFinite(_))
+    ));
+    assert!(matches!(
+        PreferenceData::from_points(&[(vec![0.1, 0.2], vec![0.2], true)], 0.0),
+        Err(Error::DimensionMismatch { .. })
+    ));
     assert!(named(PreferenceData::from_points(&[], f64::NAN).unwrap_err(), "merge_tolerance"));
     let cand = DMatrix::from_row_slice(2, 1, &[0.1, 0.2]);
-    assert!(matches!(PreferenceData::from_candidates(&cand, &[Duel::new(0, 2, true)]), Err(Error::IndexOutOfRange { index: 2, .. })));
+    assert!(matches!(
+        PreferenceData::from_candidates(&cand, &[Duel::new(0, 2, true)]),
+        Err(Error::IndexOutOfRange { index: 2, .. })
+    ));
     // A start outside the bounds names them; a query of the wrong dimension is an error.
     let data = PreferenceData::from_candidates(&cand, &[Duel::new(0, 1, true)]).unwrap();
     let cfg = base.check().unwrap();
