@@ -256,12 +256,12 @@ impl EvidenceObjective<'_> {
         LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, None)
     }
 
-    /// The model at `theta` with Newton started from the previous evaluation's weights a (the mode
+    /// The model at `theta` with Newton started from the previous evaluation's utilities f̂ (the mode
     /// to the Newton tolerance, in fewer steps); updates `warm`.
     fn model_warm(&self, warm: &mut Option<DVector<f64>>, theta: &[f64]) -> Result<LaplacePreferenceGp> {
         let model =
             LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, warm.as_ref())?;
-        *warm = Some(model.weights().clone());
+        *warm = Some(model.utilities().clone());
         Ok(model)
     }
 
@@ -390,10 +390,10 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
     }
 }
 
-/// The MAP utilities' warm start for a refit with more data: the previous weights a, extended by
-/// zeros for new latent points (latent indices are stable under appended duels, since points are
-/// numbered by first appearance).
+/// A warm start ([`LaplacePreferenceGp::fit_warm`]) for a refit with more data: the previous MAP
+/// utilities, extended by zeros for new latent points (latent indices are stable under appended
+/// duels, since points are numbered by first appearance).
 pub fn warm_start(previous: &LaplacePreferenceGp, data: &PreferenceData) -> DVector<f64> {
-    let old = previous.weights();
+    let old = previous.utilities();
     DVector::from_fn(data.len(), |i, _| if i < old.len() { old[i] } else { 0.0 })
 }

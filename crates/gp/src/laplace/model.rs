@@ -204,43 +204,45 @@ impl LaplacePreferenceGp {
         Self::fit_from(kernel, data, config.config(), None)
     }
 
-    /// [`LaplacePreferenceGp::fit`] with the Newton iteration started at f = K `a0` (a warm start,
-    /// e.g. the previous fit's [`LaplacePreferenceGp::weights`]); the result is the same mode to the
-    /// Newton tolerance. `a0` of the wrong length is ignored (start at 0).
+    /// [`LaplacePreferenceGp::fit`] with a warm start: `f0`, utilities near the mode (e.g. a previous
+    /// fit's [`LaplacePreferenceGp::utilities`] after a small change of hyperparameters, or
+    /// [`super::warm_start`] after new duels). The first Newton step is taken from `f0` (a Newton step
+    /// needs f only, not K⁻¹f) and kept if it beats f = 0; the result is the same mode to the Newton
+    /// tolerance. An `f0` of the wrong length or not finite is ignored (start at 0).
     pub fn fit_warm(
         kernel: Stationary,
         data: PreferenceData,
         config: &ValidLaplaceConfig,
-        a0: &DVector<f64>,
+        f0: &DVector<f64>,
     ) -> Result<Self> {
-        Self::fit_from(kernel, data, config.config(), Some(a0))
+        Self::fit_from(kernel, data, config.config(), Some(f0))
     }
 
     pub(crate) fn fit_from(
         kernel: Stationary,
         data: PreferenceData,
         config: &LaplaceConfig,
-        a0: Option<&DVector<f64>>,
+        f0: Option<&DVector<f64>>,
     ) -> Result<Self> {
         let gram = kernel.gram(data.points())?;
         let n = data.len();
         let pairs = data.pairs();
         let m = pair_gram(pairs, &gram);
-        let mut a = match a0 {
-            Some(a0) if a0.len() == n && a0.iter().all(|v| v.is_finite()) => a0.clone(),
-            _ => DVector::zeros(n),
-        };
-        let mut f = &gram * &a;
+        let mut a = DVector::zeros(n);
+        let mut f = DVector::zeros(n);
         let (mut loglik, mut terms, mut grad) = likelihood_at(config, pairs, &f);
-        let mut psi = -0.5 * a.dot(&f) + loglik;
-        if a0.is_some() && (psi.is_nan() || psi < loglik_at_zero(config, pairs)) {
-            // A warm start worse than f = 0 (or not finite): start at 0.
-            a.fill(0.0);
-            f.fill(0.0);
-            (loglik, terms, grad) = likelihood_at(config, pairs, &f);
-            psi = loglik;
-        }
+        let mut psi = loglik;
         let mut iterations = 0;
+        if let Some(f0) = f0.filter(|f0| f0.len() == n && f0.iter().all(|v| v.is_finite()) && !pairs.is_empty()) {
+            let (_, terms0, grad0) = likelihood_at(config, pairs, f0);
+            let (a1, f1) = newton_target(&gram, &m, pairs, f0, &terms0, &grad0)?;
+            let (l1, terms1, grad1) = likelihood_at(config, pairs, &f1);
+            let psi1 = -0.5 * a1.dot(&f1) + l1;
+            iterations += 1;
+            if psi1.is_finite() && psi1 >= psi {
+                (a, f, loglik, terms, grad, psi) = (a1, f1, l1, terms1, grad1, psi1);
+            }
+        }
         let residual = loop {
             let residual = (&grad - &a).amax();
             if residual <= config.newton_tolerance * grad.amax().max(1.0) {
@@ -258,15 +260,7 @@ impl LaplacePreferenceGp {
                 ));
             }
             iterations += 1;
-            // GPML Alg. 3.1 with W = G Gᵀ, G = Dᵀ Ŵ: b = W f + ∇log p, a_new = b − G B⁻¹ Gᵀ K b.
-            let w = DVector::from_iterator(terms.len(), terms.iter().map(|t| t.curv));
-            let sqrt_w = w.map(f64::sqrt);
-            let chol = factor_b(&m, &sqrt_w)?;
-            let b = diff_t(pairs, &diff(pairs, &f).component_mul(&w), n) + &grad;
-            let c = diff(pairs, &(&gram * &b)).component_mul(&sqrt_w);
-            let y = chol.solve_vec(&c)?;
-            let a_new = &b - diff_t(pairs, &y.component_mul(&sqrt_w), n);
-            let f_new = &gram * &a_new;
+            let (a_new, f_new) = newton_target(&gram, &m, pairs, &f, &terms, &grad)?;
             // Backtracking on Ψ(a) = −½ aᵀKa + log p(y | Ka), concave: halve until Ψ does not drop
             // (allowing a rounding-level drop of 4ε|Ψ| so that a converged iterate is accepted).
             let mut step = 1.0;
@@ -457,7 +451,24 @@ impl LaplacePreferenceGp {
     }
 }
 
-/// log p(y | f = 0): every pair at Δ = 0.
-fn loglik_at_zero(config: &LaplaceConfig, pairs: &[PairCounts]) -> f64 {
-    pairs.iter().map(|p| pair_terms(config, p, 0.0).loglik).sum()
+/// The full Newton step from f (GPML Alg. 3.1 with W = G Gᵀ, G = Dᵀ Ŵ): b = W f + ∇log p(y | f),
+/// a_new = b − G B⁻¹ Gᵀ K b, f_new = K a_new (= (K⁻¹ + W)⁻¹ b). Needs f only, not K⁻¹ f.
+fn newton_target(
+    gram: &DMatrix<f64>,
+    m: &DMatrix<f64>,
+    pairs: &[PairCounts],
+    f: &DVector<f64>,
+    terms: &[PairTerms],
+    grad: &DVector<f64>,
+) -> Result<(DVector<f64>, DVector<f64>)> {
+    let n = f.len();
+    let w = DVector::from_iterator(terms.len(), terms.iter().map(|t| t.curv));
+    let sqrt_w = w.map(f64::sqrt);
+    let chol = factor_b(m, &sqrt_w)?;
+    let b = diff_t(pairs, &diff(pairs, f).component_mul(&w), n) + grad;
+    let c = diff(pairs, &(gram * &b)).component_mul(&sqrt_w);
+    let y = chol.solve_vec(&c)?;
+    let a_new = &b - diff_t(pairs, &y.component_mul(&sqrt_w), n);
+    let f_new = gram * &a_new;
+    Ok((a_new, f_new))
 }

@@ -560,3 +560,29 @@ fn bad_input_is_an_error_naming_the_field() {
     assert!(gp.mean(&DMatrix::zeros(1, 2)).is_err());
     assert!(gp.predict(&[f64::NAN]).is_err());
 }
+
+#[test]
+fn warm_starts_reach_the_same_mode() {
+    let all = box_duels(4, 60);
+    let cfg = tight(Link::Probit);
+    let k = ard(KernelKind::Matern52, &[0.3, 0.6], 4.0);
+    let first = PreferenceData::from_points(&all[..40], 1e-9).unwrap();
+    let data = PreferenceData::from_points(&all, 1e-9).unwrap();
+    let old = LaplacePreferenceGp::fit(k.clone(), first, &cfg).unwrap();
+    let cold = LaplacePreferenceGp::fit(k.clone(), data.clone(), &cfg).unwrap();
+    // After 20 new duels (new latent points start at 0) and after a change of hyperparameters.
+    let warm = LaplacePreferenceGp::fit_warm(k.clone(), data.clone(), &cfg, &warm_start(&old, &data)).unwrap();
+    assert!((warm.utilities() - cold.utilities()).amax() < 1e-10);
+    assert!((warm.log_evidence() - cold.log_evidence()).abs() < 1e-10);
+    let k2 = ard(KernelKind::Matern52, &[0.35, 0.5], 6.0);
+    let cold2 = LaplacePreferenceGp::fit(k2.clone(), data.clone(), &cfg).unwrap();
+    let warm2 = LaplacePreferenceGp::fit_warm(k2, data.clone(), &cfg, cold.utilities()).unwrap();
+    assert!((warm2.utilities() - cold2.utilities()).amax() < 1e-10);
+    assert!(warm2.newton_report().iterations <= cold2.newton_report().iterations);
+    // A useless warm start (wrong length, NaN, far off) still gives the mode.
+    for bad in [DVector::zeros(3), DVector::from_element(data.len(), f64::NAN), DVector::from_element(data.len(), 1e6)]
+    {
+        let w = LaplacePreferenceGp::fit_warm(k.clone(), data.clone(), &cfg, &bad).unwrap();
+        assert!((w.utilities() - cold.utilities()).amax() < 1e-10);
+    }
+}
