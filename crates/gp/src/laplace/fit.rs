@@ -379,8 +379,9 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
     }
     match optimise(&objective, &theta0, &lower, &upper, config.restarts, config.screen, &config.local)? {
         None => keep_start(LaplaceFitOutcome::NoFiniteOptimum),
-        Some(best) => {
-            let model = objective.model(&best.theta)?;
+        Some(mut best) => {
+            // Warm from the best search's last mode (at best.theta): one Newton step confirms it.
+            let model = objective.model_warm(&mut best.warm, &best.theta)?;
             Ok(LaplaceFit {
                 model,
                 objective: -best.value,

@@ -714,7 +714,7 @@ fn log_box(config: &HyperFitConfig, objective: &HyperObjective) -> (Vec<f64>, Ve
 }
 
 /// The best refined start.
-pub(crate) struct Best {
+pub(crate) struct Best<W> {
     /// The free coordinates.
     pub(crate) theta: Vec<f64>,
     /// The objective (minimised) there.
@@ -725,6 +725,8 @@ pub(crate) struct Best {
     pub(crate) starts: usize,
     /// Objective evaluations in total.
     pub(crate) evaluations: usize,
+    /// The warm-start state of the best start's search after its last evaluation (at `theta`).
+    pub(crate) warm: W,
 }
 
 /// A negative log posterior over log hyperparameters, minimised by [`optimise`]: GP regression's
@@ -732,7 +734,7 @@ pub(crate) struct Best {
 pub(crate) trait LogSpaceObjective: Sync {
     /// State carried from one evaluation to the next within one local search (a warm start); each
     /// start begins from `Default`, so a search is a function of its start alone.
-    type Warm: Default;
+    type Warm: Default + Send;
     /// The objective alone (for screening the space-filling design).
     fn value(&self, theta: &[f64]) -> Result<f64>;
     /// (objective, log evidence) at `theta`, writing the objective's gradient into `grad`.
@@ -762,7 +764,7 @@ pub(crate) fn optimise<O: LogSpaceObjective>(
     restarts: usize,
     screen: usize,
     local: &LocalConfig,
-) -> Result<Option<Best>> {
+) -> Result<Option<Best<O::Warm>>> {
     let mut starts = vec![theta0.to_vec()];
     let mut evaluations = 0;
     if restarts > 0 {
@@ -787,7 +789,7 @@ pub(crate) fn optimise<O: LogSpaceObjective>(
         scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         starts.extend(scored.iter().take(restarts).map(|&(i, _)| design[i].clone()));
     }
-    let refined: Vec<Option<(LocalResult, f64, f64)>> = starts
+    let refined: Vec<Option<(LocalResult, f64, f64, O::Warm)>> = starts
         .par_iter()
         .map(|s| {
             // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞,
@@ -800,14 +802,14 @@ pub(crate) fn optimise<O: LogSpaceObjective>(
             // The log marginal likelihood at the returned point (the last evaluation need not be there).
             let mut g = vec![0.0; r.x.len()];
             let (value, lml) = objective.evaluate(&mut warm, &r.x, &mut g).ok()?;
-            (value.is_finite() && lml.is_finite()).then_some((r, value, lml))
+            (value.is_finite() && lml.is_finite()).then_some((r, value, lml, warm))
         })
         .collect();
-    let mut best: Option<Best> = None;
-    for (r, value, lml) in refined.into_iter().flatten() {
+    let mut best: Option<Best<O::Warm>> = None;
+    for (r, value, lml, warm) in refined.into_iter().flatten() {
         evaluations += r.evaluations + 1;
         if best.as_ref().is_none_or(|b| value < b.value) {
-            best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0 });
+            best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0, warm });
         }
     }
     Ok(best.map(|b| Best { evaluations, ..b }))
