@@ -586,3 +586,34 @@ fn warm_starts_reach_the_same_mode() {
         assert!((w.utilities() - cold.utilities()).amax() < 1e-10);
     }
 }
+
+#[test]
+fn configs_read_from_toml_and_no_information_keeps_the_start() {
+    let c: LaplaceFitConfig = toml::from_str(
+        "lengthscale_prior = { kind = \"gamma\", concentration = 2.4, rate = 2.7 }\n\
+         outputscale_prior = { kind = \"log_normal\", loc = 0.0, scale = 1.0 }\n\
+         [laplace]\nlink = \"logistic\"\nscale = 1.0\n",
+    )
+    .unwrap();
+    assert_eq!(c.lengthscale_prior, LengthscalePrior::Gamma { concentration: 2.4, rate: 2.7 });
+    assert_eq!(c.outputscale_prior, OutputscalePrior::LogNormal { loc: 0.0, scale: 1.0 });
+    assert_eq!((c.laplace.link, c.laplace.scale), (Link::Logistic, 1.0));
+    assert!(
+        toml::from_str::<LaplaceFitConfig>("lengthscale_prior = { kind = \"gamma\", concentration = 2.4 }").is_err()
+    );
+    let e = toml::from_str::<LaplaceFitConfig>(
+        "outputscale_prior = { kind = \"gamma\", concentration = -2.0, rate = 1.0 }",
+    )
+    .unwrap()
+    .check()
+    .unwrap_err();
+    assert!(matches!(&e, Error::InvalidParameter { name, .. } if name == "outputscale_prior.concentration"), "{e}");
+    // Only self-duels: nothing to fit; the start is kept and says why.
+    let cand = DMatrix::from_row_slice(2, 2, &[0.1, 0.2, 0.3, 0.4]);
+    let data = PreferenceData::from_candidates(&cand, &[Duel::new(1, 1, true)]).unwrap();
+    let cfg = LaplaceFitConfig::default().check().unwrap();
+    let start = cfg.start_kernel(KernelKind::Se, 2).unwrap();
+    let fit = fit_laplace(&cfg, &start, &data).unwrap();
+    assert_eq!(fit.outcome, LaplaceFitOutcome::NoInformation);
+    assert_eq!(fit.model.kernel(), &start);
+}
