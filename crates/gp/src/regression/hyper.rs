@@ -713,6 +713,9 @@ fn log_box(config: &HyperFitConfig, objective: &HyperObjective) -> (Vec<f64>, Ve
     (lower, upper)
 }
 
+/// One refined start: the local result, its objective and log evidence, and its warm state.
+type Refined<W> = (LocalResult, f64, f64, W);
+
 /// The best refined start.
 pub(crate) struct Best<W> {
     /// The free coordinates.
@@ -789,7 +792,7 @@ pub(crate) fn optimise<O: LogSpaceObjective>(
         scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         starts.extend(scored.iter().take(restarts).map(|&(i, _)| design[i].clone()));
     }
-    let refined: Vec<Option<(LocalResult, f64, f64, O::Warm)>> = starts
+    let refined: Vec<Option<Refined<O::Warm>>> = starts
         .par_iter()
         .map(|s| {
             // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞,
