@@ -32,6 +32,12 @@
 //!   C = F Fᵀ, see [`DuelingPosterior`]. Thompson draws of the utility are g_t + v·N(0, Ŝ)
 //!   (PF-TS §2.6, Proposition 1).
 //!
+//! ## Laplace preference GP ([`laplace`])
+//!
+//! Chu & Ghahramani (2005) / BoTorch `PairwiseGP`: latent utilities at the distinct compared
+//! points, the MAP by Newton, the Laplace posterior and evidence with its gradient, and
+//! hyperparameters by maximum evidence with named priors ([`fit_laplace`]).
+//!
 //! Thompson samplers scale their draws by v_t from a [`bohf_core::WidthSchedule`] ([`exploration`]:
 //! PF-TS App. F.1 and eq. (12), Chowdhury & Gopalan 2017 for scalar feedback).
 //!
@@ -42,12 +48,16 @@
 pub mod exploration;
 mod gram;
 pub mod inference;
+pub mod laplace;
 pub mod preference;
 pub mod regression;
 mod sampler;
 
 pub use exploration::{check_exploration, default_exploration, exploration_scale};
 pub use inference::{InferenceConfig, ValidInferenceConfig};
+pub use laplace::{
+    LaplaceConfig, LaplaceFit, LaplaceFitConfig, LaplacePreferenceGp, OutputscalePrior, PreferenceData, fit_laplace,
+};
 pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
     PreferenceModel, Refit, Regulariser, plausible_filter,

@@ -41,6 +41,28 @@ pub fn duel_loss(link: Link, first_wins: bool, f: f64) -> DuelLoss {
     }
 }
 
+/// ℓ‴(y, f) = ∂³ℓ/∂f³, the derivative of the curvature ℓ″ (the Laplace evidence's gradient needs it
+/// through ∂W/∂f, Rasmussen & Williams eq. (5.23)).
+///
+/// * Logistic: ℓ‴ = μ(f)(1 − μ(f))(1 − 2μ(f)) (independent of y, as ℓ″ is).
+/// * Probit: with u = s f and m = m(u) as in [`duel_loss`], m′(u) = −m(u + m), so
+///   ℓ‴ = s m (1 − (u + m)(u + 2m)).
+pub fn duel_loss_third(link: Link, first_wins: bool, f: f64) -> f64 {
+    match link {
+        Link::Logistic => {
+            let m = link.mu(f);
+            m * (1.0 - m) * (1.0 - 2.0 * m)
+        }
+        Link::Probit => {
+            let s = if first_wins { 1.0 } else { -1.0 };
+            let u = s * f;
+            let log_phi = -0.5 * u * u - 0.5 * (2.0 * PI).ln();
+            let mills = (log_phi - link.log_mu(u)).exp();
+            s * mills * (1.0 - (u + mills) * (u + 2.0 * mills))
+        }
+    }
+}
+
 /// ℓ(y, f) alone (cheaper: for line searches).
 pub fn duel_nll(link: Link, first_wins: bool, f: f64) -> f64 {
     let s = if first_wins { 1.0 } else { -1.0 };
@@ -69,6 +91,9 @@ mod tests {
                     assert_relative_eq!(l.grad, d1, epsilon = 1e-8);
                     assert_relative_eq!(l.curv, d2, epsilon = 1e-8);
                     assert!(l.curv > 0.0);
+                    // ℓ‴ against central differences of ℓ″ (same error budget).
+                    let d3 = (duel_loss(link, y, f + h).curv - duel_loss(link, y, f - h).curv) / (2.0 * h);
+                    assert_relative_eq!(duel_loss_third(link, y, f), d3, epsilon = 1e-8);
                 }
             }
         }

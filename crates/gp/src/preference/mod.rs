@@ -17,7 +17,7 @@ mod model;
 mod posterior;
 
 pub use duels::Duels;
-pub use likelihood::{DuelLoss, duel_loss, duel_nll};
+pub use likelihood::{DuelLoss, duel_loss, duel_loss_third, duel_nll};
 pub use mle::{
     DEFAULT_LAMBDA, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit, Regulariser,
 };

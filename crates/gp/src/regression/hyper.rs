@@ -111,38 +111,92 @@ pub enum LengthscalePrior {
         /// s > 0, the standard deviation of log ℓ.
         scale: f64,
     },
+    /// ℓ ~ Gamma(shape a = `concentration`, rate b = `rate`), density b^a ℓ^{a−1} e^{−bℓ}/Γ(a)
+    /// (GPyTorch's `GammaPrior(concentration, rate)`). BoTorch's `PairwiseGP` uses a = 2.4, b = 2.7
+    /// (mode (a − 1)/b ≈ 0.52).
+    Gamma {
+        /// a > 0.
+        concentration: f64,
+        /// b > 0.
+        rate: f64,
+    },
+}
+
+/// log N(θ; μ, s²) − θ: the log density of a log-normal variable v = e^θ evaluated at v (no
+/// Jacobian of the log parametrisation), and its derivative in θ, −1 − (θ − μ)/s².
+pub(crate) fn log_normal_log_density(mu: f64, s: f64, theta: f64) -> (f64, f64) {
+    let z = (theta - mu) / s;
+    let value = -theta - (s * (2.0 * std::f64::consts::PI).sqrt()).ln() - 0.5 * z * z;
+    (value, -1.0 - z / s)
+}
+
+/// log Gamma(v; a, b) = a log b − log Γ(a) + (a − 1) log v − b v at v = e^θ (no Jacobian), and its
+/// derivative in θ, (a − 1) − b v.
+pub(crate) fn gamma_log_density(a: f64, b: f64, theta: f64) -> (f64, f64) {
+    let v = theta.exp();
+    let value = a * b.ln() - bohf_core::special::ln_gamma(a) + (a - 1.0) * theta - b * v;
+    (value, (a - 1.0) - b * v)
+}
+
+/// Checks that the named prior parameters are finite (`loc`) or positive (`scale`, `concentration`,
+/// `rate`); the error names `{field}.{parameter}`.
+pub(crate) fn check_prior_parameters(field: &str, finite: &[(&str, f64)], positive: &[(&str, f64)]) -> Result<()> {
+    for &(name, v) in finite {
+        if !v.is_finite() {
+            return Err(Error::invalid(format!("{field}.{name}"), format!("must be finite, got {v}")));
+        }
+    }
+    for &(name, v) in positive {
+        ensure_positive(&format!("{field}.{name}"), v)?;
+    }
+    Ok(())
 }
 
 impl LengthscalePrior {
-    /// (μ, s) of the log-normal for input dimension `d`, or `None` without a prior.
+    /// (μ, s) of the log-normal for input dimension `d`, or `None` without a prior or for a Gamma
+    /// prior.
     pub fn log_normal(&self, d: usize) -> Option<(f64, f64)> {
         match *self {
-            Self::None => None,
+            Self::None | Self::Gamma { .. } => None,
             Self::DimScaledLogNormal => Some((std::f64::consts::SQRT_2 + 0.5 * (d.max(1) as f64).ln(), 3f64.sqrt())),
             Self::LogNormal { loc, scale } => Some((loc, scale)),
         }
     }
 
-    /// log p(ℓ) at θ = log ℓ and its derivative d log p(e^θ)/dθ:
-    /// log p = −θ − log(s√(2π)) − (θ − μ)²/(2s²), derivative −1 − (θ − μ)/s².
-    fn log_density(&self, d: usize, theta: f64) -> (f64, f64) {
-        match self.log_normal(d) {
-            None => (0.0, 0.0),
-            Some((mu, s)) => {
-                let z = (theta - mu) / s;
-                let value = -theta - (s * (2.0 * std::f64::consts::PI).sqrt()).ln() - 0.5 * z * z;
-                (value, -1.0 - z / s)
-            }
+    /// The mode of the prior density of ℓ (input dimension `d`): e^{μ − s²} for a log-normal,
+    /// (a − 1)/b for a Gamma with a > 1 (0 otherwise); `None` without a prior. A natural start.
+    pub fn mode(&self, d: usize) -> Option<f64> {
+        match *self {
+            Self::None => None,
+            Self::Gamma { concentration, rate } => Some(((concentration - 1.0) / rate).max(0.0)),
+            _ => self.log_normal(d).map(|(mu, s)| (mu - s * s).exp()),
         }
     }
 
-    fn check(&self) -> Result<()> {
-        if let Self::LogNormal { loc, scale } = *self {
-            bohf_core::error::ensure_finite("lengthscale_prior.loc", [loc].iter())
-                .map_err(|_| Error::invalid("lengthscale_prior.loc", format!("must be finite, got {loc}")))?;
-            ensure_positive("lengthscale_prior.scale", scale)?;
+    /// log p(ℓ) at θ = log ℓ and its derivative d log p(e^θ)/dθ (0 and 0 without a prior):
+    /// log-normal −θ − log(s√(2π)) − (θ − μ)²/(2s²), derivative −1 − (θ − μ)/s²; Gamma
+    /// a log b − log Γ(a) + (a − 1)θ − b e^θ, derivative (a − 1) − b e^θ.
+    pub(crate) fn log_density(&self, d: usize, theta: f64) -> (f64, f64) {
+        match *self {
+            Self::Gamma { concentration, rate } => gamma_log_density(concentration, rate, theta),
+            _ => match self.log_normal(d) {
+                None => (0.0, 0.0),
+                Some((mu, s)) => log_normal_log_density(mu, s, theta),
+            },
         }
-        Ok(())
+    }
+
+    /// Errors name `lengthscale_prior.loc`, `.scale`, `.concentration` or `.rate`.
+    pub(crate) fn check(&self) -> Result<()> {
+        match *self {
+            Self::LogNormal { loc, scale } => {
+                check_prior_parameters("lengthscale_prior", &[("loc", loc)], &[("scale", scale)])
+            }
+            Self::Gamma { concentration, rate } => {
+                check_prior_parameters("lengthscale_prior", &[], &[("concentration", concentration), ("rate", rate)])
+            }
+            Self::None | Self::DimScaledLogNormal => Ok(()),
+        }
     }
 }
 
@@ -589,7 +643,7 @@ pub fn fit_hyperparameters(
     }
     let (lower, upper) = log_box(config, &objective);
     let theta0 = objective.encode(&start, start_noise);
-    match optimise(&objective, &theta0, &lower, &upper, config)? {
+    match optimise(&objective, &theta0, &lower, &upper, config.restarts, config.screen, &config.local)? {
         None => fallback(Fallback::NoFiniteOptimum),
         Some(best) => {
             let (kernel, noise) = objective.decode(&best.theta)?;
@@ -659,13 +713,45 @@ fn log_box(config: &HyperFitConfig, objective: &HyperObjective) -> (Vec<f64>, Ve
     (lower, upper)
 }
 
+/// One refined start: the local result, its objective and log evidence, and its warm state.
+type Refined<W> = (LocalResult, f64, f64, W);
+
 /// The best refined start.
-struct Best {
-    theta: Vec<f64>,
-    value: f64,
-    log_marginal: f64,
-    starts: usize,
-    evaluations: usize,
+pub(crate) struct Best<W> {
+    /// The free coordinates.
+    pub(crate) theta: Vec<f64>,
+    /// The objective (minimised) there.
+    pub(crate) value: f64,
+    /// The second figure of [`LogSpaceObjective::evaluate`] there (the log evidence).
+    pub(crate) log_marginal: f64,
+    /// Starts refined.
+    pub(crate) starts: usize,
+    /// Objective evaluations in total.
+    pub(crate) evaluations: usize,
+    /// The warm-start state of the best start's search after its last evaluation (at `theta`).
+    pub(crate) warm: W,
+}
+
+/// A negative log posterior over log hyperparameters, minimised by [`optimise`]: GP regression's
+/// [`HyperObjective`] and the Laplace preference GP's evidence objective.
+pub(crate) trait LogSpaceObjective: Sync {
+    /// State carried from one evaluation to the next within one local search (a warm start); each
+    /// start begins from `Default`, so a search is a function of its start alone.
+    type Warm: Default + Send;
+    /// The objective alone (for screening the space-filling design).
+    fn value(&self, theta: &[f64]) -> Result<f64>;
+    /// (objective, log evidence) at `theta`, writing the objective's gradient into `grad`.
+    fn evaluate(&self, warm: &mut Self::Warm, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)>;
+}
+
+impl LogSpaceObjective for HyperObjective {
+    type Warm = ();
+    fn value(&self, theta: &[f64]) -> Result<f64> {
+        HyperObjective::value(self, theta)
+    }
+    fn evaluate(&self, _: &mut (), theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
+        HyperObjective::evaluate(self, theta, grad)
+    }
 }
 
 /// Multistart bounded minimisation of the objective; `None` if no start reached a finite value.
@@ -673,16 +759,18 @@ struct Best {
 /// scrambled Sobol points of the box. The local searches run in parallel (rayon); each is
 /// sequential and the best is chosen in start order, so the result does not depend on the number
 /// of threads.
-fn optimise(
-    objective: &HyperObjective,
+pub(crate) fn optimise<O: LogSpaceObjective>(
+    objective: &O,
     theta0: &[f64],
     lower: &[f64],
     upper: &[f64],
-    config: &HyperFitConfig,
-) -> Result<Option<Best>> {
+    restarts: usize,
+    screen: usize,
+    local: &LocalConfig,
+) -> Result<Option<Best<O::Warm>>> {
     let mut starts = vec![theta0.to_vec()];
     let mut evaluations = 0;
-    if config.restarts > 0 {
+    if restarts > 0 {
         if lower.len() > MAX_SOBOL_DIM {
             return Err(Error::invalid(
                 "restarts",
@@ -693,7 +781,7 @@ fn optimise(
             ));
         }
         let domain = BoxDomain::new(lower.to_vec(), upper.to_vec())?;
-        let design = sobol_design(&domain, config.screen, &mut bohf_core::rng::seeded(START_DESIGN_SEED))?;
+        let design = sobol_design(&domain, screen, &mut bohf_core::rng::seeded(START_DESIGN_SEED))?;
         let mut scored: Vec<(usize, f64)> = design
             .iter()
             .enumerate()
@@ -702,28 +790,29 @@ fn optimise(
             .collect();
         evaluations += design.len();
         scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        starts.extend(scored.iter().take(config.restarts).map(|&(i, _)| design[i].clone()));
+        starts.extend(scored.iter().take(restarts).map(|&(i, _)| design[i].clone()));
     }
-    let refined: Vec<Option<(LocalResult, f64, f64)>> = starts
+    let refined: Vec<Option<Refined<O::Warm>>> = starts
         .par_iter()
         .map(|s| {
             // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞,
             // which the line search treats as a rejected step; a start where it fails is skipped.
+            let mut warm = O::Warm::default();
             let f = |t: &[f64], g: &mut [f64]| -> Result<f64> {
-                Ok(objective.evaluate(t, g).map_or(f64::INFINITY, |(v, _)| v))
+                Ok(objective.evaluate(&mut warm, t, g).map_or(f64::INFINITY, |(v, _)| v))
             };
-            let r = minimize_bounded(f, s, lower, upper, &config.local).ok()?;
+            let r = minimize_bounded(f, s, lower, upper, local).ok()?;
             // The log marginal likelihood at the returned point (the last evaluation need not be there).
             let mut g = vec![0.0; r.x.len()];
-            let (value, lml) = objective.evaluate(&r.x, &mut g).ok()?;
-            (value.is_finite() && lml.is_finite()).then_some((r, value, lml))
+            let (value, lml) = objective.evaluate(&mut warm, &r.x, &mut g).ok()?;
+            (value.is_finite() && lml.is_finite()).then_some((r, value, lml, warm))
         })
         .collect();
-    let mut best: Option<Best> = None;
-    for (r, value, lml) in refined.into_iter().flatten() {
+    let mut best: Option<Best<O::Warm>> = None;
+    for (r, value, lml, warm) in refined.into_iter().flatten() {
         evaluations += r.evaluations + 1;
         if best.as_ref().is_none_or(|b| value < b.value) {
-            best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0 });
+            best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0, warm });
         }
     }
     Ok(best.map(|b| Best { evaluations, ..b }))

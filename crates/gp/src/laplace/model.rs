@@ -1,0 +1,474 @@
+//! The Laplace preference GP at fixed hyperparameters: the MAP utilities by Newton, the Laplace
+//! posterior, the evidence and its gradient (equations in the module doc of [`super`]).
+
+use super::data::{PairCounts, PreferenceData};
+use crate::preference::{duel_loss, duel_loss_third};
+use bohf_core::linalg::{Cholesky, JitterPolicy};
+use bohf_core::{Error, Link, Result, SolverStatus};
+use bohf_kernels::{Kernel, Stationary};
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+/// Settings of the likelihood and of the Newton iteration of a [`LaplacePreferenceGp`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LaplaceConfig {
+    /// The link μ of P(x ≻ x′ | f) = μ((f(x) − f(x′))/s). Default probit (Chu & Ghahramani 2005).
+    pub link: Link,
+    /// The scale s > 0 of the utility difference. Default √2: Chu & Ghahramani's eq. (3) with noise
+    /// σ = 1, Φ((f(x) − f(x′))/(√2 σ)), which is BoTorch `PairwiseGP`'s likelihood. For the
+    /// logistic link, s = 1 gives the Bradley–Terry model of the BOHF papers.
+    pub scale: f64,
+    /// The most Newton steps (≥ 1). Default 100 (Newton on this concave objective typically needs 5–10).
+    pub max_newton_iterations: usize,
+    /// Stop when ‖∇log p(y | f) − a‖_∞ ≤ `newton_tolerance`·max(1, ‖∇log p(y | f)‖_∞) with f = K a:
+    /// the stationarity condition a = ∇log p(y | f̂) of the mode (GPML eq. (3.17)), which the evidence
+    /// gradient relies on. Default 10⁻¹⁰.
+    pub newton_tolerance: f64,
+}
+
+impl Default for LaplaceConfig {
+    fn default() -> Self {
+        Self {
+            link: Link::Probit,
+            scale: std::f64::consts::SQRT_2,
+            max_newton_iterations: 100,
+            newton_tolerance: 1e-10,
+        }
+    }
+}
+
+bohf_core::validated! {
+    /// A [`LaplaceConfig`] that passed [`LaplaceConfig::check`].
+    pub struct ValidLaplaceConfig(LaplaceConfig);
+}
+
+impl LaplaceConfig {
+    /// Checks every field; errors name `scale`, `max_newton_iterations` or `newton_tolerance`.
+    pub fn check(&self) -> Result<ValidLaplaceConfig> {
+        bohf_core::error::ensure_positive("scale", self.scale)?;
+        if self.max_newton_iterations == 0 {
+            return Err(Error::invalid("max_newton_iterations", "must be ≥ 1"));
+        }
+        bohf_core::error::ensure_positive("newton_tolerance", self.newton_tolerance)?;
+        Ok(ValidLaplaceConfig(self.clone()))
+    }
+}
+
+/// Per-pair figures at a utility vector f, as functions of the difference Δ = f_i − f_j.
+#[derive(Debug, Clone, Copy, Default)]
+struct PairTerms {
+    /// L(Δ) = wins_i log μ(Δ/s) + wins_j log μ(−Δ/s).
+    loglik: f64,
+    /// L′(Δ).
+    grad: f64,
+    /// w = −L″(Δ) ≥ 0 (the pair's weight in W = Dᵀ diag(w) D).
+    curv: f64,
+}
+
+fn pair_terms(config: &LaplaceConfig, p: &PairCounts, delta: f64) -> PairTerms {
+    let s = config.scale;
+    let z = delta / s;
+    let (ni, nj) = (f64::from(p.wins_i), f64::from(p.wins_j));
+    let mut t = PairTerms::default();
+    for (count, first_wins) in [(ni, true), (nj, false)] {
+        if count > 0.0 {
+            let l = duel_loss(config.link, first_wins, z);
+            t.loglik -= count * l.value;
+            t.grad -= count * l.grad / s;
+            t.curv += count * l.curv / (s * s);
+        }
+    }
+    t
+}
+
+/// dw/dΔ = −L‴(Δ) of a pair.
+fn pair_third(config: &LaplaceConfig, p: &PairCounts, delta: f64) -> f64 {
+    let s = config.scale;
+    let z = delta / s;
+    let (ni, nj) = (f64::from(p.wins_i), f64::from(p.wins_j));
+    (ni * duel_loss_third(config.link, true, z) + nj * duel_loss_third(config.link, false, z)) / (s * s * s)
+}
+
+/// Σ_k terms of the pairs at f, and ∇log p(y | f) = Dᵀ L′ (n entries).
+fn likelihood_at(
+    config: &LaplaceConfig,
+    pairs: &[PairCounts],
+    f: &DVector<f64>,
+) -> (f64, Vec<PairTerms>, DVector<f64>) {
+    let mut grad = DVector::zeros(f.len());
+    let mut total = 0.0;
+    let terms: Vec<PairTerms> = pairs
+        .iter()
+        .map(|p| {
+            let t = pair_terms(config, p, f[p.i] - f[p.j]);
+            total += t.loglik;
+            grad[p.i] += t.grad;
+            grad[p.j] -= t.grad;
+            t
+        })
+        .collect();
+    (total, terms, grad)
+}
+
+/// D v: (v_i − v_j) per pair.
+fn diff(pairs: &[PairCounts], v: &DVector<f64>) -> DVector<f64> {
+    DVector::from_iterator(pairs.len(), pairs.iter().map(|p| v[p.i] - v[p.j]))
+}
+
+/// Dᵀ u (n entries).
+fn diff_t(pairs: &[PairCounts], u: &DVector<f64>, n: usize) -> DVector<f64> {
+    let mut out = DVector::zeros(n);
+    for (p, v) in pairs.iter().zip(u.iter()) {
+        out[p.i] += v;
+        out[p.j] -= v;
+    }
+    out
+}
+
+/// D X for a matrix X with n rows (p × columns).
+fn diff_rows(pairs: &[PairCounts], x: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut out = DMatrix::zeros(pairs.len(), x.ncols());
+    for c in 0..x.ncols() {
+        let col = x.column(c);
+        for (k, p) in pairs.iter().enumerate() {
+            out[(k, c)] = col[p.i] - col[p.j];
+        }
+    }
+    out
+}
+
+/// M = D K Dᵀ (p×p), M_kl = K_{i_k i_l} − K_{i_k j_l} − K_{j_k i_l} + K_{j_k j_l}.
+fn pair_gram(pairs: &[PairCounts], k: &DMatrix<f64>) -> DMatrix<f64> {
+    let p = pairs.len();
+    let mut m = DMatrix::zeros(p, p);
+    for (l, b) in pairs.iter().enumerate() {
+        for (r, a) in pairs.iter().enumerate().skip(l) {
+            let v = k[(a.i, b.i)] - k[(a.i, b.j)] - k[(a.j, b.i)] + k[(a.j, b.j)];
+            m[(r, l)] = v;
+            m[(l, r)] = v;
+        }
+    }
+    m
+}
+
+/// B = I + Ŵ M Ŵ with Ŵ = diag(√w), factorised (eigenvalues ≥ 1: no jitter is ever needed for a
+/// finite M; the default policy only guards against rounding).
+fn factor_b(m: &DMatrix<f64>, sqrt_w: &DVector<f64>) -> Result<Cholesky> {
+    let p = m.nrows();
+    let b = DMatrix::from_fn(p, p, |r, c| f64::from(u8::from(r == c)) + sqrt_w[r] * m[(r, c)] * sqrt_w[c]);
+    Cholesky::with_jitter(&b, JitterPolicy::default())
+}
+
+/// How the Newton iteration ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonReport {
+    /// Newton steps taken.
+    pub iterations: usize,
+    /// ‖∇log p(y | f̂) − a‖_∞ at the result (the stationarity residual).
+    pub residual: f64,
+}
+
+/// The Laplace approximation of a GP preference model (Chu & Ghahramani 2005, §2; Rasmussen &
+/// Williams 2006 §3.4 with W = Dᵀ diag(w) D): the MAP utilities f̂ at the distinct compared points,
+/// the Gaussian posterior N(f̂, (K⁻¹ + W)⁻¹) and its predictions at any point, the Laplace log
+/// evidence and its gradient in the log hyperparameters. See the module doc of [`super`] for the
+/// equations.
+#[derive(Debug, Clone)]
+pub struct LaplacePreferenceGp {
+    kernel: Stationary,
+    config: LaplaceConfig,
+    data: PreferenceData,
+    gram: DMatrix<f64>,
+    /// M = D K Dᵀ.
+    pair_gram: DMatrix<f64>,
+    /// a with f̂ = K a (= ∇log p(y | f̂) at the mode).
+    a: DVector<f64>,
+    f: DVector<f64>,
+    /// √w per pair at f̂.
+    sqrt_w: DVector<f64>,
+    /// dw/dΔ per pair at f̂.
+    third: DVector<f64>,
+    chol_b: Cholesky,
+    log_likelihood: f64,
+    report: NewtonReport,
+}
+
+impl LaplacePreferenceGp {
+    /// Fits the Laplace approximation with kernel `kernel` to `data` (Newton from f = 0).
+    ///
+    /// Errors: the kernel's dimension differs from the points', the Newton iteration does not reach
+    /// its tolerance within `max_newton_iterations` ([`Error::SolverFailed`] with
+    /// [`SolverStatus::MaxIterations`], the residual in the detail).
+    pub fn fit(kernel: Stationary, data: PreferenceData, config: &ValidLaplaceConfig) -> Result<Self> {
+        Self::fit_from(kernel, data, config.config(), None)
+    }
+
+    /// [`LaplacePreferenceGp::fit`] with a warm start: `f0`, utilities near the mode (e.g. a previous
+    /// fit's [`LaplacePreferenceGp::utilities`] after a small change of hyperparameters, or
+    /// [`super::warm_start`] after new duels). The first Newton step is taken from `f0` (a Newton step
+    /// needs f only, not K⁻¹f) and kept if it beats f = 0; the result is the same mode to the Newton
+    /// tolerance. An `f0` of the wrong length or not finite is ignored (start at 0).
+    pub fn fit_warm(
+        kernel: Stationary,
+        data: PreferenceData,
+        config: &ValidLaplaceConfig,
+        f0: &DVector<f64>,
+    ) -> Result<Self> {
+        Self::fit_from(kernel, data, config.config(), Some(f0))
+    }
+
+    pub(crate) fn fit_from(
+        kernel: Stationary,
+        data: PreferenceData,
+        config: &LaplaceConfig,
+        f0: Option<&DVector<f64>>,
+    ) -> Result<Self> {
+        let gram = kernel.gram(data.points())?;
+        let n = data.len();
+        let pairs = data.pairs();
+        let m = pair_gram(pairs, &gram);
+        let mut a = DVector::zeros(n);
+        let mut f = DVector::zeros(n);
+        let (mut loglik, mut terms, mut grad) = likelihood_at(config, pairs, &f);
+        let mut psi = loglik;
+        let mut iterations = 0;
+        if let Some(f0) = f0.filter(|f0| f0.len() == n && f0.iter().all(|v| v.is_finite()) && !pairs.is_empty()) {
+            let (_, terms0, grad0) = likelihood_at(config, pairs, f0);
+            let (a1, f1) = newton_target(&gram, &m, pairs, f0, &terms0, &grad0)?;
+            let (l1, terms1, grad1) = likelihood_at(config, pairs, &f1);
+            let psi1 = -0.5 * a1.dot(&f1) + l1;
+            iterations += 1;
+            if psi1.is_finite() && psi1 >= psi {
+                (a, f, loglik, terms, grad, psi) = (a1, f1, l1, terms1, grad1, psi1);
+            }
+        }
+        let residual = loop {
+            let residual = (&grad - &a).amax();
+            if residual <= config.newton_tolerance * grad.amax().max(1.0) {
+                break residual;
+            }
+            if iterations == config.max_newton_iterations {
+                return Err(Error::solver_failed(
+                    "Laplace preference GP: Newton iteration for the MAP utilities",
+                    SolverStatus::MaxIterations { iterations },
+                    format!(
+                        "stationarity residual {residual:.3e} above the tolerance {:.1e}; raise \
+                         max_newton_iterations or check the kernel (lengthscale, variance)",
+                        config.newton_tolerance
+                    ),
+                ));
+            }
+            iterations += 1;
+            let (a_new, f_new) = newton_target(&gram, &m, pairs, &f, &terms, &grad)?;
+            // Backtracking on Ψ(a) = −½ aᵀKa + log p(y | Ka), concave: halve until Ψ does not drop
+            // (allowing a rounding-level drop of 4ε|Ψ| so that a converged iterate is accepted).
+            let mut step = 1.0;
+            let mut accepted = false;
+            for _ in 0..50 {
+                let a_t = &a + (&a_new - &a) * step;
+                let f_t = &f + (&f_new - &f) * step;
+                let (l_t, terms_t, grad_t) = likelihood_at(config, pairs, &f_t);
+                let psi_t = -0.5 * a_t.dot(&f_t) + l_t;
+                if psi_t.is_finite() && psi_t >= psi - 4.0 * f64::EPSILON * psi.abs() {
+                    (a, f, loglik, terms, grad, psi) = (a_t, f_t, l_t, terms_t, grad_t, psi_t);
+                    accepted = true;
+                    break;
+                }
+                step *= 0.5;
+            }
+            if !accepted {
+                // At the precision limit: accept the iterate if it is stationary to 10⁻⁶.
+                let residual = (&grad - &a).amax();
+                if residual <= 1e-6 * grad.amax().max(1.0) {
+                    break residual;
+                }
+                return Err(Error::solver_failed(
+                    "Laplace preference GP: Newton iteration for the MAP utilities",
+                    SolverStatus::InsufficientProgress,
+                    format!("no step increased the log posterior; stationarity residual {residual:.3e}"),
+                ));
+            }
+        };
+        let sqrt_w = DVector::from_iterator(terms.len(), terms.iter().map(|t| t.curv.sqrt()));
+        let third = DVector::from_iterator(pairs.len(), pairs.iter().map(|p| pair_third(config, p, f[p.i] - f[p.j])));
+        let chol_b = factor_b(&m, &sqrt_w)?;
+        Ok(Self {
+            kernel,
+            config: config.clone(),
+            data,
+            gram,
+            pair_gram: m,
+            a,
+            f,
+            sqrt_w,
+            third,
+            chol_b,
+            log_likelihood: loglik,
+            report: NewtonReport { iterations, residual },
+        })
+    }
+
+    /// The MAP utilities f̂ at the latent points ([`PreferenceData::points`]).
+    pub fn utilities(&self) -> &DVector<f64> {
+        &self.f
+    }
+
+    /// a = K⁻¹ f̂ (computed without K⁻¹; = ∇log p(y | f̂) at the mode, GPML eq. (3.17)): the
+    /// weights of the posterior mean m(x) = k(x)ᵀ a.
+    pub fn weights(&self) -> &DVector<f64> {
+        &self.a
+    }
+
+    /// The Laplace log evidence log q(y | θ) = −½ f̂ᵀK⁻¹f̂ + log p(y | f̂) − ½ log det B
+    /// (GPML eq. (3.32), (5.20)) with B = I + Gᵀ K G; self-duels' constants are excluded.
+    pub fn log_evidence(&self) -> f64 {
+        -0.5 * self.a.dot(&self.f) + self.log_likelihood - 0.5 * self.chol_b.log_det()
+    }
+
+    /// log p(y | f̂), the log-likelihood of the duels at the MAP utilities.
+    pub fn log_likelihood(&self) -> f64 {
+        self.log_likelihood
+    }
+
+    /// The Newton iteration's steps and final stationarity residual.
+    pub fn newton_report(&self) -> NewtonReport {
+        self.report
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &Stationary {
+        &self.kernel
+    }
+
+    /// The likelihood and Newton settings.
+    pub fn config(&self) -> &LaplaceConfig {
+        &self.config
+    }
+
+    /// The data (latent points and aggregated duels).
+    pub fn data(&self) -> &PreferenceData {
+        &self.data
+    }
+
+    /// V = L_B⁻¹ Ŵ D k(latent, xs) (p×m) from the cross-Gram `kx` (m×n).
+    fn whitened(&self, kx: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        let mut v = diff_rows(self.data.pairs(), &kx.transpose());
+        for (k, s) in self.sqrt_w.iter().enumerate() {
+            v.row_mut(k).scale_mut(*s);
+        }
+        self.chol_b.solve_lower(&v)
+    }
+
+    fn check_query(&self, xs: &DMatrix<f64>) -> Result<()> {
+        if xs.ncols() != self.data.dim() {
+            return Err(Error::dims("Laplace preference GP query points: dimension", self.data.dim(), xs.ncols()));
+        }
+        bohf_core::error::ensure_finite("Laplace preference GP query points", xs.iter())
+    }
+
+    /// The Laplace posterior mean m(x) = k(x)ᵀ a at each row of `xs` (GPML eq. (3.21)).
+    pub fn mean(&self, xs: &DMatrix<f64>) -> Result<DVector<f64>> {
+        self.check_query(xs)?;
+        Ok(self.kernel.cross_gram(xs, self.data.points())? * &self.a)
+    }
+
+    /// The Laplace posterior covariance k(x, x′) − k(x)ᵀ (K + W⁻¹)⁻¹ k(x′) over the rows of `xs`
+    /// (GPML eq. (3.24) with (K + W⁻¹)⁻¹ = G B⁻¹ Gᵀ, defined for singular W), m×m, symmetrised.
+    pub fn covariance(&self, xs: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_query(xs)?;
+        let v = self.whitened(&self.kernel.cross_gram(xs, self.data.points())?)?;
+        let mut cov = self.kernel.gram(xs)? - v.transpose() * &v;
+        crate::regression::symmetrise(&mut cov);
+        Ok(cov)
+    }
+
+    /// The Laplace posterior variance at each row of `xs` (the diagonal of
+    /// [`LaplacePreferenceGp::covariance`] in O(m p²)), clamped at 0 against rounding.
+    pub fn variance(&self, xs: &DMatrix<f64>) -> Result<DVector<f64>> {
+        self.check_query(xs)?;
+        let v = self.whitened(&self.kernel.cross_gram(xs, self.data.points())?)?;
+        let prior = self.kernel.diagonal(xs)?;
+        Ok(DVector::from_fn(xs.nrows(), |j, _| (prior[j] - v.column(j).norm_squared()).max(0.0)))
+    }
+
+    /// (mean, variance) of the Laplace posterior at one point `x`.
+    pub fn predict(&self, x: &[f64]) -> Result<(f64, f64)> {
+        let xs = DMatrix::from_row_slice(1, x.len(), x);
+        Ok((self.mean(&xs)?[0], self.variance(&xs)?[0]))
+    }
+
+    /// The Laplace covariance of the latent utilities, Σ = (K⁻¹ + W)⁻¹ = K − K G B⁻¹ Gᵀ K (n×n).
+    pub fn latent_covariance(&self) -> Result<DMatrix<f64>> {
+        let v = self.whitened(&self.gram)?;
+        let mut cov = &self.gram - v.transpose() * &v;
+        crate::regression::symmetrise(&mut cov);
+        Ok(cov)
+    }
+
+    /// The gradient of [`LaplacePreferenceGp::log_evidence`] with respect to
+    /// θ = (log ℓ_1, …, log ℓ_m, log σ²) (m = 1 isotropic, d ARD), including the implicit term
+    /// through f̂(θ) (GPML §5.5.1, eq. (5.21)–(5.24), with non-diagonal W):
+    ///
+    /// ```text
+    /// ∂ log q/∂θ_j = Σ_ik Q_ik (∂K/∂θ_j)_ik,   Q = ½ a aᵀ − ½ R + u aᵀ,
+    /// R = G B⁻¹ Gᵀ = (K + W⁻¹)⁻¹,   u = (I − R K) s₂,   s₂ = −½ Dᵀ (w′ ⊙ diag(D Σ Dᵀ)),
+    /// ```
+    ///
+    /// with w′ = dw/dΔ per pair and Σ = (K⁻¹ + W)⁻¹ (module doc of [`super`]). Cost O(p³ + n² d).
+    pub fn log_evidence_gradient(&self) -> Result<Vec<f64>> {
+        let n = self.data.len();
+        let pairs = self.data.pairs();
+        let m_ls = self.kernel.lengthscales().len();
+        if pairs.is_empty() {
+            return Ok(vec![0.0; m_ls + 1]);
+        }
+        // S = Ŵ B⁻¹ Ŵ (p×p), R = Dᵀ S D.
+        let binv = self.chol_b.inverse();
+        let p = pairs.len();
+        let s = DMatrix::from_fn(p, p, |r, c| self.sqrt_w[r] * binv[(r, c)] * self.sqrt_w[c]);
+        // diag(D Σ Dᵀ) = diag(M − M S M) (Σ = K − K R K), with S M by one matrix product.
+        let sm = &s * &self.pair_gram;
+        let sigma_d = DVector::from_fn(p, |k, _| self.pair_gram[(k, k)] - self.pair_gram.column(k).dot(&sm.column(k)));
+        let s2 = diff_t(pairs, &sigma_d.component_mul(&self.third), n) * -0.5;
+        // u = s₂ − Dᵀ S D K s₂.
+        let u = &s2 - diff_t(pairs, &(&s * diff(pairs, &(&self.gram * &s2))), n);
+        let mut q = DMatrix::zeros(n, n);
+        q.ger(0.5, &self.a, &self.a, 0.0);
+        q.ger(1.0, &u, &self.a, 1.0);
+        for (l, b) in pairs.iter().enumerate() {
+            for (r, a) in pairs.iter().enumerate() {
+                let v = 0.5 * s[(r, l)];
+                q[(a.i, b.i)] -= v;
+                q[(a.i, b.j)] += v;
+                q[(a.j, b.i)] += v;
+                q[(a.j, b.j)] -= v;
+            }
+        }
+        let mut grad = self.kernel.log_lengthscale_grad_contraction(self.data.points(), &q)?;
+        grad.push(q.dot(&self.gram));
+        Ok(grad)
+    }
+}
+
+/// The full Newton step from f (GPML Alg. 3.1 with W = G Gᵀ, G = Dᵀ Ŵ): b = W f + ∇log p(y | f),
+/// a_new = b − G B⁻¹ Gᵀ K b, f_new = K a_new (= (K⁻¹ + W)⁻¹ b). Needs f only, not K⁻¹ f.
+fn newton_target(
+    gram: &DMatrix<f64>,
+    m: &DMatrix<f64>,
+    pairs: &[PairCounts],
+    f: &DVector<f64>,
+    terms: &[PairTerms],
+    grad: &DVector<f64>,
+) -> Result<(DVector<f64>, DVector<f64>)> {
+    let n = f.len();
+    let w = DVector::from_iterator(terms.len(), terms.iter().map(|t| t.curv));
+    let sqrt_w = w.map(f64::sqrt);
+    let chol = factor_b(m, &sqrt_w)?;
+    let b = diff_t(pairs, &diff(pairs, f).component_mul(&w), n) + grad;
+    let c = diff(pairs, &(gram * &b)).component_mul(&sqrt_w);
+    let y = chol.solve_vec(&c)?;
+    let a_new = &b - diff_t(pairs, &y.component_mul(&sqrt_w), n);
+    let f_new = gram * &a_new;
+    Ok((a_new, f_new))
+}
