@@ -1,6 +1,6 @@
 //! Reproduces the papers' experiments from the presets in `specs/` (the MR-LPF paper's Figure 1,
-//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2 on the grid and over the box), and writes the reports in
-//! `docs/reproduction/`.
+//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2 on the grid and over the box, COBOL's
+//! Experiments A–C and bohf's PMV case), and writes the reports in `docs/reproduction/`.
 //!
 //! ```text
 //! cargo run --release --example reproduce -- [--quick] [--index] [--out DIR] [--raw DIR] [NAME…]
@@ -119,7 +119,7 @@ pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
             continue;
         }
         match run_panel(preset, opts) {
-            Ok(r) => done.push(r),
+            Ok(r) => done.extend(r),
             Err(e) => {
                 eprintln!("{}: FAILED: {e}", preset.name);
                 failed.push(format!("{}: {e}", preset.name));
@@ -151,8 +151,9 @@ fn run_table2(preset: &Preset, opts: &Options) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// Runs one preset (a panel) and writes its report.
-fn run_panel(preset: &Preset, opts: &Options) -> Result<PanelResult, BoxError> {
+/// Runs one preset (a panel) and writes its report; a COBOL preset's result (its
+/// `<name>.cobol.json`) is not a [`PanelResult`] (`None`).
+fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, BoxError> {
     let panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, None)?;
     let name = panel.spec.name.clone();
     let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
@@ -169,9 +170,13 @@ fn run_panel(preset: &Preset, opts: &Options) -> Result<PanelResult, BoxError> {
     if let Some(raw) = &opts.raw_dir {
         bohf::experiments::write_results(&results, raw.join(&name))?;
     }
-    let summary = results.summary()?;
     let command =
         format!("cargo run --release --example reproduce -- {}{name}", if opts.quick { "--quick " } else { "" });
     let link = format!("../../specs/{name}.toml");
-    Ok(write_panel_report(&opts.out_dir, &experiment, &panel, &summary, elapsed, &command, &link)?)
+    if preset.paper() == Paper::Cobol {
+        write_cobol_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?;
+        return Ok(None);
+    }
+    let summary = results.summary()?;
+    Ok(Some(write_panel_report(&opts.out_dir, &experiment, &panel, &summary, elapsed, &command, &link)?))
 }
