@@ -591,10 +591,10 @@ fn cobol_markdown(
     for r in &p.rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.3} ± {:.3} |",
+            "| {} | {} | **{} | {} | {:.3} ± {:.3} |",
             r.label,
             r.runs,
-            format!("**{}", at_cells(r.at_k).replacen(" | ", "** | ", 1)),
+            at_cells(r.at_k).replacen(" | ", "** | ", 1),
             at_cells(r.at_end),
             r.wall_seconds.mean,
             r.wall_seconds.se
@@ -642,7 +642,8 @@ pub fn rules_text() -> String {
 }
 
 /// The COBOL section of the index: each panel's claims, Experiment A's accuracy ordering, and a
-/// verdict per kind of claim. `panels`: the COBOL presets with their finished panels.
+/// verdict per kind of claim. `panels`: the COBOL presets with their finished panels; `expected`:
+/// the paper's COBOL presets ([`is_paper_experiment`]), run or not.
 pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], expected: usize) {
     let _ = writeln!(s, "## {}\n", Paper::Cobol.citation());
     let _ = writeln!(s, "{}", rules_text());
@@ -668,7 +669,7 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
             );
         }
         // Only the paper's experiments count towards its verdicts (not bohf's own cases).
-        if preset.reproduces.as_ref().is_some_and(|r| r.figure.starts_with("Experiment")) {
+        if is_paper_experiment(preset) {
             all.extend(claims);
         }
     }
@@ -716,10 +717,17 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
             these.len()
         );
     }
-    if panels.len() < expected {
-        let _ = writeln!(s, "\n{} of the paper's {expected} COBOL presets have been run.", panels.len());
+    let run = panels.iter().filter(|(p, _)| is_paper_experiment(p)).count();
+    if run < expected {
+        let _ = writeln!(s, "\n{run} of the paper's {expected} COBOL presets have been run.");
     }
     s.push('\n');
+}
+
+/// Whether a preset is one of the paper's experiments (its figure starts with "Experiment"), not
+/// one of bohf's own cases (the PMV case).
+pub(crate) fn is_paper_experiment(preset: &Preset) -> bool {
+    preset.reproduces.as_ref().is_some_and(|r| r.figure.starts_with("Experiment"))
 }
 
 #[cfg(test)]
@@ -894,6 +902,35 @@ mod tests {
         let claims = accuracy_ordering(&[(p1, 2.0), (p2, 1.0)]);
         assert!(!claims[0].holds && claims[1].holds, "{claims:?}");
         assert!(accuracy_ordering(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_index_has_a_cobol_section_with_g_thr_and_the_accuracy_ordering() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let presets = super::super::discover(&dir).unwrap();
+        let out = std::env::temp_dir().join(format!("bohf-cobol-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        for (name, cobol) in [("cobol-expa-ackley4-a2", 0.1), ("cobol-expa-ackley4-a1", 0.3)] {
+            let mut v = row("vanilla LCB", ms(0.5, 0.05), ms(0.5, 0.05), 0.0, 0.0);
+            v.variant = "vanilla-lcb".into();
+            v.g_thr = None;
+            let mut g8 = row("COBOL g_thr = 0.08", ms(cobol, 0.01), ms(cobol, 0.01), 10.0, 1.0);
+            g8.g_thr = Some(0.08);
+            let mut p = panel(vec![row("COBOL", ms(cobol, 0.01), ms(cobol, 0.01), 10.0, 5.0), v, g8]);
+            p.name = name.into();
+            std::fs::write(out.join(format!("{name}.cobol.json")), p.to_json().unwrap()).unwrap();
+        }
+        let index = super::super::build_index(&out, &presets).unwrap();
+        let _ = std::fs::remove_dir_all(&out);
+        assert!(index.contains("## COBOL paper (Xu, Adachi, Jones & Osborne 2024)"), "{index}");
+        assert!(index.contains("| COBOL 0.1; COBOL g_thr = 0.08 0.08 |"), "{index}");
+        // COBOL asks 5 of 10 in the last third: no handover; the g_thr = 0.08 entry 1 of 10: handover.
+        assert!(index.contains("| COBOL hands over |"), "{index}");
+        assert!(index.contains("COBOL (a = 2) ≤ COBOL (a = 1)"), "{index}");
+        assert!(index.contains("handover (expert queries plateau): partly reproduced** — holds in 2 of 4"), "{index}");
+        assert!(index.contains("2 of the paper's 11 COBOL presets have been run"), "{index}");
+        assert!(index.contains("Not run yet:") && index.contains("cobol-expc-ackley4-eta"), "{index}");
     }
 
     #[test]
