@@ -21,8 +21,11 @@
 //! For each panel the program writes `<name>.md` (settings, the table at the horizon with mean ±
 //! standard error and the wall time per run, the plots), `<name>-instantaneous.{png,svg}` and
 //! `<name>-cumulative.{png,svg}`, and `<name>.horizon.csv` (the values at the horizon, read back to
-//! build the index). The index `README.md` is rebuilt from every `*.horizon.csv` in the folder and
-//! states, per paper claim, whether it reproduced under the rule of [`compare`].
+//! build the index). A COBOL preset (`reproduces.paper = "cobol"`) writes COBOL's report instead:
+//! `<name>.md`, `<name>-{simple,sum-simple,queries}.{png,svg}` against f-evaluations and
+//! `<name>.cobol.json` (see `bohf_experiments::reproduce::cobol`). The index `README.md` is rebuilt
+//! from every `*.horizon.csv` and `*.cobol.json` in the folder and states, per paper claim, whether it
+//! reproduced under the rule of [`compare`] (COBOL's handover and no-harm rules are its own).
 //!
 //! The presets (found by `bohf_experiments::reproduce::discover` in `specs/`, as `bohf reproduce`
 //! finds them), claims and reports live in `bohf_experiments::reproduce`; this example only parses
@@ -92,7 +95,7 @@ fn main() {
 }
 
 /// Runs the selected panels, writes their reports and rebuilds the index; returns the results of
-/// the panels run.
+/// the panels run (not the COBOL ones, whose results are their `<name>.cobol.json`).
 pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
     let presets = discover(&opts.specs_dir)?;
     for n in &opts.names {
