@@ -1,6 +1,6 @@
 //! Reproduces the papers' experiments from the presets in `specs/` (the MR-LPF paper's Figure 1,
-//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2 on the grid and over the box), and writes the reports in
-//! `docs/reproduction/`.
+//! the PF-TS paper's Figures 2 and 4, POP-BO's Table 2 on the grid and over the box, COBOL's
+//! Experiments A–C and bohf's PMV case), and writes the reports in `docs/reproduction/`.
 //!
 //! ```text
 //! cargo run --release --example reproduce -- [--quick] [--index] [--out DIR] [--raw DIR] [NAME…]
@@ -21,8 +21,11 @@
 //! For each panel the program writes `<name>.md` (settings, the table at the horizon with mean ±
 //! standard error and the wall time per run, the plots), `<name>-instantaneous.{png,svg}` and
 //! `<name>-cumulative.{png,svg}`, and `<name>.horizon.csv` (the values at the horizon, read back to
-//! build the index). The index `README.md` is rebuilt from every `*.horizon.csv` in the folder and
-//! states, per paper claim, whether it reproduced under the rule of [`compare`].
+//! build the index). A COBOL preset (`reproduces.paper = "cobol"`) writes COBOL's report instead:
+//! `<name>.md`, `<name>-{simple,sum-simple,queries}.{png,svg}` against f-evaluations and
+//! `<name>.cobol.json` (see `bohf_experiments::reproduce::cobol`). The index `README.md` is rebuilt
+//! from every `*.horizon.csv` and `*.cobol.json` in the folder and states, per paper claim, whether it
+//! reproduced under the rule of [`compare`] (COBOL's handover and no-harm rules are its own).
 //!
 //! The presets (found by `bohf_experiments::reproduce::discover` in `specs/`, as `bohf reproduce`
 //! finds them), claims and reports live in `bohf_experiments::reproduce`; this example only parses
@@ -92,7 +95,7 @@ fn main() {
 }
 
 /// Runs the selected panels, writes their reports and rebuilds the index; returns the results of
-/// the panels run.
+/// the panels run (not the COBOL ones, whose results are their `<name>.cobol.json`).
 pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
     let presets = discover(&opts.specs_dir)?;
     for n in &opts.names {
@@ -119,7 +122,7 @@ pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
             continue;
         }
         match run_panel(preset, opts) {
-            Ok(r) => done.push(r),
+            Ok(r) => done.extend(r),
             Err(e) => {
                 eprintln!("{}: FAILED: {e}", preset.name);
                 failed.push(format!("{}: {e}", preset.name));
@@ -151,8 +154,9 @@ fn run_table2(preset: &Preset, opts: &Options) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// Runs one preset (a panel) and writes its report.
-fn run_panel(preset: &Preset, opts: &Options) -> Result<PanelResult, BoxError> {
+/// Runs one preset (a panel) and writes its report; a COBOL preset's result (its
+/// `<name>.cobol.json`) is not a [`PanelResult`] (`None`).
+fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, BoxError> {
     let panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, None)?;
     let name = panel.spec.name.clone();
     let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
@@ -169,9 +173,13 @@ fn run_panel(preset: &Preset, opts: &Options) -> Result<PanelResult, BoxError> {
     if let Some(raw) = &opts.raw_dir {
         bohf::experiments::write_results(&results, raw.join(&name))?;
     }
-    let summary = results.summary()?;
     let command =
         format!("cargo run --release --example reproduce -- {}{name}", if opts.quick { "--quick " } else { "" });
     let link = format!("../../specs/{name}.toml");
-    Ok(write_panel_report(&opts.out_dir, &experiment, &panel, &summary, elapsed, &command, &link)?)
+    if preset.paper() == Paper::Cobol {
+        write_cobol_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?;
+        return Ok(None);
+    }
+    let summary = results.summary()?;
+    Ok(Some(write_panel_report(&opts.out_dir, &experiment, &panel, &summary, elapsed, &command, &link)?))
 }

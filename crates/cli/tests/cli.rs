@@ -229,6 +229,49 @@ fn reproduce_quick_writes_spec_report_plots_and_summaries() {
 }
 
 #[test]
+fn reproduce_quick_of_a_cobol_preset_writes_its_report_with_the_claims() {
+    let tmp = TempDir::new("reproduce-cobol");
+    let list = ok(&["reproduce", "--list"], &tmp.0);
+    for name in ["cobol-expa-ackley4-a1", "cobol-expb-rastrigin2", "cobol-expc-ackley4-eta", "cobol-pmv-thermal4"] {
+        assert!(list.contains(name), "{list}");
+    }
+    assert!(list.contains("COBOL paper (Xu, Adachi, Jones & Osborne 2024), Experiment B (Fig. 4, 8)"), "{list}");
+    ok(&["reproduce", "cobol-expb-rastrigin2", "--quick", "--runs", "2", "--out", "r"], &tmp.0);
+    let r = tmp.join("r");
+    for f in [
+        "cobol-expb-rastrigin2.md",
+        "cobol-expb-rastrigin2.cobol.json",
+        "cobol-expb-rastrigin2-simple.png",
+        "cobol-expb-rastrigin2-queries.svg",
+        "cobol-expb-rastrigin2-sum-simple.png",
+        "steps.csv",
+    ] {
+        assert!(r.join(f).exists(), "{f}");
+    }
+    let md = std::fs::read_to_string(r.join("cobol-expb-rastrigin2.md")).unwrap();
+    assert!(md.contains("bohf reproduce cobol-expb-rastrigin2 --quick --runs 2"), "{md}");
+    // The claims section, with each of the spec's claims and the rules stated.
+    assert!(md.contains("## The paper's claims on this panel"), "{md}");
+    for claim in ["| COBOL best |", "| COBOL < vanilla LCB |", "| COBOL hands over |", "**Handover**"] {
+        assert!(md.contains(claim), "{claim}: {md}");
+    }
+    // g_thr of every algorithm, and the table against f-evaluations.
+    assert!(md.contains("| COBOL | `cobol` | 0.1 | 3 |"), "{md}");
+    assert!(md.contains("| vanilla LCB | `vanilla-lcb` | — (never asks) |"), "{md}");
+    assert!(md.contains("SR at k = "), "{md}");
+    let panel = bohf_experiments::reproduce::CobolPanel::from_json(
+        &std::fs::read_to_string(r.join("cobol-expb-rastrigin2.cobol.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(panel.rows.len(), 4);
+    assert!(panel.quick && panel.k >= 3 && panel.rows.iter().all(|row| row.runs == 2), "{panel:?}");
+    // Vanilla LCB and random search never ask the expert; expert sampling asks before evaluating.
+    let q = |l: &str| panel.get(l).unwrap().at_end.unwrap().queries.mean;
+    assert_eq!((q("vanilla LCB"), q("random search")), (0.0, 0.0));
+    assert!(q("expert sampling") > 0.0);
+}
+
+#[test]
 fn reproduce_finds_presets_in_the_specs_folder_and_names_bad_ones() {
     let tmp = TempDir::new("reproduce-specs");
     // The default folder is the source tree's specs/: POP-BO's Table 2 is a preset like the others.

@@ -61,7 +61,7 @@ impl std::str::FromStr for Metric {
 }
 
 /// Registers the embedded font as `sans-serif` (once per process).
-fn ensure_font() -> std::result::Result<(), String> {
+pub(crate) fn ensure_font() -> std::result::Result<(), String> {
     static FONT: OnceLock<bool> = OnceLock::new();
     let ok = *FONT.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, ttf_noto_sans::REGULAR).is_ok()
@@ -70,7 +70,7 @@ fn ensure_font() -> std::result::Result<(), String> {
 }
 
 /// Ten distinguishable colours (matplotlib's `tab10`).
-const COLOURS: [RGBColor; 10] = [
+pub(crate) const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

@@ -1,10 +1,9 @@
 //! The rule that compares two algorithms, and the claims of a spec's `[reproduces]` section it
 //! judges.
 
-use super::panel::{AlgorithmRow, PanelResult};
+use super::panel::PanelResult;
 use super::report::{pm, signed};
 use super::source::{ClaimRule, Reproduces};
-use crate::Metric;
 use crate::summary::MeanSe;
 use std::fmt::Write as _;
 
@@ -54,8 +53,11 @@ pub struct Claim {
     pub verdict: String,
 }
 
-fn lower_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
-    let (ma, mb) = (r.metric(a, m)?, r.metric(b, m)?);
+/// A value of each algorithm (mean ± s.e. over its runs), by label.
+pub(crate) type Values<'a> = &'a dyn Fn(&str) -> Option<MeanSe>;
+
+fn lower_claim(panel: &str, v: Values, a: &str, b: &str) -> Option<Claim> {
+    let (ma, mb) = (v(a)?, v(b)?);
     let (d, se, order) = compare(ma, mb);
     let (holds, verdict) = match order {
         Order::Lower => (true, "reproduced".to_string()),
@@ -63,7 +65,7 @@ fn lower_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
         Order::Higher => (false, format!("not reproduced: {a} is higher")),
     };
     Some(Claim {
-        panel: r.name.clone(),
+        panel: panel.to_string(),
         statement: format!("{a} < {b}"),
         evidence: format!("{a} {}, {b} {}; difference {}", pm(ma), pm(mb), signed(d, se)),
         holds,
@@ -71,8 +73,25 @@ fn lower_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
     })
 }
 
-fn parity_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
-    let (ma, mb) = (r.metric(a, m)?, r.metric(b, m)?);
+fn at_most_claim(panel: &str, v: Values, a: &str, b: &str) -> Option<Claim> {
+    let (ma, mb) = (v(a)?, v(b)?);
+    let (d, se, order) = compare(ma, mb);
+    let (holds, verdict) = match order {
+        Order::Lower => (true, "reproduced (significantly lower)".to_string()),
+        Order::Indistinguishable => (true, format!("reproduced: within {SE_MULTIPLE} s.e.")),
+        Order::Higher => (false, format!("not reproduced: {a} is significantly higher")),
+    };
+    Some(Claim {
+        panel: panel.to_string(),
+        statement: format!("{a} ≤ {b}"),
+        evidence: format!("{a} {}, {b} {}; difference {}", pm(ma), pm(mb), signed(d, se)),
+        holds,
+        verdict,
+    })
+}
+
+fn parity_claim(panel: &str, v: Values, a: &str, b: &str) -> Option<Claim> {
+    let (ma, mb) = (v(a)?, v(b)?);
     let (d, se, order) = compare(ma, mb);
     let (holds, verdict) = match order {
         Order::Indistinguishable => (true, format!("reproduced: within {SE_MULTIPLE} s.e.")),
@@ -80,7 +99,7 @@ fn parity_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
         Order::Higher => (false, format!("not reproduced: {a} is significantly higher")),
     };
     Some(Claim {
-        panel: r.name.clone(),
+        panel: panel.to_string(),
         statement: format!("{a} ≈ {b}"),
         evidence: format!("{a} {}, {b} {}; difference {}", pm(ma), pm(mb), signed(d, se)),
         holds,
@@ -88,46 +107,59 @@ fn parity_claim(r: &PanelResult, m: Metric, a: &str, b: &str) -> Option<Claim> {
     })
 }
 
-fn lowest_claim(r: &PanelResult, m: Metric, a: &str) -> Option<Claim> {
-    let ma = r.metric(a, m)?;
-    let others: Vec<&AlgorithmRow> = r.algorithms.iter().filter(|x| x.label != a).collect();
+/// "A lowest" (`strict`: significantly below every other) or "A best" (no other significantly
+/// below A).
+fn lowest_claim(panel: &str, v: Values, labels: &[&str], a: &str, strict: bool) -> Option<Claim> {
+    let ma = v(a)?;
     let mut evidence = vec![format!("{a} {}", pm(ma))];
     let mut failures = Vec::new();
-    for o in &others {
-        let mo = r.metric(&o.label, m)?;
+    for o in labels.iter().filter(|l| **l != a) {
+        let mo = v(o)?;
         let (d, se, order) = compare(ma, mo);
-        evidence.push(format!("vs {} {}: {}", o.label, pm(mo), signed(d, se)));
-        if order != Order::Lower {
-            failures.push(o.label.clone());
+        evidence.push(format!("vs {o} {}: {}", pm(mo), signed(d, se)));
+        if (strict && order != Order::Lower) || (!strict && order == Order::Higher) {
+            failures.push(o.to_string());
         }
     }
     let holds = failures.is_empty();
+    let verdict = match (holds, strict) {
+        (true, true) => "reproduced".to_string(),
+        (true, false) => format!("reproduced: no other algorithm lower by more than {SE_MULTIPLE} s.e."),
+        (false, true) => format!("not reproduced: not significantly below {}", failures.join(", ")),
+        (false, false) => format!("not reproduced: significantly above {}", failures.join(", ")),
+    };
     Some(Claim {
-        panel: r.name.clone(),
-        statement: format!("{a} lowest"),
+        panel: panel.to_string(),
+        statement: format!("{a} {}", if strict { "lowest" } else { "best" }),
         evidence: evidence.join("; "),
         holds,
-        verdict: if holds {
-            "reproduced".into()
-        } else {
-            format!("not reproduced: not significantly below {}", failures.join(", "))
-        },
+        verdict,
     })
 }
 
+/// A claim judged by the rule of [`compare`] on one value per algorithm (`labels`: the panel's,
+/// in order). `None` for a claim naming an algorithm without a value, and for the COBOL-only
+/// claims ([`ClaimRule::cobol_only`], judged by [`super::cobol`]).
+pub(crate) fn judge(panel: &str, labels: &[&str], v: Values, rule: &ClaimRule) -> Option<Claim> {
+    match rule {
+        ClaimRule::Lower(a, b) => lower_claim(panel, v, a, b),
+        ClaimRule::Parity(a, b) => parity_claim(panel, v, a, b),
+        ClaimRule::AtMost(a, b) => at_most_claim(panel, v, a, b),
+        ClaimRule::Lowest(a) => lowest_claim(panel, v, labels, a, true),
+        ClaimRule::Best(a) => lowest_claim(panel, v, labels, a, false),
+        ClaimRule::HandsOver(_) | ClaimRule::Within(..) => None,
+    }
+}
+
 /// The claims of `reproduces` judged on a panel, in the spec's order, on the paper's metric
-/// ([`super::Paper::metric`]). A claim naming an algorithm the panel has no row for is skipped.
+/// ([`super::Paper::metric`]). A claim naming an algorithm the panel has no row for is skipped, as
+/// are the COBOL-only claims.
 pub fn claims_of(r: &PanelResult, reproduces: Option<&Reproduces>) -> Vec<Claim> {
     let Some(rep) = reproduces else { return Vec::new() };
     let m = rep.paper().metric();
-    rep.rules()
-        .iter()
-        .filter_map(|rule| match rule {
-            ClaimRule::Lower(a, b) => lower_claim(r, m, a, b),
-            ClaimRule::Parity(a, b) => parity_claim(r, m, a, b),
-            ClaimRule::Lowest(a) => lowest_claim(r, m, a),
-        })
-        .collect()
+    let labels: Vec<&str> = r.algorithms.iter().map(|a| a.label.as_str()).collect();
+    let v = |l: &str| r.metric(l, m);
+    rep.rules().iter().filter_map(|rule| judge(&r.name, &labels, &v, rule)).collect()
 }
 
 pub(crate) fn claims_table(claims: &[Claim], with_panel: bool) -> String {

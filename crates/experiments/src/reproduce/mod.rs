@@ -9,12 +9,16 @@
 //! * [`source`]: the `[reproduces]` section, the papers and the claims' syntax;
 //! * [`presets`]: the presets folder, listed ([`discover`]);
 //! * [`claims`]: the papers, the rule of [`compare`] and the claims it judges;
+//! * [`cobol`]: COBOL's panels (regret against f-evaluations, expert queries, handover and no
+//!   harm), their reports and their section of the index;
 //! * [`panel`]: a finished panel's values at the horizon ([`PanelResult`], `<name>.horizon.csv`);
 //! * [`prepare`]: a panel's spec prepared to run and its report written ([`write_panel_report`]);
 //! * [`report`]: the per-panel markdown;
 //! * [`index`]: the index of all panels ([`build_index`]).
 
 pub mod claims;
+pub mod cobol;
+mod cobol_plot;
 pub mod index;
 pub mod panel;
 pub mod prepare;
@@ -24,6 +28,7 @@ pub mod source;
 pub mod table2;
 
 pub use claims::{Claim, Order, SE_MULTIPLE, claims_of, compare};
+pub use cobol::{CobolPanel, write_cobol_report};
 pub use index::build_index;
 pub use panel::{AlgorithmRow, PanelResult};
 pub use prepare::{PreparedPanel, write_panel_report};

@@ -3,12 +3,17 @@
 //!
 //! ```toml
 //! [reproduces]
-//! paper = "pfts"                        # mrlpf | pfts | popbo (see [`Paper`])
+//! paper = "pfts"                        # mrlpf | pfts | popbo | cobol (see [`Paper`])
 //! figure = "Figure 2(a, b)"             # the figure or table, as the paper numbers it
 //! claims = ["PF-TS < MR-LPF",           # "A < B": A's metric significantly below B's
 //!           "PF-TS ≈ MaxMinLCB",        # "A ≈ B": no significant difference
 //!           "GP-TS (scalar) lowest"]    # "A lowest": A significantly below every other algorithm
 //! ```
+//!
+//! Also: "A ≤ B" (A not significantly above B) and "A best" (no other algorithm significantly
+//! below A: best or tied with the best); and, for COBOL presets only (`paper = "cobol"`, judged
+//! by [`super::cobol`]), "A hands over" (A's expert queries plateau) and "A within F× B" (no harm:
+//! A's simple regret stays within F times B's and reaches B's level).
 //!
 //! The names in a claim are the spec's algorithm labels; the metric is the paper's
 //! ([`Paper::metric`]); the rule is [`super::compare`].
@@ -26,13 +31,16 @@ pub enum Paper {
     PfTs,
     /// Xu et al. 2024 (`popbo`): the suboptimality of the reported solution (Table 2).
     PopBo,
+    /// Xu, Adachi, Jones & Osborne 2024 (`cobol`): simple regret against f-evaluations and the
+    /// expert queries ([`super::cobol`]).
+    Cobol,
     /// A spec without a `[reproduces]` section: both metrics, no claim.
     Other,
 }
 
 impl Paper {
     /// The papers a `[reproduces]` section may name.
-    pub const ALL: [Paper; 3] = [Paper::MrLpf, Paper::PfTs, Paper::PopBo];
+    pub const ALL: [Paper; 4] = [Paper::MrLpf, Paper::PfTs, Paper::PopBo, Paper::Cobol];
 
     /// Its key in `reproduces.paper`.
     pub fn key(self) -> &'static str {
@@ -40,6 +48,7 @@ impl Paper {
             Paper::MrLpf => "mrlpf",
             Paper::PfTs => "pfts",
             Paper::PopBo => "popbo",
+            Paper::Cobol => "cobol",
             Paper::Other => "other",
         }
     }
@@ -55,19 +64,25 @@ impl Paper {
             Paper::MrLpf => "MR-LPF paper (Kayal et al. 2025)",
             Paper::PfTs => "PF-TS paper (Lazzaro et al. 2026)",
             Paper::PopBo => "POP-BO paper (Xu et al. 2024)",
+            Paper::Cobol => "COBOL paper (Xu, Adachi, Jones & Osborne 2024)",
             Paper::Other => "not a paper's experiment",
         }
     }
 
-    /// The metric the paper's claims are about (a panel's; POP-BO's Table 2 has its own).
+    /// The metric the paper's claims are about (a panel's; POP-BO's Table 2 has its own; COBOL's
+    /// is the simple regret against f-evaluations, [`super::cobol`]).
     pub fn metric(self) -> Metric {
         match self {
             Paper::MrLpf => Metric::Instantaneous,
+            Paper::Cobol => Metric::Simple,
             Paper::PfTs | Paper::PopBo | Paper::Other => Metric::Cumulative,
         }
     }
 
     pub(crate) fn metric_name(self) -> &'static str {
+        if self == Paper::Cobol {
+            return "simple regret SR after k f-evaluations";
+        }
         match self.metric() {
             Metric::Instantaneous => "per-step regret r_T at the horizon",
             Metric::Cumulative => "cumulative regret R(T) at the horizon",
@@ -90,7 +105,7 @@ pub struct Reproduces {
 }
 
 /// A claim of `reproduces.claims`, parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ClaimRule {
     /// "A < B": A's metric is significantly below B's.
     Lower(String, String),
@@ -98,19 +113,44 @@ pub enum ClaimRule {
     Parity(String, String),
     /// "A lowest": A is significantly below every other algorithm.
     Lowest(String),
+    /// "A ≤ B": A is not significantly above B.
+    AtMost(String, String),
+    /// "A best": no other algorithm is significantly below A (best or tied with the best).
+    Best(String),
+    /// "A hands over" (COBOL only): A's expert queries plateau ([`super::cobol`]).
+    HandsOver(String),
+    /// "A within F× B" (COBOL only, no harm): A's simple regret stays within F times B's and
+    /// reaches B's level ([`super::cobol`]).
+    Within(String, f64, String),
 }
 
 impl ClaimRule {
-    /// Parses "A < B", "A ≈ B" or "A lowest" (names trimmed); `None` for anything else.
+    /// Parses "A < B", "A ≈ B", "A ≤ B", "A lowest", "A best", "A hands over" or "A within F× B"
+    /// (names trimmed; F a finite number ≥ 1); `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         let name = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         if let Some(a) = text.strip_suffix(" lowest") {
             return Some(ClaimRule::Lowest(name(a)?));
         }
-        for (sep, lower) in [(" < ", true), (" ≈ ", false)] {
+        if let Some(a) = text.strip_suffix(" best") {
+            return Some(ClaimRule::Best(name(a)?));
+        }
+        if let Some(a) = text.strip_suffix(" hands over") {
+            return Some(ClaimRule::HandsOver(name(a)?));
+        }
+        if let Some((a, rest)) = text.split_once(" within ") {
+            let (f, b) = rest.split_once("× ")?;
+            let f: f64 = f.trim().parse().ok().filter(|f: &f64| f.is_finite() && *f >= 1.0)?;
+            return Some(ClaimRule::Within(name(a)?, f, name(b)?));
+        }
+        for (sep, kind) in [(" < ", 0), (" ≈ ", 1), (" ≤ ", 2)] {
             if let Some((a, b)) = text.split_once(sep) {
                 let (a, b) = (name(a)?, name(b)?);
-                return Some(if lower { ClaimRule::Lower(a, b) } else { ClaimRule::Parity(a, b) });
+                return Some(match kind {
+                    0 => ClaimRule::Lower(a, b),
+                    1 => ClaimRule::Parity(a, b),
+                    _ => ClaimRule::AtMost(a, b),
+                });
             }
         }
         None
@@ -119,9 +159,16 @@ impl ClaimRule {
     /// The algorithm labels the claim names.
     pub fn labels(&self) -> Vec<&str> {
         match self {
-            ClaimRule::Lower(a, b) | ClaimRule::Parity(a, b) => vec![a, b],
-            ClaimRule::Lowest(a) => vec![a],
+            ClaimRule::Lower(a, b) | ClaimRule::Parity(a, b) | ClaimRule::AtMost(a, b) => vec![a, b],
+            ClaimRule::Within(a, _, b) => vec![a, b],
+            ClaimRule::Lowest(a) | ClaimRule::Best(a) | ClaimRule::HandsOver(a) => vec![a],
         }
+    }
+
+    /// Whether only a COBOL preset can judge it (it needs the expert queries or the regret
+    /// against f-evaluations of [`super::cobol`]).
+    pub fn cobol_only(&self) -> bool {
+        matches!(self, ClaimRule::HandsOver(_) | ClaimRule::Within(..))
     }
 }
 
@@ -156,8 +203,20 @@ impl Reproduces {
         for (i, c) in self.claims.iter().enumerate() {
             let field = format!("reproduces.claims[{i}]");
             let rule = ClaimRule::parse(c).ok_or_else(|| {
-                ExperimentError::spec(&field, format!("cannot read `{c}`: write \"A < B\", \"A ≈ B\" or \"A lowest\""))
+                ExperimentError::spec(
+                    &field,
+                    format!(
+                        "cannot read `{c}`: write \"A < B\", \"A ≈ B\", \"A ≤ B\", \"A lowest\", \"A best\", \
+                         \"A hands over\" or \"A within F× B\" (F ≥ 1)"
+                    ),
+                )
             })?;
+            if rule.cobol_only() && self.paper() != Paper::Cobol {
+                return Err(ExperimentError::spec(
+                    field,
+                    format!("`{c}` is judged only for `paper = \"cobol\"` (it needs the expert queries)"),
+                ));
+            }
             if let Some(labels) = labels
                 && let Some(l) = rule.labels().into_iter().find(|l| !labels.iter().any(|x| x == l))
             {
@@ -188,7 +247,14 @@ mod tests {
         assert_eq!(ClaimRule::parse("PF-TS < MR-LPF"), Some(ClaimRule::Lower("PF-TS".into(), "MR-LPF".into())));
         assert_eq!(ClaimRule::parse("A ≈ B"), Some(ClaimRule::Parity("A".into(), "B".into())));
         assert_eq!(ClaimRule::parse("GP-TS (scalar) lowest"), Some(ClaimRule::Lowest("GP-TS (scalar)".into())));
-        for bad in ["A > B", "A <B", " < B", "lowest", "A ≈ "] {
+        assert_eq!(ClaimRule::parse("A ≤ B"), Some(ClaimRule::AtMost("A".into(), "B".into())));
+        assert_eq!(ClaimRule::parse("COBOL best"), Some(ClaimRule::Best("COBOL".into())));
+        assert_eq!(ClaimRule::parse("COBOL hands over"), Some(ClaimRule::HandsOver("COBOL".into())));
+        assert_eq!(
+            ClaimRule::parse("COBOL η = 3 within 2× vanilla LCB"),
+            Some(ClaimRule::Within("COBOL η = 3".into(), 2.0, "vanilla LCB".into()))
+        );
+        for bad in ["A > B", "A <B", " < B", "lowest", "A ≈ ", "A within 0.5× B", "A within x× B", "A within 2 B"] {
             assert_eq!(ClaimRule::parse(bad), None, "{bad}");
         }
     }
@@ -207,6 +273,10 @@ mod tests {
         assert!(e.to_string().contains("`C`"), "{e}");
         // Without labels only the syntax is checked.
         assert!(rep("mrlpf", &["A < C"]).validate(None).is_ok());
+        // The COBOL-only claims need a COBOL preset.
+        assert!(rep("cobol", &["A hands over", "A within 3× B", "A best"]).validate(Some(&labels)).is_ok());
+        let e = rep("pfts", &["A < B", "A hands over"]).validate(Some(&labels)).unwrap_err();
+        assert_eq!(e.field(), Some("reproduces.claims[1]"));
         let mut r = rep("popbo", &[]);
         r.figure = " ".into();
         assert_eq!(r.validate(None).unwrap_err().field(), Some("reproduces.figure"));

@@ -424,6 +424,8 @@ pub const NAMES: &[&str] = &[
     "currin_exp_low",
     "borehole",
     "borehole_low",
+    "thermal_comfort_2d",
+    "thermal_comfort_4d",
 ];
 
 /// A serialisable description of a test function, for experiment configs: a name as accepted by
@@ -447,7 +449,10 @@ impl FunctionSpec {
 /// Builds a test function from its name. Matching ignores case, `_`, `-`, `.` and spaces, so
 /// `"Holder_table"`, `"HolderTable"` and `"holder-table"` are the same; `"bukin"` is Bukin N.6,
 /// `"levy_n13"` is Levy N.13, `"hartmann"` needs `dim` 3 or 6. The scalable functions need `dim`;
-/// for the fixed-dimension ones `dim` may be omitted but must match if given. See [`NAMES`].
+/// for the fixed-dimension ones `dim` may be omitted but must match if given. `"thermal_comfort_2d"`
+/// and `"thermal_comfort_4d"` are POP-BO's thermal-comfort problems (utility −PPD,
+/// [`crate::thermal::ThermalComfort::popbo_2d`] and [`crate::thermal::ThermalComfort::popbo_4d`]).
+/// See [`NAMES`].
 pub fn by_name(name: &str, dim: Option<usize>) -> Result<Box<dyn TestFunction>> {
     let key: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
     let need_dim = || dim.ok_or_else(|| Error::invalid("dim", format!("test function `{name}` needs a dimension")));
@@ -479,6 +484,8 @@ pub fn by_name(name: &str, dim: Option<usize>) -> Result<Box<dyn TestFunction>> 
         "currinexplow" | "currinlow" => Box::new(CurrinExp::new(Fidelity::Low)),
         "borehole" => Box::new(Borehole::new(Fidelity::High)),
         "boreholelow" => Box::new(Borehole::new(Fidelity::Low)),
+        "thermalcomfort2d" => Box::new(crate::thermal::ThermalComfort::popbo_2d()),
+        "thermalcomfort4d" => Box::new(crate::thermal::ThermalComfort::popbo_4d()),
         _ => {
             return Err(Error::invalid("name", format!("unknown test function `{name}`; known: {}", NAMES.join(", "))));
         }
