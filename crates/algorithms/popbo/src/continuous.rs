@@ -48,13 +48,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoxSearchConfig {
-    /// [`RaceConfig::design`].
+    /// Sobol points screened for starts ([`RaceConfig::design`]).
     pub design: usize,
-    /// [`RaceConfig::samples`].
+    /// Uniform points screened for starts ([`RaceConfig::samples`]).
     pub samples: usize,
-    /// [`RaceConfig::starts`] (the support points are screened too).
+    /// Starts, solved exactly; the support points are screened too ([`RaceConfig::starts`]).
     pub starts: usize,
-    /// [`RaceConfig::climbs`].
+    /// Starts climbed, the best by their exact advantage ([`RaceConfig::climbs`]).
     pub climbs: usize,
     /// Exact solves per local ascent.
     pub iterations: usize,
