@@ -104,11 +104,12 @@ pub enum ZetaScale {
 }
 
 /// The initial threshold γ₀ of the comparison test (notes 002 §5.3).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum GammaRule {
     /// γ₀ = ζ_s / L₂ with ζ_s the scaled ζ: the paper's "one plausible choice" (§3.1, after
     /// Algorithm 1), the default.
+    #[default]
     ZetaOverL2,
     /// γ₀ = range(f) · ζ_s: App. B as printed (needs `f_range`; with raw ζ it dwarfs β^r σ^r
     /// and phase 1 ends at once, notes 002 §5.3).
@@ -118,12 +119,6 @@ pub enum GammaRule {
         /// γ₀ ≥ 0.
         value: f64,
     },
-}
-
-impl Default for GammaRule {
-    fn default() -> Self {
-        GammaRule::ZetaOverL2
-    }
 }
 
 /// Which comparisons count for the γ-doubling (App. B: "doubled whenever COMP-GP-UCB has made 10
