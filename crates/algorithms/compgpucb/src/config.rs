@@ -351,10 +351,12 @@ impl CompGpUcbConfig {
         }
         if let Some(h) = &self.hyperparameters {
             self.kernel.build_stationary().at("kernel")?;
+            h.check_bound_entries().at("hyperparameters")?;
             h.check().at("hyperparameters")?;
         }
         if let Some(h) = &self.comparison_hyperparameters {
             self.kernel.build_stationary().at("kernel")?;
+            h.check_bound_entries().at("comparison_hyperparameters")?;
             h.check().at("comparison_hyperparameters")?;
         }
         ensure_nonneg("zeta", self.zeta)?;
