@@ -200,7 +200,7 @@ pub enum InitialCounting {
 pub struct InitialDesign {
     /// Λ₀ ≥ 0 (0: no initial queries).
     pub budget: f64,
-    /// Budget or counts.
+    /// `budget` (Λ₀/2 of budget per kind, divided by its cost) or `count` (⌊Λ₀/2⌋ of each).
     pub counting: InitialCounting,
     /// Whether Λ₀ counts toward Λ (default true, as the MF code; Fig. 1a starts at Λ = 10). Only
     /// Algorithm 2's label budget reads it here; the runner's budget does the accounting.
@@ -265,24 +265,29 @@ pub struct CompGpUcbConfig {
     pub comparison_hyperparameters: Option<HyperFitConfig>,
     /// ζ ≥ 0, Assumption 1's bias (units of f); Algorithm 1's known ζ.
     pub zeta: f64,
-    /// How ζ enters φ.
+    /// How ζ enters φ: `raw` (L₂ζ as printed) or `normalised` (ζ / `f_range`).
     pub zeta_scale: ZetaScale,
     /// range(f) > 0, for [`ZetaScale::Normalised`] and [`GammaRule::RangeTimesZeta`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub f_range: Option<f64>,
     /// L₂ > 0 of Assumption 2 (never given in the experiments; 1).
     pub l2: f64,
-    /// γ₀.
+    /// γ₀: `zeta-over-l2` (ζ/L₂, §3.1), `range-times-zeta` (range(f)·ζ, App. B as printed) or
+    /// `value` (`value = …`, in f_r units).
     pub gamma: GammaRule,
-    /// The γ-doubling.
+    /// The γ-doubling after comparisons in a row (App. B).
     pub doubling: GammaDoubling,
-    /// β.
+    /// β of both GPs: `practical` (0.5·log(2t + ε), `form` multiplier or square root), `theory`
+    /// (2B + √(2(Φ_{t−1} + 1 + log 1/δ)), `b`, `delta`), `kandasamy` (√(0.2·d·log(2dt))) or
+    /// `constant` (`value`).
     pub beta: BetaRule,
-    /// The t of β_t.
+    /// The t of β_t: `global` (all answered queries + 1) or `per-gp` (that GP's observations + 1).
     pub beta_clock: BetaClock,
-    /// f̂_r.
+    /// f̂_r in φ: `frozen` at the phase-1 exit (Alg. 1), `running` (max LCB of f_r, the proofs')
+    /// or `max-of-both`.
     pub lower_bound: LowerBoundRule,
-    /// The empty-feasible-set fallback.
+    /// What phase 2 queries when no candidate has φ ≥ 0: `argmax-phi`, `exit-point` (the phase-1
+    /// exit point) or `unconstrained` (argmax UCB of f).
     pub fallback: EmptyFallback,
     /// λ_c, λ_l.
     pub costs: Costs,
