@@ -32,8 +32,7 @@ use crate::config::{
 use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
 use bohf_core::{
-    Answer, AtField, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails,
-    argmax_lowest,
+    Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
 use bohf_gp::{GpRegression, LearnedGp};
 use bohf_kernels::Kernel;
@@ -152,20 +151,6 @@ pub fn select_constrained(
     Ok((i, true))
 }
 
-fn bounding_box(domain: &FiniteDomain) -> Result<BoxDomain> {
-    let p = domain.points();
-    let (mut lo, mut hi) = (Vec::new(), Vec::new());
-    for j in 0..p.ncols() {
-        let col = p.column(j);
-        let (a, b) = (col.min(), col.max());
-        // A constant coordinate gets a unit-width box so that the input scaling stays defined.
-        let (a, b) = if b > a { (a, b) } else { (a - 0.5, a + 0.5) };
-        lo.push(a);
-        hi.push(b);
-    }
-    BoxDomain::new(lo, hi)
-}
-
 fn model(
     config: &CompGpUcbConfig,
     hyper: Option<&bohf_gp::HyperFitConfig>,
@@ -186,7 +171,7 @@ fn model(
                 h.check().at(field)?,
                 config.kernel.build_stationary().at("kernel")?,
                 noise,
-                Some(bounding_box(domain)?),
+                Some(domain.bounding_box()?),
                 d,
             )
             .at(field)?,
