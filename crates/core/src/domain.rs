@@ -51,6 +51,24 @@ impl FiniteDomain {
         Self::new(DMatrix::from_fn(n, 1, |i, _| if i + 1 == n { hi } else { lo + step * i as f64 }))
     }
 
+    /// The bounding box of the candidates, for scaling inputs to [0, 1]^d (COBOL, COMP-GP-UCB): per
+    /// coordinate [min, max], or [v − ½, v + ½] where every candidate has the same value v.
+    pub fn bounding_box(&self) -> Result<BoxDomain> {
+        let p = &self.points;
+        let (mut lo, mut hi) = (Vec::with_capacity(p.ncols()), Vec::with_capacity(p.ncols()));
+        for col in p.column_iter() {
+            let (a, b) = (col.min(), col.max());
+            if b > a {
+                lo.push(a);
+                hi.push(b);
+            } else {
+                lo.push(a - 0.5);
+                hi.push(a + 0.5);
+            }
+        }
+        BoxDomain::new(lo, hi)
+    }
+
     /// Attaches a name to each candidate (e.g. catalyst compositions, restaurant names).
     pub fn with_names(mut self, names: Vec<String>) -> Result<Self> {
         if names.len() != self.len() {
@@ -350,6 +368,14 @@ impl std::fmt::Display for DomainKind {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn bounding_box_spans_the_candidates_and_widens_a_flat_coordinate() {
+        let d = FiniteDomain::from_rows(&[vec![0.2, 3.0], vec![-1.0, 3.0], vec![0.5, 3.0]]).unwrap();
+        let b = d.bounding_box().unwrap();
+        assert_eq!(b.lower(), &[-1.0, 2.5]);
+        assert_eq!(b.upper(), &[0.5, 3.5]);
+    }
 
     #[test]
     fn linspace_and_grid() {

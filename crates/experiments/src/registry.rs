@@ -74,6 +74,7 @@ registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::Va
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
+registered!(bohf_compgpucb::CompGpUcb, bohf_compgpucb::CompGpUcbConfig, bohf_compgpucb::ValidCompGpUcbConfig);
 
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
@@ -659,6 +660,15 @@ impl Registry {
             .documented(
                 "Xu, Adachi, Jones & Osborne (2024), COBOL, Algorithm 1 (also COBOHL, Algorithm 2, and vanilla GP-LCB with `variant`)",
                 "labels (accept/reject) of x^c while g's interval is wider than g_thr, and evaluations f(x) of x^c or x^u; a rejected point is not evaluated",
+            )
+            .with_memory(move |s| vec![pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_compgpucb::CompGpUcb>(
+                "comp-gp-ucb",
+                "COMP-GP-UCB: cheap duels against random opponents and direct queries of f (Xu, Joshi, Singh & Dubrawski 2020)",
+            )
+            .documented(
+                "Xu, Joshi, Singh & Dubrawski (2020), COMP-GP-UCB, Algorithm 1 (known ζ; Algorithm 2 with `unknown_zeta`)",
+                "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise",
             )
             .with_memory(move |s| vec![pairs_t(s)]),
         ];

@@ -310,7 +310,10 @@ pub fn race_on_box<C: Climb + ?Sized>(
     let mut pool = screening_pool(domain, config.design, config.samples, rng)?;
     pool.extend(extra.iter().cloned());
     if pool.is_empty() {
-        return Err(Error::invalid("samples", "`design`, `samples` and the extra points are all empty: nothing to screen"));
+        return Err(Error::invalid(
+            "samples",
+            "`design`, `samples` and the extra points are all empty: nothing to screen",
+        ));
     }
     let k = problem.rankings().max(1);
     let mut scores = vec![vec![0.0; pool.len()]; k];

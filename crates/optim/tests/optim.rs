@@ -397,8 +397,7 @@ fn race_climbs_the_best_starts_takes_rankings_in_turn_and_checks_its_input() {
         other => format!("{other:?}"),
     };
     let run = |cfg: &RaceConfig, extra: &[Vec<f64>]| {
-        race_on_box(&mut counting(cap([0.3, 0.6]), &dom, false), &dom, &mut rng::seeded(1), extra, cfg)
-            .unwrap_err()
+        race_on_box(&mut counting(cap([0.3, 0.6]), &dom, false), &dom, &mut rng::seeded(1), extra, cfg).unwrap_err()
     };
     assert_eq!(name(run(&RaceConfig { starts: 0, ..cfg.clone() }, &[])), "starts");
     assert_eq!(name(run(&RaceConfig { climbs: 5, ..cfg.clone() }, &[])), "climbs");

@@ -80,15 +80,15 @@ impl Model {
     }
 
     /// The prior variance k(x, x).
-    fn prior_variance_at(&self, x: &[f64]) -> Result<f64> {
+    pub fn prior_variance_at(&self, x: &[f64]) -> Result<f64> {
         match self {
             Model::Fixed(gp) => Ok(gp.kernel().eval(x, x)),
             Model::Learned(gp) => gp.prior_variance_at(x),
         }
     }
 
-    /// Adds an observation.
-    fn append(&mut self, x: &[f64], y: f64) -> Result<()> {
+    /// Adds an observation (a learned model refits when its schedule says so).
+    pub fn append(&mut self, x: &[f64], y: f64) -> Result<()> {
         match self {
             Model::Fixed(gp) => gp.append(x, y),
             Model::Learned(gp) => gp.append(x, y),

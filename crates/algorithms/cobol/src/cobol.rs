@@ -172,28 +172,10 @@ impl std::fmt::Debug for Cobol {
     }
 }
 
-/// The bounding box of a candidate set (a flat dimension gets width 1 around its value).
-fn bounding_box(domain: &FiniteDomain) -> Result<BoxDomain> {
-    let p = domain.points();
-    let (mut lo, mut hi) = (Vec::new(), Vec::new());
-    for j in 0..p.ncols() {
-        let col = p.column(j);
-        let (a, b) = (col.min(), col.max());
-        if b > a {
-            lo.push(a);
-            hi.push(b);
-        } else {
-            lo.push(a - 0.5);
-            hi.push(a + 0.5);
-        }
-    }
-    BoxDomain::new(lo, hi)
-}
-
 impl Cobol {
     /// COBOL on the candidate set of `ctx`.
     pub fn new(ctx: &SearchContext, config: ValidCobolConfig) -> Result<Self> {
-        let scaling = bounding_box(ctx.domain())?;
+        let scaling = ctx.domain().bounding_box()?;
         Ok(Self::with_space(config, Space::Finite(ctx.domain().clone()), scaling))
     }
 

@@ -254,26 +254,7 @@ impl CobolConfig {
         }
         // Each bound pair named by its entry (`hyper.noise_bounds[1]`), and the pairs COBOL does
         // not learn (noise, variance) checked too, so that no invalid value passes silently.
-        let hyper = &self.hyper;
-        for (name, [lo, hi]) in [
-            ("lengthscale_bounds", hyper.lengthscale_bounds),
-            ("variance_bounds", hyper.variance_bounds),
-            ("noise_bounds", hyper.noise_bounds),
-        ] {
-            let entry = if !(lo.is_finite() && lo > 0.0) {
-                Some(0)
-            } else if !(hi.is_finite() && hi > lo) {
-                Some(1)
-            } else {
-                None
-            };
-            if let Some(k) = entry {
-                return Err(Error::invalid(
-                    format!("hyper.{name}[{k}]"),
-                    format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]"),
-                ));
-            }
-        }
+        self.hyper.check_bound_entries().at("hyper")?;
         self.hyper.check().at("hyper")?;
         self.confidence.check().at("confidence")?;
         Ok(ValidCobolConfig(self.clone()))

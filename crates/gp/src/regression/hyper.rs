@@ -323,6 +323,33 @@ impl HyperFitConfig {
         Ok(ValidHyperFitConfig(self.clone()))
     }
 
+    /// Checks every bound pair, learned or not (`lengthscale_bounds`, `variance_bounds`,
+    /// `noise_bounds`), naming the invalid entry (`noise_bounds[1]`): 0 < lower finite, then
+    /// lower < upper finite. For configs read from a file, so that no invalid value passes
+    /// silently even where [`HyperFitConfig::check`] ignores it (a pair that is not learned).
+    pub fn check_bound_entries(&self) -> Result<()> {
+        for (name, [lo, hi]) in [
+            ("lengthscale_bounds", self.lengthscale_bounds),
+            ("variance_bounds", self.variance_bounds),
+            ("noise_bounds", self.noise_bounds),
+        ] {
+            let entry = if !(lo.is_finite() && lo > 0.0) {
+                Some(0)
+            } else if !(hi.is_finite() && hi > lo) {
+                Some(1)
+            } else {
+                None
+            };
+            if let Some(k) = entry {
+                return Err(Error::invalid(
+                    format!("{name}[{k}]"),
+                    format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The effective lengthscale bounds [max(lower, floor), upper].
     pub fn effective_lengthscale_bounds(&self) -> [f64; 2] {
         [self.lengthscale_bounds[0].max(self.lengthscale_floor), self.lengthscale_bounds[1]]

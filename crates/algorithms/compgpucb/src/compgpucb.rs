@@ -1,0 +1,556 @@
+//! COMP-GP-UCB on a finite candidate set (Algorithms 1 and 2 of Xu et al. 2020; notes 002 §3).
+//!
+//! Two GPs on the candidates' coordinates, each a [`bohf_baselines::GpUcbModel`] (fixed kernel, or
+//! hyperparameters learned by bohf-gp's [`bohf_gp::LearnedGp`]): the f_r GP regresses the 0/1
+//! outcomes z_t = 1[x_t beats x′_t] of duels against fresh uniformly random opponents x′_t (an
+//! unbiased estimate of the Borda function f_r(x) = P(x ≻ X)), the f GP the direct values.
+//!
+//! * **Initial design** (App. B): uniformly random duels (random x against random x′), then
+//!   uniformly random evaluations ([`crate::CompGpUcbConfig::initial_counts`]).
+//! * **Phase 1**: x_t = argmax μ^r + β^r σ^r, duelled against a random opponent; the phase ends with
+//!   the duel at which β^r_t σ^r_{t−1}(x_t) ≤ γ, and f̂_r = μ^r_{t−1}(x_t) − β^r_t σ^r_{t−1}(x_t)
+//!   (Alg. 1 lines 2–6).
+//! * **Phase 2**: φ(x) = μ^r + β^r σ^r − f̂_r + c·L₂·ζ (c = 1, Alg. 1 line 8; c = 2 with ζ_k,
+//!   Alg. 2 line 8); x_t = argmax of μ + βσ of f over {φ ≥ 0} (lowest index on ties); if no
+//!   candidate is feasible, the configured [`crate::EmptyFallback`] (recorded as
+//!   `feasible_empty = true`). Duel x_t against a random opponent if β^r σ^r(x_t) ≥ γ, else
+//!   evaluate f at x_t (lines 9–12).
+//! * **γ-doubling** (App. B): γ ← factor·γ after `doubling_after` comparisons in a row.
+//! * **Algorithm 2**: after each stage of labels ζ_k doubles; once 2ζ_k would pass ζ_max it stays
+//!   at the last ζ_k ≤ ζ_max (Alg. 2's loop would stop there; the run's budget ends the run).
+//!
+//! Every decision is a function of the history: [`CompGpUcb::decide`] recomputes it, so a replayed
+//! history ([`Optimizer::observe_batch`]) gives the same state as the live run, and
+//! [`Optimizer::observe`] accepts only the query the rule chooses (the opponent and the initial
+//! points are free: they are random).
+
+use crate::CompGpUcbConfig;
+use crate::config::{
+    BetaClock, BetaForm, BetaRule, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig, beta_igp_ucb,
+    beta_practical,
+};
+use bohf_baselines::GpUcbModel;
+use bohf_core::rand::RngExt;
+use bohf_core::{
+    Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
+};
+use bohf_gp::{GpRegression, LearnedGp};
+use bohf_kernels::Kernel;
+use nalgebra::{DMatrix, DVector};
+use rand::Rng;
+
+/// The part of the algorithm a step belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The uniformly random initial queries.
+    Initial,
+    /// Phase 1: GP-UCB on f_r with duels.
+    Comparisons,
+    /// Phase 2: constrained GP-UCB on f.
+    Constrained,
+}
+
+impl Phase {
+    fn label(self) -> &'static str {
+        match self {
+            Phase::Initial => "initial",
+            Phase::Comparisons => "1",
+            Phase::Constrained => "2",
+        }
+    }
+}
+
+/// The kind of query a step makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryKind {
+    /// A duel against a uniformly random opponent.
+    Duel,
+    /// A direct query of f.
+    Evaluate,
+}
+
+/// What the rule computed for one step (before its answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The phase.
+    pub phase: Phase,
+    /// Duel or evaluation.
+    pub kind: QueryKind,
+    /// The chosen candidate (`None` in the initial design: a random one).
+    pub index: Option<usize>,
+    /// The t of β_t of the f_r GP.
+    pub t: usize,
+    /// β^r_t (NaN in the initial design).
+    pub beta_r: f64,
+    /// β_t of the f GP (NaN outside phase 2).
+    pub beta: f64,
+    /// β^r_t σ^r_{t−1}(x_t) at the chosen candidate (NaN in the initial design).
+    pub beta_r_sigma_r: f64,
+    /// γ in force.
+    pub gamma: f64,
+    /// The ζ term of φ: c·L₂·ζ in units of f_r (c = 2 under Algorithm 2).
+    pub zeta_term: f64,
+    /// The lower bound f̂_r used by φ (phase 2), or the one phase 1 would freeze at this step.
+    pub f_hat: f64,
+    /// Phase 1 only: whether this duel ends phase 1 (β^r σ^r ≤ γ).
+    pub exits_phase1: bool,
+    /// Phase 2 only: the number of candidates with φ ≥ 0.
+    pub feasible: usize,
+    /// Phase 2 only: no candidate satisfied φ ≥ 0 and the fallback chose the point.
+    pub feasible_empty: bool,
+    /// Algorithm 2's stage k (0 under Algorithm 1).
+    pub stage: usize,
+}
+
+/// COMP-GP-UCB on a finite candidate set; see the module documentation.
+#[derive(Debug)]
+pub struct CompGpUcb {
+    config: CompGpUcbConfig,
+    domain: FiniteDomain,
+    horizon: usize,
+    labels: GpUcbModel,
+    comparisons: GpUcbModel,
+    /// Φ upper values Φ(0..=T) for the theory β (label GP, comparison GP).
+    phi: Option<(Vec<f64>, Vec<f64>)>,
+    initial_duels: usize,
+    initial_labels: usize,
+    answered: usize,
+    /// Exit point and frozen f̂_r, once phase 1 has ended.
+    exit: Option<(usize, f64)>,
+    gamma: f64,
+    run: usize,
+    zeta_k: f64,
+    stage: usize,
+    stage_count: usize,
+    pending: Option<(Query, Decision)>,
+    last: Option<Decision>,
+}
+
+/// The selection of phase 2 (lines 9 and the fallback), as a pure function: the index maximising
+/// `ucb_f` over the candidates with `phi ≥ 0` (lowest index on ties), and whether none was feasible
+/// (then the fallback's choice: argmax φ, the phase-1 exit point, or argmax `ucb_f`).
+pub fn select_constrained(
+    ucb_f: &[f64],
+    phi: &[f64],
+    fallback: EmptyFallback,
+    exit_point: usize,
+) -> Result<(usize, bool)> {
+    if ucb_f.len() != phi.len() {
+        return Err(Error::dims("φ values vs UCB values", ucb_f.len(), phi.len()));
+    }
+    let feasible = phi.iter().filter(|&&p| p >= 0.0).count();
+    if feasible > 0 {
+        let i = argmax_lowest(ucb_f.iter().zip(phi).map(|(&u, &p)| if p >= 0.0 { u } else { f64::NEG_INFINITY }))?;
+        return Ok((i, false));
+    }
+    let i = match fallback {
+        EmptyFallback::ArgmaxPhi => argmax_lowest(phi.iter().copied())?,
+        EmptyFallback::ExitPoint => exit_point,
+        EmptyFallback::Unconstrained => argmax_lowest(ucb_f.iter().copied())?,
+    };
+    Ok((i, true))
+}
+
+fn model(
+    config: &CompGpUcbConfig,
+    hyper: Option<&bohf_gp::HyperFitConfig>,
+    noise: f64,
+    domain: &FiniteDomain,
+    field: &str,
+) -> Result<GpUcbModel> {
+    let d = domain.dim();
+    Ok(match hyper {
+        None => GpUcbModel::Fixed(GpRegression::fit(
+            config.kernel.build()?,
+            &DMatrix::zeros(0, d),
+            &DVector::zeros(0),
+            noise,
+        )?),
+        Some(h) => GpUcbModel::Learned(Box::new(
+            LearnedGp::new(
+                h.check().at(field)?,
+                config.kernel.build_stationary().at("kernel")?,
+                noise,
+                Some(domain.bounding_box()?),
+                d,
+            )
+            .at(field)?,
+        )),
+    })
+}
+
+impl CompGpUcb {
+    /// COMP-GP-UCB on the candidates of `ctx` with a checked config. With the theory β, computes
+    /// the greedy bracket of Φ(0..=T) for T = the context's horizon (O(n²T) per GP). Errors if the
+    /// kernel's fixed input dimension differs from the candidates'.
+    pub fn new(ctx: &SearchContext, config: ValidCompGpUcbConfig) -> Result<Self> {
+        let config = config.into_config();
+        let domain = ctx.domain().clone();
+        if let Some(d) = config.kernel.build()?.input_dim()
+            && d != domain.dim()
+        {
+            return Err(Error::dims("kernel input dimension vs candidates", domain.dim(), d));
+        }
+        let r_noise = config.comparison_noise.unwrap_or(config.noise);
+        let labels = model(&config, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let comparisons =
+            model(&config, config.comparison_hyperparameters.as_ref(), r_noise, &domain, "comparison_hyperparameters")?;
+        let phi = if matches!(config.beta, BetaRule::Theory { .. }) {
+            let gram = config.kernel.build()?.gram(domain.points())?;
+            let upper = |noise: f64| -> Result<Vec<f64>> {
+                let g = bohf_infogain::greedy_points(&gram, noise, ctx.horizon())?;
+                (0..=ctx.horizon()).map(|s| g.bracket_at(s).map(|b| b.upper)).collect()
+            };
+            Some((upper(config.noise)?, upper(r_noise)?))
+        } else {
+            None
+        };
+        let (initial_duels, initial_labels) = config.initial_counts();
+        let gamma = config.initial_gamma();
+        let zeta_k = config.unknown_zeta.map_or(config.zeta, |u| u.zeta0);
+        Ok(Self {
+            config,
+            domain,
+            horizon: ctx.horizon(),
+            labels,
+            comparisons,
+            phi,
+            initial_duels,
+            initial_labels,
+            answered: 0,
+            exit: None,
+            gamma,
+            run: 0,
+            zeta_k,
+            stage: 0,
+            stage_count: 0,
+            pending: None,
+            last: None,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CompGpUcbConfig {
+        &self.config
+    }
+
+    /// The candidates.
+    pub fn domain(&self) -> &FiniteDomain {
+        &self.domain
+    }
+
+    /// The GP of f (from the values).
+    pub fn label_gp(&self) -> &GpUcbModel {
+        &self.labels
+    }
+
+    /// The GP of f_r (from the duel outcomes).
+    pub fn comparison_gp(&self) -> &GpUcbModel {
+        &self.comparisons
+    }
+
+    /// The current γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    /// The current ζ_k (Algorithm 2) or the known ζ, in units of f.
+    pub fn zeta(&self) -> f64 {
+        self.zeta_k
+    }
+
+    /// The phase-1 exit point and the frozen f̂_r, once phase 1 has ended.
+    pub fn phase1_exit(&self) -> Option<(usize, f64)> {
+        self.exit
+    }
+
+    /// The number of answered queries.
+    pub fn answered(&self) -> usize {
+        self.answered
+    }
+
+    /// The numbers of initial random duels and evaluations.
+    pub fn initial_counts(&self) -> (usize, usize) {
+        (self.initial_duels, self.initial_labels)
+    }
+
+    /// What the last suggestion (or replayed step) computed.
+    pub fn last_decision(&self) -> Option<&Decision> {
+        self.last.as_ref()
+    }
+
+    /// The posterior mean and standard deviation of a GP at every candidate.
+    pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
+        let n = self.domain.len();
+        let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for i in 0..n {
+            let (mi, vi) = gp.mean_variance_at(&self.domain.coords(i)?)?;
+            m.push(mi);
+            s.push(vi.max(0.0).sqrt());
+        }
+        Ok((m, s))
+    }
+
+    /// β_t of a GP (`comparison` = the f_r GP) at the step being chosen.
+    pub fn beta(&self, comparison: bool) -> Result<f64> {
+        let gp = if comparison { &self.comparisons } else { &self.labels };
+        let t = match self.config.beta_clock {
+            BetaClock::Global => self.answered + 1,
+            BetaClock::PerGp => gp.len() + 1,
+        };
+        Ok(match self.config.beta {
+            BetaRule::Practical { epsilon, form } => {
+                let b = beta_practical(t, epsilon);
+                match form {
+                    BetaForm::Multiplier => b,
+                    BetaForm::SquareRoot => b.max(0.0).sqrt(),
+                }
+            }
+            BetaRule::Theory { b, delta } => {
+                let (l, r) = self.phi.as_ref().ok_or_else(|| Error::invalid("beta", "Φ was not computed"))?;
+                let phi = if comparison { r } else { l };
+                let v = phi.get(t - 1).copied().ok_or_else(|| {
+                    Error::invalid(
+                        "t",
+                        format!(
+                            "the theory β needs Φ_{} but it was computed up to the horizon {}",
+                            t - 1,
+                            self.horizon
+                        ),
+                    )
+                })?;
+                beta_igp_ucb(b, v, delta)
+            }
+            BetaRule::Kandasamy => {
+                let d = self.domain.dim() as f64;
+                (0.2 * d * (2.0 * d * t as f64).ln()).max(0.0).sqrt()
+            }
+            BetaRule::Constant { value } => value,
+        })
+    }
+
+    /// The ζ term of φ: c·L₂·ζ_k scaled (c = 2 under Algorithm 2, 1 under Algorithm 1).
+    pub fn zeta_term(&self) -> f64 {
+        let c = if self.config.unknown_zeta.is_some() { 2.0 } else { 1.0 };
+        c * self.config.l2 * self.config.scaled(self.zeta_k)
+    }
+
+    /// The lower bound f̂_r that φ uses now (phase 2), by [`LowerBoundRule`], from the f_r
+    /// posterior `(m, s)` and its width `beta_r`.
+    pub fn lower_bound(&self, m: &[f64], s: &[f64], beta_r: f64) -> f64 {
+        let frozen = self.exit.map_or(f64::NEG_INFINITY, |(_, f)| f);
+        let running = || m.iter().zip(s).map(|(mi, si)| mi - beta_r * si).fold(f64::NEG_INFINITY, f64::max);
+        match self.config.lower_bound {
+            LowerBoundRule::Frozen => frozen,
+            LowerBoundRule::Running => running(),
+            LowerBoundRule::MaxOfBoth => frozen.max(running()),
+        }
+    }
+
+    /// φ(x) = μ^r + β^r σ^r − f̂_r + c·L₂·ζ at every candidate (phase 2's constraint).
+    pub fn constraint(&self) -> Result<Vec<f64>> {
+        let (m, s) = self.posterior(&self.comparisons)?;
+        let br = self.beta(true)?;
+        let lower = self.lower_bound(&m, &s, br);
+        let z = self.zeta_term();
+        Ok(m.iter().zip(&s).map(|(mi, si)| mi + br * si - lower + z).collect())
+    }
+
+    /// The decision of the next step: a function of the history only (module docs).
+    pub fn decide(&self) -> Result<Decision> {
+        let done = self.answered;
+        let mut d = Decision {
+            phase: Phase::Initial,
+            kind: QueryKind::Duel,
+            index: None,
+            t: match self.config.beta_clock {
+                BetaClock::Global => done + 1,
+                BetaClock::PerGp => self.comparisons.len() + 1,
+            },
+            beta_r: f64::NAN,
+            beta: f64::NAN,
+            beta_r_sigma_r: f64::NAN,
+            gamma: self.gamma,
+            zeta_term: self.zeta_term(),
+            f_hat: self.exit.map_or(f64::NAN, |(_, f)| f),
+            exits_phase1: false,
+            feasible: 0,
+            feasible_empty: false,
+            stage: self.stage,
+        };
+        if done < self.initial_duels + self.initial_labels {
+            if done >= self.initial_duels {
+                d.kind = QueryKind::Evaluate;
+            }
+            return Ok(d);
+        }
+        let (m, s) = self.posterior(&self.comparisons)?;
+        let br = self.beta(true)?;
+        d.beta_r = br;
+        match self.exit {
+            None => {
+                d.phase = Phase::Comparisons;
+                let x = argmax_lowest(m.iter().zip(&s).map(|(mi, si)| mi + br * si))?;
+                d.index = Some(x);
+                d.beta_r_sigma_r = br * s[x];
+                d.exits_phase1 = d.beta_r_sigma_r <= self.gamma;
+                d.f_hat = m[x] - d.beta_r_sigma_r;
+            }
+            Some((exit_point, _)) => {
+                d.phase = Phase::Constrained;
+                let lower = self.lower_bound(&m, &s, br);
+                d.f_hat = lower;
+                let phi: Vec<f64> = m.iter().zip(&s).map(|(mi, si)| mi + br * si - lower + d.zeta_term).collect();
+                let (ml, sl) = self.posterior(&self.labels)?;
+                let b = self.beta(false)?;
+                d.beta = b;
+                let ucb: Vec<f64> = ml.iter().zip(&sl).map(|(mi, si)| mi + b * si).collect();
+                let (x, empty) = select_constrained(&ucb, &phi, self.config.fallback, exit_point)?;
+                d.index = Some(x);
+                d.feasible = phi.iter().filter(|&&p| p >= 0.0).count();
+                d.feasible_empty = empty;
+                d.beta_r_sigma_r = br * s[x];
+                d.kind = if d.beta_r_sigma_r >= self.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
+            }
+        }
+        Ok(d)
+    }
+
+    fn count_comparison(&mut self, phase: Phase) {
+        if phase == Phase::Comparisons && self.config.doubling.scope == DoublingScope::Phase2 {
+            return;
+        }
+        self.run += 1;
+        let after = self.config.doubling_after();
+        if after > 0 && self.run >= after {
+            self.gamma *= self.config.doubling.factor;
+            self.run = 0;
+        }
+    }
+}
+
+impl Optimizer for CompGpUcb {
+    fn name(&self) -> &'static str {
+        "COMP-GP-UCB"
+    }
+
+    /// The decision of [`CompGpUcb::decide`]; the opponents of duels and the initial points are
+    /// drawn uniformly from the candidates with `rng`.
+    fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
+        let d = self.decide()?;
+        let n = self.domain.len();
+        let x = match d.index {
+            Some(x) => x,
+            None => rng.random_range(0..n),
+        };
+        let query = match d.kind {
+            QueryKind::Duel => Query::Duel(self.domain.point(x)?, self.domain.point(rng.random_range(0..n))?),
+            QueryKind::Evaluate => Query::Evaluate(self.domain.point(x)?),
+        };
+        self.pending = Some((query.clone(), d.clone()));
+        self.last = Some(d);
+        Ok(query)
+    }
+
+    /// Errors (naming `query` or `answer`) for a query of the wrong kind or at another candidate
+    /// than the rule chooses, a point that is not a candidate, or an answer of the wrong kind or a
+    /// non-finite value; nothing is recorded then.
+    fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
+        let d = match &self.pending {
+            Some((q, d)) if q == query => d.clone(),
+            _ => self.decide()?,
+        };
+        let (first, kind) = match query {
+            Query::Duel(p, q) => {
+                self.domain.candidate_index(q, "opponent")?;
+                (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
+            }
+            Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
+            Query::Label(_) => {
+                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a label query"));
+            }
+        };
+        if kind != d.kind {
+            return Err(Error::invalid(
+                "query",
+                format!("COMP-GP-UCB's next step ({} phase) is a {:?}, got {query:?}", d.phase.label(), d.kind),
+            ));
+        }
+        if let Some(x) = d.index
+            && x != first
+        {
+            return Err(Error::invalid("query", format!("the rule chooses candidate {x}, got candidate {first}")));
+        }
+        let coords = self.domain.coords(first)?;
+        match kind {
+            QueryKind::Duel => {
+                let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
+                self.comparisons.append(&coords, z)?;
+            }
+            QueryKind::Evaluate => {
+                let Answer::Value(y) = answer else {
+                    return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
+                };
+                if !y.is_finite() {
+                    return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
+                }
+                self.labels.append(&coords, y)?;
+            }
+        }
+        self.answered += 1;
+        match (d.phase, kind) {
+            (Phase::Initial, _) => {}
+            (Phase::Comparisons, _) => {
+                if d.exits_phase1 {
+                    self.exit = Some((first, d.f_hat));
+                }
+                self.count_comparison(Phase::Comparisons);
+            }
+            (Phase::Constrained, QueryKind::Duel) => self.count_comparison(Phase::Constrained),
+            (Phase::Constrained, QueryKind::Evaluate) => {
+                self.run = 0;
+                if let (Some(u), Some(per_stage)) = (self.config.unknown_zeta, self.config.stage_labels()) {
+                    self.stage_count += 1;
+                    if self.stage_count >= per_stage {
+                        self.stage_count = 0;
+                        if 2.0 * self.zeta_k <= u.zeta_max {
+                            self.zeta_k *= 2.0;
+                            self.stage += 1;
+                        }
+                    }
+                }
+            }
+        }
+        self.pending = None;
+        self.last = Some(d);
+        Ok(())
+    }
+
+    /// The candidate with the largest posterior mean of f (lowest index on ties); before any
+    /// value, the largest posterior mean of f_r.
+    fn recommend(&self) -> Result<Point> {
+        let gp = if self.labels.is_empty() { &self.comparisons } else { &self.labels };
+        let (m, _) = self.posterior(gp)?;
+        self.domain.point(argmax_lowest(m)?)
+    }
+
+    /// `phase` (initial, 1, 2), `query` (duel, evaluate), `t`, `beta_r_sigma_r`, `gamma`,
+    /// `zeta_term` (c·L₂·ζ in f_r units), `f_hat`, `feasible` (candidates with φ ≥ 0),
+    /// `feasible_empty`, `exits_phase1`, `stage`.
+    fn step_details(&self) -> StepDetails {
+        let Some(d) = &self.last else { return Vec::new() };
+        vec![
+            ("phase", d.phase.label().to_string()),
+            ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
+            ("t", d.t.to_string()),
+            ("beta_r_sigma_r", d.beta_r_sigma_r.to_string()),
+            ("gamma", d.gamma.to_string()),
+            ("zeta_term", d.zeta_term.to_string()),
+            ("f_hat", d.f_hat.to_string()),
+            ("feasible", d.feasible.to_string()),
+            ("feasible_empty", d.feasible_empty.to_string()),
+            ("exits_phase1", d.exits_phase1.to_string()),
+            ("stage", d.stage.to_string()),
+        ]
+    }
+}

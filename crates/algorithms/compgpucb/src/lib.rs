@@ -1,0 +1,31 @@
+//! # bohf-compgpucb
+//!
+//! COMP-GP-UCB, "Zeroth Order Non-convex Optimization with Dueling-Choice Bandits" (Xu, Joshi,
+//! Singh & Dubrawski, UAI 2020): maximise f with cheap comparisons (duels against uniformly random
+//! opponents, from a possibly biased f_c) and expensive direct queries of f. Notes:
+//! `papers/notes/002_comp-gp-ucb.md`; guide: `docs/compgpucb.md`.
+//!
+//! * [`CompGpUcb`] / [`CompGpUcbConfig`]: Algorithm 1 (known ζ) and Algorithm 2 (unknown ζ,
+//!   [`UnknownZeta`]) on a finite candidate set, with the experiments' γ-doubling and the
+//!   random initial design.
+//! * [`Decision`]: what each step computed (phase, query kind, β^r σ^r, γ, ζ, f̂_r, feasibility),
+//!   also reported by `step_details()`.
+//! * [`select_constrained`]: phase 2's constrained argmax with the empty-set fallback.
+//!
+//! The paper's protocol (App. B) is the default; each ambiguous convention of notes 002 §5.3 is a
+//! named option ([`BetaRule`], [`BetaForm`], [`BetaClock`], [`LowerBoundRule`], [`ZetaScale`],
+//! [`GammaRule`], [`GammaDoubling`], [`InitialCounting`], [`EmptyFallback`]).
+#![warn(missing_docs)]
+
+mod compgpucb;
+mod config;
+
+pub use compgpucb::{CompGpUcb, Decision, Phase, QueryKind, select_constrained};
+pub use config::{
+    BetaClock, BetaForm, BetaRule, COMPARISON_REFIT_EVERY, CompGpUcbConfig, Costs, DoublingAfter, DoublingScope,
+    EmptyFallback, GammaDoubling, GammaRule, InitialCounting, InitialDesign, LABEL_REFIT_EVERY, LowerBoundRule,
+    PRACTICAL_EPSILON, UnknownZeta, ValidCompGpUcbConfig, ZetaScale, beta_igp_ucb, beta_practical,
+};
+
+#[cfg(test)]
+mod tests;
