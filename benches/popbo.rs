@@ -8,14 +8,18 @@
 //!   box) and the same kernel. Measured: 388 ms.
 //! * `popbo_step/branin_n400_t29`: the last step alone (MLE after 29 duels, then the pruned argmax
 //!   of the optimistic advantage over 400 candidates). Measured: 9.8 ms.
-//! * `popbo_box_step/gp7d_t100`: one continuous-box suggestion (default search: 1000 screened
-//!   samples, 4 starts × ≤ 10 exact solves, minorise–maximise) on a 7-D GP-sample instance (SE,
-//!   variance 9, ℓ = 5√7, [0, 10]^7, B = 1.1‖f‖, β_t = 0.1√(t + 1), ε_K = 10⁻⁶: the config of
-//!   `gp_instance_config`) after 100 duels: < 200 ms (issue 12; the paper reports 11 s). Measured
-//!   (loaded machine, old and new binaries back to back): 1753 ms with the former search (an exact
-//!   solve per trial step; 725 ms on an idle machine), 433 ms now.
+//! * `popbo_box_step/gp7d_t100`: one continuous-box suggestion (default search: bohf-optim's raced
+//!   multistart, 512 Sobol + 512 uniform points and the support points screened, 3 starts solved
+//!   exactly, the best 2 climbed by minorise–maximise with ≤ 10 exact solves each) on a 7-D
+//!   GP-sample instance (SE, variance 9, ℓ = 5√7, [0, 10]^7, B = 1.1‖f‖, β_t = 0.1√(t + 1),
+//!   ε_K = 10⁻⁶: the config of `gp_instance_config`) after 100 duels: < 200 ms (issue 12; the paper
+//!   reports 11 s). Measured: 725 ms with the first search (an exact solve per trial step, idle),
+//!   264 ms with minorise–maximise and 4 starts all climbed (idle), 200.7 ms now (idle; 95 % interval
+//!   190.6–209.8 ms; 211.6 ms with 4 starts raced): about 10 exact solves of ~20 ms each (30–45
+//!   interior-point iterations of clarabel on 101 support points and 100 duels).
 //! * `popbo_box_step/gp12d_t100`: the same on the 12-D instance (ℓ = 5√12), the paper's other
-//!   timing dimension. Measured the same way: 2067 ms before, 344 ms now.
+//!   timing dimension. Measured: 2067 ms (loaded) with the first search, 171 ms with 4 starts all
+//!   climbed, 187.3 ms now (idle).
 
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
 use bohf::experiments::reproduce::table2::{Table2Spec, gp_instance_config};

@@ -233,10 +233,10 @@ pub struct RaceConfig {
 }
 
 impl Default for RaceConfig {
-    /// 512 Sobol points, 512 uniform points, 4 starts, 2 climbs (POP-BO's box step, d = 7 at
+    /// 512 Sobol points, 512 uniform points, 3 starts, 2 climbs (POP-BO's box step, d = 7 at
     /// t = 100, then stays under 200 ms: `benches/popbo.rs`).
     fn default() -> Self {
-        Self { design: 512, samples: 512, starts: 4, climbs: 2 }
+        Self { design: 512, samples: 512, starts: 3, climbs: 2 }
     }
 }
 

@@ -63,7 +63,7 @@ pub struct BoxSearchConfig {
 }
 
 impl Default for BoxSearchConfig {
-    /// [`RaceConfig::default`] (512 Sobol and 512 uniform points, 4 starts, 2 climbs), 10 solves
+    /// [`RaceConfig::default`] (512 Sobol and 512 uniform points, 3 starts, 2 climbs), 10 solves
     /// per ascent, step tolerance 10⁻⁴: a 7-D step at t = 100 then stays under 200 ms
     /// (`benches/popbo.rs`; the authors' code uses 10 Ipopt multistarts).
     fn default() -> Self {
