@@ -3,7 +3,8 @@
 use super::data::PreferenceData;
 use super::model::{LaplaceConfig, LaplacePreferenceGp};
 use crate::regression::hyper::{
-    LengthscalePrior, LogSpaceObjective, check_prior_parameters, gamma_log_density, log_normal_log_density, optimise,
+    LengthscalePrior, LogSpaceObjective, check_bounds, check_lengthscale_range, check_prior_parameters,
+    gamma_log_density, log_normal_log_density, optimise,
 };
 use bohf_core::{AtField, Error, Result};
 use bohf_kernels::{KernelKind, Stationary};
@@ -119,13 +120,6 @@ bohf_core::validated! {
     pub struct ValidLaplaceFitConfig(LaplaceFitConfig);
 }
 
-fn check_bounds(name: &str, [lo, hi]: [f64; 2]) -> Result<()> {
-    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
-        return Err(Error::invalid(name, format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]")));
-    }
-    Ok(())
-}
-
 impl LaplaceFitConfig {
     /// BoTorch `PairwiseGP`'s defaults (botorch/models/pairwise_gp.py): lengthscale prior
     /// Gamma(concentration 2.4, rate 2.7), lengthscale lower bound 10⁻⁴ (`GreaterThan(1e-4)`, no
@@ -145,17 +139,7 @@ impl LaplaceFitConfig {
     /// `outputscale_bounds`, `outputscale_prior.<parameter>`, `screen`, `local.<field>`).
     pub fn check(&self) -> Result<ValidLaplaceFitConfig> {
         self.laplace.check().at("laplace")?;
-        check_bounds("lengthscale_bounds", self.lengthscale_bounds)?;
-        let f = self.lengthscale_floor;
-        if !(f.is_finite() && f >= 0.0 && f < self.lengthscale_bounds[1]) {
-            return Err(Error::invalid(
-                "lengthscale_floor",
-                format!(
-                    "must be finite, ≥ 0 and below the upper lengthscale bound {}, got {f}",
-                    self.lengthscale_bounds[1]
-                ),
-            ));
-        }
+        check_lengthscale_range(self.lengthscale_bounds, self.lengthscale_floor)?;
         self.lengthscale_prior.check()?;
         if self.learn_outputscale {
             check_bounds("outputscale_bounds", self.outputscale_bounds)?;

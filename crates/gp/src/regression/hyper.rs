@@ -280,9 +280,23 @@ bohf_core::validated! {
     pub struct ValidHyperFitConfig(HyperFitConfig);
 }
 
-fn check_bounds(name: &str, [lo, hi]: [f64; 2]) -> Result<()> {
+/// Errors unless `[lo, hi]` is finite with 0 < lo < hi, naming `name`.
+pub(crate) fn check_bounds(name: &str, [lo, hi]: [f64; 2]) -> Result<()> {
     if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
         return Err(Error::invalid(name, format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]")));
+    }
+    Ok(())
+}
+
+/// The lengthscale range of a fit: `lengthscale_bounds` (0 < lower < upper, finite) and
+/// `lengthscale_floor` (finite, ≥ 0, below the upper bound); errors name the field.
+pub(crate) fn check_lengthscale_range(bounds: [f64; 2], floor: f64) -> Result<()> {
+    check_bounds("lengthscale_bounds", bounds)?;
+    if !(floor.is_finite() && floor >= 0.0 && floor < bounds[1]) {
+        return Err(Error::invalid(
+            "lengthscale_floor",
+            format!("must be finite, ≥ 0 and below the upper lengthscale bound {}, got {floor}", bounds[1]),
+        ));
     }
     Ok(())
 }
@@ -292,17 +306,7 @@ impl HyperFitConfig {
     /// `lengthscale_floor`, `lengthscale_prior.scale`, `variance_bounds`, `noise_bounds`,
     /// `refit_every`).
     pub fn check(&self) -> Result<ValidHyperFitConfig> {
-        check_bounds("lengthscale_bounds", self.lengthscale_bounds)?;
-        let f = self.lengthscale_floor;
-        if !(f.is_finite() && f >= 0.0 && f < self.lengthscale_bounds[1]) {
-            return Err(Error::invalid(
-                "lengthscale_floor",
-                format!(
-                    "must be finite, ≥ 0 and below the upper lengthscale bound {}, got {f}",
-                    self.lengthscale_bounds[1]
-                ),
-            ));
-        }
+        check_lengthscale_range(self.lengthscale_bounds, self.lengthscale_floor)?;
         self.lengthscale_prior.check()?;
         if self.learn_variance {
             check_bounds("variance_bounds", self.variance_bounds)?;
