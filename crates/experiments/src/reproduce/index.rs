@@ -95,37 +95,14 @@ pub fn build_index(out: &Path, presets: &[Preset]) -> Result<String> {
     for (p, _) in &panels {
         total += p.elapsed_s;
         let runs = p.algorithms.first().map_or(0, |a| a.runs);
-        let per: Vec<String> =
-            p.algorithms.iter().map(|a| format!("{} {:.3}", a.label, a.at.wall_seconds.mean)).collect();
-        let _ = writeln!(
-            s,
-            "| [{}]({}.md){} | {} | {} × {} | {:.1} | {} |",
-            p.title,
-            p.name,
-            if p.quick { " (quick)" } else { "" },
-            p.horizon,
-            runs,
-            p.algorithms.len(),
-            p.elapsed_s,
-            per.join("; ")
-        );
+        let per: Vec<(&str, f64)> = p.algorithms.iter().map(|a| (a.label.as_str(), a.at.wall_seconds.mean)).collect();
+        timing_row(&mut s, (&p.title, &p.name, p.quick), p.horizon, runs, p.elapsed_s, &per);
     }
     for (_, p) in &cobol {
         total += p.elapsed_s;
         let runs = p.rows.first().map_or(0, |a| a.runs);
-        let per: Vec<String> = p.rows.iter().map(|a| format!("{} {:.3}", a.label, a.wall_seconds.mean)).collect();
-        let _ = writeln!(
-            s,
-            "| [{}]({}.md){} | {} | {} × {} | {:.1} | {} |",
-            p.title,
-            p.name,
-            if p.quick { " (quick)" } else { "" },
-            p.horizon,
-            runs,
-            p.rows.len(),
-            p.elapsed_s,
-            per.join("; ")
-        );
+        let per: Vec<(&str, f64)> = p.rows.iter().map(|a| (a.label.as_str(), a.wall_seconds.mean)).collect();
+        timing_row(&mut s, (&p.title, &p.name, p.quick), p.horizon, runs, p.elapsed_s, &per);
     }
     let _ = writeln!(
         s,
@@ -192,4 +169,29 @@ fn paper_section(s: &mut String, paper: Paper, panels: &[&(PanelResult, Option<&
         let _ = writeln!(s, "\n{} of the paper's {expected} panels have been run.", panels.len());
     }
     s.push('\n');
+}
+
+/// One row of the index's timing table: the panel (title, name, quick), its horizon, runs × the
+/// algorithms, its wall time and each algorithm's mean wall time per run.
+fn timing_row(
+    s: &mut String,
+    (title, name, quick): (&str, &str, bool),
+    horizon: usize,
+    runs: usize,
+    elapsed_s: f64,
+    per: &[(&str, f64)],
+) {
+    let per: Vec<String> = per.iter().map(|(label, secs)| format!("{label} {secs:.3}")).collect();
+    let _ = writeln!(
+        s,
+        "| [{}]({}.md){} | {} | {} × {} | {:.1} | {} |",
+        title,
+        name,
+        if quick { " (quick)" } else { "" },
+        horizon,
+        runs,
+        per.len(),
+        elapsed_s,
+        per.join("; ")
+    );
 }
