@@ -572,7 +572,7 @@ mod tests {
         // Same rows, settings, paper values and seeds; only the search differs.
         assert_eq!(boxed.functions, grid.functions);
         assert_eq!((boxed.runs, boxed.steps, boxed.seed), (grid.runs, grid.steps, grid.seed));
-        assert_eq!(boxed.box_search, Some(BoxSearchConfig { climbs: 4, ..BoxSearchConfig::default() }));
+        assert_eq!(boxed.box_search, Some(BoxSearchConfig { starts: 4, climbs: 4, ..BoxSearchConfig::default() }));
         assert!(grid.box_search.is_none());
         let bad = std::fs::read_to_string(&path).unwrap().replacen("starts = 4", "starts = 0", 1);
         let e = Table2Spec::parse(&bad, &path).unwrap_err();
