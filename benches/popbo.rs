@@ -14,12 +14,13 @@
 //!   GP-sample instance (SE, variance 9, ℓ = 5√7, [0, 10]^7, B = 1.1‖f‖, β_t = 0.1√(t + 1),
 //!   ε_K = 10⁻⁶: the config of `gp_instance_config`) after 100 duels: < 200 ms (issue 12; the paper
 //!   reports 11 s). Measured: 725 ms with the first search (an exact solve per trial step, idle),
-//!   264 ms with minorise–maximise and 4 starts all climbed (idle), 200.7 ms now (idle; 95 % interval
-//!   190.6–209.8 ms; 211.6 ms with 4 starts raced): about 10 exact solves of ~20 ms each (30–45
-//!   interior-point iterations of clarabel on 101 support points and 100 duels).
+//!   264 ms with minorise–maximise and 4 starts all climbed (idle, 2026-11-24 12:03), now 176.8 ms
+//!   and 168.5 ms in two idle runs (95 % intervals 171–183 and 167–170 ms; 200.7 ms in a run at load
+//!   ≈ 1.5 right after other jobs): about 10 exact solves of 15–20 ms each (30–45 interior-point
+//!   iterations of clarabel on 101 support points and 100 duels).
 //! * `popbo_box_step/gp12d_t100`: the same on the 12-D instance (ℓ = 5√12), the paper's other
 //!   timing dimension. Measured: 2067 ms (loaded) with the first search, 171 ms with 4 starts all
-//!   climbed, 187.3 ms now (idle).
+//!   climbed (idle), now 145.0 and 144.0 ms (idle).
 
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
 use bohf::experiments::reproduce::table2::{Table2Spec, gp_instance_config};
