@@ -71,6 +71,10 @@ pub struct StepInfo {
     /// computed one (whichever branch line 6 then took).
     #[serde(default)]
     pub primal: Option<Vec<f64>>,
+    /// Pointwise g programs whose solver failed, replaced by their certified outer bounds
+    /// ([`crate::model::GModel::lower`]).
+    #[serde(default)]
+    pub fallbacks: usize,
 }
 
 #[derive(Clone)]
@@ -368,6 +372,7 @@ impl Cobol {
             norm_bound: self.norm_bound,
             alpha: f64::NAN,
             solved: 0,
+            fallbacks: 0,
             candidates: 0,
             primal: None,
         }
@@ -451,6 +456,7 @@ impl Cobol {
             info.g_width = Some(width);
             let query =
                 if width > self.config.g_thr { Query::Label(pts[i].point()) } else { Query::Evaluate(pts[i].point()) };
+            info.fallbacks = g.fallbacks;
             return Ok(Decision { query, info });
         }
         // Eq. (5) via Prob. (6): J(x) = LCB(x) + λ·z(x), z = g_lower for λ ≥ 0, g_upper for λ < 0.
@@ -537,6 +543,7 @@ impl Cobol {
         };
         if !take_c {
             info.branch = Some(Branch::Vanilla);
+            info.fallbacks = g.fallbacks;
             return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
         }
         info.branch = Some(Branch::Expert);
@@ -555,6 +562,7 @@ impl Cobol {
         info.g_width = Some(width);
         let query =
             if width > self.config.g_thr { Query::Label(pts[c].point()) } else { Query::Evaluate(pts[c].point()) };
+        info.fallbacks = g.fallbacks;
         Ok(Decision { query, info })
     }
 
@@ -773,7 +781,9 @@ impl Optimizer for Cobol {
     /// `phase` (`initial-evaluation`, `initial-label`, `iteration`), `iteration` t, `branch` of
     /// line 6 (`expert`, `vanilla`, `constrained`, or `-`: the evaluation after an accepted label
     /// or an initial query), `lambda` (λ_t) and `lambda_next` (λ_{t+1}), `g_width` (g_upper − g_lower at x_t if line 8
-    /// was reached, else `-`), `norm_bound` (B_g) and `solved` (conic programs solved for x^c).
+    /// was reached, else `-`), `norm_bound` (B_g) and `solved` (conic programs solved for x^c); and,
+    /// only in a step where a pointwise program's solver failed, `fallbacks` (how many bounds fell
+    /// back to their certified outer ends, [`crate::model::GModel::lower`]).
     fn step_details(&self) -> bohf_core::StepDetails {
         let Some(s) = &self.last_step else { return Vec::new() };
         let phase = match s.phase {
@@ -787,7 +797,7 @@ impl Optimizer for Cobol {
             Some(Branch::Constrained) => "constrained",
             None => "-",
         };
-        vec![
+        let mut details = vec![
             ("phase", phase.to_string()),
             ("iteration", s.iteration.to_string()),
             ("branch", branch.to_string()),
@@ -796,7 +806,11 @@ impl Optimizer for Cobol {
             ("g_width", s.g_width.map_or("-".to_string(), |w| format!("{w:?}"))),
             ("norm_bound", format!("{:?}", s.norm_bound)),
             ("solved", s.solved.to_string()),
-        ]
+        ];
+        if s.fallbacks > 0 {
+            details.push(("fallbacks", s.fallbacks.to_string()));
+        }
+        details
     }
 
     /// The evaluated point with the smallest f (largest u); before any evaluation, candidate 0 or

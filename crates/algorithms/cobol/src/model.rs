@@ -117,6 +117,9 @@ pub struct GModel {
     latent_box: Option<f64>,
     /// α₁ used.
     pub alpha: f64,
+    /// Pointwise programs whose solve failed (after bohf-confidence's cautious retry) and whose
+    /// bound fell back to the certified outer end of the point's enclosure (see [`GModel::lower`]).
+    pub fallbacks: usize,
 }
 
 struct GSet {
@@ -205,6 +208,7 @@ impl GModel {
             norm_bound,
             latent_box: config.confidence.latent_box,
             alpha,
+            fallbacks: 0,
         })
     }
 
@@ -260,19 +264,40 @@ impl GModel {
     }
 
     /// g_lower(x) = inf_{g̃ ∈ C} g̃(x) (eq. (39)), "protected" by the MLE: min(g_lower, ĝ(x)).
+    ///
+    /// **Solver failure.** If clarabel fails on the program even after bohf-confidence's cautious
+    /// retry (seen with a few hundred labels, where k_g's Gram matrix is ill-conditioned), the
+    /// value is `p.lower_floor`, the certified lower end of the point's enclosure (the ball ∩
+    /// likelihood-tangent halfspaces, the latent box): still a valid lower confidence bound, only
+    /// looser, so the guarantees of Lemma 3.2 hold. [`GModel::fallbacks`] counts these.
     pub fn lower(&mut self, p: &GPoint) -> Result<f64> {
         match (&mut self.inner, &p.candidate, p.exact) {
             (_, _, Some((lo, _))) => Ok(lo),
-            (Some(g), Some(c), None) => Ok(g.set.lower_bound(c)?.value.min(p.mle)),
+            (Some(g), Some(c), None) => match g.set.lower_bound(c) {
+                Ok(b) => Ok(b.value.min(p.mle)),
+                Err(Error::SolverFailed { .. }) => {
+                    self.fallbacks += 1;
+                    Ok(p.lower_floor)
+                }
+                Err(e) => Err(e),
+            },
             _ => Err(Error::invalid("g", "a prepared point without a candidate")),
         }
     }
 
-    /// g_upper(x) = sup_{g̃ ∈ C} g̃(x) (eq. (38)), protected: max(g_upper, ĝ(x)).
+    /// g_upper(x) = sup_{g̃ ∈ C} g̃(x) (eq. (38)), protected: max(g_upper, ĝ(x)). On a solver
+    /// failure, `p.upper_cap` (see [`GModel::lower`]).
     pub fn upper(&mut self, p: &GPoint) -> Result<f64> {
         match (&mut self.inner, &p.candidate, p.exact) {
             (_, _, Some((_, hi))) => Ok(hi),
-            (Some(g), Some(c), None) => Ok(g.set.upper_bound(c)?.value.max(p.mle)),
+            (Some(g), Some(c), None) => match g.set.upper_bound(c) {
+                Ok(b) => Ok(b.value.max(p.mle)),
+                Err(Error::SolverFailed { .. }) => {
+                    self.fallbacks += 1;
+                    Ok(p.upper_cap)
+                }
+                Err(e) => Err(e),
+            },
             _ => Err(Error::invalid("g", "a prepared point without a candidate")),
         }
     }
@@ -311,4 +336,53 @@ pub fn doubling_says_double(
     let problem = ConfidenceProblem::new(&gram(kernel, points), &observations(rejects), &confidence)?;
     let alpha_doubled = alpha1(&config.alpha, 2.0 * c_alpha, 2.0 * norm_bound, points.len(), t)?;
     Ok(bohf_confidence::doubling_test(&problem, alpha_doubled)?.double)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CobolConfig;
+    use bohf_core::rand::RngExt;
+    use bohf_core::rng;
+
+    /// A pointwise program whose solver fails (here: an iteration limit of 2, which the cautious
+    /// retry cannot beat either) gives the certified outer end of the enclosure, which is still a
+    /// valid bound: below the exact g_lower and above the exact g_upper of the same set.
+    #[test]
+    fn a_failed_pointwise_solve_falls_back_to_the_certified_enclosure() {
+        let config = CobolConfig::default().check().unwrap();
+        let k = Stationary::se(0.2).unwrap();
+        let mut r = rng::seeded(5);
+        let pts: Vec<Vec<f64>> = (0..12).map(|_| vec![r.random::<f64>()]).collect();
+        let rejects: Vec<bool> = pts.iter().map(|p| p[0] > 0.5).collect();
+        let mut exact = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
+        let mut failing = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
+        {
+            // The same set, its pointwise programs limited to 2 interior-point iterations.
+            let g = failing.inner.as_mut().unwrap();
+            let limited =
+                bohf_confidence::ConfidenceConfig { max_iterations: 2, norm_bound: 2.0, ..config.confidence.clone() };
+            let problem = ConfidenceProblem::new(&gram(&k, &pts), &observations(&rejects), &limited).unwrap();
+            g.set = ConfidenceSet::new(&problem, &g.mle, 0.3).unwrap();
+        }
+        let mut checked = 0;
+        for i in 0..9 {
+            let x = [0.05 + 0.1125 * i as f64];
+            let p = failing.point(&x).unwrap();
+            if p.settled_lower().is_some() || p.settled_upper().is_some() {
+                continue;
+            }
+            let before = failing.fallbacks;
+            let (lo, hi) = (failing.lower(&p).unwrap(), failing.upper(&p).unwrap());
+            assert_eq!(failing.fallbacks, before + 2, "both programs failed at x = {x:?}");
+            assert_eq!((lo, hi), (p.lower_floor, p.upper_cap));
+            let q = exact.point(&x).unwrap();
+            let (elo, ehi) = (exact.lower(&q).unwrap(), exact.upper(&q).unwrap());
+            assert!(lo <= elo + 1e-9 && ehi <= hi + 1e-9, "[{lo}, {hi}] must contain [{elo}, {ehi}]");
+            assert!(lo.is_finite() && hi.is_finite());
+            checked += 1;
+        }
+        assert!(checked >= 3, "only {checked} points reached a program");
+        assert_eq!(exact.fallbacks, 0);
+    }
 }
