@@ -77,7 +77,7 @@ pub fn terminal_table(s: &Summary) -> String {
         }
         l.trim_end().to_string() + "\n"
     };
-    let mut out = format!("{}\nT = {}, mean ± s.e. ({}) at the horizon\n\n", s.title, s.spec.horizon, s.standard_error);
+    let mut out = format!("{}\n{}\n\n", s.title, where_read(s));
     out.push_str(&line(header.to_vec()));
     out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().iter().map(String::as_str).collect()));
     for r in &rows {
@@ -90,6 +90,18 @@ pub fn terminal_table(s: &Summary) -> String {
         }
     }
     out
+}
+
+/// Where the table's values are read: at the horizon T, or, for a spec with a `[budget]`, at each
+/// run's end (a run stops once its budget is spent; its curves hold the last value up to T).
+fn where_read(s: &Summary) -> String {
+    match &s.spec.budget {
+        None => format!("T = {}, mean ± s.e. ({}) at the horizon", s.spec.horizon, s.standard_error),
+        Some(b) => format!(
+            "budget Λ = {} (T = {} only caps a run), mean ± s.e. ({}) at each run's end",
+            b.total, s.spec.horizon, s.standard_error
+        ),
+    }
 }
 
 /// The values at the horizon as CSV (full precision).

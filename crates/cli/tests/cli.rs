@@ -268,6 +268,10 @@ fn reproduce_quick_of_a_cobol_preset_writes_its_report_with_the_claims() {
     // Vanilla LCB and random search never ask the expert; expert sampling asks before evaluating.
     let q = |l: &str| panel.get(l).unwrap().at_end.unwrap().queries.mean;
     assert_eq!((q("vanilla LCB"), q("random search")), (0.0, 0.0));
+    // A budget run ends when its budget is spent: the summary says where its values are read.
+    let table = ok(&["summary", "r"], &tmp.0);
+    assert!(table.contains("budget Λ = ") && table.contains("at each run's end"), "{table}");
+    assert!(!table.contains("at the horizon"), "{table}");
     assert!(q("expert sampling") > 0.0);
 }
 

@@ -934,6 +934,26 @@ mod tests {
     }
 
     #[test]
+    fn every_cobol_preset_stops_at_50_evaluations_with_free_labels() {
+        // The authors' driver counts iterations in f-evaluations (n_iterations = 50, notes §5.1, §5.9);
+        // without the budget a preset would run to its horizon cap of 2000 queries.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !(name.starts_with("cobol-") && name.ends_with(".toml")) {
+                continue;
+            }
+            let spec: ExperimentSpec = toml::from_str(&Preset::read(&path).unwrap().text).unwrap();
+            let b = spec.budget.as_ref().unwrap_or_else(|| panic!("{name} has no [budget]"));
+            assert_eq!((b.total, b.evaluate, b.label), (50.0, 1.0, 0.0), "{name}");
+            n += 1;
+        }
+        assert_eq!(n, 12);
+    }
+
+    #[test]
     fn the_pmv_preset_f_range_is_ppd_over_the_box() {
         // The preset's f_range = [5, max PPD on the box]: PPD ≥ 5 everywhere (5 at PMV = 0), and its
         // maximum over an 11⁴ grid of the box (which contains the corners) is the stated f_max.
