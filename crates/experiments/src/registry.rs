@@ -20,7 +20,7 @@
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, SearchContext};
+use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -44,6 +44,13 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'sta
     fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
     fn build(ctx: &SearchContext<D>, config: Self::Checked) -> bohf_core::Result<Self>;
+    /// Checks the run's costs and budget ([`QueryCosts`], from the spec's `[budget]`; `None`
+    /// without one) for what the algorithm `config` needs of them; errors name the budget's field
+    /// (`budget.duel`, `budget.evaluate`, `budget.total`). The default needs nothing.
+    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        let _ = (config, costs);
+        Ok(())
+    }
     /// The config struct whose fields document the `box_search` table of a box mode
     /// ([`BoxModeConfig`]), for the generated reference; `None` for modes without one.
     fn box_search_type() -> Option<&'static str> {
@@ -74,7 +81,22 @@ registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::Va
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
-registered!(bohf_compgpucb::CompGpUcb, bohf_compgpucb::CompGpUcbConfig, bohf_compgpucb::ValidCompGpUcbConfig);
+
+impl RegisteredAlgorithm for bohf_compgpucb::CompGpUcb {
+    type Config = bohf_compgpucb::CompGpUcbConfig;
+    type Checked = bohf_compgpucb::ValidCompGpUcbConfig;
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        config.check()
+    }
+    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
+        Self::new(ctx, config)
+    }
+    /// λ_c > 0, λ_l ≥ λ_c, Λ > 0; Algorithm 2 needs a budget.
+    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        let costs = bohf_compgpucb::Costs::of_context(costs)?;
+        config.stage_labels(&costs).map(|_| ())
+    }
+}
 
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
@@ -210,6 +232,7 @@ type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext<Domain>, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
 type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
+type CostsFn = dyn Fn(&toml::Table, Option<&QueryCosts>) -> bohf_core::Result<()> + Send + Sync;
 
 /// How an entry works on one kind of domain: its parameters' check, its constructor, its default
 /// parameters and config type.
@@ -218,6 +241,9 @@ struct Mode {
     kind: DomainKind,
     check: Arc<CheckFn>,
     build: Arc<BuildFn>,
+    /// [`RegisteredAlgorithm::check_costs`] on a `params` table (one that does not parse passes:
+    /// the parameters' own check names it).
+    costs: Arc<CostsFn>,
     defaults: Arc<DefaultsFn>,
     /// The config struct's name (modes of a [`RegisteredAlgorithm`] only).
     config_type: Option<&'static str>,
@@ -242,9 +268,16 @@ impl Mode {
                     other => bohf_core::Error::invalid("params", other.to_string()),
                 })?;
                 let ctx = narrow(ctx).ok_or_else(|| bohf_core::Error::invalid("domain", format!("not {kind}")))?;
+                if let Ok(raw) = deserialise::<A::Config>(params) {
+                    A::check_costs(&raw, ctx.costs())?;
+                }
                 // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
                 // names a config field, which lives under `params`.
                 Ok(Box::new(A::build(&ctx, config).at("params")?) as BoxedOptimizer)
+            }),
+            costs: Arc::new(|params, costs| match deserialise::<A::Config>(params) {
+                Ok(config) => A::check_costs(&config, costs),
+                Err(_) => Ok(()),
             }),
             // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
             defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
@@ -417,6 +450,7 @@ impl AlgorithmEntry {
             kind: DomainKind::Finite,
             check: Arc::new(check),
             build: Arc::new(build),
+            costs: Arc::new(|_, _| Ok(())),
             defaults: Arc::new(toml::Table::new),
             config_type: None,
             box_search_type: None,
@@ -540,17 +574,35 @@ impl AlgorithmEntry {
         }
     }
 
+    /// Checks the run's costs and budget (`costs`, from the spec's `[budget]`) for what the entry's
+    /// mode on `kind` needs with these `params` ([`RegisteredAlgorithm::check_costs`]); an error
+    /// names the budget's field (`budget.duel`, …). A kind the entry does not support passes
+    /// ([`AlgorithmEntry::check_for`] says so).
+    pub fn check_costs(&self, kind: DomainKind, params: &toml::Table, costs: Option<&QueryCosts>) -> Result<()> {
+        let Some(m) = self.mode(kind) else { return Ok(()) };
+        (m.costs)(params, costs).map_err(|e| match e {
+            bohf_core::Error::InvalidParameter { name, reason } => ExperimentError::spec(name, reason),
+            other => ExperimentError::spec("budget", other.to_string()),
+        })
+    }
+
     /// Builds the optimiser for a problem on a finite candidate set, a box, or either
     /// (`SearchContext<Domain>`); the parameters should have been checked. A domain the entry does
     /// not work on is an error naming `domain`, the algorithm and the domain. For an entry of a
     /// [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
-    /// `params.inference.mle.lambda`, `params.initial.index`.
+    /// `params.inference.mle.lambda`, `params.initial.index`. The context's costs
+    /// ([`SearchContext::costs`]) are passed on; what the algorithm needs of them is checked first
+    /// (errors name `budget.duel`, …).
     pub fn build<D: Clone + Into<Domain>>(
         &self,
         ctx: &SearchContext<D>,
         params: &toml::Table,
     ) -> bohf_core::Result<BoxedOptimizer> {
-        let ctx = SearchContext::new(ctx.domain().clone().into(), ctx.horizon())?;
+        let mut widened = SearchContext::new(ctx.domain().clone().into(), ctx.horizon())?;
+        if let Some(c) = ctx.costs() {
+            widened = widened.with_costs(*c);
+        }
+        let ctx = widened;
         match self.mode(ctx.kind()) {
             Some(m) => (m.build)(&ctx, params),
             None => Err(bohf_core::Error::invalid(

@@ -79,6 +79,19 @@ impl Model {
         }
     }
 
+    /// `count` joint posterior draws of f at the rows of `xs`, one per column (m×count), in the
+    /// model's original units (a learned model draws in its working units and maps back, which is
+    /// affine); the draws come from `rng` ([`GpRegression::sample`]).
+    pub fn sample(&self, xs: &DMatrix<f64>, count: usize, rng: &mut (impl Rng + ?Sized)) -> Result<DMatrix<f64>> {
+        match self {
+            Model::Fixed(gp) => gp.sample(xs, count, rng),
+            Model::Learned(gp) => {
+                let t = gp.transform();
+                Ok(gp.working().sample(&t.inputs(xs)?, count, rng)?.map(|v| t.mean_to_original(v)))
+            }
+        }
+    }
+
     /// The prior variance k(x, x).
     pub fn prior_variance_at(&self, x: &[f64]) -> Result<f64> {
         match self {

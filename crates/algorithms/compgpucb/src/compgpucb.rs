@@ -26,7 +26,7 @@
 
 use crate::CompGpUcbConfig;
 use crate::config::{
-    BetaClock, BetaForm, BetaRule, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig, beta_igp_ucb,
+    BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig, beta_igp_ucb,
     beta_practical,
 };
 use bohf_baselines::GpUcbModel;
@@ -106,6 +106,8 @@ pub struct Decision {
 #[derive(Debug)]
 pub struct CompGpUcb {
     config: CompGpUcbConfig,
+    costs: Costs,
+    stage_labels: Option<usize>,
     domain: FiniteDomain,
     horizon: usize,
     labels: GpUcbModel,
@@ -124,6 +126,42 @@ pub struct CompGpUcb {
     stage_count: usize,
     pending: Option<(Query, Decision)>,
     last: Option<Decision>,
+}
+
+/// The posterior mean and standard deviation of `gp` at every candidate of `domain`.
+pub(crate) fn posterior_on(gp: &GpUcbModel, domain: &FiniteDomain) -> Result<(Vec<f64>, Vec<f64>)> {
+    let n = domain.len();
+    let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        let (mi, vi) = gp.mean_variance_at(&domain.coords(i)?)?;
+        m.push(mi);
+        s.push(vi.max(0.0).sqrt());
+    }
+    Ok((m, s))
+}
+
+/// The width that multiplies σ under `rule` at t in dimension d, for the rules that need no
+/// information gain: practical (0.5·log(2t + ε), or its square root), `kandasamy`
+/// (√(0.2·d·log(2dt))) and constant; an error naming `beta.rule` for the theory rule, whose Φ only
+/// COMP-GP-UCB computes.
+pub(crate) fn beta_width(rule: &BetaRule, t: usize, d: usize) -> Result<f64> {
+    Ok(match *rule {
+        BetaRule::Practical { epsilon, form } => {
+            let b = beta_practical(t, epsilon);
+            match form {
+                BetaForm::Multiplier => b,
+                BetaForm::SquareRoot => b.max(0.0).sqrt(),
+            }
+        }
+        BetaRule::Kandasamy => {
+            let d = d as f64;
+            (0.2 * d * (2.0 * d * t as f64).ln()).max(0.0).sqrt()
+        }
+        BetaRule::Constant { value } => value,
+        BetaRule::Theory { .. } => {
+            return Err(Error::invalid("beta.rule", "the theory β needs Φ, which only COMP-GP-UCB computes"));
+        }
+    })
 }
 
 /// The selection of phase 2 (lines 9 and the fallback), as a pure function: the index maximising
@@ -151,8 +189,11 @@ pub fn select_constrained(
     Ok((i, true))
 }
 
-fn model(
-    config: &CompGpUcbConfig,
+/// A GP on the candidates' coordinates with `kernel`: fixed (`hyper` absent) or learned (inputs
+/// scaled by the candidates' bounding box); errors of the fit settings name `field`. The one
+/// builder of COMP-GP-UCB's, KSS's and MF-GP-UCB's GPs.
+pub(crate) fn model(
+    kernel: &bohf_kernels::KernelSpec,
     hyper: Option<&bohf_gp::HyperFitConfig>,
     noise: f64,
     domain: &FiniteDomain,
@@ -161,7 +202,7 @@ fn model(
     let d = domain.dim();
     Ok(match hyper {
         None => GpUcbModel::Fixed(GpRegression::fit(
-            config.kernel.build()?,
+            kernel.build()?,
             &DMatrix::zeros(0, d),
             &DVector::zeros(0),
             noise,
@@ -169,7 +210,7 @@ fn model(
         Some(h) => GpUcbModel::Learned(Box::new(
             LearnedGp::new(
                 h.check().at(field)?,
-                config.kernel.build_stationary().at("kernel")?,
+                kernel.build_stationary().at("kernel")?,
                 noise,
                 Some(domain.bounding_box()?),
                 d,
@@ -180,11 +221,16 @@ fn model(
 }
 
 impl CompGpUcb {
-    /// COMP-GP-UCB on the candidates of `ctx` with a checked config. With the theory β, computes
-    /// the greedy bracket of Φ(0..=T) for T = the context's horizon (O(n²T) per GP). Errors if the
-    /// kernel's fixed input dimension differs from the candidates'.
+    /// COMP-GP-UCB on the candidates of `ctx` with a checked config, at the costs of the
+    /// context's budget ([`Costs::of_context`]: unit costs without one; errors name
+    /// `budget.duel`, `budget.evaluate`, `budget.total`, and `budget.total` under Algorithm 2
+    /// without a budget). With the theory β, computes the greedy bracket of Φ(0..=T) for T = the
+    /// context's horizon (O(n²T) per GP). Errors if the kernel's fixed input dimension differs from
+    /// the candidates'.
     pub fn new(ctx: &SearchContext, config: ValidCompGpUcbConfig) -> Result<Self> {
         let config = config.into_config();
+        let costs = Costs::of_context(ctx.costs())?;
+        let stage_labels = config.stage_labels(&costs)?;
         let domain = ctx.domain().clone();
         if let Some(d) = config.kernel.build()?.input_dim()
             && d != domain.dim()
@@ -192,9 +238,14 @@ impl CompGpUcb {
             return Err(Error::dims("kernel input dimension vs candidates", domain.dim(), d));
         }
         let r_noise = config.comparison_noise.unwrap_or(config.noise);
-        let labels = model(&config, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
-        let comparisons =
-            model(&config, config.comparison_hyperparameters.as_ref(), r_noise, &domain, "comparison_hyperparameters")?;
+        let labels = model(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let comparisons = model(
+            &config.kernel,
+            config.comparison_hyperparameters.as_ref(),
+            r_noise,
+            &domain,
+            "comparison_hyperparameters",
+        )?;
         let phi = if matches!(config.beta, BetaRule::Theory { .. }) {
             let gram = config.kernel.build()?.gram(domain.points())?;
             let upper = |noise: f64| -> Result<Vec<f64>> {
@@ -205,11 +256,13 @@ impl CompGpUcb {
         } else {
             None
         };
-        let (initial_duels, initial_labels) = config.initial_counts();
+        let (initial_duels, initial_labels) = config.initial_counts(&costs);
         let gamma = config.initial_gamma();
         let zeta_k = config.unknown_zeta.map_or(config.zeta, |u| u.zeta0);
         Ok(Self {
             config,
+            costs,
+            stage_labels,
             domain,
             horizon: ctx.horizon(),
             labels,
@@ -232,6 +285,11 @@ impl CompGpUcb {
     /// The configuration.
     pub fn config(&self) -> &CompGpUcbConfig {
         &self.config
+    }
+
+    /// The costs and budget the algorithm plans with (the run's budget).
+    pub fn costs(&self) -> &Costs {
+        &self.costs
     }
 
     /// The candidates.
@@ -281,14 +339,7 @@ impl CompGpUcb {
 
     /// The posterior mean and standard deviation of a GP at every candidate.
     pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
-        let n = self.domain.len();
-        let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for i in 0..n {
-            let (mi, vi) = gp.mean_variance_at(&self.domain.coords(i)?)?;
-            m.push(mi);
-            s.push(vi.max(0.0).sqrt());
-        }
-        Ok((m, s))
+        posterior_on(gp, &self.domain)
     }
 
     /// β_t of a GP (`comparison` = the f_r GP) at the step being chosen.
@@ -299,13 +350,6 @@ impl CompGpUcb {
             BetaClock::PerGp => gp.len() + 1,
         };
         Ok(match self.config.beta {
-            BetaRule::Practical { epsilon, form } => {
-                let b = beta_practical(t, epsilon);
-                match form {
-                    BetaForm::Multiplier => b,
-                    BetaForm::SquareRoot => b.max(0.0).sqrt(),
-                }
-            }
             BetaRule::Theory { b, delta } => {
                 let (l, r) = self.phi.as_ref().ok_or_else(|| Error::invalid("beta", "Φ was not computed"))?;
                 let phi = if comparison { r } else { l };
@@ -321,11 +365,7 @@ impl CompGpUcb {
                 })?;
                 beta_igp_ucb(b, v, delta)
             }
-            BetaRule::Kandasamy => {
-                let d = self.domain.dim() as f64;
-                (0.2 * d * (2.0 * d * t as f64).ln()).max(0.0).sqrt()
-            }
-            BetaRule::Constant { value } => value,
+            ref rule => beta_width(rule, t, self.domain.dim())?,
         })
     }
 
@@ -421,7 +461,7 @@ impl CompGpUcb {
             return;
         }
         self.run += 1;
-        let after = self.config.doubling_after();
+        let after = self.config.doubling_after(&self.costs);
         if after > 0 && self.run >= after {
             self.gamma *= self.config.doubling.factor;
             self.run = 0;
@@ -509,7 +549,7 @@ impl Optimizer for CompGpUcb {
             (Phase::Constrained, QueryKind::Duel) => self.count_comparison(Phase::Constrained),
             (Phase::Constrained, QueryKind::Evaluate) => {
                 self.run = 0;
-                if let (Some(u), Some(per_stage)) = (self.config.unknown_zeta, self.config.stage_labels()) {
+                if let (Some(u), Some(per_stage)) = (self.config.unknown_zeta, self.stage_labels) {
                     self.stage_count += 1;
                     if self.stage_count >= per_stage {
                         self.stage_count = 0;

@@ -1,11 +1,25 @@
 use super::*;
-use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Query, SearchContext, rng};
+use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Query, QueryCosts, SearchContext, rng};
 use bohf_problems::functions::{CurrinExp, Fidelity};
 use bohf_problems::respondents::{BiasedComparisons, DuelModel, Respondent};
 
-/// CurrinExp on an 8×8 grid of [0, 1]²: labels from f, deterministic duels from its low fidelity.
+/// The paper's costs (App. B): λ_c = 0.1, λ_l = 1, Λ = `total`.
+fn paper_costs(total: f64) -> QueryCosts {
+    QueryCosts { total, duel: 0.1, evaluate: 1.0, label: 1.0 }
+}
+
+/// CurrinExp on an 8×8 grid of [0, 1]²: labels from f, deterministic duels from its low fidelity;
+/// the paper's costs with Λ = 100.
 fn ctx() -> SearchContext {
-    SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(8).unwrap(), 200).unwrap()
+    ctx_with(Some(paper_costs(100.0)))
+}
+
+fn ctx_with(costs: Option<QueryCosts>) -> SearchContext {
+    let c = SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(8).unwrap(), 200).unwrap();
+    match costs {
+        Some(k) => c.with_costs(k),
+        None => c,
+    }
 }
 
 fn respondent() -> BiasedComparisons<CurrinExp, CurrinExp> {
@@ -44,9 +58,20 @@ fn run(
     config: CompGpUcbConfig,
     steps: usize,
     seed: u64,
+    check: impl FnMut(&CompGpUcb, &Query),
+) -> (CompGpUcb, Vec<Step>, Vec<(Query, Answer)>) {
+    run_in(&ctx(), config, steps, seed, check)
+}
+
+/// [`run`] in a given context.
+fn run_in(
+    ctx: &SearchContext,
+    config: CompGpUcbConfig,
+    steps: usize,
+    seed: u64,
     mut check: impl FnMut(&CompGpUcb, &Query),
 ) -> (CompGpUcb, Vec<Step>, Vec<(Query, Answer)>) {
-    let mut alg = CompGpUcb::new(&ctx(), config.check().unwrap()).unwrap();
+    let mut alg = CompGpUcb::new(ctx, config.check().unwrap()).unwrap();
     let mut r_alg = rng::seeded(seed);
     let mut r_resp = rng::seeded(seed + 1000);
     let mut resp = respondent();
@@ -81,12 +106,26 @@ fn defaults_are_the_papers_protocol_and_round_trip_through_toml() {
     let c = CompGpUcbConfig::default();
     c.check().unwrap();
     // Λ₀ = 10 split half/half as budget at λ_c = 0.1, λ_l = 1: 50 duels and 5 labels.
-    assert_eq!(c.initial_counts(), (50, 5));
+    let paper = Costs::of_context(Some(&paper_costs(100.0))).unwrap();
+    assert_eq!(c.initial_counts(&paper), (50, 5));
+    // At λ_c = 0.5: 5/0.5 = 10 duels; without a budget every query costs 1: 5 and 5.
+    assert_eq!(c.initial_counts(&Costs { duel: 0.5, ..paper }), (10, 5));
+    assert_eq!(c.initial_counts(&Costs::UNIT), (5, 5));
     let counted = CompGpUcbConfig {
         initial: InitialDesign { counting: InitialCounting::Count, ..InitialDesign::default() },
         ..c.clone()
     };
-    assert_eq!(counted.initial_counts(), (5, 5));
+    assert_eq!(counted.initial_counts(&paper), (5, 5));
+    // The split of the other methods: all values (GP-UCB), all duels (KSS).
+    assert_eq!(initial_split(10.0, 0.1, 1.0, 0.0), (0, 10));
+    assert_eq!(initial_split(10.0, 0.1, 1.0, 1.0), (100, 0));
+    // The cost-ratio doubling threshold is ⌈λ_l/λ_c⌉: 10 at the paper's costs, 4 at λ_c = 0.3.
+    let ratio = CompGpUcbConfig {
+        doubling: GammaDoubling { after: DoublingAfter::CostRatio, ..GammaDoubling::default() },
+        ..c.clone()
+    };
+    assert_eq!(ratio.doubling_after(&paper), 10);
+    assert_eq!(ratio.doubling_after(&Costs { duel: 0.3, ..paper }), 4);
     assert_eq!(c.hyperparameters.as_ref().unwrap().refit_every, 5);
     assert_eq!(c.comparison_hyperparameters.as_ref().unwrap().refit_every, 20);
     // γ₀ = ζ/L₂ by default.
@@ -117,21 +156,24 @@ fn bad_settings_name_their_field() {
         field(CompGpUcbConfig { gamma: GammaRule::Value { value: f64::NAN }, ..c() }.check().unwrap_err()),
         "gamma.value"
     );
-    assert_eq!(
-        field(CompGpUcbConfig { costs: Costs { duel: 0.0, evaluate: 1.0 }, ..c() }.check().unwrap_err()),
-        "costs.duel"
-    );
-    assert_eq!(
-        field(CompGpUcbConfig { costs: Costs { duel: 0.5, evaluate: 0.2 }, ..c() }.check().unwrap_err()),
-        "costs.evaluate"
-    );
+    // The costs are the run's budget's: λ_c ≤ 0, λ_l < λ_c and Λ ≤ 0 name its fields.
+    let costs = |total, duel, evaluate| field(Costs::of_context(Some(&QueryCosts { total, duel, evaluate, label: 1.0 })).unwrap_err());
+    assert_eq!(costs(100.0, 0.0, 1.0), "budget.duel");
+    assert_eq!(costs(100.0, -0.1, 1.0), "budget.duel");
+    assert_eq!(costs(100.0, 0.5, 0.2), "budget.evaluate");
+    assert_eq!(costs(0.0, 0.1, 1.0), "budget.total");
+    let zero_duel = ctx_with(Some(QueryCosts { duel: 0.0, ..paper_costs(100.0) }));
+    assert_eq!(field(CompGpUcb::new(&zero_duel, c().check().unwrap()).unwrap_err()), "budget.duel");
+    // Algorithm 2 plans with Λ: without a budget it names `budget.total`.
+    let alg2 = CompGpUcbConfig { unknown_zeta: Some(UnknownZeta { zeta0: 0.1, zeta_max: 0.4 }), ..c() };
+    assert_eq!(field(CompGpUcb::new(&ctx_with(None), alg2.check().unwrap()).unwrap_err()), "budget.total");
     assert_eq!(field(CompGpUcbConfig { zeta_scale: ZetaScale::Normalised, ..c() }.check().unwrap_err()), "f_range");
     assert_eq!(field(CompGpUcbConfig { l2: 0.0, ..c() }.check().unwrap_err()), "l2");
     assert_eq!(
         field(CompGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 1.5 }, ..c() }.check().unwrap_err()),
         "beta.delta"
     );
-    let unknown = UnknownZeta { zeta0: 0.1, zeta_max: 0.05, budget: 100.0 };
+    let unknown = UnknownZeta { zeta0: 0.1, zeta_max: 0.05 };
     assert_eq!(
         field(CompGpUcbConfig { unknown_zeta: Some(unknown), ..c() }.check().unwrap_err()),
         "unknown_zeta.zeta_max"
@@ -295,14 +337,14 @@ fn wrong_answers_are_rejected_and_record_nothing() {
 #[test]
 fn algorithm_two_doubles_zeta_after_each_stage_of_labels() {
     // Λ = 100, Λ₀ = 10 counted, λ_l = 1: n_Λ = 90; ζ_max/ζ₀ = 8: 3 stages; 90/(2·3) = 15 labels.
-    let u = UnknownZeta { zeta0: 0.05, zeta_max: 0.4, budget: 100.0 };
+    let u = UnknownZeta { zeta0: 0.05, zeta_max: 0.4 };
     let c = CompGpUcbConfig { unknown_zeta: Some(u), ..CompGpUcbConfig::default() };
-    assert_eq!(c.stage_labels(), Some(15));
+    let at = |total| Costs::of_context(Some(&paper_costs(total))).unwrap();
+    assert_eq!(c.stage_labels(&at(100.0)).unwrap(), Some(15));
     // A tiny budget: one label per stage, so ζ_k doubles after every phase-2 label up to ζ_max.
-    let u = UnknownZeta { zeta0: 0.05, zeta_max: 0.4, budget: 10.0 };
     let config = CompGpUcbConfig { unknown_zeta: Some(u), gamma: GammaRule::Value { value: 0.3 }, l2: 1.0, ..quick() };
-    assert_eq!(config.stage_labels(), Some(1));
-    let (alg, steps, _) = run(config, 80, 4, |_, _| {});
+    assert_eq!(config.stage_labels(&at(10.0)).unwrap(), Some(1));
+    let (alg, steps, _) = run_in(&ctx_with(Some(paper_costs(10.0))), config, 80, 4, |_, _| {});
     let mut labels = 0;
     for s in steps.iter().filter(|s| s.decision.phase == Phase::Constrained) {
         let zeta = (0.05 * 2f64.powi(labels.min(3) as i32)).min(0.4);
