@@ -119,6 +119,17 @@ impl Kss {
         self.initial_duels
     }
 
+    /// The candidates' coordinates, one row each.
+    pub fn domain_points(&self) -> DMatrix<f64> {
+        self.coords.clone()
+    }
+
+    /// Candidate `i` as a point (panics if out of range: tests only).
+    #[cfg(test)]
+    pub(crate) fn domain_point(&self, i: usize) -> Point {
+        self.domain.point(i).expect("a candidate")
+    }
+
     /// The number of answered duels.
     pub fn answered(&self) -> usize {
         self.answered

@@ -377,3 +377,195 @@ fn theory_beta_is_igp_ucb() {
     // Φ grows with t, so β^r at t = 13 exceeds its value at Φ = 0.
     assert!(alg.beta(true).unwrap() > beta_igp_ucb(1.0, 0.0, 0.1));
 }
+
+/// A fixed-kernel KSS on the 8×8 CurrinExp grid with 20 initial duels (Λ₀ = 2 at λ_c = 0.1).
+fn quick_kss() -> KssConfig {
+    KssConfig { kernel: quick().kernel, noise: 0.25, hyperparameters: None, initial_budget: 2.0 }
+}
+
+#[test]
+fn kss_duels_the_argmaxes_of_two_posterior_samples() {
+    let mut alg = Kss::new(&ctx(), quick_kss().check().unwrap()).unwrap();
+    assert_eq!(alg.initial_duels(), 20);
+    let mut r_alg = rng::seeded(7);
+    let mut r_resp = rng::seeded(8);
+    let mut resp = respondent();
+    let coords = alg.domain_points();
+    let mut sparring = 0;
+    for t in 0..40 {
+        // Brute force with the same RNG state: two joint draws on the 64 candidates, their argmaxes.
+        let mut copy = r_alg.clone();
+        let expected = if t >= 20 {
+            let draws = alg.gp().sample(&coords, 2, &mut copy).unwrap();
+            let arg = |c: usize| {
+                let col: Vec<f64> = draws.column(c).iter().copied().collect();
+                (0..col.len()).fold(0, |b, i| if col[i] > col[b] { i } else { b })
+            };
+            Some((arg(0), arg(1)))
+        } else {
+            None
+        };
+        let q = alg.suggest(&mut r_alg).unwrap();
+        let Query::Duel(p, o) = &q else { panic!("KSS duels, got {q:?}") };
+        if let Some((x, y)) = expected {
+            assert_eq!((p.index.unwrap(), o.index.unwrap()), (x, y), "step {t}");
+            assert_eq!(alg.step_details()[0].1, "sparring");
+            sparring += 1;
+        } else {
+            assert_eq!(alg.step_details()[0].1, "initial");
+        }
+        let a = resp.answer(&q, &mut r_resp).unwrap();
+        let before = alg.gp().len();
+        alg.observe(&q, a).unwrap();
+        // The winner at 1 and the loser at 0: two observations per duel.
+        assert_eq!(alg.gp().len(), before + 2);
+    }
+    assert_eq!(sparring, 20);
+    // A value, or another duel than the pending one, is refused and records nothing.
+    let q = alg.suggest(&mut r_alg).unwrap();
+    assert_eq!(field(alg.observe(&q, Answer::Value(1.0)).unwrap_err()), "answer");
+    let Query::Duel(p, o) = &q else { unreachable!() };
+    let other = alg.domain_point((p.index.unwrap() + 1) % 64);
+    assert_eq!(field(alg.observe(&Query::Duel(other, o.clone()), Answer::Duel { first_wins: true }).unwrap_err()), "query");
+    assert_eq!(alg.answered(), 40);
+    // Bad settings name their field; λ_c = 0 names the budget's.
+    assert_eq!(field(KssConfig { noise: 0.0, ..quick_kss() }.check().unwrap_err()), "noise");
+    assert_eq!(field(KssConfig { initial_budget: -1.0, ..quick_kss() }.check().unwrap_err()), "initial_budget");
+    let zero = ctx_with(Some(QueryCosts { duel: 0.0, ..paper_costs(100.0) }));
+    assert_eq!(field(Kss::new(&zero, quick_kss().check().unwrap()).unwrap_err()), "budget.duel");
+}
+
+#[test]
+fn kss_is_deterministic_under_a_seed() {
+    let queries = |seed| {
+        let mut alg = Kss::new(&ctx(), quick_kss().check().unwrap()).unwrap();
+        let (mut ra, mut rr, mut resp) = (rng::seeded(seed), rng::seeded(seed + 1), respondent());
+        (0..30)
+            .map(|_| {
+                let q = alg.suggest(&mut ra).unwrap();
+                let a = resp.answer(&q, &mut rr).unwrap();
+                alg.observe(&q, a).unwrap();
+                q
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(queries(3), queries(3));
+    assert_ne!(queries(3), queries(4));
+}
+
+/// A fixed-kernel MF-GP-UCB: Λ₀ = 2 at the paper's costs gives 10 random duels and 1 value; use
+/// counts (4 and 4) so that γ₀ has a range.
+fn quick_mf() -> MfGpUcbConfig {
+    MfGpUcbConfig {
+        kernel: quick().kernel,
+        noise: 0.01,
+        comparison_noise: Some(0.25),
+        hyperparameters: None,
+        comparison_hyperparameters: None,
+        initial_budget: 8.0,
+        initial_counting: InitialCounting::Count,
+        ..MfGpUcbConfig::default()
+    }
+}
+
+#[test]
+fn mf_gp_ucb_switches_and_adapts_gamma_and_zeta_by_the_mf_rules() {
+    let mut alg = MfGpUcb::new(&ctx(), quick_mf().check().unwrap()).unwrap();
+    assert_eq!(alg.initial_counts(), (4, 4));
+    assert_eq!(alg.doubling_after(), 10);
+    let (mut ra, mut rr, mut resp) = (rng::seeded(11), rng::seeded(12), respondent());
+    let mut records = Vec::new();
+    let mut initial_values = Vec::new();
+    for t in 0..120 {
+        let q = alg.suggest(&mut ra).unwrap();
+        let d = alg.last_decision().unwrap().clone();
+        // Before the answer: the low-fidelity mean at the chosen point (for ζ's update).
+        let m_low = match d.index {
+            Some(x) => {
+                let (m, s) = alg.posterior(alg.low_gp()).unwrap();
+                let (mh, sh) = alg.posterior(alg.high_gp()).unwrap();
+                // x_t maximises min{μ¹ + βσ¹ + ζ, μ² + βσ²} by brute force.
+                let acq = |i: usize| (m[i] + d.beta * s[i] + d.zeta).min(mh[i] + d.beta * sh[i]);
+                assert!((0..m.len()).all(|i| acq(x) >= acq(i)), "step {t}");
+                assert!((d.beta_sigma_low - d.beta * s[x]).abs() < 1e-12);
+                // β_t = √(0.2·d·log(2dt)), d = 2, t = answered + 1.
+                assert!((d.beta - (0.4 * (4.0 * (t + 1) as f64).ln()).sqrt()).abs() < 1e-12);
+                m[x]
+            }
+            None => f64::NAN,
+        };
+        let a = resp.answer(&q, &mut rr).unwrap();
+        if d.index.is_none()
+            && let (Query::Evaluate(p), Answer::Value(y)) = (&q, a)
+        {
+            initial_values.push((p.clone(), y));
+        }
+        alg.observe(&q, a).unwrap();
+        records.push((q, d, m_low, a));
+    }
+    // Replay of the rules on the recorded values.
+    let ys: Vec<f64> = initial_values.iter().map(|(_, y): &(bohf_core::Point, f64)| *y).collect();
+    let range = ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - ys.iter().cloned().fold(f64::INFINITY, f64::min);
+    let first = records.iter().find(|r| r.1.index.is_some()).unwrap();
+    assert!((first.1.gamma - 0.01 * range).abs() < 1e-12 * range.max(1.0));
+    let (mut gamma, mut zeta, mut run) = (first.1.gamma, first.1.zeta, 0);
+    let (mut duels, mut values) = (0, 0);
+    for (q, d, m_low, a) in records.iter().filter(|r| r.1.index.is_some()) {
+        assert_eq!(d.gamma, gamma);
+        assert_eq!(d.zeta, zeta);
+        // Duel iff β σ¹(x_t) ≥ γ.
+        let duel = d.beta_sigma_low >= gamma;
+        assert_eq!(matches!(q, Query::Duel(..)), duel);
+        if duel {
+            duels += 1;
+            run += 1;
+            if run == 10 {
+                gamma *= 5.0;
+                run = 0;
+            }
+        } else {
+            values += 1;
+            run = 0;
+            let Answer::Value(y) = a else { unreachable!() };
+            let gap = (y - m_low).abs();
+            if gap > zeta {
+                zeta = 2.0 * gap;
+            }
+        }
+    }
+    assert!(duels > 0 && values > 0, "{duels} duels, {values} values");
+    // Bad settings name their field.
+    assert_eq!(field(MfGpUcbConfig { gamma_factor: 0.5, ..quick_mf() }.check().unwrap_err()), "gamma_factor");
+    assert_eq!(
+        field(MfGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 0.1 }, ..quick_mf() }.check().unwrap_err()),
+        "beta.rule"
+    );
+    let bad = ctx_with(Some(QueryCosts { evaluate: 0.05, ..paper_costs(100.0) }));
+    assert_eq!(field(MfGpUcb::new(&bad, quick_mf().check().unwrap()).unwrap_err()), "budget.evaluate");
+}
+
+#[test]
+fn mf_gp_ucb_replays_and_defaults_run() {
+    let mut alg = MfGpUcb::new(&ctx(), quick_mf().check().unwrap()).unwrap();
+    let (mut ra, mut rr, mut resp) = (rng::seeded(5), rng::seeded(6), respondent());
+    let mut history = Vec::new();
+    for _ in 0..40 {
+        let q = alg.suggest(&mut ra).unwrap();
+        let a = resp.answer(&q, &mut rr).unwrap();
+        alg.observe(&q, a).unwrap();
+        history.push((q, a));
+    }
+    let mut replayed = MfGpUcb::new(&ctx(), quick_mf().check().unwrap()).unwrap();
+    replayed.observe_batch(&history).unwrap();
+    assert_eq!(replayed.decide().unwrap(), alg.decide().unwrap());
+    assert_eq!((replayed.gamma(), replayed.zeta()), (alg.gamma(), alg.zeta()));
+    // The defaults (learned GPs, Λ₀ = 10 as budget: 50 duels and 5 values) run.
+    let mut d = MfGpUcb::new(&ctx(), MfGpUcbConfig::default().check().unwrap()).unwrap();
+    assert_eq!(d.initial_counts(), (50, 5));
+    for _ in 0..60 {
+        let q = d.suggest(&mut ra).unwrap();
+        let a = resp.answer(&q, &mut rr).unwrap();
+        d.observe(&q, a).unwrap();
+    }
+    assert!(d.recommend().unwrap().index.is_some());
+}
