@@ -82,6 +82,29 @@ registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
 
+/// The registration of an algorithm that reads the run's costs ([`bohf_compgpucb::Costs`]).
+macro_rules! costed {
+    ($ty:ty, $cfg:ty, $checked:ty) => {
+        impl RegisteredAlgorithm for $ty {
+            type Config = $cfg;
+            type Checked = $checked;
+            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
+                config.check()
+            }
+            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self> {
+                <$ty>::new(ctx, config)
+            }
+            /// λ_c > 0, λ_l ≥ λ_c, Λ > 0 ([`bohf_compgpucb::Costs::of_context`]).
+            fn check_costs(_: &$cfg, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+                bohf_compgpucb::Costs::of_context(costs).map(|_| ())
+            }
+        }
+    };
+}
+
+costed!(bohf_compgpucb::Kss, bohf_compgpucb::KssConfig, bohf_compgpucb::ValidKssConfig);
+costed!(bohf_compgpucb::MfGpUcb, bohf_compgpucb::MfGpUcbConfig, bohf_compgpucb::ValidMfGpUcbConfig);
+
 impl RegisteredAlgorithm for bohf_compgpucb::CompGpUcb {
     type Config = bohf_compgpucb::CompGpUcbConfig;
     type Checked = bohf_compgpucb::ValidCompGpUcbConfig;
@@ -91,7 +114,7 @@ impl RegisteredAlgorithm for bohf_compgpucb::CompGpUcb {
     fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
         Self::new(ctx, config)
     }
-    /// λ_c > 0, λ_l ≥ λ_c, Λ > 0; Algorithm 2 needs a budget.
+    /// λ_c > 0, λ_l ≥ λ_c, Λ > 0 ([`bohf_compgpucb::Costs::of_context`]); Algorithm 2 needs a budget.
     fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
         let costs = bohf_compgpucb::Costs::of_context(costs)?;
         config.stage_labels(&costs).map(|_| ())
@@ -721,6 +744,30 @@ impl Registry {
             .documented(
                 "Xu, Joshi, Singh & Dubrawski (2020), COMP-GP-UCB, Algorithm 1 (known ζ; Algorithm 2 with `unknown_zeta`)",
                 "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise",
+            )
+            .with_memory(move |s| vec![pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_compgpucb::Kss>(
+                "kss",
+                "Kernel Self-Sparring: duels of two GP Thompson samples' argmaxes (Sui et al. 2017; COMP-GP-UCB's baseline)",
+            )
+            .documented(
+                "Sui, Zhuang, Burdick & Yue (2017), Kernel Self-Sparring, as COMP-GP-UCB's duels-only baseline (Xu et al. 2020, Sec. 4.2)",
+                "duels only: the argmaxes of two independent joint posterior samples of a GP on the 0/1 duel outcomes (after ⌊Λ₀/λ_c⌋ random duels)",
+            )
+            // Two observations per duel: a 2T×2T system, and the n×n posterior covariance it samples.
+            .with_memory(move |s| {
+                vec![
+                    Allocation::matrix(format!("a 2T×2T Gram (T = {})", s.horizon), 2 * s.horizon, 2 * s.horizon),
+                    square(s, "an n×n posterior covariance"),
+                ]
+            }),
+            AlgorithmEntry::of::<bohf_compgpucb::MfGpUcb>(
+                "mf-gp-ucb",
+                "MF-GP-UCB with duels as the low fidelity (Kandasamy et al. 2016; COMP-GP-UCB's baseline)",
+            )
+            .documented(
+                "Kandasamy et al. (2016), MF-GP-UCB with the MF code's switching and γ/ζ rules, duels as the low fidelity (Xu et al. 2020, Sec. 4.2)",
+                "duels (x_t, x′) against uniformly random opponents x′ while β σ¹(x_t) ≥ γ, else evaluations f(x_t); x_t maximises min{UCB¹ + ζ, UCB²}",
             )
             .with_memory(move |s| vec![pairs_t(s)]),
         ];
