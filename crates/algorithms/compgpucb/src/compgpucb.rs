@@ -107,7 +107,6 @@ pub struct Decision {
 pub struct CompGpUcb {
     config: CompGpUcbConfig,
     costs: Costs,
-    stage_labels: Option<usize>,
     domain: FiniteDomain,
     horizon: usize,
     labels: GpUcbModel,
@@ -116,16 +115,99 @@ pub struct CompGpUcb {
     phi: Option<(Vec<f64>, Vec<f64>)>,
     initial_duels: usize,
     initial_labels: usize,
-    answered: usize,
-    /// Exit point and frozen f̂_r, once phase 1 has ended.
-    exit: Option<(usize, f64)>,
-    gamma: f64,
-    run: usize,
-    zeta_k: f64,
-    stage: usize,
-    stage_count: usize,
+    progress: Progress<usize>,
     pending: Option<(Query, Decision)>,
     last: Option<Decision>,
+}
+
+/// The state of COMP-GP-UCB's rule that the history determines, shared by the candidate-set and
+/// box modes (`P` is the kind of point: a candidate index, or coordinates): answered queries, the
+/// phase-1 exit point and frozen f̂_r, γ and its run of comparisons, Algorithm 2's ζ_k and stage.
+#[derive(Debug, Clone)]
+pub(crate) struct Progress<P> {
+    pub(crate) answered: usize,
+    /// Exit point and frozen f̂_r, once phase 1 has ended.
+    pub(crate) exit: Option<(P, f64)>,
+    pub(crate) gamma: f64,
+    run: usize,
+    pub(crate) zeta_k: f64,
+    pub(crate) stage: usize,
+    stage_count: usize,
+    stage_labels: Option<usize>,
+}
+
+impl<P> Progress<P> {
+    /// The start: γ₀, ζ₀ (or the known ζ), Algorithm 2's stage length `stage_labels`.
+    pub(crate) fn new(config: &CompGpUcbConfig, stage_labels: Option<usize>) -> Self {
+        Self {
+            answered: 0,
+            exit: None,
+            gamma: config.initial_gamma(),
+            run: 0,
+            zeta_k: config.unknown_zeta.map_or(config.zeta, |u| u.zeta0),
+            stage: 0,
+            stage_count: 0,
+            stage_labels,
+        }
+    }
+
+    /// c·L₂·ζ_k scaled (c = 2 under Algorithm 2, 1 under Algorithm 1).
+    pub(crate) fn zeta_term(&self, config: &CompGpUcbConfig) -> f64 {
+        let c = if config.unknown_zeta.is_some() { 2.0 } else { 1.0 };
+        c * config.l2 * config.scaled(self.zeta_k)
+    }
+
+    /// f̂_r by [`LowerBoundRule`], with `running` the max LCB of f_r (over the candidates, or the
+    /// box's screened and observed points).
+    pub(crate) fn lower_bound(&self, config: &CompGpUcbConfig, running: impl Fn() -> f64) -> f64 {
+        let frozen = self.exit.as_ref().map_or(f64::NEG_INFINITY, |(_, f)| *f);
+        match config.lower_bound {
+            LowerBoundRule::Frozen => frozen,
+            LowerBoundRule::Running => running(),
+            LowerBoundRule::MaxOfBoth => frozen.max(running()),
+        }
+    }
+
+    fn count_comparison(&mut self, config: &CompGpUcbConfig, costs: &Costs, phase: Phase) {
+        if phase == Phase::Comparisons && config.doubling.scope == DoublingScope::Phase2 {
+            return;
+        }
+        self.run += 1;
+        let after = config.doubling_after(costs);
+        if after > 0 && self.run >= after {
+            self.gamma *= config.doubling.factor;
+            self.run = 0;
+        }
+    }
+
+    /// Records an answered query of `kind` decided by `d` at `point` (after its answer went into
+    /// the GP): the phase-1 exit, the γ-doubling, Algorithm 2's stages.
+    pub(crate) fn record(&mut self, config: &CompGpUcbConfig, costs: &Costs, d: &Decision, kind: QueryKind, point: P) {
+        self.answered += 1;
+        match (d.phase, kind) {
+            (Phase::Initial, _) => {}
+            (Phase::Comparisons, _) => {
+                if d.exits_phase1 {
+                    self.exit = Some((point, d.f_hat));
+                }
+                self.count_comparison(config, costs, Phase::Comparisons);
+            }
+            (Phase::Constrained, QueryKind::Duel) => self.count_comparison(config, costs, Phase::Constrained),
+            (Phase::Constrained, QueryKind::Evaluate) => {
+                self.run = 0;
+                if let (Some(u), Some(per_stage)) = (config.unknown_zeta, self.stage_labels) {
+                    self.stage_count += 1;
+                    if self.stage_count >= per_stage {
+                        self.stage_count = 0;
+                        if 2.0 * self.zeta_k <= u.zeta_max {
+                            self.zeta_k *= 2.0;
+                            self.stage += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The posterior mean and standard deviation of `gp` at every candidate of `domain`.
@@ -257,12 +339,10 @@ impl CompGpUcb {
             None
         };
         let (initial_duels, initial_labels) = config.initial_counts(&costs);
-        let gamma = config.initial_gamma();
-        let zeta_k = config.unknown_zeta.map_or(config.zeta, |u| u.zeta0);
+        let progress = Progress::new(&config, stage_labels);
         Ok(Self {
             config,
             costs,
-            stage_labels,
             domain,
             horizon: ctx.horizon(),
             labels,
@@ -270,13 +350,7 @@ impl CompGpUcb {
             phi,
             initial_duels,
             initial_labels,
-            answered: 0,
-            exit: None,
-            gamma,
-            run: 0,
-            zeta_k,
-            stage: 0,
-            stage_count: 0,
+            progress,
             pending: None,
             last: None,
         })
@@ -309,22 +383,22 @@ impl CompGpUcb {
 
     /// The current γ.
     pub fn gamma(&self) -> f64 {
-        self.gamma
+        self.progress.gamma
     }
 
     /// The current ζ_k (Algorithm 2) or the known ζ, in units of f.
     pub fn zeta(&self) -> f64 {
-        self.zeta_k
+        self.progress.zeta_k
     }
 
     /// The phase-1 exit point and the frozen f̂_r, once phase 1 has ended.
     pub fn phase1_exit(&self) -> Option<(usize, f64)> {
-        self.exit
+        self.progress.exit
     }
 
     /// The number of answered queries.
     pub fn answered(&self) -> usize {
-        self.answered
+        self.progress.answered
     }
 
     /// The numbers of initial random duels and evaluations.
@@ -346,7 +420,7 @@ impl CompGpUcb {
     pub fn beta(&self, comparison: bool) -> Result<f64> {
         let gp = if comparison { &self.comparisons } else { &self.labels };
         let t = match self.config.beta_clock {
-            BetaClock::Global => self.answered + 1,
+            BetaClock::Global => self.progress.answered + 1,
             BetaClock::PerGp => gp.len() + 1,
         };
         Ok(match self.config.beta {
@@ -371,20 +445,15 @@ impl CompGpUcb {
 
     /// The ζ term of φ: c·L₂·ζ_k scaled (c = 2 under Algorithm 2, 1 under Algorithm 1).
     pub fn zeta_term(&self) -> f64 {
-        let c = if self.config.unknown_zeta.is_some() { 2.0 } else { 1.0 };
-        c * self.config.l2 * self.config.scaled(self.zeta_k)
+        self.progress.zeta_term(&self.config)
     }
 
     /// The lower bound f̂_r that φ uses now (phase 2), by [`LowerBoundRule`], from the f_r
     /// posterior `(m, s)` and its width `beta_r`.
     pub fn lower_bound(&self, m: &[f64], s: &[f64], beta_r: f64) -> f64 {
-        let frozen = self.exit.map_or(f64::NEG_INFINITY, |(_, f)| f);
-        let running = || m.iter().zip(s).map(|(mi, si)| mi - beta_r * si).fold(f64::NEG_INFINITY, f64::max);
-        match self.config.lower_bound {
-            LowerBoundRule::Frozen => frozen,
-            LowerBoundRule::Running => running(),
-            LowerBoundRule::MaxOfBoth => frozen.max(running()),
-        }
+        self.progress.lower_bound(&self.config, || {
+            m.iter().zip(s).map(|(mi, si)| mi - beta_r * si).fold(f64::NEG_INFINITY, f64::max)
+        })
     }
 
     /// φ(x) = μ^r + β^r σ^r − f̂_r + c·L₂·ζ at every candidate (phase 2's constraint).
@@ -398,7 +467,7 @@ impl CompGpUcb {
 
     /// The decision of the next step: a function of the history only (module docs).
     pub fn decide(&self) -> Result<Decision> {
-        let done = self.answered;
+        let done = self.progress.answered;
         let mut d = Decision {
             phase: Phase::Initial,
             kind: QueryKind::Duel,
@@ -410,13 +479,13 @@ impl CompGpUcb {
             beta_r: f64::NAN,
             beta: f64::NAN,
             beta_r_sigma_r: f64::NAN,
-            gamma: self.gamma,
+            gamma: self.progress.gamma,
             zeta_term: self.zeta_term(),
-            f_hat: self.exit.map_or(f64::NAN, |(_, f)| f),
+            f_hat: self.progress.exit.map_or(f64::NAN, |(_, f)| f),
             exits_phase1: false,
             feasible: 0,
             feasible_empty: false,
-            stage: self.stage,
+            stage: self.progress.stage,
         };
         if done < self.initial_duels + self.initial_labels {
             if done >= self.initial_duels {
@@ -427,13 +496,13 @@ impl CompGpUcb {
         let (m, s) = self.posterior(&self.comparisons)?;
         let br = self.beta(true)?;
         d.beta_r = br;
-        match self.exit {
+        match self.progress.exit {
             None => {
                 d.phase = Phase::Comparisons;
                 let x = argmax_lowest(m.iter().zip(&s).map(|(mi, si)| mi + br * si))?;
                 d.index = Some(x);
                 d.beta_r_sigma_r = br * s[x];
-                d.exits_phase1 = d.beta_r_sigma_r <= self.gamma;
+                d.exits_phase1 = d.beta_r_sigma_r <= self.progress.gamma;
                 d.f_hat = m[x] - d.beta_r_sigma_r;
             }
             Some((exit_point, _)) => {
@@ -450,22 +519,10 @@ impl CompGpUcb {
                 d.feasible = phi.iter().filter(|&&p| p >= 0.0).count();
                 d.feasible_empty = empty;
                 d.beta_r_sigma_r = br * s[x];
-                d.kind = if d.beta_r_sigma_r >= self.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
+                d.kind = if d.beta_r_sigma_r >= self.progress.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
             }
         }
         Ok(d)
-    }
-
-    fn count_comparison(&mut self, phase: Phase) {
-        if phase == Phase::Comparisons && self.config.doubling.scope == DoublingScope::Phase2 {
-            return;
-        }
-        self.run += 1;
-        let after = self.config.doubling_after(&self.costs);
-        if after > 0 && self.run >= after {
-            self.gamma *= self.config.doubling.factor;
-            self.run = 0;
-        }
     }
 }
 
@@ -537,30 +594,7 @@ impl Optimizer for CompGpUcb {
                 self.labels.append(&coords, y)?;
             }
         }
-        self.answered += 1;
-        match (d.phase, kind) {
-            (Phase::Initial, _) => {}
-            (Phase::Comparisons, _) => {
-                if d.exits_phase1 {
-                    self.exit = Some((first, d.f_hat));
-                }
-                self.count_comparison(Phase::Comparisons);
-            }
-            (Phase::Constrained, QueryKind::Duel) => self.count_comparison(Phase::Constrained),
-            (Phase::Constrained, QueryKind::Evaluate) => {
-                self.run = 0;
-                if let (Some(u), Some(per_stage)) = (self.config.unknown_zeta, self.stage_labels) {
-                    self.stage_count += 1;
-                    if self.stage_count >= per_stage {
-                        self.stage_count = 0;
-                        if 2.0 * self.zeta_k <= u.zeta_max {
-                            self.zeta_k *= 2.0;
-                            self.stage += 1;
-                        }
-                    }
-                }
-            }
-        }
+        self.progress.record(&self.config, &self.costs, &d, kind, first);
         self.pending = None;
         self.last = Some(d);
         Ok(())
