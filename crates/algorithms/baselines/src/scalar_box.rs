@@ -122,7 +122,7 @@ impl Model {
     }
 
     /// The observed point with the largest posterior mean (lowest index on ties), if any.
-    fn incumbent(&self) -> Result<Option<Vec<f64>>> {
+    pub fn incumbent(&self) -> Result<Option<Vec<f64>>> {
         if self.is_empty() {
             return Ok(None);
         }
@@ -136,10 +136,14 @@ impl Model {
     }
 }
 
-/// m + βσ with its gradient, as a [`bohf_optim::Objective`].
-struct Ucb<'a> {
-    gp: &'a Model,
-    beta: f64,
+/// m + βσ with its gradient, as a [`bohf_optim::Objective`] (the β-term's gradient is 0 where
+/// σ ≤ 10⁻¹²·√k(x, x), module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct Ucb<'a> {
+    /// The posterior.
+    pub gp: &'a Model,
+    /// The width β.
+    pub beta: f64,
 }
 
 impl Objective for Ucb<'_> {

@@ -51,7 +51,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Phase::Initial => "initial",
             Phase::Comparisons => "1",
@@ -281,7 +281,18 @@ pub(crate) fn model(
     domain: &FiniteDomain,
     field: &str,
 ) -> Result<GpUcbModel> {
-    let d = domain.dim();
+    model_on(kernel, hyper, noise, &domain.bounding_box()?, field)
+}
+
+/// [`model`] on a box: a learned GP scales its inputs by `bounds`.
+pub(crate) fn model_on(
+    kernel: &bohf_kernels::KernelSpec,
+    hyper: Option<&bohf_gp::HyperFitConfig>,
+    noise: f64,
+    bounds: &bohf_core::BoxDomain,
+    field: &str,
+) -> Result<GpUcbModel> {
+    let d = bounds.dim();
     Ok(match hyper {
         None => GpUcbModel::Fixed(GpRegression::fit(
             kernel.build()?,
@@ -294,7 +305,7 @@ pub(crate) fn model(
                 h.check().at(field)?,
                 kernel.build_stationary().at("kernel")?,
                 noise,
-                Some(domain.bounding_box()?),
+                Some(bounds.clone()),
                 d,
             )
             .at(field)?,
@@ -612,19 +623,23 @@ impl Optimizer for CompGpUcb {
     /// `zeta_term` (c·L₂·ζ in f_r units), `f_hat`, `feasible` (candidates with φ ≥ 0),
     /// `feasible_empty`, `exits_phase1`, `stage`.
     fn step_details(&self) -> StepDetails {
-        let Some(d) = &self.last else { return Vec::new() };
-        vec![
-            ("phase", d.phase.label().to_string()),
-            ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
-            ("t", d.t.to_string()),
-            ("beta_r_sigma_r", d.beta_r_sigma_r.to_string()),
-            ("gamma", d.gamma.to_string()),
-            ("zeta_term", d.zeta_term.to_string()),
-            ("f_hat", d.f_hat.to_string()),
-            ("feasible", d.feasible.to_string()),
-            ("feasible_empty", d.feasible_empty.to_string()),
-            ("exits_phase1", d.exits_phase1.to_string()),
-            ("stage", d.stage.to_string()),
-        ]
+        self.last.as_ref().map(details).unwrap_or_default()
     }
+}
+
+/// The step details of a decision (both modes).
+pub(crate) fn details(d: &Decision) -> StepDetails {
+    vec![
+        ("phase", d.phase.label().to_string()),
+        ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
+        ("t", d.t.to_string()),
+        ("beta_r_sigma_r", d.beta_r_sigma_r.to_string()),
+        ("gamma", d.gamma.to_string()),
+        ("zeta_term", d.zeta_term.to_string()),
+        ("f_hat", d.f_hat.to_string()),
+        ("feasible", d.feasible.to_string()),
+        ("feasible_empty", d.feasible_empty.to_string()),
+        ("exits_phase1", d.exits_phase1.to_string()),
+        ("stage", d.stage.to_string()),
+    ]
 }

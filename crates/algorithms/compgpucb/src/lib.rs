@@ -8,6 +8,8 @@
 //! * [`CompGpUcb`] / [`CompGpUcbConfig`]: Algorithm 1 (known ζ) and Algorithm 2 (unknown ζ,
 //!   [`UnknownZeta`]) on a finite candidate set, with the experiments' γ-doubling and the
 //!   random initial design.
+//! * [`CompGpUcbBox`]: the same rule on a continuous box (bohf-optim's multistart search;
+//!   phase 2 by [`maximize_constrained`]: screening, penalised local search, feasibility kept).
 //! * [`Decision`]: what each step computed (phase, query kind, β^r σ^r, γ, ζ, f̂_r, feasibility),
 //!   also reported by `step_details()`.
 //! * [`select_constrained`]: phase 2's constrained argmax with the empty-set fallback.
@@ -21,11 +23,13 @@
 //! [`GammaRule`], [`GammaDoubling`], [`InitialCounting`], [`EmptyFallback`]).
 #![warn(missing_docs)]
 
+mod boxed;
 mod compgpucb;
 mod config;
 mod kss;
 mod mfgpucb;
 
+pub use boxed::{CompBoxSearch, CompGpUcbBox, ConstrainedMaximum, ValidCompBoxSearch, maximize_constrained};
 pub use compgpucb::{CompGpUcb, Decision, Phase, QueryKind, select_constrained};
 pub use kss::{Kss, KssConfig, ValidKssConfig};
 pub use mfgpucb::{MfDecision, MfGpUcb, MfGpUcbConfig, ValidMfGpUcbConfig};
