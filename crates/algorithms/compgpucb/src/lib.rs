@@ -40,4 +40,6 @@ pub use config::{
 };
 
 #[cfg(test)]
+mod box_tests;
+#[cfg(test)]
 mod tests;
