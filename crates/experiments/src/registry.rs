@@ -228,6 +228,32 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
     }
 }
 
+impl RegisteredAlgorithm<BoxDomain> for bohf_compgpucb::CompGpUcbBox {
+    type Config = BoxModeConfig<bohf_compgpucb::CompGpUcbConfig, bohf_compgpucb::CompBoxSearch>;
+    type Checked = (bohf_compgpucb::ValidCompGpUcbConfig, bohf_compgpucb::ValidCompBoxSearch);
+    /// COMP-GP-UCB's check, the search's check, and the bounds of [`crate::limits`] on `samples`,
+    /// `starts` and `local.max_iterations`.
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
+    }
+    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
+        bohf_compgpucb::CompGpUcbBox::new(ctx, config, search)
+    }
+    /// As on candidates.
+    fn check_costs(c: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        <bohf_compgpucb::CompGpUcb as RegisteredAlgorithm>::check_costs(&c.config, costs)
+    }
+    fn box_search_type() -> Option<&'static str> {
+        Some(short_type_name(std::any::type_name::<bohf_compgpucb::CompBoxSearch>()))
+    }
+}
+
 impl RegisteredAlgorithm<BoxDomain> for bohf_cobol::Cobol {
     type Config = BoxModeConfig<bohf_cobol::CobolConfig, bohf_cobol::CobolBoxSearch>;
     type Checked = (bohf_cobol::ValidCobolConfig, bohf_cobol::ValidCobolBoxSearch);
@@ -741,9 +767,10 @@ impl Registry {
                 "comp-gp-ucb",
                 "COMP-GP-UCB: cheap duels against random opponents and direct queries of f (Xu, Joshi, Singh & Dubrawski 2020)",
             )
+            .with_box::<bohf_compgpucb::CompGpUcbBox>()
             .documented(
                 "Xu, Joshi, Singh & Dubrawski (2020), COMP-GP-UCB, Algorithm 1 (known ζ; Algorithm 2 with `unknown_zeta`)",
-                "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise",
+                "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise (on a box: multistart L-BFGS-B, phase 2 by screening and a penalised local search kept feasible, `CompGpUcbBox`)",
             )
             .with_memory(move |s| vec![pairs_t(s)]),
             AlgorithmEntry::of::<bohf_compgpucb::Kss>(

@@ -505,3 +505,29 @@ fn bad_costs_name_the_budget_field_for_algorithms_that_need_them() {
         assert_eq!(field(&spec).as_deref(), Some("budget.duel"), "{name}");
     }
 }
+
+#[test]
+fn comp_gp_ucb_runs_on_a_box_under_a_budget_with_query_regrets() {
+    let text = "name = \"cb\"\nhorizon = 200\nruns = 2\nseed = 2\n[budget]\ntotal = 4\nduel = 0.1\nevaluate = 1\n\
+                [problem]\nkind = \"function\"\nfunction = \"branin\"\ndomain = \"box\"\nscaling = { multiply = 0.1 }\n\
+                [[algorithms]]\nname = \"comp-gp-ucb\"\n[algorithms.params]\ninitial = { budget = 2.0 }\n\
+                box_search = { design = 32, samples = 32, starts = 2 }\n";
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    let one = run_with_threads(&spec, 1);
+    let two = run_with_threads(&spec, 2);
+    assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
+    for r in one.runs() {
+        let spent = spent_budget(r, &spec).unwrap();
+        assert!(*spent.last().unwrap() >= 4.0 - 1e-9 && r.steps.len() < 200);
+        // Λ₀ = 2: 10 random duels and 1 random value first.
+        assert_eq!(r.steps.iter().take_while(|s| s.detail("phase") == Some("initial")).count(), 11);
+    }
+    let f = one.summary().unwrap().algorithms[0].feedback.clone().unwrap();
+    let s = f.query_simple_by_budget.unwrap();
+    // S(Λ) never increases with the budget and is ≥ 0.
+    assert!(s.curve.mean.windows(2).all(|w| w[1] <= w[0] + 1e-12) && s.curve.mean.iter().all(|&v| v >= 0.0));
+    // The box mode's bad input: a `box_search` field is named.
+    let bad = text.replace("starts = 2", "starts = 0");
+    let e = ExperimentSpec::from_toml_str(&bad).unwrap().validate(&registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[0].params.box_search.starts"), "{e}");
+}
