@@ -218,7 +218,9 @@ impl SearchContext<crate::domain::Domain> {
     /// cloned).
     pub fn finite(&self) -> Option<SearchContext<crate::domain::FiniteDomain>> {
         match &self.domain {
-            crate::domain::Domain::Finite(f) => Some(SearchContext { domain: f.clone(), horizon: self.horizon, costs: self.costs }),
+            crate::domain::Domain::Finite(f) => {
+                Some(SearchContext { domain: f.clone(), horizon: self.horizon, costs: self.costs })
+            }
             crate::domain::Domain::Box(_) => None,
         }
     }
@@ -226,7 +228,9 @@ impl SearchContext<crate::domain::Domain> {
     /// The box context, if the domain is a box.
     pub fn boxed(&self) -> Option<SearchContext<crate::domain::BoxDomain>> {
         match &self.domain {
-            crate::domain::Domain::Box(b) => Some(SearchContext { domain: b.clone(), horizon: self.horizon, costs: self.costs }),
+            crate::domain::Domain::Box(b) => {
+                Some(SearchContext { domain: b.clone(), horizon: self.horizon, costs: self.costs })
+            }
             crate::domain::Domain::Finite(_) => None,
         }
     }

@@ -42,7 +42,9 @@ fn constrained_search_matches_brute_force_on_a_fine_1d_grid() {
         g[0] = 0.0;
         Ok(-1.0)
     };
-    assert!(maximize_constrained(&mut ucb, &mut never, &domain, &mut rng::seeded(1), &[], &search()).unwrap().is_none());
+    assert!(
+        maximize_constrained(&mut ucb, &mut never, &domain, &mut rng::seeded(1), &[], &search()).unwrap().is_none()
+    );
 }
 
 #[test]
@@ -81,9 +83,12 @@ fn constrained_search_matches_brute_force_on_a_fine_2d_grid() {
 }
 
 fn box_ctx() -> SearchContext<BoxDomain> {
-    SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap(), 200)
-        .unwrap()
-        .with_costs(QueryCosts { total: 100.0, duel: 0.1, evaluate: 1.0, label: 1.0 })
+    SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap(), 200).unwrap().with_costs(QueryCosts {
+        total: 100.0,
+        duel: 0.1,
+        evaluate: 1.0,
+        label: 1.0,
+    })
 }
 
 fn quick_box() -> CompGpUcbConfig {
@@ -115,9 +120,13 @@ fn run_box(
     // can miss a corner's maximum of UCB_r.
     let mut alg =
         CompGpUcbBox::new(&box_ctx(), quick_box().check().unwrap(), CompBoxSearch::default().check().unwrap()).unwrap();
-    let mut resp =
-        BiasedComparisons::new(CurrinExp::new(Fidelity::High), CurrinExp::new(Fidelity::Low), DuelModel::Deterministic, 0.0)
-            .unwrap();
+    let mut resp = BiasedComparisons::new(
+        CurrinExp::new(Fidelity::High),
+        CurrinExp::new(Fidelity::Low),
+        DuelModel::Deterministic,
+        0.0,
+    )
+    .unwrap();
     let (mut ra, mut rr) = (rng::seeded(seed), rng::seeded(seed + 100));
     let mut history = Vec::new();
     for _ in 0..steps {
@@ -143,8 +152,15 @@ fn box_mode_phase_two_points_are_feasible_and_beat_a_grid() {
                 // The phase-1 point maximises UCB_r: no point of a 41×41 grid is better by more than
                 // 1% (a multistart search may take the lower of two near-equal local maxima).
                 let mut u = alg.ucb(true).unwrap();
-                let (bp, best) = grid(41).map(|p| (p.clone(), u.value(&p).unwrap())).fold((vec![], f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
-                assert!(u.value(&x).unwrap() >= best - 0.01 * best.abs(), "phase 1: {} at {x:?} vs grid {best} at {bp:?}, n = {}", u.value(&x).unwrap(), alg.comparison_gp().len());
+                let (bp, best) = grid(41)
+                    .map(|p| (p.clone(), u.value(&p).unwrap()))
+                    .fold((vec![], f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+                assert!(
+                    u.value(&x).unwrap() >= best - 0.01 * best.abs(),
+                    "phase 1: {} at {x:?} vs grid {best} at {bp:?}, n = {}",
+                    u.value(&x).unwrap(),
+                    alg.comparison_gp().len()
+                );
             }
             Phase::Constrained if !d.feasible_empty => {
                 phase2 += 1;
@@ -185,7 +201,8 @@ fn box_mode_refuses_the_theory_beta_and_wrong_answers() {
     assert!(alg.observe(&q, Answer::Value(1.0)).is_err());
     let other = Query::Duel(bohf_core::Point::continuous(vec![0.5, 0.5]), bohf_core::Point::continuous(vec![0.1, 0.1]));
     assert!(alg.observe(&other, Answer::Duel { first_wins: true }).is_err());
-    let outside = Query::Duel(bohf_core::Point::continuous(vec![1.5, 0.5]), bohf_core::Point::continuous(vec![0.1, 0.1]));
+    let outside =
+        Query::Duel(bohf_core::Point::continuous(vec![1.5, 0.5]), bohf_core::Point::continuous(vec![0.1, 0.1]));
     assert!(alg.observe(&outside, Answer::Duel { first_wins: true }).is_err());
     assert_eq!(alg.answered(), 0);
     alg.observe(&q, Answer::Duel { first_wins: false }).unwrap();

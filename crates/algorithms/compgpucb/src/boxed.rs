@@ -182,7 +182,11 @@ impl CompGpUcbBox {
     /// COMP-GP-UCB on the box of `ctx` at the costs of its budget ([`Costs::of_context`]). Errors
     /// name `beta.rule` for the theory β, `budget.…` for bad costs, or a kernel dimension that is
     /// not the box's.
-    pub fn new(ctx: &SearchContext<BoxDomain>, config: ValidCompGpUcbConfig, search: ValidCompBoxSearch) -> Result<Self> {
+    pub fn new(
+        ctx: &SearchContext<BoxDomain>,
+        config: ValidCompGpUcbConfig,
+        search: ValidCompBoxSearch,
+    ) -> Result<Self> {
         let (config, search) = (config.into_config(), search.into_config());
         let costs = Costs::of_context(ctx.costs())?;
         let stage_labels = config.stage_labels(&costs)?;
@@ -193,7 +197,8 @@ impl CompGpUcbBox {
         {
             return Err(Error::dims("kernel input dimension vs box", domain.dim(), d));
         }
-        let labels = model_on(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let labels =
+            model_on(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
         let comparisons = model_on(
             &config.kernel,
             config.comparison_hyperparameters.as_ref(),
@@ -421,7 +426,10 @@ impl Optimizer for CompGpUcbBox {
         let d = match &self.pending {
             Some((q, d)) if q == query => d.clone(),
             Some((q, _)) => {
-                return Err(Error::invalid("query", format!("the query {query:?} is not the pending suggestion {q:?}")));
+                return Err(Error::invalid(
+                    "query",
+                    format!("the query {query:?} is not the pending suggestion {q:?}"),
+                ));
             }
             None => self.decide_at(&x)?,
         };

@@ -26,8 +26,8 @@
 
 use crate::CompGpUcbConfig;
 use crate::config::{
-    BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig, beta_igp_ucb,
-    beta_practical,
+    BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig,
+    beta_igp_ucb, beta_practical,
 };
 use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
@@ -294,12 +294,9 @@ pub(crate) fn model_on(
 ) -> Result<GpUcbModel> {
     let d = bounds.dim();
     Ok(match hyper {
-        None => GpUcbModel::Fixed(GpRegression::fit(
-            kernel.build()?,
-            &DMatrix::zeros(0, d),
-            &DVector::zeros(0),
-            noise,
-        )?),
+        None => {
+            GpUcbModel::Fixed(GpRegression::fit(kernel.build()?, &DMatrix::zeros(0, d), &DVector::zeros(0), noise)?)
+        }
         Some(h) => GpUcbModel::Learned(Box::new(
             LearnedGp::new(
                 h.check().at(field)?,

@@ -153,11 +153,8 @@ impl Optimizer for Kss {
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let n = self.domain.len();
         self.last_initial = self.answered < self.initial_duels;
-        let (x, y) = if self.last_initial {
-            (rng.random_range(0..n), rng.random_range(0..n))
-        } else {
-            self.sparring_pair(rng)?
-        };
+        let (x, y) =
+            if self.last_initial { (rng.random_range(0..n), rng.random_range(0..n)) } else { self.sparring_pair(rng)? };
         self.pending = Some((x, y));
         Ok(Query::Duel(self.domain.point(x)?, self.domain.point(y)?))
     }

@@ -31,13 +31,13 @@ mod mfgpucb;
 
 pub use boxed::{CompBoxSearch, CompGpUcbBox, ConstrainedMaximum, ValidCompBoxSearch, maximize_constrained};
 pub use compgpucb::{CompGpUcb, Decision, Phase, QueryKind, select_constrained};
-pub use kss::{Kss, KssConfig, ValidKssConfig};
-pub use mfgpucb::{MfDecision, MfGpUcb, MfGpUcbConfig, ValidMfGpUcbConfig};
 pub use config::{
     BetaClock, BetaForm, BetaRule, COMPARISON_REFIT_EVERY, CompGpUcbConfig, Costs, DoublingAfter, DoublingScope,
     EmptyFallback, GammaDoubling, GammaRule, InitialCounting, InitialDesign, LABEL_REFIT_EVERY, LowerBoundRule,
     PRACTICAL_EPSILON, UnknownZeta, ValidCompGpUcbConfig, ZetaScale, beta_igp_ucb, beta_practical, initial_split,
 };
+pub use kss::{Kss, KssConfig, ValidKssConfig};
+pub use mfgpucb::{MfDecision, MfGpUcb, MfGpUcbConfig, ValidMfGpUcbConfig};
 
 #[cfg(test)]
 mod box_tests;

@@ -109,9 +109,10 @@ impl MfGpUcbConfig {
         if let Some(n) = self.comparison_noise {
             bohf_core::error::ensure_positive("comparison_noise", n)?;
         }
-        for (field, h) in
-            [("hyperparameters", &self.hyperparameters), ("comparison_hyperparameters", &self.comparison_hyperparameters)]
-        {
+        for (field, h) in [
+            ("hyperparameters", &self.hyperparameters),
+            ("comparison_hyperparameters", &self.comparison_hyperparameters),
+        ] {
             if let Some(h) = h {
                 self.kernel.build_stationary().at("kernel")?;
                 h.check_bound_entries().at(field)?;

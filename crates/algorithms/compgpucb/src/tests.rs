@@ -157,7 +157,9 @@ fn bad_settings_name_their_field() {
         "gamma.value"
     );
     // The costs are the run's budget's: λ_c ≤ 0, λ_l < λ_c and Λ ≤ 0 name its fields.
-    let costs = |total, duel, evaluate| field(Costs::of_context(Some(&QueryCosts { total, duel, evaluate, label: 1.0 })).unwrap_err());
+    let costs = |total, duel, evaluate| {
+        field(Costs::of_context(Some(&QueryCosts { total, duel, evaluate, label: 1.0 })).unwrap_err())
+    };
     assert_eq!(costs(100.0, 0.0, 1.0), "budget.duel");
     assert_eq!(costs(100.0, -0.1, 1.0), "budget.duel");
     assert_eq!(costs(100.0, 0.5, 0.2), "budget.evaluate");
@@ -426,7 +428,10 @@ fn kss_duels_the_argmaxes_of_two_posterior_samples() {
     assert_eq!(field(alg.observe(&q, Answer::Value(1.0)).unwrap_err()), "answer");
     let Query::Duel(p, o) = &q else { unreachable!() };
     let other = alg.domain_point((p.index.unwrap() + 1) % 64);
-    assert_eq!(field(alg.observe(&Query::Duel(other, o.clone()), Answer::Duel { first_wins: true }).unwrap_err()), "query");
+    assert_eq!(
+        field(alg.observe(&Query::Duel(other, o.clone()), Answer::Duel { first_wins: true }).unwrap_err()),
+        "query"
+    );
     assert_eq!(alg.answered(), 40);
     // Bad settings name their field; λ_c = 0 names the budget's.
     assert_eq!(field(KssConfig { noise: 0.0, ..quick_kss() }.check().unwrap_err()), "noise");
