@@ -159,6 +159,17 @@ pub struct SearchContext<D = crate::domain::FiniteDomain> {
     costs: Option<QueryCosts>,
 }
 
+/// An initial random design of COMP-GP-UCB's experiments (notes 002 §5.3) as counts: a `share`
+/// ∈ [0, 1] of the initial budget Λ₀ on duels at cost λ_c = `duel` and the rest on evaluations at
+/// cost λ_l = `evaluate`, each ⌊budget / cost⌋ (with a relative slack of 10⁻¹², so that 5 / 0.1
+/// gives 50, not 49; a kind with no budget gets 0). COMP-GP-UCB and MF-GP-UCB: ½ (50 duels and 5
+/// values at Λ₀ = 10, λ_c = 0.1, λ_l = 1); KSS: 1 (all duels); GP-UCB: 0 (all values). The costs
+/// must be > 0 where the budget is.
+pub fn initial_split(budget: f64, duel: f64, evaluate: f64, share: f64) -> (usize, usize) {
+    let count = |b: f64, cost: f64| if b <= 0.0 { 0 } else { ((b / cost) * (1.0 + 1e-12)).floor() as usize };
+    (count(share * budget, duel), count((1.0 - share) * budget, evaluate))
+}
+
 /// The prices of the query kinds and the total budget Λ of a run: what the runner's `[budget]`
 /// section says, handed to the algorithm through its [`SearchContext`]. The runner does the
 /// accounting (a run stops once its spent budget reaches `total`); an algorithm reads the costs to

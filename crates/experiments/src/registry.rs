@@ -76,7 +76,20 @@ macro_rules! registered {
 registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
 registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
 registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
-registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig, bohf_baselines::ValidGpUcbConfig);
+impl RegisteredAlgorithm for bohf_baselines::GpUcb {
+    type Config = bohf_baselines::GpUcbConfig;
+    type Checked = bohf_baselines::ValidGpUcbConfig;
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        config.check()
+    }
+    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
+        Self::new(ctx, config)
+    }
+    /// Λ₀ > 0 needs an evaluation cost > 0.
+    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        config.initial_values(costs).map(|_| ())
+    }
+}
 registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
@@ -221,7 +234,11 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
     /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
         box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
-        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)
+        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)?.with_costs(ctx.costs())
+    }
+    /// Λ₀ > 0 needs an evaluation cost > 0.
+    fn check_costs(c: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        c.config.initial_values(costs).map(|_| ())
     }
     fn box_search_type() -> Option<&'static str> {
         Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))

@@ -49,6 +49,7 @@ pub struct GpUcbBox {
     search: MultistartConfig,
     domain: BoxDomain,
     gp: Model,
+    initial_values: usize,
     pending: Option<Vec<f64>>,
     last_step: Option<BoxUcbStep>,
 }
@@ -194,7 +195,21 @@ impl GpUcbBox {
                 .at("hyperparameters")?,
             )),
         };
-        Ok(Self { config, search, domain, gp, pending: None, last_step: None })
+        let initial_values = config.initial_values(None)?;
+        Ok(Self { config, search, domain, gp, initial_values, pending: None, last_step: None })
+    }
+
+    /// The same algorithm at the run's costs: the initial random values become ⌊Λ₀/λ_l⌋ with λ_l
+    /// the budget's evaluation cost ([`GpUcbConfig::initial_values`]; [`GpUcbBox::new`] assumes
+    /// cost 1). Errors name `budget.evaluate`.
+    pub fn with_costs(mut self, costs: Option<&bohf_core::QueryCosts>) -> Result<Self> {
+        self.initial_values = self.config.initial_values(costs)?;
+        Ok(self)
+    }
+
+    /// The number of initial uniformly random values.
+    pub fn initial_values(&self) -> usize {
+        self.initial_values
     }
 
     /// The configuration.
@@ -257,8 +272,16 @@ impl Optimizer for GpUcbBox {
         "GP-UCB"
     }
 
-    /// The multistart maximiser of m_t + β σ_t, with its screening points drawn from `rng`.
+    /// A uniformly random point of the box while fewer than [`GpUcbBox::initial_values`] values are
+    /// observed; then the multistart maximiser of m_t + β σ_t, with its screening points drawn from
+    /// `rng`.
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
+        if self.gp.len() < self.initial_values {
+            let x = self.domain.sample(rng);
+            self.last_step = None;
+            self.pending = Some(x.clone());
+            return Ok(Query::Evaluate(Point::continuous(x)));
+        }
         let best = self.maximize_ucb(&mut *rng)?;
         self.last_step =
             Some(BoxUcbStep { observations: self.gp.len(), ucb: best.value, evaluations: best.evaluations });

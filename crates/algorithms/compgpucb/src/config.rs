@@ -2,6 +2,7 @@
 //! ambiguous convention of notes 002 §5.3 a named option (notes 002 = `papers/notes/002_comp-gp-ucb.md`).
 
 use bohf_core::error::ensure_positive;
+pub use bohf_core::initial_split;
 use bohf_core::{AtField, Error, Result};
 use bohf_gp::HyperFitConfig;
 use bohf_kernels::{KernelKind, KernelSpec};
@@ -498,15 +499,6 @@ impl CompGpUcbConfig {
         let stages = (u.zeta_max / u.zeta0).log2().ceil().max(1.0);
         Ok(Some(((n / (2.0 * stages)).floor() as usize).max(1)))
     }
-}
-
-/// The initial random design of note 002 §5.3 as counts: a `share` ∈ [0, 1] of the initial budget
-/// Λ₀ on duels at cost λ_c and the rest on evaluations at cost λ_l, each ⌊budget / cost⌋ (with a
-/// relative slack of 10⁻¹², so that 5 / 0.1 gives 50, not 49). COMP-GP-UCB and MF-GP-UCB: ½ (50
-/// duels and 5 values at Λ₀ = 10, λ_c = 0.1, λ_l = 1); KSS: 1 (all duels); GP-UCB: 0.
-pub fn initial_split(budget: f64, duel: f64, evaluate: f64, share: f64) -> (usize, usize) {
-    let count = |b: f64, cost: f64| if b <= 0.0 { 0 } else { ((b / cost) * (1.0 + 1e-12)).floor() as usize };
-    (count(share * budget, duel), count((1.0 - share) * budget, evaluate))
 }
 
 /// IGP-UCB's width (Chowdhury & Gopalan 2017; COMP-GP-UCB Theorems 2–3):

@@ -499,6 +499,13 @@ fn bad_costs_name_the_budget_field_for_algorithms_that_need_them() {
     let mut other = small_spec();
     other.budget = Some(BudgetSpec { total: 10.0, duel: 0.0, evaluate: 1.0, label: 1.0 });
     other.validate(&registry()).unwrap();
+    // GP-UCB's initial budget buys ⌊Λ₀/λ_l⌋ values: free values name `budget.evaluate`.
+    let mut gp = comp_spec(10.0, 0.1, "gp-ucb");
+    gp.validate(&registry()).unwrap();
+    gp.budget = Some(BudgetSpec { total: 10.0, duel: 0.1, evaluate: 0.0, label: 1.0 });
+    assert_eq!(field(&gp).as_deref(), Some("budget.evaluate"));
+    gp.algorithms[0].params = toml::Table::new();
+    gp.validate(&registry()).unwrap();
     for name in ["kss", "mf-gp-ucb"] {
         let mut spec = comp_spec(10.0, 0.1, name);
         spec.budget = Some(BudgetSpec { total: 10.0, duel: 0.0, evaluate: 1.0, label: 1.0 });
