@@ -22,7 +22,8 @@ fn gp_ucb_step(c: &mut Criterion) {
     let d = 8;
     let dom = BoxDomain::cube(0.0, 1.0, d).unwrap();
     let kernel = KernelSpec { kind: KernelKind::Matern52, lengthscale: Some(0.5), lengthscales: None, variance: None };
-    let cfg = GpUcbConfig { kernel, noise: 1e-4, beta: 2.0, hyperparameters: None }.check().unwrap();
+    let cfg =
+        GpUcbConfig { kernel, noise: 1e-4, beta: 2.0, hyperparameters: None, initial_budget: 0.0 }.check().unwrap();
     let mut alg = GpUcbBox::new(dom.clone(), cfg, MultistartConfig::default().check().unwrap()).unwrap();
     let mut r = rng::seeded(1);
     for _ in 0..100 {

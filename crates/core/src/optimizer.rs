@@ -147,10 +147,44 @@ pub fn check_pending<T: PartialEq + std::fmt::Debug>(pending: Option<T>, got: T)
 /// * `SearchContext<Domain>`: either, e.g. the problem of an experiment before an algorithm is
 ///   chosen; [`SearchContext::finite`] and [`SearchContext::boxed`] narrow it to the typed context
 ///   (an algorithm registry dispatches on [`Domain::kind`](crate::Domain::kind)).
+///
+/// With a cost budget (an experiment's `[budget]`, a session's spec) the context also carries the
+/// [`QueryCosts`] ([`SearchContext::with_costs`]): the one home of the costs, which algorithms that
+/// trade query kinds against each other (COMP-GP-UCB, MF-GP-UCB) read instead of a copy in their
+/// own parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchContext<D = crate::domain::FiniteDomain> {
     domain: D,
     horizon: usize,
+    costs: Option<QueryCosts>,
+}
+
+/// An initial random design of COMP-GP-UCB's experiments (notes 002 §5.3) as counts: a `share`
+/// ∈ [0, 1] of the initial budget Λ₀ on duels at cost λ_c = `duel` and the rest on evaluations at
+/// cost λ_l = `evaluate`, each ⌊budget / cost⌋ (with a relative slack of 10⁻¹², so that 5 / 0.1
+/// gives 50, not 49; a kind with no budget gets 0). COMP-GP-UCB and MF-GP-UCB: ½ (50 duels and 5
+/// values at Λ₀ = 10, λ_c = 0.1, λ_l = 1); KSS: 1 (all duels); GP-UCB: 0 (all values). The costs
+/// must be > 0 where the budget is.
+pub fn initial_split(budget: f64, duel: f64, evaluate: f64, share: f64) -> (usize, usize) {
+    let count = |b: f64, cost: f64| if b <= 0.0 { 0 } else { ((b / cost) * (1.0 + 1e-12)).floor() as usize };
+    (count(share * budget, duel), count((1.0 - share) * budget, evaluate))
+}
+
+/// The prices of the query kinds and the total budget Λ of a run: what the runner's `[budget]`
+/// section says, handed to the algorithm through its [`SearchContext`]. The runner does the
+/// accounting (a run stops once its spent budget reaches `total`); an algorithm reads the costs to
+/// plan (e.g. how many random duels an initial budget buys). Each algorithm checks what it needs
+/// (e.g. COMP-GP-UCB: λ_c = `duel` > 0 and λ_l = `evaluate` ≥ λ_c).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryCosts {
+    /// The total budget Λ.
+    pub total: f64,
+    /// The cost of a duel (λ_c).
+    pub duel: f64,
+    /// The cost of an evaluation (λ_l).
+    pub evaluate: f64,
+    /// The cost of an accept/reject label.
+    pub label: f64,
 }
 
 impl<D> SearchContext<D> {
@@ -159,7 +193,18 @@ impl<D> SearchContext<D> {
         if horizon == 0 {
             return Err(crate::error::Error::invalid("horizon", "T must be at least 1"));
         }
-        Ok(Self { domain, horizon })
+        Ok(Self { domain, horizon, costs: None })
+    }
+
+    /// The same context with the run's query costs and budget.
+    pub fn with_costs(mut self, costs: QueryCosts) -> Self {
+        self.costs = Some(costs);
+        self
+    }
+
+    /// The run's query costs and budget, if the run has a budget.
+    pub fn costs(&self) -> Option<&QueryCosts> {
+        self.costs.as_ref()
     }
 
     /// The domain: the finite candidate set of a `SearchContext`, the box of a
@@ -184,7 +229,9 @@ impl SearchContext<crate::domain::Domain> {
     /// cloned).
     pub fn finite(&self) -> Option<SearchContext<crate::domain::FiniteDomain>> {
         match &self.domain {
-            crate::domain::Domain::Finite(f) => Some(SearchContext { domain: f.clone(), horizon: self.horizon }),
+            crate::domain::Domain::Finite(f) => {
+                Some(SearchContext { domain: f.clone(), horizon: self.horizon, costs: self.costs })
+            }
             crate::domain::Domain::Box(_) => None,
         }
     }
@@ -192,7 +239,9 @@ impl SearchContext<crate::domain::Domain> {
     /// The box context, if the domain is a box.
     pub fn boxed(&self) -> Option<SearchContext<crate::domain::BoxDomain>> {
         match &self.domain {
-            crate::domain::Domain::Box(b) => Some(SearchContext { domain: b.clone(), horizon: self.horizon }),
+            crate::domain::Domain::Box(b) => {
+                Some(SearchContext { domain: b.clone(), horizon: self.horizon, costs: self.costs })
+            }
             crate::domain::Domain::Finite(_) => None,
         }
     }
@@ -200,13 +249,13 @@ impl SearchContext<crate::domain::Domain> {
 
 impl From<SearchContext<crate::domain::FiniteDomain>> for SearchContext<crate::domain::Domain> {
     fn from(ctx: SearchContext<crate::domain::FiniteDomain>) -> Self {
-        SearchContext { domain: ctx.domain.into(), horizon: ctx.horizon }
+        SearchContext { domain: ctx.domain.into(), horizon: ctx.horizon, costs: ctx.costs }
     }
 }
 
 impl From<SearchContext<crate::domain::BoxDomain>> for SearchContext<crate::domain::Domain> {
     fn from(ctx: SearchContext<crate::domain::BoxDomain>) -> Self {
-        SearchContext { domain: ctx.domain.into(), horizon: ctx.horizon }
+        SearchContext { domain: ctx.domain.into(), horizon: ctx.horizon, costs: ctx.costs }
     }
 }
 

@@ -86,6 +86,12 @@ impl BudgetSpec {
         Self { total, duel: 1.0, evaluate: 1.0, label: 1.0 }
     }
 
+    /// The costs and total as the algorithms see them ([`bohf_core::QueryCosts`], passed in the
+    /// [`bohf_core::SearchContext`]).
+    pub fn costs(&self) -> bohf_core::QueryCosts {
+        bohf_core::QueryCosts { total: self.total, duel: self.duel, evaluate: self.evaluate, label: self.label }
+    }
+
     /// The cost of one query of `kind`.
     pub fn cost(&self, kind: QueryKind) -> f64 {
         match kind {

@@ -15,9 +15,17 @@
 //!   evaluations ([`over_reached`]);
 //! * [`expert_queries_by_evaluations`]: Q^g at each f-evaluation.
 //!
+//! * [`query_regrets`]: the simple regrets of the queried points of COMP-GP-UCB's protocol (notes
+//!   002 §1.4): S_t = min_{s ≤ t} r_s with r_s = u* − u(x_s) for an evaluation and
+//!   min(u* − u(x_s), u* − u(x′_s)) for a duel (both duelled points count, the opponent too); the
+//!   split regrets R_c (duels, x_s only, as printed) and R_l (evaluations). Accept/reject labels
+//!   are not queries of f and count in none of them. Measured with the true utility, not the
+//!   answers.
+//!
 //! [`crate::Summary`] puts these curves, averaged over runs, into `summary.json` for every spec with
 //! labels or a `[budget]` ([`crate::summary::FeedbackSummary`]).
 
+use crate::metrics::RegretModel;
 use crate::results::{QueryKind, RunRecord};
 use crate::summary::{MeanSe, mean_se};
 use bohf_core::Answer;
@@ -53,6 +61,49 @@ pub fn evaluation_curve(run: &RunRecord, u_star: f64) -> EvaluationCurve {
         c.cumulative_simple_regret.push(cum_sr);
     }
     c
+}
+
+/// One run's regrets of its queried points after each step ([`query_regrets`]); `None` before the
+/// first query that counts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueryRegrets {
+    /// S_t (eq. (1) of notes 002 §1.4): duels count both points, evaluations their point.
+    pub simple: Vec<Option<f64>>,
+    /// R_c: the best u* − u(x_s) over the duels so far (the first point x_s only, as printed).
+    pub comparisons: Vec<Option<f64>>,
+    /// R_l: the best u* − u(x_s) over the evaluations so far.
+    pub evaluations: Vec<Option<f64>>,
+}
+
+/// S_t, R_c and R_l after each step of `run`, with the value gaps u* − u(x) of `regret`
+/// ([`RegretModel::value_gap`]); see the module documentation.
+pub fn query_regrets(run: &RunRecord, regret: &RegretModel) -> bohf_core::Result<QueryRegrets> {
+    let mut out = QueryRegrets::default();
+    let (mut s, mut c, mut l): (Option<f64>, Option<f64>, Option<f64>) = (None, None, None);
+    let min = |a: Option<f64>, b: f64| Some(a.map_or(b, |a| a.min(b)));
+    for step in &run.steps {
+        match step.query {
+            QueryKind::Duel => {
+                let first = regret.value_gap(&step.first)?;
+                let both = match &step.second {
+                    Some(p) => first.min(regret.value_gap(p)?),
+                    None => first,
+                };
+                s = min(s, both);
+                c = min(c, first);
+            }
+            QueryKind::Evaluate => {
+                let g = regret.value_gap(&step.first)?;
+                s = min(s, g);
+                l = min(l, g);
+            }
+            QueryKind::Label => {}
+        }
+        out.simple.push(s);
+        out.comparisons.push(c);
+        out.evaluations.push(l);
+    }
+    Ok(out)
 }
 
 /// Q^g after each step of `run`: the label queries so far, initial labels excluded.

@@ -107,6 +107,26 @@ impl RegretModel {
         }
     }
 
+    /// The value gap u(x*) − u(x) of a recorded point (≥ 0; on a box, a point rounded past the
+    /// optimum counts 0): the regret of COMP-GP-UCB's eq. (1) (notes 002 §1.4), on the utility's
+    /// own scale rather than the preference scale. Errors for a candidate out of range, or a point
+    /// of the other kind of domain.
+    pub fn value_gap(&self, p: &crate::results::PointRecord) -> Result<f64> {
+        use crate::results::PointRecord;
+        match (&self.truth, p) {
+            (Truth::Grid { values, best }, PointRecord::Candidate(i)) => {
+                let v = values.get(*i).ok_or_else(|| Error::IndexOutOfRange {
+                    context: "regret".into(),
+                    index: *i,
+                    len: values.len(),
+                })?;
+                Ok(values[*best] - v)
+            }
+            (Truth::Box { utility, optimum }, PointRecord::Coords(x)) => Ok((optimum - utility.value(x)?).max(0.0)),
+            _ => Err(Error::invalid("point", "a candidate index on a box problem, or coordinates on a finite one")),
+        }
+    }
+
     /// The simple regret P(x* ≻ x̂) − ½ of a recommendation.
     pub fn simple(&self, recommendation: &Point) -> Result<f64> {
         self.point_gap(recommendation)

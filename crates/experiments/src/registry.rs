@@ -20,7 +20,7 @@
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, SearchContext};
+use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -44,6 +44,13 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'sta
     fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
     fn build(ctx: &SearchContext<D>, config: Self::Checked) -> bohf_core::Result<Self>;
+    /// Checks the run's costs and budget ([`QueryCosts`], from the spec's `[budget]`; `None`
+    /// without one) for what the algorithm `config` needs of them; errors name the budget's field
+    /// (`budget.duel`, `budget.evaluate`, `budget.total`). The default needs nothing.
+    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        let _ = (config, costs);
+        Ok(())
+    }
     /// The config struct whose fields document the `box_search` table of a box mode
     /// ([`BoxModeConfig`]), for the generated reference; `None` for modes without one.
     fn box_search_type() -> Option<&'static str> {
@@ -69,12 +76,63 @@ macro_rules! registered {
 registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
 registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
 registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
-registered!(bohf_baselines::GpUcb, bohf_baselines::GpUcbConfig, bohf_baselines::ValidGpUcbConfig);
+impl RegisteredAlgorithm for bohf_baselines::GpUcb {
+    type Config = bohf_baselines::GpUcbConfig;
+    type Checked = bohf_baselines::ValidGpUcbConfig;
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        config.check()
+    }
+    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
+        Self::new(ctx, config)
+    }
+    /// Λ₀ > 0 needs an evaluation cost > 0.
+    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        config.initial_values(costs).map(|_| ())
+    }
+}
 registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
 registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
-registered!(bohf_compgpucb::CompGpUcb, bohf_compgpucb::CompGpUcbConfig, bohf_compgpucb::ValidCompGpUcbConfig);
+
+/// The registration of an algorithm that reads the run's costs ([`bohf_compgpucb::Costs`]).
+macro_rules! costed {
+    ($ty:ty, $cfg:ty, $checked:ty) => {
+        impl RegisteredAlgorithm for $ty {
+            type Config = $cfg;
+            type Checked = $checked;
+            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
+                config.check()
+            }
+            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self> {
+                <$ty>::new(ctx, config)
+            }
+            /// λ_c > 0, λ_l ≥ λ_c, Λ > 0 ([`bohf_compgpucb::Costs::of_context`]).
+            fn check_costs(_: &$cfg, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+                bohf_compgpucb::Costs::of_context(costs).map(|_| ())
+            }
+        }
+    };
+}
+
+costed!(bohf_compgpucb::Kss, bohf_compgpucb::KssConfig, bohf_compgpucb::ValidKssConfig);
+costed!(bohf_compgpucb::MfGpUcb, bohf_compgpucb::MfGpUcbConfig, bohf_compgpucb::ValidMfGpUcbConfig);
+
+impl RegisteredAlgorithm for bohf_compgpucb::CompGpUcb {
+    type Config = bohf_compgpucb::CompGpUcbConfig;
+    type Checked = bohf_compgpucb::ValidCompGpUcbConfig;
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        config.check()
+    }
+    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
+        Self::new(ctx, config)
+    }
+    /// λ_c > 0, λ_l ≥ λ_c, Λ > 0 ([`bohf_compgpucb::Costs::of_context`]); Algorithm 2 needs a budget.
+    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        let costs = bohf_compgpucb::Costs::of_context(costs)?;
+        config.stage_labels(&costs).map(|_| ())
+    }
+}
 
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
@@ -176,10 +234,40 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
     /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
     fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
         box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
-        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)
+        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)?.with_costs(ctx.costs())
+    }
+    /// Λ₀ > 0 needs an evaluation cost > 0.
+    fn check_costs(c: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        c.config.initial_values(costs).map(|_| ())
     }
     fn box_search_type() -> Option<&'static str> {
         Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))
+    }
+}
+
+impl RegisteredAlgorithm<BoxDomain> for bohf_compgpucb::CompGpUcbBox {
+    type Config = BoxModeConfig<bohf_compgpucb::CompGpUcbConfig, bohf_compgpucb::CompBoxSearch>;
+    type Checked = (bohf_compgpucb::ValidCompGpUcbConfig, bohf_compgpucb::ValidCompBoxSearch);
+    /// COMP-GP-UCB's check, the search's check, and the bounds of [`crate::limits`] on `samples`,
+    /// `starts` and `local.max_iterations`.
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        let s = &c.box_search;
+        box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+        Ok((c.config.check()?, s.check().at("box_search")?))
+    }
+    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
+        bohf_compgpucb::CompGpUcbBox::new(ctx, config, search)
+    }
+    /// As on candidates.
+    fn check_costs(c: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
+        <bohf_compgpucb::CompGpUcb as RegisteredAlgorithm>::check_costs(&c.config, costs)
+    }
+    fn box_search_type() -> Option<&'static str> {
+        Some(short_type_name(std::any::type_name::<bohf_compgpucb::CompBoxSearch>()))
     }
 }
 
@@ -210,6 +298,7 @@ type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext<Domain>, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
 type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
+type CostsFn = dyn Fn(&toml::Table, Option<&QueryCosts>) -> bohf_core::Result<()> + Send + Sync;
 
 /// How an entry works on one kind of domain: its parameters' check, its constructor, its default
 /// parameters and config type.
@@ -218,6 +307,9 @@ struct Mode {
     kind: DomainKind,
     check: Arc<CheckFn>,
     build: Arc<BuildFn>,
+    /// [`RegisteredAlgorithm::check_costs`] on a `params` table (one that does not parse passes:
+    /// the parameters' own check names it).
+    costs: Arc<CostsFn>,
     defaults: Arc<DefaultsFn>,
     /// The config struct's name (modes of a [`RegisteredAlgorithm`] only).
     config_type: Option<&'static str>,
@@ -242,9 +334,16 @@ impl Mode {
                     other => bohf_core::Error::invalid("params", other.to_string()),
                 })?;
                 let ctx = narrow(ctx).ok_or_else(|| bohf_core::Error::invalid("domain", format!("not {kind}")))?;
+                if let Ok(raw) = deserialise::<A::Config>(params) {
+                    A::check_costs(&raw, ctx.costs())?;
+                }
                 // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
                 // names a config field, which lives under `params`.
                 Ok(Box::new(A::build(&ctx, config).at("params")?) as BoxedOptimizer)
+            }),
+            costs: Arc::new(|params, costs| match deserialise::<A::Config>(params) {
+                Ok(config) => A::check_costs(&config, costs),
+                Err(_) => Ok(()),
             }),
             // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
             defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
@@ -417,6 +516,7 @@ impl AlgorithmEntry {
             kind: DomainKind::Finite,
             check: Arc::new(check),
             build: Arc::new(build),
+            costs: Arc::new(|_, _| Ok(())),
             defaults: Arc::new(toml::Table::new),
             config_type: None,
             box_search_type: None,
@@ -540,17 +640,35 @@ impl AlgorithmEntry {
         }
     }
 
+    /// Checks the run's costs and budget (`costs`, from the spec's `[budget]`) for what the entry's
+    /// mode on `kind` needs with these `params` ([`RegisteredAlgorithm::check_costs`]); an error
+    /// names the budget's field (`budget.duel`, …). A kind the entry does not support passes
+    /// ([`AlgorithmEntry::check_for`] says so).
+    pub fn check_costs(&self, kind: DomainKind, params: &toml::Table, costs: Option<&QueryCosts>) -> Result<()> {
+        let Some(m) = self.mode(kind) else { return Ok(()) };
+        (m.costs)(params, costs).map_err(|e| match e {
+            bohf_core::Error::InvalidParameter { name, reason } => ExperimentError::spec(name, reason),
+            other => ExperimentError::spec("budget", other.to_string()),
+        })
+    }
+
     /// Builds the optimiser for a problem on a finite candidate set, a box, or either
     /// (`SearchContext<Domain>`); the parameters should have been checked. A domain the entry does
     /// not work on is an error naming `domain`, the algorithm and the domain. For an entry of a
     /// [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
-    /// `params.inference.mle.lambda`, `params.initial.index`.
+    /// `params.inference.mle.lambda`, `params.initial.index`. The context's costs
+    /// ([`SearchContext::costs`]) are passed on; what the algorithm needs of them is checked first
+    /// (errors name `budget.duel`, …).
     pub fn build<D: Clone + Into<Domain>>(
         &self,
         ctx: &SearchContext<D>,
         params: &toml::Table,
     ) -> bohf_core::Result<BoxedOptimizer> {
-        let ctx = SearchContext::new(ctx.domain().clone().into(), ctx.horizon())?;
+        let mut widened = SearchContext::new(ctx.domain().clone().into(), ctx.horizon())?;
+        if let Some(c) = ctx.costs() {
+            widened = widened.with_costs(*c);
+        }
+        let ctx = widened;
         match self.mode(ctx.kind()) {
             Some(m) => (m.build)(&ctx, params),
             None => Err(bohf_core::Error::invalid(
@@ -666,9 +784,34 @@ impl Registry {
                 "comp-gp-ucb",
                 "COMP-GP-UCB: cheap duels against random opponents and direct queries of f (Xu, Joshi, Singh & Dubrawski 2020)",
             )
+            .with_box::<bohf_compgpucb::CompGpUcbBox>()
             .documented(
                 "Xu, Joshi, Singh & Dubrawski (2020), COMP-GP-UCB, Algorithm 1 (known ζ; Algorithm 2 with `unknown_zeta`)",
-                "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise",
+                "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise (on a box: multistart L-BFGS-B, phase 2 by screening and a penalised local search kept feasible, `CompGpUcbBox`)",
+            )
+            .with_memory(move |s| vec![pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_compgpucb::Kss>(
+                "kss",
+                "Kernel Self-Sparring: duels of two GP Thompson samples' argmaxes (Sui et al. 2017; COMP-GP-UCB's baseline)",
+            )
+            .documented(
+                "Sui, Zhuang, Burdick & Yue (2017), Kernel Self-Sparring, as COMP-GP-UCB's duels-only baseline (Xu et al. 2020, Sec. 4.2)",
+                "duels only: the argmaxes of two independent joint posterior samples of a GP on the 0/1 duel outcomes (after ⌊Λ₀/λ_c⌋ random duels)",
+            )
+            // Two observations per duel: a 2T×2T system, and the n×n posterior covariance it samples.
+            .with_memory(move |s| {
+                vec![
+                    Allocation::matrix(format!("a 2T×2T Gram (T = {})", s.horizon), 2 * s.horizon, 2 * s.horizon),
+                    square(s, "an n×n posterior covariance"),
+                ]
+            }),
+            AlgorithmEntry::of::<bohf_compgpucb::MfGpUcb>(
+                "mf-gp-ucb",
+                "MF-GP-UCB with duels as the low fidelity (Kandasamy et al. 2016; COMP-GP-UCB's baseline)",
+            )
+            .documented(
+                "Kandasamy et al. (2016), MF-GP-UCB with the MF code's switching and γ/ζ rules, duels as the low fidelity (Xu et al. 2020, Sec. 4.2)",
+                "duels (x_t, x′) against uniformly random opponents x′ while β σ¹(x_t) ≥ γ, else evaluations f(x_t); x_t maximises min{UCB¹ + ζ, UCB²}",
             )
             .with_memory(move |s| vec![pairs_t(s)]),
         ];

@@ -123,7 +123,10 @@ impl Experiment {
         // memory is checked before they are built.
         let (candidates, dim) = problem.shape();
         spec.check_memory(registry, candidates, dim, 1)?;
-        let context = SearchContext::new(problem.domain().clone(), spec.horizon)?;
+        let mut context = SearchContext::new(problem.domain().clone(), spec.horizon)?;
+        if let Some(b) = &spec.budget {
+            context = context.with_costs(b.costs());
+        }
         let mut entries = Vec::with_capacity(spec.algorithms.len());
         for (i, a) in spec.algorithms.iter().enumerate() {
             let entry = registry.get(&a.name).expect("validated").clone();

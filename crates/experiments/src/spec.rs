@@ -423,6 +423,7 @@ impl ExperimentSpec {
                 ));
             }
             entry.check_for(kind, &domain, &a.params, &format!("{at}.name"), &format!("{at}.params"))?;
+            entry.check_costs(kind, &a.params, self.budget.as_ref().map(|b| b.costs()).as_ref())?;
         }
         if let Some(r) = &self.reproduces {
             r.validate(Some(&self.labels()))?;

@@ -102,12 +102,63 @@ pub struct FeedbackSummary {
     /// budget; only with a `[budget]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simple_by_budget: Option<BudgetCurve>,
+    /// S(Λ) of COMP-GP-UCB's eq. (1) (notes 002 §1.4; [`crate::feedback::query_regrets`]): the
+    /// best value gap u* − u(x) over the queried points (a duel counts both of its points) against
+    /// the spent budget; only with a `[budget]` and for runs that duel or evaluate. Evaluated at
+    /// the spent budgets where some run has a value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_simple_by_budget: Option<BudgetCurve>,
+    /// R_c: the best u* − u(x_s) over the duels (first points) against the spent budget; only with
+    /// a `[budget]` and for runs that duel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison_regret_by_budget: Option<BudgetCurve>,
+    /// R_l: the best u* − u(x_s) over the evaluations against the spent budget; only with a
+    /// `[budget]` and for runs that evaluate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_regret_by_budget: Option<BudgetCurve>,
+}
+
+/// The curve against spent budget of per-step values (`value(run, step)`, `None` where a run has
+/// none yet), over the spent budgets `spent` of each run: at each spent budget b where some run has
+/// a value, mean ± s.e. of each run's value at its last step whose spent budget is ≤ b (runs with
+/// none there are left out); `None` if no run has a value at all.
+fn budget_curve(spent: &[Vec<f64>], value: &dyn Fn(usize, usize) -> Option<f64>) -> Option<BudgetCurve> {
+    let mut grid: Vec<f64> = spent.iter().flatten().copied().collect();
+    grid.sort_by(f64::total_cmp);
+    grid.dedup();
+    let mut out = BudgetCurve { spent: Vec::new(), curve: Curve::default() };
+    for &b in &grid {
+        let xs: Vec<f64> = spent
+            .iter()
+            .enumerate()
+            .filter_map(|(r, sp)| {
+                // Spent budget never decreases (costs are ≥ 0): the last step within b.
+                let n = sp.partition_point(|&x| x <= b);
+                n.checked_sub(1).and_then(|i| value(r, i))
+            })
+            .collect();
+        if xs.is_empty() {
+            continue;
+        }
+        let m = mean_se(&xs);
+        out.spent.push(b);
+        out.curve.mean.push(m.mean);
+        out.curve.se.push(m.se);
+    }
+    (!out.spent.is_empty()).then_some(out)
 }
 
 impl FeedbackSummary {
     /// The feedback metrics of one algorithm's `runs` under `spec`, with optimum `optimum`; `labels`
-    /// says whether any run of the spec asked a label.
-    pub fn of(spec: &ExperimentSpec, runs: &[&RunRecord], optimum: f64, labels: bool) -> Self {
+    /// says whether any run of the spec asked a label. The regrets of the queried points against
+    /// spent budget need the problem's `regret` (a run whose points it cannot evaluate counts none).
+    pub fn of(
+        spec: &ExperimentSpec,
+        runs: &[&RunRecord],
+        optimum: f64,
+        regret: Option<&crate::metrics::RegretModel>,
+        labels: bool,
+    ) -> Self {
         use crate::feedback;
         let by_eval: Vec<feedback::EvaluationCurve> =
             runs.iter().map(|r| feedback::evaluation_curve(r, optimum)).collect();
@@ -125,29 +176,29 @@ impl FeedbackSummary {
         } else {
             (Curve::default(), Curve::default())
         };
+        let spent: Vec<Vec<f64>> =
+            runs.iter().map(|r| crate::budget::spent_budget(r, spec).unwrap_or_default()).collect();
+        // The simple regret of the recommendation keeps the NaN of a budget no run has spent
+        // (its grid is every spent budget).
         let simple_by_budget = spec.budget.as_ref().map(|_| {
-            let spent: Vec<Vec<f64>> =
-                runs.iter().map(|r| crate::budget::spent_budget(r, spec).unwrap_or_default()).collect();
-            let mut grid: Vec<f64> = spent.iter().flatten().copied().collect();
-            grid.sort_by(f64::total_cmp);
-            grid.dedup();
-            let points: Vec<MeanSe> = grid
-                .iter()
-                .map(|&b| {
-                    let xs: Vec<f64> = runs
-                        .iter()
-                        .zip(&spent)
-                        .filter_map(|(r, sp)| {
-                            // Spent budget never decreases (costs are ≥ 0): the last step within b.
-                            let n = sp.partition_point(|&x| x <= b);
-                            n.checked_sub(1).map(|i| r.steps[i].simple_regret)
-                        })
-                        .collect();
-                    mean_se(&xs)
-                })
-                .collect();
-            BudgetCurve { spent: grid, curve: Curve::of(&points) }
+            budget_curve(&spent, &|r, i| Some(runs[r].steps[i].simple_regret))
+                .unwrap_or(BudgetCurve { spent: Vec::new(), curve: Curve::default() })
         });
+        let queried: Vec<feedback::QueryRegrets> = match (spec.budget.as_ref(), regret) {
+            (Some(_), Some(regret)) => {
+                runs.iter().map(|r| feedback::query_regrets(r, regret).unwrap_or_default()).collect()
+            }
+            _ => Vec::new(),
+        };
+        let by_budget = |pick: fn(&feedback::QueryRegrets) -> &Vec<Option<f64>>| {
+            if queried.is_empty() {
+                return None;
+            }
+            budget_curve(&spent, &|r, i| pick(&queried[r]).get(i).copied().flatten())
+        };
+        let query_simple_by_budget = by_budget(|q| &q.simple);
+        let comparison_regret_by_budget = by_budget(|q| &q.comparisons);
+        let label_regret_by_budget = by_budget(|q| &q.evaluations);
         Self {
             optimum,
             simple_by_evaluations: pick(&|c| &c.simple_regret),
@@ -155,6 +206,9 @@ impl FeedbackSummary {
             expert_queries,
             expert_queries_by_evaluations,
             simple_by_budget,
+            query_simple_by_budget,
+            comparison_regret_by_budget,
+            label_regret_by_budget,
         }
     }
 }
@@ -265,9 +319,9 @@ impl Summary {
     ) -> Result<Self> {
         let mut algorithms = Vec::with_capacity(spec.algorithms.len());
         let labels = runs.iter().any(|r| r.steps.iter().any(|s| s.query == crate::results::QueryKind::Label));
-        let optimum = if spec.budget.is_some() || labels {
+        let regret = if spec.budget.is_some() || labels {
             let problem = crate::problem::PreparedProblem::build(&spec.problem, &spec.respondent)?;
-            Some(problem.regret().best_value())
+            Some(problem.regret().clone())
         } else {
             None
         };
@@ -311,7 +365,9 @@ impl Summary {
                     simple: last(&|r| final_step(r).simple_regret),
                     wall_seconds: last(&|r| r.wall_seconds()),
                 },
-                feedback: optimum.map(|u| FeedbackSummary::of(spec, &mine, u, labels)),
+                feedback: regret
+                    .as_ref()
+                    .map(|m| FeedbackSummary::of(spec, &mine, m.best_value(), spec.budget.as_ref().map(|_| m), labels)),
             });
         }
         Ok(Self {

@@ -28,6 +28,7 @@ fn spec() -> AskSpec {
         },
         algorithm: AlgorithmSpec::named("pf-ts"),
         show_recommendation: None,
+        costs: None,
     }
 }
 

@@ -23,6 +23,11 @@ pub struct AskSpec {
     pub question: Option<String>,
     /// The number of queries to ask (the horizon T).
     pub budget: usize,
+    /// `[costs]`: a price per query kind and a total (`total`, `duel`, `evaluate`, `label`, as an
+    /// experiment's `[budget]`): the session also ends once the answered queries' costs reach
+    /// `total`, the algorithm plans with the costs (COMP-GP-UCB), and the budget left is shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<bohf_experiments::BudgetSpec>,
     /// Whether `bohf serve` shows the current recommendation on the page (default: yes; a study
     /// may hide it so that it does not sway the participants).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -207,6 +207,9 @@ impl SessionBody {
         if self.history.len() > budget {
             return Err(format!("history: {} answers for a budget of {budget} queries", self.history.len()));
         }
+        if let Some(c) = &self.spec.costs {
+            c.validate().map_err(|e| crate::costs_error(&e))?;
+        }
         for (t, step) in self.history.iter().enumerate() {
             let indices = match step.query {
                 StoredQuery::Duel { a, b } => vec![a, b],

@@ -58,10 +58,28 @@ fn build(body: &SessionBody) -> Result<(BoxedOptimizer, BohfRng)> {
         .get(&a.name)
         .ok_or_else(|| SessionError::Spec(registry.unknown("algorithm.name", &a.name).to_string()))?;
     entry.check(&a.params, "algorithm.params")?;
-    let ctx = SearchContext::new(body.candidates.domain()?, body.spec.budget)
+    let mut ctx = SearchContext::new(body.candidates.domain()?, body.spec.budget)
         .map_err(|e| SessionError::Spec(format!("budget: {e}")))?;
+    let costs = body.spec.costs.as_ref().map(|c| c.costs());
+    entry
+        .check_costs(bohf_core::DomainKind::Finite, &a.params, costs.as_ref())
+        .map_err(|e| SessionError::Spec(costs_error(&e)))?;
+    if let Some(c) = costs {
+        ctx = ctx.with_costs(c);
+    }
     let optimizer = entry.build(&ctx, &a.params).map_err(|e| SessionError::Spec(format!("algorithm: {e}")))?;
     Ok((optimizer, rng::seeded(body.spec.seed)))
+}
+
+/// An error about the costs, naming the session spec's `[costs]` fields (`costs.duel`, …) where
+/// the experiments name their `[budget]`'s.
+pub(crate) fn costs_error(e: &ExperimentError) -> String {
+    match e {
+        ExperimentError::Spec { field, reason } => {
+            format!("`{}`: {reason}", field.replacen("budget", "costs", 1))
+        }
+        other => other.to_string().replace("budget.", "costs."),
+    }
 }
 
 /// Gives the algorithm an answer ([`bohf_core::Optimizer::observe`]) or an abstention
@@ -234,9 +252,38 @@ impl Session {
         self.live.body.spec.budget
     }
 
-    /// True once the budget is spent.
+    /// The costs spent so far under the spec's `[costs]` (an abstention costs its query's price:
+    /// the person was asked); `None` without `[costs]`.
+    pub fn spent(&self) -> Option<f64> {
+        let c = self.live.body.spec.costs.as_ref()?;
+        Some(
+            self.live
+                .body
+                .history
+                .iter()
+                .map(|s| match s.query {
+                    StoredQuery::Duel { .. } => c.duel,
+                    StoredQuery::Label { .. } => c.label,
+                    StoredQuery::Value { .. } => c.evaluate,
+                })
+                .sum(),
+        )
+    }
+
+    /// The cost budget left, `total` − spent (at least 0); `None` without `[costs]`.
+    pub fn budget_left(&self) -> Option<f64> {
+        let c = self.live.body.spec.costs.as_ref()?;
+        Some((c.total - self.spent()?).max(0.0))
+    }
+
+    /// True once the budget is spent: `budget` queries answered, or with `[costs]` their costs
+    /// reached `total` (as an experiment's `[budget]`, `BudgetSpec::is_spent`).
     pub fn done(&self) -> bool {
-        self.answered() >= self.budget()
+        let costs_spent = match (&self.live.body.spec.costs, self.spent()) {
+            (Some(c), Some(s)) => c.is_spent(s),
+            _ => false,
+        };
+        self.answered() >= self.budget() || costs_spent
     }
 
     /// The query to answer now (the algorithm chooses it on the first call; later calls return the

@@ -91,7 +91,7 @@ pub fn session_message(s: &Session) -> Value {
 pub fn query_message(s: &Session, q: StoredQuery) -> Value {
     let c = &s.body().candidates;
     let (t, budget) = (s.answered() + 1, s.budget());
-    match q {
+    let mut m = match q {
         StoredQuery::Duel { a, b } => {
             json!({ "type": "query", "t": t, "budget": budget, "kind": "duel", "a": c.json(a), "b": c.json(b) })
         }
@@ -101,6 +101,16 @@ pub fn query_message(s: &Session, q: StoredQuery) -> Value {
         StoredQuery::Value { x } => {
             json!({ "type": "query", "t": t, "budget": budget, "kind": "value", "option": c.json(x) })
         }
+    };
+    with_budget_left(s, &mut m);
+    m
+}
+
+/// Adds `budget_left` (the spec's `[costs]` total minus the answered queries' costs) to a message,
+/// when the session has `[costs]`.
+fn with_budget_left(s: &Session, m: &mut Value) {
+    if let (Some(left), Some(o)) = (s.budget_left(), m.as_object_mut()) {
+        o.insert("budget_left".into(), json!(left));
     }
 }
 
@@ -118,9 +128,11 @@ pub fn error_message(message: &str) -> Value {
 /// the current recommendation.
 pub fn done_message(s: &Session, reason: &str) -> Value {
     let rec = s.recommendation().map(|i| s.body().candidates.json(i)).unwrap_or(Value::Null);
-    json!({
+    let mut m = json!({
         "type": "done", "reason": reason, "answered": s.answered(), "budget": s.budget(), "recommendation": rec
-    })
+    });
+    with_budget_left(s, &mut m);
+    m
 }
 
 #[cfg(test)]

@@ -206,3 +206,61 @@ fn an_image_column_is_kept_and_paths_outside_the_folder_are_refused() {
     assert!(!bohf_session::file::session_text(&plain).unwrap().contains("images"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// COMP-GP-UCB with `[costs]`: duels at 0.5, values at 2, a total of 6 (fixed kernels, Λ₀ = 2 as
+/// counts: one random duel and one random value first).
+fn comp_spec() -> AskSpec {
+    toml::from_str(
+        "name = \"c\"\nbudget = 40\nseed = 5\n[costs]\ntotal = 6\nduel = 0.5\nevaluate = 2\n\
+         [candidates.box]\nnames = [\"x\", \"y\"]\nlower = [0.0, 0.0]\nupper = [1.0, 2.0]\npoints_per_dim = 4\n\
+         [algorithm]\nname = \"comp-gp-ucb\"\n[algorithm.params]\nzeta = 0.5\n\
+         initial = { budget = 2.0, counting = \"count\" }\n",
+    )
+    .unwrap()
+}
+
+#[test]
+fn comp_gp_ucb_asks_duels_and_values_and_stops_when_the_costs_reach_the_total() {
+    let dir = tmp("comp");
+    let path = dir.join("c.json");
+    let mut s = Session::create(&path, body_of(comp_spec()).unwrap(), false).unwrap();
+    assert_eq!(s.budget_left(), Some(6.0));
+    let mut kinds = Vec::new();
+    while let Some(q) = s.pending().unwrap() {
+        // The budget left is shown with each query: the total minus the answered queries' costs.
+        let left = s.budget_left().unwrap();
+        let spent: f64 = kinds.iter().map(|&duel| if duel { 0.5 } else { 2.0 }).sum();
+        assert_eq!(left, 6.0 - spent);
+        let m = bohf_session::protocol::query_message(&s, q);
+        assert_eq!(m["budget_left"], serde_json::json!(left));
+        kinds.push(matches!(q, StoredQuery::Duel { .. }));
+        let a = prefer(&s, q);
+        s.answer(a).unwrap();
+    }
+    // The session ends on its costs (6 spent, or just over), long before 40 queries.
+    let spent: f64 = kinds.iter().map(|&duel| if duel { 0.5 } else { 2.0 }).sum();
+    assert!(spent >= 6.0 && spent - if *kinds.last().unwrap() { 0.5 } else { 2.0 } < 6.0, "{kinds:?}");
+    assert!(s.answered() < 40 && s.done());
+    assert_eq!(s.budget_left(), Some(0.0));
+    // Both kinds were asked: the initial duel, then the initial value.
+    assert!(kinds[0] && !kinds[1], "{kinds:?}");
+    let done = bohf_session::protocol::done_message(&s, "budget");
+    assert_eq!(done["budget_left"], serde_json::json!(0.0));
+    // Reopened, the session is done and its costs are the same.
+    drop(s);
+    let s = Session::open(&path).unwrap();
+    assert!(s.done());
+    assert_eq!(s.spent(), Some(spent));
+    // A session without `[costs]` shows no budget left.
+    let plain = Session::create(&dir.join("p.json"), body_of(spec("pf-ts")).unwrap(), false).unwrap();
+    assert_eq!(plain.budget_left(), None);
+    let mut plain = plain;
+    let q = plain.pending().unwrap().unwrap();
+    assert!(bohf_session::protocol::query_message(&plain, q).get("budget_left").is_none());
+    // Bad costs name the `[costs]` field.
+    let mut bad = comp_spec();
+    bad.costs.as_mut().unwrap().duel = 0.0;
+    let e = body_of(bad).unwrap_err().to_string();
+    assert!(e.contains("`costs.duel`"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

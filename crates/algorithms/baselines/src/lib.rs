@@ -12,7 +12,7 @@ pub mod scalar_box;
 pub use maxminlcb::{MaxMinLcb, MaxMinLcbConfig, PlausibleSet, ValidMaxMinLcbConfig};
 pub use random::{RandomDuels, RandomDuelsConfig, ValidRandomDuelsConfig};
 pub use scalar::{GpTs, GpTsConfig, GpUcb, GpUcbConfig, ValidGpTsConfig, ValidGpUcbConfig};
-pub use scalar_box::{BoxUcbStep, GpUcbBox, Model as GpUcbModel};
+pub use scalar_box::{BoxUcbStep, GpUcbBox, Model as GpUcbModel, Ucb as GpUcbObjective};
 
 #[cfg(test)]
 mod tests;

@@ -58,11 +58,26 @@ pub struct GpUcbConfig {
     /// as in the papers. Box mode only; fitted hyperparameters are outside the papers' guarantees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyperparameters: Option<HyperFitConfig>,
+    /// Λ₀ ≥ 0: an initial budget spent on uniformly random values before the rule starts,
+    /// ⌊Λ₀/λ_l⌋ of them with λ_l the run's evaluation cost ([`GpUcbConfig::initial_values`]; COMP-GP-UCB's
+    /// protocol, notes 002 §5.3: 10). Default 0: the papers' GP-UCB starts at the prior.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub initial_budget: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for GpUcbConfig {
     fn default() -> Self {
-        Self { kernel: KernelSpec::default(), noise: DEFAULT_NOISE, beta: 1.0, hyperparameters: None }
+        Self {
+            kernel: KernelSpec::default(),
+            noise: DEFAULT_NOISE,
+            beta: 1.0,
+            hyperparameters: None,
+            initial_budget: 0.0,
+        }
     }
 }
 
@@ -84,7 +99,27 @@ impl GpUcbConfig {
             self.kernel.build_stationary().at("kernel")?;
             h.check().at("hyperparameters")?;
         }
+        if !(self.initial_budget.is_finite() && self.initial_budget >= 0.0) {
+            return Err(Error::invalid(
+                "initial_budget",
+                format!("must be finite and >= 0, got {}", self.initial_budget),
+            ));
+        }
         Ok(ValidGpUcbConfig(self.clone()))
+    }
+
+    /// The number of initial random values: ⌊Λ₀/λ_l⌋ ([`bohf_core::initial_split`] with share 0),
+    /// λ_l the `evaluate` cost of the run's budget (1 without one). With Λ₀ > 0 an evaluation cost
+    /// ≤ 0 is an error naming `budget.evaluate`.
+    pub fn initial_values(&self, costs: Option<&bohf_core::QueryCosts>) -> Result<usize> {
+        let evaluate = costs.map_or(1.0, |c| c.evaluate);
+        if self.initial_budget > 0.0 && !(evaluate.is_finite() && evaluate > 0.0) {
+            return Err(Error::invalid(
+                "budget.evaluate",
+                format!("GP-UCB's initial_budget needs an evaluation cost > 0, got {evaluate}"),
+            ));
+        }
+        Ok(bohf_core::initial_split(self.initial_budget, 1.0, evaluate, 0.0).1)
     }
 }
 
@@ -176,6 +211,7 @@ impl ScalarState {
 pub struct GpUcb {
     config: GpUcbConfig,
     state: ScalarState,
+    initial_values: usize,
 }
 
 impl GpUcb {
@@ -189,8 +225,14 @@ impl GpUcb {
                  fixed (remove the `hyperparameters` table, or use a box problem)",
             ));
         }
+        let initial_values = config.initial_values(ctx.costs())?;
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
-        Ok(Self { config, state })
+        Ok(Self { config, state, initial_values })
+    }
+
+    /// The number of initial uniformly random values ([`GpUcbConfig::initial_values`]).
+    pub fn initial_values(&self) -> usize {
+        self.initial_values
     }
 
     /// The configuration.
@@ -224,9 +266,14 @@ impl Optimizer for GpUcb {
         "GP-UCB"
     }
 
-    /// argmax of m_t + β σ_t (lowest index on ties); uses no randomness.
-    fn suggest(&mut self, _rng: &mut dyn Rng) -> Result<Query> {
-        let x = argmax_lowest(self.ucb().iter().copied())?;
+    /// A uniformly random candidate (from `rng`) while fewer than [`GpUcb::initial_values`] values
+    /// are observed; then argmax of m_t + β σ_t (lowest index on ties), which uses no randomness.
+    fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
+        let x = if self.state.gp.len() < self.initial_values {
+            bohf_core::rand::RngExt::random_range(rng, 0..self.state.domain.len())
+        } else {
+            argmax_lowest(self.ucb().iter().copied())?
+        };
         self.state.query(x)
     }
 

@@ -49,6 +49,7 @@ pub struct GpUcbBox {
     search: MultistartConfig,
     domain: BoxDomain,
     gp: Model,
+    initial_values: usize,
     pending: Option<Vec<f64>>,
     last_step: Option<BoxUcbStep>,
 }
@@ -76,6 +77,19 @@ impl Model {
         match self {
             Model::Fixed(gp) => gp.posterior_with_gradient(x),
             Model::Learned(gp) => gp.posterior_with_gradient(x),
+        }
+    }
+
+    /// `count` joint posterior draws of f at the rows of `xs`, one per column (m×count), in the
+    /// model's original units (a learned model draws in its working units and maps back, which is
+    /// affine); the draws come from `rng` ([`GpRegression::sample`]).
+    pub fn sample(&self, xs: &DMatrix<f64>, count: usize, rng: &mut (impl Rng + ?Sized)) -> Result<DMatrix<f64>> {
+        match self {
+            Model::Fixed(gp) => gp.sample(xs, count, rng),
+            Model::Learned(gp) => {
+                let t = gp.transform();
+                Ok(gp.working().sample(&t.inputs(xs)?, count, rng)?.map(|v| t.mean_to_original(v)))
+            }
         }
     }
 
@@ -109,7 +123,7 @@ impl Model {
     }
 
     /// The observed point with the largest posterior mean (lowest index on ties), if any.
-    fn incumbent(&self) -> Result<Option<Vec<f64>>> {
+    pub fn incumbent(&self) -> Result<Option<Vec<f64>>> {
         if self.is_empty() {
             return Ok(None);
         }
@@ -123,10 +137,14 @@ impl Model {
     }
 }
 
-/// m + βσ with its gradient, as a [`bohf_optim::Objective`].
-struct Ucb<'a> {
-    gp: &'a Model,
-    beta: f64,
+/// m + βσ with its gradient, as a [`bohf_optim::Objective`] (the β-term's gradient is 0 where
+/// σ ≤ 10⁻¹²·√k(x, x), module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct Ucb<'a> {
+    /// The posterior.
+    pub gp: &'a Model,
+    /// The width β.
+    pub beta: f64,
 }
 
 impl Objective for Ucb<'_> {
@@ -177,7 +195,21 @@ impl GpUcbBox {
                 .at("hyperparameters")?,
             )),
         };
-        Ok(Self { config, search, domain, gp, pending: None, last_step: None })
+        let initial_values = config.initial_values(None)?;
+        Ok(Self { config, search, domain, gp, initial_values, pending: None, last_step: None })
+    }
+
+    /// The same algorithm at the run's costs: the initial random values become ⌊Λ₀/λ_l⌋ with λ_l
+    /// the budget's evaluation cost ([`GpUcbConfig::initial_values`]; [`GpUcbBox::new`] assumes
+    /// cost 1). Errors name `budget.evaluate`.
+    pub fn with_costs(mut self, costs: Option<&bohf_core::QueryCosts>) -> Result<Self> {
+        self.initial_values = self.config.initial_values(costs)?;
+        Ok(self)
+    }
+
+    /// The number of initial uniformly random values.
+    pub fn initial_values(&self) -> usize {
+        self.initial_values
     }
 
     /// The configuration.
@@ -240,8 +272,16 @@ impl Optimizer for GpUcbBox {
         "GP-UCB"
     }
 
-    /// The multistart maximiser of m_t + β σ_t, with its screening points drawn from `rng`.
+    /// A uniformly random point of the box while fewer than [`GpUcbBox::initial_values`] values are
+    /// observed; then the multistart maximiser of m_t + β σ_t, with its screening points drawn from
+    /// `rng`.
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
+        if self.gp.len() < self.initial_values {
+            let x = self.domain.sample(rng);
+            self.last_step = None;
+            self.pending = Some(x.clone());
+            return Ok(Query::Evaluate(Point::continuous(x)));
+        }
         let best = self.maximize_ucb(&mut *rng)?;
         self.last_step =
             Some(BoxUcbStep { observations: self.gp.len(), ucb: best.value, evaluations: best.evaluations });

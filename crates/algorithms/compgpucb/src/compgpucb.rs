@@ -26,8 +26,8 @@
 
 use crate::CompGpUcbConfig;
 use crate::config::{
-    BetaClock, BetaForm, BetaRule, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig, beta_igp_ucb,
-    beta_practical,
+    BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig,
+    beta_igp_ucb, beta_practical,
 };
 use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
@@ -51,7 +51,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Phase::Initial => "initial",
             Phase::Comparisons => "1",
@@ -106,6 +106,7 @@ pub struct Decision {
 #[derive(Debug)]
 pub struct CompGpUcb {
     config: CompGpUcbConfig,
+    costs: Costs,
     domain: FiniteDomain,
     horizon: usize,
     labels: GpUcbModel,
@@ -114,16 +115,135 @@ pub struct CompGpUcb {
     phi: Option<(Vec<f64>, Vec<f64>)>,
     initial_duels: usize,
     initial_labels: usize,
-    answered: usize,
-    /// Exit point and frozen f̂_r, once phase 1 has ended.
-    exit: Option<(usize, f64)>,
-    gamma: f64,
-    run: usize,
-    zeta_k: f64,
-    stage: usize,
-    stage_count: usize,
+    progress: Progress<usize>,
     pending: Option<(Query, Decision)>,
     last: Option<Decision>,
+}
+
+/// The state of COMP-GP-UCB's rule that the history determines, shared by the candidate-set and
+/// box modes (`P` is the kind of point: a candidate index, or coordinates): answered queries, the
+/// phase-1 exit point and frozen f̂_r, γ and its run of comparisons, Algorithm 2's ζ_k and stage.
+#[derive(Debug, Clone)]
+pub(crate) struct Progress<P> {
+    pub(crate) answered: usize,
+    /// Exit point and frozen f̂_r, once phase 1 has ended.
+    pub(crate) exit: Option<(P, f64)>,
+    pub(crate) gamma: f64,
+    run: usize,
+    pub(crate) zeta_k: f64,
+    pub(crate) stage: usize,
+    stage_count: usize,
+    stage_labels: Option<usize>,
+}
+
+impl<P> Progress<P> {
+    /// The start: γ₀, ζ₀ (or the known ζ), Algorithm 2's stage length `stage_labels`.
+    pub(crate) fn new(config: &CompGpUcbConfig, stage_labels: Option<usize>) -> Self {
+        Self {
+            answered: 0,
+            exit: None,
+            gamma: config.initial_gamma(),
+            run: 0,
+            zeta_k: config.unknown_zeta.map_or(config.zeta, |u| u.zeta0),
+            stage: 0,
+            stage_count: 0,
+            stage_labels,
+        }
+    }
+
+    /// c·L₂·ζ_k scaled (c = 2 under Algorithm 2, 1 under Algorithm 1).
+    pub(crate) fn zeta_term(&self, config: &CompGpUcbConfig) -> f64 {
+        let c = if config.unknown_zeta.is_some() { 2.0 } else { 1.0 };
+        c * config.l2 * config.scaled(self.zeta_k)
+    }
+
+    /// f̂_r by [`LowerBoundRule`], with `running` the max LCB of f_r (over the candidates, or the
+    /// box's screened and observed points).
+    pub(crate) fn lower_bound(&self, config: &CompGpUcbConfig, running: impl Fn() -> f64) -> f64 {
+        let frozen = self.exit.as_ref().map_or(f64::NEG_INFINITY, |(_, f)| *f);
+        match config.lower_bound {
+            LowerBoundRule::Frozen => frozen,
+            LowerBoundRule::Running => running(),
+            LowerBoundRule::MaxOfBoth => frozen.max(running()),
+        }
+    }
+
+    fn count_comparison(&mut self, config: &CompGpUcbConfig, costs: &Costs, phase: Phase) {
+        if phase == Phase::Comparisons && config.doubling.scope == DoublingScope::Phase2 {
+            return;
+        }
+        self.run += 1;
+        let after = config.doubling_after(costs);
+        if after > 0 && self.run >= after {
+            self.gamma *= config.doubling.factor;
+            self.run = 0;
+        }
+    }
+
+    /// Records an answered query of `kind` decided by `d` at `point` (after its answer went into
+    /// the GP): the phase-1 exit, the γ-doubling, Algorithm 2's stages.
+    pub(crate) fn record(&mut self, config: &CompGpUcbConfig, costs: &Costs, d: &Decision, kind: QueryKind, point: P) {
+        self.answered += 1;
+        match (d.phase, kind) {
+            (Phase::Initial, _) => {}
+            (Phase::Comparisons, _) => {
+                if d.exits_phase1 {
+                    self.exit = Some((point, d.f_hat));
+                }
+                self.count_comparison(config, costs, Phase::Comparisons);
+            }
+            (Phase::Constrained, QueryKind::Duel) => self.count_comparison(config, costs, Phase::Constrained),
+            (Phase::Constrained, QueryKind::Evaluate) => {
+                self.run = 0;
+                if let (Some(u), Some(per_stage)) = (config.unknown_zeta, self.stage_labels) {
+                    self.stage_count += 1;
+                    if self.stage_count >= per_stage {
+                        self.stage_count = 0;
+                        if 2.0 * self.zeta_k <= u.zeta_max {
+                            self.zeta_k *= 2.0;
+                            self.stage += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The posterior mean and standard deviation of `gp` at every candidate of `domain`.
+pub(crate) fn posterior_on(gp: &GpUcbModel, domain: &FiniteDomain) -> Result<(Vec<f64>, Vec<f64>)> {
+    let n = domain.len();
+    let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        let (mi, vi) = gp.mean_variance_at(&domain.coords(i)?)?;
+        m.push(mi);
+        s.push(vi.max(0.0).sqrt());
+    }
+    Ok((m, s))
+}
+
+/// The width that multiplies σ under `rule` at t in dimension d, for the rules that need no
+/// information gain: practical (0.5·log(2t + ε), or its square root), `kandasamy`
+/// (√(0.2·d·log(2dt))) and constant; an error naming `beta.rule` for the theory rule, whose Φ only
+/// COMP-GP-UCB computes.
+pub(crate) fn beta_width(rule: &BetaRule, t: usize, d: usize) -> Result<f64> {
+    Ok(match *rule {
+        BetaRule::Practical { epsilon, form } => {
+            let b = beta_practical(t, epsilon);
+            match form {
+                BetaForm::Multiplier => b,
+                BetaForm::SquareRoot => b.max(0.0).sqrt(),
+            }
+        }
+        BetaRule::Kandasamy => {
+            let d = d as f64;
+            (0.2 * d * (2.0 * d * t as f64).ln()).max(0.0).sqrt()
+        }
+        BetaRule::Constant { value } => value,
+        BetaRule::Theory { .. } => {
+            return Err(Error::invalid("beta.rule", "the theory β needs Φ, which only COMP-GP-UCB computes"));
+        }
+    })
 }
 
 /// The selection of phase 2 (lines 9 and the fallback), as a pure function: the index maximising
@@ -151,27 +271,38 @@ pub fn select_constrained(
     Ok((i, true))
 }
 
-fn model(
-    config: &CompGpUcbConfig,
+/// A GP on the candidates' coordinates with `kernel`: fixed (`hyper` absent) or learned (inputs
+/// scaled by the candidates' bounding box); errors of the fit settings name `field`. The one
+/// builder of COMP-GP-UCB's, KSS's and MF-GP-UCB's GPs.
+pub(crate) fn model(
+    kernel: &bohf_kernels::KernelSpec,
     hyper: Option<&bohf_gp::HyperFitConfig>,
     noise: f64,
     domain: &FiniteDomain,
     field: &str,
 ) -> Result<GpUcbModel> {
-    let d = domain.dim();
+    model_on(kernel, hyper, noise, &domain.bounding_box()?, field)
+}
+
+/// [`model`] on a box: a learned GP scales its inputs by `bounds`.
+pub(crate) fn model_on(
+    kernel: &bohf_kernels::KernelSpec,
+    hyper: Option<&bohf_gp::HyperFitConfig>,
+    noise: f64,
+    bounds: &bohf_core::BoxDomain,
+    field: &str,
+) -> Result<GpUcbModel> {
+    let d = bounds.dim();
     Ok(match hyper {
-        None => GpUcbModel::Fixed(GpRegression::fit(
-            config.kernel.build()?,
-            &DMatrix::zeros(0, d),
-            &DVector::zeros(0),
-            noise,
-        )?),
+        None => {
+            GpUcbModel::Fixed(GpRegression::fit(kernel.build()?, &DMatrix::zeros(0, d), &DVector::zeros(0), noise)?)
+        }
         Some(h) => GpUcbModel::Learned(Box::new(
             LearnedGp::new(
                 h.check().at(field)?,
-                config.kernel.build_stationary().at("kernel")?,
+                kernel.build_stationary().at("kernel")?,
                 noise,
-                Some(domain.bounding_box()?),
+                Some(bounds.clone()),
                 d,
             )
             .at(field)?,
@@ -180,11 +311,16 @@ fn model(
 }
 
 impl CompGpUcb {
-    /// COMP-GP-UCB on the candidates of `ctx` with a checked config. With the theory β, computes
-    /// the greedy bracket of Φ(0..=T) for T = the context's horizon (O(n²T) per GP). Errors if the
-    /// kernel's fixed input dimension differs from the candidates'.
+    /// COMP-GP-UCB on the candidates of `ctx` with a checked config, at the costs of the
+    /// context's budget ([`Costs::of_context`]: unit costs without one; errors name
+    /// `budget.duel`, `budget.evaluate`, `budget.total`, and `budget.total` under Algorithm 2
+    /// without a budget). With the theory β, computes the greedy bracket of Φ(0..=T) for T = the
+    /// context's horizon (O(n²T) per GP). Errors if the kernel's fixed input dimension differs from
+    /// the candidates'.
     pub fn new(ctx: &SearchContext, config: ValidCompGpUcbConfig) -> Result<Self> {
         let config = config.into_config();
+        let costs = Costs::of_context(ctx.costs())?;
+        let stage_labels = config.stage_labels(&costs)?;
         let domain = ctx.domain().clone();
         if let Some(d) = config.kernel.build()?.input_dim()
             && d != domain.dim()
@@ -192,9 +328,14 @@ impl CompGpUcb {
             return Err(Error::dims("kernel input dimension vs candidates", domain.dim(), d));
         }
         let r_noise = config.comparison_noise.unwrap_or(config.noise);
-        let labels = model(&config, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
-        let comparisons =
-            model(&config, config.comparison_hyperparameters.as_ref(), r_noise, &domain, "comparison_hyperparameters")?;
+        let labels = model(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let comparisons = model(
+            &config.kernel,
+            config.comparison_hyperparameters.as_ref(),
+            r_noise,
+            &domain,
+            "comparison_hyperparameters",
+        )?;
         let phi = if matches!(config.beta, BetaRule::Theory { .. }) {
             let gram = config.kernel.build()?.gram(domain.points())?;
             let upper = |noise: f64| -> Result<Vec<f64>> {
@@ -205,11 +346,11 @@ impl CompGpUcb {
         } else {
             None
         };
-        let (initial_duels, initial_labels) = config.initial_counts();
-        let gamma = config.initial_gamma();
-        let zeta_k = config.unknown_zeta.map_or(config.zeta, |u| u.zeta0);
+        let (initial_duels, initial_labels) = config.initial_counts(&costs);
+        let progress = Progress::new(&config, stage_labels);
         Ok(Self {
             config,
+            costs,
             domain,
             horizon: ctx.horizon(),
             labels,
@@ -217,13 +358,7 @@ impl CompGpUcb {
             phi,
             initial_duels,
             initial_labels,
-            answered: 0,
-            exit: None,
-            gamma,
-            run: 0,
-            zeta_k,
-            stage: 0,
-            stage_count: 0,
+            progress,
             pending: None,
             last: None,
         })
@@ -232,6 +367,11 @@ impl CompGpUcb {
     /// The configuration.
     pub fn config(&self) -> &CompGpUcbConfig {
         &self.config
+    }
+
+    /// The costs and budget the algorithm plans with (the run's budget).
+    pub fn costs(&self) -> &Costs {
+        &self.costs
     }
 
     /// The candidates.
@@ -251,22 +391,22 @@ impl CompGpUcb {
 
     /// The current γ.
     pub fn gamma(&self) -> f64 {
-        self.gamma
+        self.progress.gamma
     }
 
     /// The current ζ_k (Algorithm 2) or the known ζ, in units of f.
     pub fn zeta(&self) -> f64 {
-        self.zeta_k
+        self.progress.zeta_k
     }
 
     /// The phase-1 exit point and the frozen f̂_r, once phase 1 has ended.
     pub fn phase1_exit(&self) -> Option<(usize, f64)> {
-        self.exit
+        self.progress.exit
     }
 
     /// The number of answered queries.
     pub fn answered(&self) -> usize {
-        self.answered
+        self.progress.answered
     }
 
     /// The numbers of initial random duels and evaluations.
@@ -281,31 +421,17 @@ impl CompGpUcb {
 
     /// The posterior mean and standard deviation of a GP at every candidate.
     pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
-        let n = self.domain.len();
-        let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for i in 0..n {
-            let (mi, vi) = gp.mean_variance_at(&self.domain.coords(i)?)?;
-            m.push(mi);
-            s.push(vi.max(0.0).sqrt());
-        }
-        Ok((m, s))
+        posterior_on(gp, &self.domain)
     }
 
     /// β_t of a GP (`comparison` = the f_r GP) at the step being chosen.
     pub fn beta(&self, comparison: bool) -> Result<f64> {
         let gp = if comparison { &self.comparisons } else { &self.labels };
         let t = match self.config.beta_clock {
-            BetaClock::Global => self.answered + 1,
+            BetaClock::Global => self.progress.answered + 1,
             BetaClock::PerGp => gp.len() + 1,
         };
         Ok(match self.config.beta {
-            BetaRule::Practical { epsilon, form } => {
-                let b = beta_practical(t, epsilon);
-                match form {
-                    BetaForm::Multiplier => b,
-                    BetaForm::SquareRoot => b.max(0.0).sqrt(),
-                }
-            }
             BetaRule::Theory { b, delta } => {
                 let (l, r) = self.phi.as_ref().ok_or_else(|| Error::invalid("beta", "Φ was not computed"))?;
                 let phi = if comparison { r } else { l };
@@ -321,30 +447,21 @@ impl CompGpUcb {
                 })?;
                 beta_igp_ucb(b, v, delta)
             }
-            BetaRule::Kandasamy => {
-                let d = self.domain.dim() as f64;
-                (0.2 * d * (2.0 * d * t as f64).ln()).max(0.0).sqrt()
-            }
-            BetaRule::Constant { value } => value,
+            ref rule => beta_width(rule, t, self.domain.dim())?,
         })
     }
 
     /// The ζ term of φ: c·L₂·ζ_k scaled (c = 2 under Algorithm 2, 1 under Algorithm 1).
     pub fn zeta_term(&self) -> f64 {
-        let c = if self.config.unknown_zeta.is_some() { 2.0 } else { 1.0 };
-        c * self.config.l2 * self.config.scaled(self.zeta_k)
+        self.progress.zeta_term(&self.config)
     }
 
     /// The lower bound f̂_r that φ uses now (phase 2), by [`LowerBoundRule`], from the f_r
     /// posterior `(m, s)` and its width `beta_r`.
     pub fn lower_bound(&self, m: &[f64], s: &[f64], beta_r: f64) -> f64 {
-        let frozen = self.exit.map_or(f64::NEG_INFINITY, |(_, f)| f);
-        let running = || m.iter().zip(s).map(|(mi, si)| mi - beta_r * si).fold(f64::NEG_INFINITY, f64::max);
-        match self.config.lower_bound {
-            LowerBoundRule::Frozen => frozen,
-            LowerBoundRule::Running => running(),
-            LowerBoundRule::MaxOfBoth => frozen.max(running()),
-        }
+        self.progress.lower_bound(&self.config, || {
+            m.iter().zip(s).map(|(mi, si)| mi - beta_r * si).fold(f64::NEG_INFINITY, f64::max)
+        })
     }
 
     /// φ(x) = μ^r + β^r σ^r − f̂_r + c·L₂·ζ at every candidate (phase 2's constraint).
@@ -358,7 +475,7 @@ impl CompGpUcb {
 
     /// The decision of the next step: a function of the history only (module docs).
     pub fn decide(&self) -> Result<Decision> {
-        let done = self.answered;
+        let done = self.progress.answered;
         let mut d = Decision {
             phase: Phase::Initial,
             kind: QueryKind::Duel,
@@ -370,13 +487,13 @@ impl CompGpUcb {
             beta_r: f64::NAN,
             beta: f64::NAN,
             beta_r_sigma_r: f64::NAN,
-            gamma: self.gamma,
+            gamma: self.progress.gamma,
             zeta_term: self.zeta_term(),
-            f_hat: self.exit.map_or(f64::NAN, |(_, f)| f),
+            f_hat: self.progress.exit.map_or(f64::NAN, |(_, f)| f),
             exits_phase1: false,
             feasible: 0,
             feasible_empty: false,
-            stage: self.stage,
+            stage: self.progress.stage,
         };
         if done < self.initial_duels + self.initial_labels {
             if done >= self.initial_duels {
@@ -387,13 +504,13 @@ impl CompGpUcb {
         let (m, s) = self.posterior(&self.comparisons)?;
         let br = self.beta(true)?;
         d.beta_r = br;
-        match self.exit {
+        match self.progress.exit {
             None => {
                 d.phase = Phase::Comparisons;
                 let x = argmax_lowest(m.iter().zip(&s).map(|(mi, si)| mi + br * si))?;
                 d.index = Some(x);
                 d.beta_r_sigma_r = br * s[x];
-                d.exits_phase1 = d.beta_r_sigma_r <= self.gamma;
+                d.exits_phase1 = d.beta_r_sigma_r <= self.progress.gamma;
                 d.f_hat = m[x] - d.beta_r_sigma_r;
             }
             Some((exit_point, _)) => {
@@ -410,22 +527,10 @@ impl CompGpUcb {
                 d.feasible = phi.iter().filter(|&&p| p >= 0.0).count();
                 d.feasible_empty = empty;
                 d.beta_r_sigma_r = br * s[x];
-                d.kind = if d.beta_r_sigma_r >= self.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
+                d.kind = if d.beta_r_sigma_r >= self.progress.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
             }
         }
         Ok(d)
-    }
-
-    fn count_comparison(&mut self, phase: Phase) {
-        if phase == Phase::Comparisons && self.config.doubling.scope == DoublingScope::Phase2 {
-            return;
-        }
-        self.run += 1;
-        let after = self.config.doubling_after();
-        if after > 0 && self.run >= after {
-            self.gamma *= self.config.doubling.factor;
-            self.run = 0;
-        }
     }
 }
 
@@ -497,30 +602,7 @@ impl Optimizer for CompGpUcb {
                 self.labels.append(&coords, y)?;
             }
         }
-        self.answered += 1;
-        match (d.phase, kind) {
-            (Phase::Initial, _) => {}
-            (Phase::Comparisons, _) => {
-                if d.exits_phase1 {
-                    self.exit = Some((first, d.f_hat));
-                }
-                self.count_comparison(Phase::Comparisons);
-            }
-            (Phase::Constrained, QueryKind::Duel) => self.count_comparison(Phase::Constrained),
-            (Phase::Constrained, QueryKind::Evaluate) => {
-                self.run = 0;
-                if let (Some(u), Some(per_stage)) = (self.config.unknown_zeta, self.config.stage_labels()) {
-                    self.stage_count += 1;
-                    if self.stage_count >= per_stage {
-                        self.stage_count = 0;
-                        if 2.0 * self.zeta_k <= u.zeta_max {
-                            self.zeta_k *= 2.0;
-                            self.stage += 1;
-                        }
-                    }
-                }
-            }
-        }
+        self.progress.record(&self.config, &self.costs, &d, kind, first);
         self.pending = None;
         self.last = Some(d);
         Ok(())
@@ -538,19 +620,23 @@ impl Optimizer for CompGpUcb {
     /// `zeta_term` (c·L₂·ζ in f_r units), `f_hat`, `feasible` (candidates with φ ≥ 0),
     /// `feasible_empty`, `exits_phase1`, `stage`.
     fn step_details(&self) -> StepDetails {
-        let Some(d) = &self.last else { return Vec::new() };
-        vec![
-            ("phase", d.phase.label().to_string()),
-            ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
-            ("t", d.t.to_string()),
-            ("beta_r_sigma_r", d.beta_r_sigma_r.to_string()),
-            ("gamma", d.gamma.to_string()),
-            ("zeta_term", d.zeta_term.to_string()),
-            ("f_hat", d.f_hat.to_string()),
-            ("feasible", d.feasible.to_string()),
-            ("feasible_empty", d.feasible_empty.to_string()),
-            ("exits_phase1", d.exits_phase1.to_string()),
-            ("stage", d.stage.to_string()),
-        ]
+        self.last.as_ref().map(details).unwrap_or_default()
     }
+}
+
+/// The step details of a decision (both modes).
+pub(crate) fn details(d: &Decision) -> StepDetails {
+    vec![
+        ("phase", d.phase.label().to_string()),
+        ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
+        ("t", d.t.to_string()),
+        ("beta_r_sigma_r", d.beta_r_sigma_r.to_string()),
+        ("gamma", d.gamma.to_string()),
+        ("zeta_term", d.zeta_term.to_string()),
+        ("f_hat", d.f_hat.to_string()),
+        ("feasible", d.feasible.to_string()),
+        ("feasible_empty", d.feasible_empty.to_string()),
+        ("exits_phase1", d.exits_phase1.to_string()),
+        ("stage", d.stage.to_string()),
+    ]
 }

@@ -2,6 +2,7 @@
 //! ambiguous convention of notes 002 §5.3 a named option (notes 002 = `papers/notes/002_comp-gp-ucb.md`).
 
 use bohf_core::error::ensure_positive;
+pub use bohf_core::initial_split;
 use bohf_core::{AtField, Error, Result};
 use bohf_gp::HyperFitConfig;
 use bohf_kernels::{KernelKind, KernelSpec};
@@ -164,21 +165,51 @@ impl Default for GammaDoubling {
     }
 }
 
-/// The costs λ_c of a comparison and λ_l of a direct query (§1.4; App. B: 0.1 and 1). The runner's
-/// budget does the accounting; the algorithm needs them for the initial design, the
-/// [`DoublingAfter::CostRatio`] threshold and Algorithm 2's label budget.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// The costs λ_c of a comparison and λ_l of a direct query and the total budget Λ (§1.4; App. B:
+/// 0.1, 1 and up to 100), as the algorithm uses them: taken from the run's budget
+/// ([`bohf_core::QueryCosts`] in the [`bohf_core::SearchContext`]: an experiment's `[budget]`), the
+/// one home of the costs, by [`Costs::of_context`]. The runner's budget does the accounting; the
+/// algorithm reads them for the initial design, the [`DoublingAfter::CostRatio`] threshold and
+/// Algorithm 2's label budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Costs {
     /// λ_c > 0.
     pub duel: f64,
     /// λ_l ≥ λ_c.
     pub evaluate: f64,
+    /// Λ > 0; `None` without a budget (the run ends at its horizon).
+    pub total: Option<f64>,
 }
 
-impl Default for Costs {
-    fn default() -> Self {
-        Self { duel: 0.1, evaluate: 1.0 }
+impl Costs {
+    /// Every query at cost 1 and no total: what a run without a budget means (its horizon counts
+    /// queries).
+    pub const UNIT: Costs = Costs { duel: 1.0, evaluate: 1.0, total: None };
+
+    /// The costs of a run's budget, checked: λ_c > 0 (`budget.duel`), λ_l ≥ λ_c
+    /// (`budget.evaluate`), Λ > 0 (`budget.total`), each error naming the field of the run's
+    /// budget. Without a budget, [`Costs::UNIT`].
+    pub fn of_context(costs: Option<&bohf_core::QueryCosts>) -> Result<Costs> {
+        let Some(c) = costs else { return Ok(Costs::UNIT) };
+        if !(c.duel.is_finite() && c.duel > 0.0) {
+            return Err(Error::invalid(
+                "budget.duel",
+                format!("COMP-GP-UCB needs a comparison cost λ_c > 0, got {}", c.duel),
+            ));
+        }
+        if !(c.evaluate.is_finite() && c.evaluate >= c.duel) {
+            return Err(Error::invalid(
+                "budget.evaluate",
+                format!(
+                    "λ_l must be finite and >= λ_c = {} (a comparison is the cheap query), got {}",
+                    c.duel, c.evaluate
+                ),
+            ));
+        }
+        if !(c.total.is_finite() && c.total > 0.0) {
+            return Err(Error::invalid("budget.total", format!("Λ must be finite and > 0, got {}", c.total)));
+        }
+        Ok(Costs { duel: c.duel, evaluate: c.evaluate, total: Some(c.total) })
     }
 }
 
@@ -192,6 +223,21 @@ pub enum InitialCounting {
     Budget,
     /// Λ₀/2 is a count of each: ⌊Λ₀/2⌋ duels and ⌊Λ₀/2⌋ labels.
     Count,
+}
+
+impl InitialCounting {
+    /// The numbers of initial random duels and labels of the mixed methods (COMP-GP-UCB,
+    /// MF-GP-UCB): Λ₀/2 per kind, as budget at `costs` ([`initial_split`] with share ½) or as a
+    /// count (⌊Λ₀/2⌋ each).
+    pub fn half_and_half(self, budget: f64, costs: &Costs) -> (usize, usize) {
+        match self {
+            InitialCounting::Budget => initial_split(budget, costs.duel, costs.evaluate, 0.5),
+            InitialCounting::Count => {
+                let half = (0.5 * budget).floor() as usize;
+                (half, half)
+            }
+        }
+    }
 }
 
 /// The uniformly random initial queries (App. B: Λ₀ = 10, half on comparisons, half on labels).
@@ -228,7 +274,8 @@ pub enum EmptyFallback {
 
 /// Algorithm 2 (unknown ζ): ζ_k doubles from ζ₀ after each stage of
 /// ⌊n_Λ / (2⌈log₂(ζ_max/ζ₀)⌉)⌋ labels (at least 1), n_Λ = ⌊Λ′/λ_l⌋ with Λ′ = Λ − Λ₀ when the
-/// initial budget counts toward Λ, else Λ; φ uses 2L₂ζ_k (line 8 as printed).
+/// initial budget counts toward Λ, else Λ; φ uses 2L₂ζ_k (line 8 as printed). Λ and λ_l are the
+/// run's budget ([`Costs`]): Algorithm 2 needs one.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnknownZeta {
@@ -236,16 +283,14 @@ pub struct UnknownZeta {
     pub zeta0: f64,
     /// ζ_max ≥ ζ₀.
     pub zeta_max: f64,
-    /// The total budget Λ > 0 (Algorithm 2 is finite-horizon).
-    pub budget: f64,
 }
 
 /// Settings of [`crate::CompGpUcb`]. Defaults: the paper's protocol (App. B) and the note's readings
 /// (notes 002 §5.3): SE kernel, both GPs' hyperparameters learned by type-II ML (label GP every 5,
 /// comparison GP every 20 observations), β = 0.5·log(2t + ε) as a multiplier on a global t,
 /// frozen f̂_r, L₂ = 1, raw ζ = 0.15 (the SVM task's value; the synthetic tasks use f(x*) − f_c(x*)),
-/// γ₀ = ζ/L₂, doubled after 10 comparisons in a row, costs λ_c = 0.1, λ_l = 1, and Λ₀ = 10 of random
-/// queries split half/half as budget.
+/// γ₀ = ζ/L₂, doubled after 10 comparisons in a row, and Λ₀ = 10 of random queries split half/half
+/// as budget. The costs λ_c, λ_l and Λ are not settings: they are the run's budget ([`Costs`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CompGpUcbConfig {
@@ -289,8 +334,6 @@ pub struct CompGpUcbConfig {
     /// What phase 2 queries when no candidate has φ ≥ 0: `argmax-phi`, `exit-point` (the phase-1
     /// exit point) or `unconstrained` (argmax UCB of f).
     pub fallback: EmptyFallback,
-    /// λ_c, λ_l.
-    pub costs: Costs,
     /// Λ₀.
     pub initial: InitialDesign,
     /// Algorithm 2; absent: Algorithm 1 with the known `zeta`.
@@ -324,7 +367,6 @@ impl Default for CompGpUcbConfig {
             beta_clock: BetaClock::default(),
             lower_bound: LowerBoundRule::default(),
             fallback: EmptyFallback::default(),
-            costs: Costs::default(),
             initial: InitialDesign::default(),
             unknown_zeta: None,
         }
@@ -346,7 +388,7 @@ fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
 impl CompGpUcbConfig {
     /// The one check; errors name the first invalid field by its TOML path (`zeta` for ζ < 0 or
     /// NaN, `gamma.value` for γ < 0, `l2`, `noise`, `comparison_noise`, `f_range` when missing or
-    /// ≤ 0 but needed, `costs.duel` for λ_c ≤ 0, `costs.evaluate` for λ_l < λ_c, `initial.budget`,
+    /// ≤ 0 but needed, `initial.budget`,
     /// `doubling.factor`, `beta.…`, `unknown_zeta.…`, `kernel.…`, `hyperparameters.…`).
     pub fn check(&self) -> Result<ValidCompGpUcbConfig> {
         self.kernel.build().at("kernel")?;
@@ -396,16 +438,6 @@ impl CompGpUcbConfig {
             BetaRule::Kandasamy => {}
             BetaRule::Constant { value } => ensure_nonneg("value", value).at("beta")?,
         }
-        ensure_positive("duel", self.costs.duel).at("costs")?;
-        if !(self.costs.evaluate.is_finite() && self.costs.evaluate >= self.costs.duel) {
-            return Err(Error::invalid(
-                "costs.evaluate",
-                format!(
-                    "λ_l must be finite and >= λ_c = {} (a comparison is the cheap query), got {}",
-                    self.costs.duel, self.costs.evaluate
-                ),
-            ));
-        }
         ensure_nonneg("budget", self.initial.budget).at("initial")?;
         if let Some(u) = &self.unknown_zeta {
             ensure_positive("zeta0", u.zeta0).at("unknown_zeta")?;
@@ -415,7 +447,6 @@ impl CompGpUcbConfig {
                     format!("must be finite and >= zeta0 = {}, got {}", u.zeta0, u.zeta_max),
                 ));
             }
-            ensure_positive("budget", u.budget).at("unknown_zeta")?;
         }
         Ok(ValidCompGpUcbConfig(self.clone()))
     }
@@ -438,36 +469,35 @@ impl CompGpUcbConfig {
         }
     }
 
-    /// The number of consecutive comparisons after which γ is multiplied (0: never).
-    pub fn doubling_after(&self) -> usize {
+    /// The number of consecutive comparisons after which γ is multiplied (0: never), at `costs`.
+    pub fn doubling_after(&self, costs: &Costs) -> usize {
         match self.doubling.after {
             DoublingAfter::Count { count } => count,
-            DoublingAfter::CostRatio => (self.costs.evaluate / self.costs.duel).ceil() as usize,
+            DoublingAfter::CostRatio => (costs.evaluate / costs.duel * (1.0 - 1e-12)).ceil() as usize,
         }
     }
 
-    /// The numbers of initial random duels and labels.
-    pub fn initial_counts(&self) -> (usize, usize) {
-        let half = 0.5 * self.initial.budget;
-        match self.initial.counting {
-            // A small relative tolerance so that 5/0.1 gives 50, not 49.
-            InitialCounting::Budget => (
-                ((half / self.costs.duel) * (1.0 + 1e-12)).floor() as usize,
-                ((half / self.costs.evaluate) * (1.0 + 1e-12)).floor() as usize,
-            ),
-            InitialCounting::Count => (half.floor() as usize, half.floor() as usize),
-        }
+    /// The numbers of initial random duels and labels at `costs` (Λ₀/2 per kind,
+    /// [`initial_split`]).
+    pub fn initial_counts(&self, costs: &Costs) -> (usize, usize) {
+        self.initial.counting.half_and_half(self.initial.budget, costs)
     }
 
     /// Algorithm 2's stage length in labels: max(1, ⌊n_Λ / (2⌈log₂(ζ_max/ζ₀)⌉)⌋) (max(1, ·) on the
-    /// log term too, so that ζ_max = ζ₀ is one stage); `None` under Algorithm 1.
-    pub fn stage_labels(&self) -> Option<usize> {
-        let u = self.unknown_zeta?;
-        let spend =
-            if self.initial.counts_toward_budget { (u.budget - self.initial.budget).max(0.0) } else { u.budget };
-        let n = (spend / self.costs.evaluate * (1.0 + 1e-12)).floor();
+    /// log term too, so that ζ_max = ζ₀ is one stage), with Λ and λ_l from `costs`; `None` under
+    /// Algorithm 1, an error naming `budget.total` if the run has no budget.
+    pub fn stage_labels(&self, costs: &Costs) -> Result<Option<usize>> {
+        let Some(u) = self.unknown_zeta else { return Ok(None) };
+        let total = costs.total.ok_or_else(|| {
+            Error::invalid(
+                "budget.total",
+                "Algorithm 2 (`unknown_zeta`) plans with the total budget Λ: the run needs a budget",
+            )
+        })?;
+        let spend = if self.initial.counts_toward_budget { (total - self.initial.budget).max(0.0) } else { total };
+        let n = (spend / costs.evaluate * (1.0 + 1e-12)).floor();
         let stages = (u.zeta_max / u.zeta0).log2().ceil().max(1.0);
-        Some(((n / (2.0 * stages)).floor() as usize).max(1))
+        Ok(Some(((n / (2.0 * stages)).floor() as usize).max(1)))
     }
 }
 

@@ -1,11 +1,25 @@
 use super::*;
-use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Query, SearchContext, rng};
+use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Query, QueryCosts, SearchContext, rng};
 use bohf_problems::functions::{CurrinExp, Fidelity};
 use bohf_problems::respondents::{BiasedComparisons, DuelModel, Respondent};
 
-/// CurrinExp on an 8×8 grid of [0, 1]²: labels from f, deterministic duels from its low fidelity.
+/// The paper's costs (App. B): λ_c = 0.1, λ_l = 1, Λ = `total`.
+fn paper_costs(total: f64) -> QueryCosts {
+    QueryCosts { total, duel: 0.1, evaluate: 1.0, label: 1.0 }
+}
+
+/// CurrinExp on an 8×8 grid of [0, 1]²: labels from f, deterministic duels from its low fidelity;
+/// the paper's costs with Λ = 100.
 fn ctx() -> SearchContext {
-    SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(8).unwrap(), 200).unwrap()
+    ctx_with(Some(paper_costs(100.0)))
+}
+
+fn ctx_with(costs: Option<QueryCosts>) -> SearchContext {
+    let c = SearchContext::new(BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(8).unwrap(), 200).unwrap();
+    match costs {
+        Some(k) => c.with_costs(k),
+        None => c,
+    }
 }
 
 fn respondent() -> BiasedComparisons<CurrinExp, CurrinExp> {
@@ -44,9 +58,20 @@ fn run(
     config: CompGpUcbConfig,
     steps: usize,
     seed: u64,
+    check: impl FnMut(&CompGpUcb, &Query),
+) -> (CompGpUcb, Vec<Step>, Vec<(Query, Answer)>) {
+    run_in(&ctx(), config, steps, seed, check)
+}
+
+/// [`run`] in a given context.
+fn run_in(
+    ctx: &SearchContext,
+    config: CompGpUcbConfig,
+    steps: usize,
+    seed: u64,
     mut check: impl FnMut(&CompGpUcb, &Query),
 ) -> (CompGpUcb, Vec<Step>, Vec<(Query, Answer)>) {
-    let mut alg = CompGpUcb::new(&ctx(), config.check().unwrap()).unwrap();
+    let mut alg = CompGpUcb::new(ctx, config.check().unwrap()).unwrap();
     let mut r_alg = rng::seeded(seed);
     let mut r_resp = rng::seeded(seed + 1000);
     let mut resp = respondent();
@@ -81,12 +106,26 @@ fn defaults_are_the_papers_protocol_and_round_trip_through_toml() {
     let c = CompGpUcbConfig::default();
     c.check().unwrap();
     // Λ₀ = 10 split half/half as budget at λ_c = 0.1, λ_l = 1: 50 duels and 5 labels.
-    assert_eq!(c.initial_counts(), (50, 5));
+    let paper = Costs::of_context(Some(&paper_costs(100.0))).unwrap();
+    assert_eq!(c.initial_counts(&paper), (50, 5));
+    // At λ_c = 0.5: 5/0.5 = 10 duels; without a budget every query costs 1: 5 and 5.
+    assert_eq!(c.initial_counts(&Costs { duel: 0.5, ..paper }), (10, 5));
+    assert_eq!(c.initial_counts(&Costs::UNIT), (5, 5));
     let counted = CompGpUcbConfig {
         initial: InitialDesign { counting: InitialCounting::Count, ..InitialDesign::default() },
         ..c.clone()
     };
-    assert_eq!(counted.initial_counts(), (5, 5));
+    assert_eq!(counted.initial_counts(&paper), (5, 5));
+    // The split of the other methods: all values (GP-UCB), all duels (KSS).
+    assert_eq!(initial_split(10.0, 0.1, 1.0, 0.0), (0, 10));
+    assert_eq!(initial_split(10.0, 0.1, 1.0, 1.0), (100, 0));
+    // The cost-ratio doubling threshold is ⌈λ_l/λ_c⌉: 10 at the paper's costs, 4 at λ_c = 0.3.
+    let ratio = CompGpUcbConfig {
+        doubling: GammaDoubling { after: DoublingAfter::CostRatio, ..GammaDoubling::default() },
+        ..c.clone()
+    };
+    assert_eq!(ratio.doubling_after(&paper), 10);
+    assert_eq!(ratio.doubling_after(&Costs { duel: 0.3, ..paper }), 4);
     assert_eq!(c.hyperparameters.as_ref().unwrap().refit_every, 5);
     assert_eq!(c.comparison_hyperparameters.as_ref().unwrap().refit_every, 20);
     // γ₀ = ζ/L₂ by default.
@@ -117,21 +156,26 @@ fn bad_settings_name_their_field() {
         field(CompGpUcbConfig { gamma: GammaRule::Value { value: f64::NAN }, ..c() }.check().unwrap_err()),
         "gamma.value"
     );
-    assert_eq!(
-        field(CompGpUcbConfig { costs: Costs { duel: 0.0, evaluate: 1.0 }, ..c() }.check().unwrap_err()),
-        "costs.duel"
-    );
-    assert_eq!(
-        field(CompGpUcbConfig { costs: Costs { duel: 0.5, evaluate: 0.2 }, ..c() }.check().unwrap_err()),
-        "costs.evaluate"
-    );
+    // The costs are the run's budget's: λ_c ≤ 0, λ_l < λ_c and Λ ≤ 0 name its fields.
+    let costs = |total, duel, evaluate| {
+        field(Costs::of_context(Some(&QueryCosts { total, duel, evaluate, label: 1.0 })).unwrap_err())
+    };
+    assert_eq!(costs(100.0, 0.0, 1.0), "budget.duel");
+    assert_eq!(costs(100.0, -0.1, 1.0), "budget.duel");
+    assert_eq!(costs(100.0, 0.5, 0.2), "budget.evaluate");
+    assert_eq!(costs(0.0, 0.1, 1.0), "budget.total");
+    let zero_duel = ctx_with(Some(QueryCosts { duel: 0.0, ..paper_costs(100.0) }));
+    assert_eq!(field(CompGpUcb::new(&zero_duel, c().check().unwrap()).unwrap_err()), "budget.duel");
+    // Algorithm 2 plans with Λ: without a budget it names `budget.total`.
+    let alg2 = CompGpUcbConfig { unknown_zeta: Some(UnknownZeta { zeta0: 0.1, zeta_max: 0.4 }), ..c() };
+    assert_eq!(field(CompGpUcb::new(&ctx_with(None), alg2.check().unwrap()).unwrap_err()), "budget.total");
     assert_eq!(field(CompGpUcbConfig { zeta_scale: ZetaScale::Normalised, ..c() }.check().unwrap_err()), "f_range");
     assert_eq!(field(CompGpUcbConfig { l2: 0.0, ..c() }.check().unwrap_err()), "l2");
     assert_eq!(
         field(CompGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 1.5 }, ..c() }.check().unwrap_err()),
         "beta.delta"
     );
-    let unknown = UnknownZeta { zeta0: 0.1, zeta_max: 0.05, budget: 100.0 };
+    let unknown = UnknownZeta { zeta0: 0.1, zeta_max: 0.05 };
     assert_eq!(
         field(CompGpUcbConfig { unknown_zeta: Some(unknown), ..c() }.check().unwrap_err()),
         "unknown_zeta.zeta_max"
@@ -295,14 +339,14 @@ fn wrong_answers_are_rejected_and_record_nothing() {
 #[test]
 fn algorithm_two_doubles_zeta_after_each_stage_of_labels() {
     // Λ = 100, Λ₀ = 10 counted, λ_l = 1: n_Λ = 90; ζ_max/ζ₀ = 8: 3 stages; 90/(2·3) = 15 labels.
-    let u = UnknownZeta { zeta0: 0.05, zeta_max: 0.4, budget: 100.0 };
+    let u = UnknownZeta { zeta0: 0.05, zeta_max: 0.4 };
     let c = CompGpUcbConfig { unknown_zeta: Some(u), ..CompGpUcbConfig::default() };
-    assert_eq!(c.stage_labels(), Some(15));
+    let at = |total| Costs::of_context(Some(&paper_costs(total))).unwrap();
+    assert_eq!(c.stage_labels(&at(100.0)).unwrap(), Some(15));
     // A tiny budget: one label per stage, so ζ_k doubles after every phase-2 label up to ζ_max.
-    let u = UnknownZeta { zeta0: 0.05, zeta_max: 0.4, budget: 10.0 };
     let config = CompGpUcbConfig { unknown_zeta: Some(u), gamma: GammaRule::Value { value: 0.3 }, l2: 1.0, ..quick() };
-    assert_eq!(config.stage_labels(), Some(1));
-    let (alg, steps, _) = run(config, 80, 4, |_, _| {});
+    assert_eq!(config.stage_labels(&at(10.0)).unwrap(), Some(1));
+    let (alg, steps, _) = run_in(&ctx_with(Some(paper_costs(10.0))), config, 80, 4, |_, _| {});
     let mut labels = 0;
     for s in steps.iter().filter(|s| s.decision.phase == Phase::Constrained) {
         let zeta = (0.05 * 2f64.powi(labels.min(3) as i32)).min(0.4);
@@ -334,4 +378,199 @@ fn theory_beta_is_igp_ucb() {
     let (alg, _, _) = run(config, 12, 1, |_, _| {});
     // Φ grows with t, so β^r at t = 13 exceeds its value at Φ = 0.
     assert!(alg.beta(true).unwrap() > beta_igp_ucb(1.0, 0.0, 0.1));
+}
+
+/// A fixed-kernel KSS on the 8×8 CurrinExp grid with 20 initial duels (Λ₀ = 2 at λ_c = 0.1).
+fn quick_kss() -> KssConfig {
+    KssConfig { kernel: quick().kernel, noise: 0.25, hyperparameters: None, initial_budget: 2.0 }
+}
+
+#[test]
+fn kss_duels_the_argmaxes_of_two_posterior_samples() {
+    let mut alg = Kss::new(&ctx(), quick_kss().check().unwrap()).unwrap();
+    assert_eq!(alg.initial_duels(), 20);
+    let mut r_alg = rng::seeded(7);
+    let mut r_resp = rng::seeded(8);
+    let mut resp = respondent();
+    let coords = alg.domain_points();
+    let mut sparring = 0;
+    for t in 0..40 {
+        // Brute force with the same RNG state: two joint draws on the 64 candidates, their argmaxes.
+        let mut copy = r_alg.clone();
+        let expected = if t >= 20 {
+            let draws = alg.gp().sample(&coords, 2, &mut copy).unwrap();
+            let arg = |c: usize| {
+                let col: Vec<f64> = draws.column(c).iter().copied().collect();
+                (0..col.len()).fold(0, |b, i| if col[i] > col[b] { i } else { b })
+            };
+            Some((arg(0), arg(1)))
+        } else {
+            None
+        };
+        let q = alg.suggest(&mut r_alg).unwrap();
+        let Query::Duel(p, o) = &q else { panic!("KSS duels, got {q:?}") };
+        if let Some((x, y)) = expected {
+            assert_eq!((p.index.unwrap(), o.index.unwrap()), (x, y), "step {t}");
+            assert_eq!(alg.step_details()[0].1, "sparring");
+            sparring += 1;
+        } else {
+            assert_eq!(alg.step_details()[0].1, "initial");
+        }
+        let a = resp.answer(&q, &mut r_resp).unwrap();
+        let before = alg.gp().len();
+        alg.observe(&q, a).unwrap();
+        // The winner at 1 and the loser at 0: two observations per duel.
+        assert_eq!(alg.gp().len(), before + 2);
+    }
+    assert_eq!(sparring, 20);
+    // A value, or another duel than the pending one, is refused and records nothing.
+    let q = alg.suggest(&mut r_alg).unwrap();
+    assert_eq!(field(alg.observe(&q, Answer::Value(1.0)).unwrap_err()), "answer");
+    let Query::Duel(p, o) = &q else { unreachable!() };
+    let other = alg.domain_point((p.index.unwrap() + 1) % 64);
+    assert_eq!(
+        field(alg.observe(&Query::Duel(other, o.clone()), Answer::Duel { first_wins: true }).unwrap_err()),
+        "query"
+    );
+    assert_eq!(alg.answered(), 40);
+    // Bad settings name their field; λ_c = 0 names the budget's.
+    assert_eq!(field(KssConfig { noise: 0.0, ..quick_kss() }.check().unwrap_err()), "noise");
+    assert_eq!(field(KssConfig { initial_budget: -1.0, ..quick_kss() }.check().unwrap_err()), "initial_budget");
+    let zero = ctx_with(Some(QueryCosts { duel: 0.0, ..paper_costs(100.0) }));
+    assert_eq!(field(Kss::new(&zero, quick_kss().check().unwrap()).unwrap_err()), "budget.duel");
+}
+
+#[test]
+fn kss_is_deterministic_under_a_seed() {
+    let queries = |seed| {
+        let mut alg = Kss::new(&ctx(), quick_kss().check().unwrap()).unwrap();
+        let (mut ra, mut rr, mut resp) = (rng::seeded(seed), rng::seeded(seed + 1), respondent());
+        (0..30)
+            .map(|_| {
+                let q = alg.suggest(&mut ra).unwrap();
+                let a = resp.answer(&q, &mut rr).unwrap();
+                alg.observe(&q, a).unwrap();
+                q
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(queries(3), queries(3));
+    assert_ne!(queries(3), queries(4));
+}
+
+/// A fixed-kernel MF-GP-UCB: Λ₀ = 2 at the paper's costs gives 10 random duels and 1 value; use
+/// counts (4 and 4) so that γ₀ has a range.
+fn quick_mf() -> MfGpUcbConfig {
+    MfGpUcbConfig {
+        kernel: quick().kernel,
+        noise: 0.01,
+        comparison_noise: Some(0.25),
+        hyperparameters: None,
+        comparison_hyperparameters: None,
+        initial_budget: 8.0,
+        initial_counting: InitialCounting::Count,
+        ..MfGpUcbConfig::default()
+    }
+}
+
+#[test]
+fn mf_gp_ucb_switches_and_adapts_gamma_and_zeta_by_the_mf_rules() {
+    let mut alg = MfGpUcb::new(&ctx(), quick_mf().check().unwrap()).unwrap();
+    assert_eq!(alg.initial_counts(), (4, 4));
+    assert_eq!(alg.doubling_after(), 10);
+    let (mut ra, mut rr, mut resp) = (rng::seeded(11), rng::seeded(12), respondent());
+    let mut records = Vec::new();
+    let mut initial_values = Vec::new();
+    for t in 0..120 {
+        let q = alg.suggest(&mut ra).unwrap();
+        let d = alg.last_decision().unwrap().clone();
+        // Before the answer: the low-fidelity mean at the chosen point (for ζ's update).
+        let m_low = match d.index {
+            Some(x) => {
+                let (m, s) = alg.posterior(alg.low_gp()).unwrap();
+                let (mh, sh) = alg.posterior(alg.high_gp()).unwrap();
+                // x_t maximises min{μ¹ + βσ¹ + ζ, μ² + βσ²} by brute force.
+                let acq = |i: usize| (m[i] + d.beta * s[i] + d.zeta).min(mh[i] + d.beta * sh[i]);
+                assert!((0..m.len()).all(|i| acq(x) >= acq(i)), "step {t}");
+                assert!((d.beta_sigma_low - d.beta * s[x]).abs() < 1e-12);
+                // β_t = √(0.2·d·log(2dt)), d = 2, t = answered + 1.
+                assert!((d.beta - (0.4 * (4.0 * (t + 1) as f64).ln()).sqrt()).abs() < 1e-12);
+                m[x]
+            }
+            None => f64::NAN,
+        };
+        let a = resp.answer(&q, &mut rr).unwrap();
+        if d.index.is_none()
+            && let (Query::Evaluate(p), Answer::Value(y)) = (&q, a)
+        {
+            initial_values.push((p.clone(), y));
+        }
+        alg.observe(&q, a).unwrap();
+        records.push((q, d, m_low, a));
+    }
+    // Replay of the rules on the recorded values.
+    let ys: Vec<f64> = initial_values.iter().map(|(_, y): &(bohf_core::Point, f64)| *y).collect();
+    let range = ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - ys.iter().cloned().fold(f64::INFINITY, f64::min);
+    let first = records.iter().find(|r| r.1.index.is_some()).unwrap();
+    assert!((first.1.gamma - 0.01 * range).abs() < 1e-12 * range.max(1.0));
+    let (mut gamma, mut zeta, mut run) = (first.1.gamma, first.1.zeta, 0);
+    let (mut duels, mut values) = (0, 0);
+    for (q, d, m_low, a) in records.iter().filter(|r| r.1.index.is_some()) {
+        assert_eq!(d.gamma, gamma);
+        assert_eq!(d.zeta, zeta);
+        // Duel iff β σ¹(x_t) ≥ γ.
+        let duel = d.beta_sigma_low >= gamma;
+        assert_eq!(matches!(q, Query::Duel(..)), duel);
+        if duel {
+            duels += 1;
+            run += 1;
+            if run == 10 {
+                gamma *= 5.0;
+                run = 0;
+            }
+        } else {
+            values += 1;
+            run = 0;
+            let Answer::Value(y) = a else { unreachable!() };
+            let gap = (y - m_low).abs();
+            if gap > zeta {
+                zeta = 2.0 * gap;
+            }
+        }
+    }
+    assert!(duels > 0 && values > 0, "{duels} duels, {values} values");
+    // Bad settings name their field.
+    assert_eq!(field(MfGpUcbConfig { gamma_factor: 0.5, ..quick_mf() }.check().unwrap_err()), "gamma_factor");
+    assert_eq!(
+        field(MfGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 0.1 }, ..quick_mf() }.check().unwrap_err()),
+        "beta.rule"
+    );
+    let bad = ctx_with(Some(QueryCosts { evaluate: 0.05, ..paper_costs(100.0) }));
+    assert_eq!(field(MfGpUcb::new(&bad, quick_mf().check().unwrap()).unwrap_err()), "budget.evaluate");
+}
+
+#[test]
+fn mf_gp_ucb_replays_and_defaults_run() {
+    let mut alg = MfGpUcb::new(&ctx(), quick_mf().check().unwrap()).unwrap();
+    let (mut ra, mut rr, mut resp) = (rng::seeded(5), rng::seeded(6), respondent());
+    let mut history = Vec::new();
+    for _ in 0..40 {
+        let q = alg.suggest(&mut ra).unwrap();
+        let a = resp.answer(&q, &mut rr).unwrap();
+        alg.observe(&q, a).unwrap();
+        history.push((q, a));
+    }
+    let mut replayed = MfGpUcb::new(&ctx(), quick_mf().check().unwrap()).unwrap();
+    replayed.observe_batch(&history).unwrap();
+    assert_eq!(replayed.decide().unwrap(), alg.decide().unwrap());
+    assert_eq!((replayed.gamma(), replayed.zeta()), (alg.gamma(), alg.zeta()));
+    // The defaults (learned GPs, Λ₀ = 10 as budget: 50 duels and 5 values) run.
+    let mut d = MfGpUcb::new(&ctx(), MfGpUcbConfig::default().check().unwrap()).unwrap();
+    assert_eq!(d.initial_counts(), (50, 5));
+    for _ in 0..60 {
+        let q = d.suggest(&mut ra).unwrap();
+        let a = resp.answer(&q, &mut rr).unwrap();
+        d.observe(&q, a).unwrap();
+    }
+    assert!(d.recommend().unwrap().index.is_some());
 }

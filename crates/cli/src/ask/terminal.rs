@@ -39,7 +39,10 @@ fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<StoredAnswer>, Strin
 
 fn show_query(live: &Session, q: StoredQuery) -> String {
     let c = &live.body().candidates;
-    let head = format!("Query {} of {}", live.answered() + 1, live.budget());
+    let mut head = format!("Query {} of {}", live.answered() + 1, live.budget());
+    if let (Some(left), Some(c)) = (live.budget_left(), &live.body().spec.costs) {
+        head.push_str(&format!(" (budget left {left} of {})", c.total));
+    }
     match q {
         StoredQuery::Duel { a, b } => {
             let question = live.body().spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into());
@@ -121,7 +124,9 @@ pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &m
             }
         }
     }
-    if live.done() {
+    if live.done() && live.answered() < live.budget() {
+        writeln!(out, "The cost budget is spent ({} answers).", live.answered()).map_err(io_err)?;
+    } else if live.done() {
         writeln!(out, "The budget of {} queries is spent.", live.budget()).map_err(io_err)?;
     } else {
         writeln!(out, "Stopped after {} answers; continue with `bohf ask {}`.", live.answered(), live.path().display())

@@ -375,3 +375,166 @@ fn budget_runs_with_labels_write_the_feedback_plots() {
     assert!(FeedbackPlot::ALL.iter().all(|&w| Panel::feedback(&plain, w).is_none()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A duel of candidates `x` and `y` or an evaluation of `x` at step t.
+fn at(t: usize, x: usize, y: Option<usize>) -> StepRecord {
+    let mut s = step(t, if y.is_some() { QueryKind::Duel } else { QueryKind::Evaluate }, 0.0, 0.0, 0.0);
+    s.first = PointRecord::Candidate(x);
+    s.second = y.map(PointRecord::Candidate);
+    s
+}
+
+#[test]
+fn query_regrets_against_spent_budget_by_hand() {
+    // Duels at 0.5, evaluations at 1, Λ = 2 on a 12-point RKHS problem.
+    let text = "name = \"s\"\nhorizon = 10\nruns = 2\n[budget]\ntotal = 2\nduel = 0.5\nevaluate = 1\n\
+                [problem]\nkind = \"rkhs\"\nkernel = \"se\"\npoints = 12\n[[algorithms]]\nname = \"comp-gp-ucb\"\n";
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    let problem = crate::problem::PreparedProblem::build(&spec.problem, &spec.respondent).unwrap();
+    let u = problem.utility().unwrap().values().to_vec();
+    let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let g = |i: usize| best - u[i];
+    // Run 0: D(3, 7), E(5), D(2, 9): spent 0.5, 1.5, 2. Run 1: E(1), E(4): spent 1, 2.
+    let r0 = RunRecord {
+        id: RunId { algorithm: 0, run: 0 },
+        label: "comp-gp-ucb".into(),
+        steps: vec![at(1, 3, Some(7)), at(2, 5, None), at(3, 2, Some(9))],
+    };
+    let r1 = RunRecord {
+        id: RunId { algorithm: 0, run: 1 },
+        label: "comp-gp-ucb".into(),
+        steps: vec![at(1, 1, None), at(2, 4, None)],
+    };
+    // Per step, by eq. (1): a duel counts both points (S), R_c its first point, R_l evaluations.
+    let q0 = feedback::query_regrets(&r0, problem.regret()).unwrap();
+    let s01 = g(3).min(g(7));
+    let s02 = s01.min(g(5));
+    let s03 = s02.min(g(2)).min(g(9));
+    assert_eq!(q0.simple, [Some(s01), Some(s02), Some(s03)]);
+    assert_eq!(q0.comparisons, [Some(g(3)), Some(g(3)), Some(g(3).min(g(2)))]);
+    assert_eq!(q0.evaluations, [None, Some(g(5)), Some(g(5))]);
+    let (s11, s12) = (g(1), g(1).min(g(4)));
+    let s = Summary::from_runs(&spec, "t", &[r0, r1]).unwrap();
+    let f = s.algorithms[0].feedback.as_ref().unwrap();
+    let mean = |a: f64, b: f64| 0.5 * (a + b);
+    // S(Λ) at Λ = 0.5 (run 0 only), 1, 1.5, 2.
+    let sq = f.query_simple_by_budget.as_ref().unwrap();
+    assert_eq!(sq.spent, [0.5, 1.0, 1.5, 2.0]);
+    let expected = [s01, mean(s01, s11), mean(s02, s11), mean(s03, s12)];
+    for (got, want) in sq.curve.mean.iter().zip(expected) {
+        assert!((got - want).abs() < 1e-12, "{:?} vs {expected:?}", sq.curve.mean);
+    }
+    // R_c: only run 0 duels; R_l starts at Λ = 1 (run 1's first evaluation).
+    let rc = f.comparison_regret_by_budget.as_ref().unwrap();
+    assert_eq!(rc.spent, [0.5, 1.0, 1.5, 2.0]);
+    assert_eq!(rc.curve.mean, [g(3), g(3), g(3), g(3).min(g(2))]);
+    let rl = f.label_regret_by_budget.as_ref().unwrap();
+    assert_eq!(rl.spent, [1.0, 1.5, 2.0]);
+    assert_eq!(rl.curve.mean[0], g(1));
+    assert!((rl.curve.mean[2] - mean(g(5), s12)).abs() < 1e-12);
+    // The JSON round-trips (no NaN: budgets where no run has a value are left out).
+    assert_eq!(Summary::from_json(&s.to_json().unwrap()).unwrap(), s);
+}
+
+/// COMP-GP-UCB (fast fixed kernels) on a 12-point RKHS problem with a budget.
+fn comp_spec(total: f64, duel: f64, name: &str) -> ExperimentSpec {
+    let text = format!(
+        "name = \"c\"\nhorizon = 400\nruns = 2\n[budget]\ntotal = {total}\nduel = {duel}\nevaluate = 1\n\
+         [problem]\nkind = \"rkhs\"\nkernel = \"se\"\npoints = 12\n[[algorithms]]\nname = \"{name}\"\n\
+         [algorithms.params]\n"
+    );
+    // Λ₀ = 2: COMP-GP-UCB's `initial.budget`, the baselines' `initial_budget`.
+    let params = if name == "comp-gp-ucb" { "initial = { budget = 2.0 }\n" } else { "initial_budget = 2.0\n" };
+    ExperimentSpec::from_toml_str(&(text + params)).unwrap()
+}
+
+#[test]
+fn costs_stop_comp_gp_ucb_runs_at_the_budget_and_cheap_duels_buy_more() {
+    for name in ["comp-gp-ucb", "mf-gp-ucb", "kss"] {
+        let (cheap_spec, dear_spec) = (comp_spec(10.0, 0.1, name), comp_spec(10.0, 1.0, name));
+        let cheap = run_with_threads(&cheap_spec, 1);
+        let dear = run_with_threads(&dear_spec, 1);
+        for (results, spec) in [(&cheap, &cheap_spec), (&dear, &dear_spec)] {
+            for r in results.runs() {
+                let spent = spent_budget(r, spec).unwrap();
+                // The run ends at the first step whose spent budget reaches Λ = 10, before T = 400.
+                assert!(*spent.last().unwrap() >= 10.0 - 1e-9, "{name}: {spent:?}");
+                assert!(spent[..spent.len() - 1].iter().all(|&s| s < 10.0 - 1e-9), "{name}");
+                assert!(r.steps.len() < 400);
+            }
+        }
+        let duels = |rs: &Results| rs.runs().iter().map(|r| kinds(r).0).sum::<usize>();
+        // At λ_c = 0.1 a duel costs a tenth: the runs ask more duels than at λ_c = 1 (up to 10×).
+        assert!(duels(&cheap) > duels(&dear), "{name}: {} vs {}", duels(&cheap), duels(&dear));
+        // The initial design: Λ₀ = 2 at λ_c = 0.1 buys 10 random duels (KSS: 20) before anything else.
+        let first = &cheap.runs()[0];
+        let initial = first.steps.iter().take_while(|s| s.detail("phase") == Some("initial")).count();
+        let expected = match name {
+            "kss" => 20,
+            // Half on duels (10), half on values (⌊1/1⌋ = 1).
+            _ => 11,
+        };
+        assert_eq!(initial, expected, "{name}");
+        // The duels come first: 20 (KSS) or 10, then the mixed methods' one value.
+        let initial_duels = first.steps[..initial].iter().filter(|s| s.query == QueryKind::Duel).count();
+        assert_eq!(initial_duels, if name == "kss" { 20 } else { 10 }, "{name}");
+    }
+}
+
+#[test]
+fn bad_costs_name_the_budget_field_for_algorithms_that_need_them() {
+    let mut spec = comp_spec(10.0, 0.1, "comp-gp-ucb");
+    let field = |spec: &ExperimentSpec| spec.validate(&registry()).unwrap_err().field().map(str::to_string);
+    spec.budget = Some(BudgetSpec { total: 10.0, duel: 0.0, evaluate: 1.0, label: 1.0 });
+    assert_eq!(field(&spec).as_deref(), Some("budget.duel"));
+    spec.budget = Some(BudgetSpec { total: 10.0, duel: 0.5, evaluate: 0.2, label: 1.0 });
+    assert_eq!(field(&spec).as_deref(), Some("budget.evaluate"));
+    spec.budget = Some(BudgetSpec { total: 0.0, duel: 0.1, evaluate: 1.0, label: 1.0 });
+    assert_eq!(field(&spec).as_deref(), Some("budget.total"));
+    // Algorithm 2 plans with Λ: without a budget the spec names `budget.total`.
+    spec.budget = None;
+    spec.algorithms[0].params = toml::from_str("unknown_zeta = { zeta0 = 0.1, zeta_max = 0.4 }").unwrap();
+    assert_eq!(field(&spec).as_deref(), Some("budget.total"));
+    // An algorithm that does not read costs accepts free duels.
+    let mut other = small_spec();
+    other.budget = Some(BudgetSpec { total: 10.0, duel: 0.0, evaluate: 1.0, label: 1.0 });
+    other.validate(&registry()).unwrap();
+    // GP-UCB's initial budget buys ⌊Λ₀/λ_l⌋ values: free values name `budget.evaluate`.
+    let mut gp = comp_spec(10.0, 0.1, "gp-ucb");
+    gp.validate(&registry()).unwrap();
+    gp.budget = Some(BudgetSpec { total: 10.0, duel: 0.1, evaluate: 0.0, label: 1.0 });
+    assert_eq!(field(&gp).as_deref(), Some("budget.evaluate"));
+    gp.algorithms[0].params = toml::Table::new();
+    gp.validate(&registry()).unwrap();
+    for name in ["kss", "mf-gp-ucb"] {
+        let mut spec = comp_spec(10.0, 0.1, name);
+        spec.budget = Some(BudgetSpec { total: 10.0, duel: 0.0, evaluate: 1.0, label: 1.0 });
+        assert_eq!(field(&spec).as_deref(), Some("budget.duel"), "{name}");
+    }
+}
+
+#[test]
+fn comp_gp_ucb_runs_on_a_box_under_a_budget_with_query_regrets() {
+    let text = "name = \"cb\"\nhorizon = 200\nruns = 2\nseed = 2\n[budget]\ntotal = 4\nduel = 0.1\nevaluate = 1\n\
+                [problem]\nkind = \"function\"\nfunction = \"branin\"\ndomain = \"box\"\nscaling = { multiply = 0.1 }\n\
+                [[algorithms]]\nname = \"comp-gp-ucb\"\n[algorithms.params]\ninitial = { budget = 2.0 }\n\
+                box_search = { design = 32, samples = 32, starts = 2 }\n";
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    let one = run_with_threads(&spec, 1);
+    let two = run_with_threads(&spec, 2);
+    assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
+    for r in one.runs() {
+        let spent = spent_budget(r, &spec).unwrap();
+        assert!(*spent.last().unwrap() >= 4.0 - 1e-9 && r.steps.len() < 200);
+        // Λ₀ = 2: 10 random duels and 1 random value first.
+        assert_eq!(r.steps.iter().take_while(|s| s.detail("phase") == Some("initial")).count(), 11);
+    }
+    let f = one.summary().unwrap().algorithms[0].feedback.clone().unwrap();
+    let s = f.query_simple_by_budget.unwrap();
+    // S(Λ) never increases with the budget and is ≥ 0.
+    assert!(s.curve.mean.windows(2).all(|w| w[1] <= w[0] + 1e-12) && s.curve.mean.iter().all(|&v| v >= 0.0));
+    // The box mode's bad input: a `box_search` field is named.
+    let bad = text.replace("starts = 2", "starts = 0");
+    let e = ExperimentSpec::from_toml_str(&bad).unwrap().validate(&registry()).unwrap_err();
+    assert_eq!(e.field(), Some("algorithms[0].params.box_search.starts"), "{e}");
+}

@@ -13,7 +13,19 @@ fn every_builtin_algorithm_runs_and_is_deterministic_across_threads() {
     spec.respondent.expert = Some(crate::spec::ExpertSpec { accuracy: 1.0, f_range: None });
     // The papers' algorithms are there (a new one joins without editing this test).
     let labels = spec.labels();
-    for name in ["pf-ts", "mr-lpf", "maxminlcb", "gp-ucb", "gp-ts", "random", "pop-bo", "cobol", "comp-gp-ucb"] {
+    for name in [
+        "pf-ts",
+        "mr-lpf",
+        "maxminlcb",
+        "gp-ucb",
+        "gp-ts",
+        "random",
+        "pop-bo",
+        "cobol",
+        "comp-gp-ucb",
+        "kss",
+        "mf-gp-ucb",
+    ] {
         assert!(labels.iter().any(|l| l == name), "{name} missing from {labels:?}");
     }
     let one = run_with_threads(&spec, 1);
@@ -24,8 +36,8 @@ fn every_builtin_algorithm_runs_and_is_deterministic_across_threads() {
         for s in &r.steps {
             if r.label == "cobol" {
                 assert!(matches!(s.query, QueryKind::Evaluate | QueryKind::Label), "cobol asks {:?}", s.query);
-            } else if r.label == "comp-gp-ucb" {
-                assert!(matches!(s.query, QueryKind::Evaluate | QueryKind::Duel), "comp-gp-ucb asks {:?}", s.query);
+            } else if r.label == "comp-gp-ucb" || r.label == "mf-gp-ucb" {
+                assert!(matches!(s.query, QueryKind::Evaluate | QueryKind::Duel), "{} asks {:?}", r.label, s.query);
             } else {
                 assert_eq!(s.query == QueryKind::Evaluate, scalar, "{} asks {:?}", r.label, s.query);
             }

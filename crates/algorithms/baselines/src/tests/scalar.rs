@@ -240,3 +240,41 @@ fn scalar_methods_are_send() {
     assert_send::<GpUcb>();
     assert_send::<GpTs>();
 }
+
+#[test]
+fn gp_ucb_spends_its_initial_budget_on_random_values_at_the_runs_evaluation_cost() {
+    let cfg = GpUcbConfig { initial_budget: 10.0, ..Default::default() };
+    // Λ₀ = 10 at λ_l = 1 (the paper's): 10 random values; at λ_l = 2.5: 4; without a budget: 10.
+    let costs = |evaluate| bohf_core::QueryCosts { total: 100.0, duel: 0.1, evaluate, label: 1.0 };
+    assert_eq!(cfg.initial_values(Some(&costs(1.0))).unwrap(), 10);
+    assert_eq!(cfg.initial_values(Some(&costs(2.5))).unwrap(), 4);
+    assert_eq!(cfg.initial_values(None).unwrap(), 10);
+    assert_eq!(GpUcbConfig::default().initial_values(Some(&costs(1.0))).unwrap(), 0);
+    match cfg.initial_values(Some(&costs(0.0))).unwrap_err() {
+        Error::InvalidParameter { name, .. } => assert_eq!(name, "budget.evaluate"),
+        e => panic!("{e:?}"),
+    }
+    match (GpUcbConfig { initial_budget: -1.0, ..Default::default() }).check().unwrap_err() {
+        Error::InvalidParameter { name, .. } => assert_eq!(name, "initial_budget"),
+        e => panic!("{e:?}"),
+    }
+    // The first 4 queries at λ_l = 2.5 are the uniform draws of the RNG, then the UCB argmax.
+    let c = ctx(50, 20).with_costs(costs(2.5));
+    let mut alg = GpUcb::new(&c, cfg.check().unwrap()).unwrap();
+    assert_eq!(alg.initial_values(), 4);
+    let d = c.domain().clone();
+    let u = utility(&d);
+    let mut r = rng::seeded(9);
+    let mut copy = r.clone();
+    for t in 0..8 {
+        let q = alg.suggest(&mut r).unwrap();
+        let i = index(&q);
+        if t < 4 {
+            assert_eq!(i, copy.random_range(0..50), "step {t}");
+        } else {
+            let ucb = alg.ucb();
+            assert!(ucb.iter().all(|&v| ucb[i] >= v), "step {t}");
+        }
+        alg.observe(&q, Answer::Value(u[i])).unwrap();
+    }
+}

@@ -10,7 +10,7 @@ use bohf_optim::MultistartConfig;
 fn config(lengthscale: f64, noise: f64, beta: f64) -> GpUcbConfig {
     let kernel =
         KernelSpec { kind: KernelKind::Se, lengthscale: Some(lengthscale), lengthscales: None, variance: None };
-    GpUcbConfig { kernel, noise, beta, hyperparameters: None }
+    GpUcbConfig { kernel, noise, beta, hyperparameters: None, initial_budget: 0.0 }
 }
 
 /// A smooth bump on [0, 1]² with its maximum 1 at (0.3, 0.7) and a lower one (0.6) at (0.8, 0.2).
@@ -118,7 +118,9 @@ fn bad_observations_and_configs_are_named_errors() {
     assert_eq!(alg.round(), 2);
     // An ARD kernel of the wrong dimension, a bad search config.
     let ard = KernelSpec { kind: KernelKind::Se, lengthscale: None, lengthscales: Some(vec![0.1; 3]), variance: None };
-    let cfg = GpUcbConfig { kernel: ard, noise: 0.01, beta: 1.0, hyperparameters: None }.check().unwrap();
+    let cfg = GpUcbConfig { kernel: ard, noise: 0.01, beta: 1.0, hyperparameters: None, initial_budget: 0.0 }
+        .check()
+        .unwrap();
     assert!(matches!(
         GpUcbBox::new(dom, cfg, MultistartConfig::default().check().unwrap()),
         Err(Error::DimensionMismatch { .. })
