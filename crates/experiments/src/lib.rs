@@ -74,7 +74,7 @@ pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry
 pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
 pub use runner::{Experiment, FailedRun, Results, RunId, TaskOutcome};
 pub use spec::{
-    AlgorithmSpec, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec,
+    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec,
     ResponseModel,
 };
 pub use summary::{

@@ -51,7 +51,7 @@ pub mod rkhs;
 pub mod thermal;
 
 pub use datasets::{DataError, Ocx24Filter, load_ocx24};
-pub use functions::{FunctionSpec, KnownOptimum, PublishedFigures, Sense, TestFunction, by_name};
+pub use functions::{FunctionSpec, KnownOptimum, PublishedFigures, Sense, TestFunction, by_name, low_fidelity};
 pub use grid::GridFunction;
 pub use presets::{AckleySign, Scaling};
 pub use rescale::{Affine, Rescaled};
