@@ -18,8 +18,7 @@ use bohf_core::{BoxDomain, Domain, FiniteDomain};
 use bohf_problems::functions::WithDomain;
 use bohf_problems::respondents::Combined;
 use bohf_problems::{
-    DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, low_fidelity,
-    presets,
+    DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, low_fidelity, presets,
 };
 use std::sync::Arc;
 
