@@ -9,7 +9,7 @@
 //! on_error = "stop"              # a failed run stops the experiment (default), or "continue"
 //!
 //! [reproduces]                   # optional: the paper's experiment this is (see `reproduce::source`)
-//! paper = "pfts"                 # mrlpf | pfts | popbo
+//! paper = "pfts"                 # mrlpf | pfts | popbo | cobol | compgpucb
 //! figure = "Figure 2(a, b)"
 //! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
 //!
