@@ -74,8 +74,8 @@ pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry
 pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
 pub use runner::{Experiment, FailedRun, Results, RunId, TaskOutcome};
 pub use spec::{
-    AlgorithmSpec, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec, RespondentSpec,
-    ResponseModel,
+    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec,
+    RespondentSpec, ResponseModel,
 };
 pub use summary::{
     AlgorithmSummary, AtHorizon, BudgetCurve, Curve, FeedbackSummary, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se,

@@ -6,15 +6,19 @@
 //! the regret of [`crate::metrics`] uses the same differences h = s·(u(x) − u(x′)). So the scale
 //! of every quantity is the one the respondent answers on, as in the papers (MR-LPF's ×5 and
 //! [−3, 3] scalings, PF-TS's GP-TS oracle f(x) + N(0, 1) on the BTL utility f).
+//!
+//! With `respondent.comparisons = "low-fidelity"` (COMP-GP-UCB) duels are answered from the
+//! problem's low fidelity f_c instead, mapped by the same affine as f (the problem's scaling as
+//! computed from f's values, then s); evaluations and the regret stay on f.
 
 use crate::error::Result;
 use crate::metrics::RegretModel;
-use crate::spec::{ProblemSpec, RespondentSpec, ResponseModel};
+use crate::spec::{ComparisonSource, ProblemSpec, RespondentSpec, ResponseModel};
 use bohf_core::{BoxDomain, Domain, FiniteDomain};
 use bohf_problems::functions::WithDomain;
 use bohf_problems::respondents::Combined;
 use bohf_problems::{
-    DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, presets,
+    DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, low_fidelity, presets,
 };
 use std::sync::Arc;
 
@@ -33,6 +37,8 @@ pub struct PreparedProblem {
     title: String,
     domain: Domain,
     utility: Truth,
+    /// The function duels are answered from when it is not the utility (the low fidelity f_c).
+    comparisons: Option<Truth>,
     model: DuelModel,
     noise_sd: f64,
     regret: RegretModel,
@@ -45,6 +51,7 @@ impl PreparedProblem {
     pub fn build(problem: &ProblemSpec, respondent: &RespondentSpec) -> Result<Self> {
         problem.validate()?;
         respondent.validate()?;
+        respondent_fits(problem, respondent)?;
         let model = match respondent.model {
             ResponseModel::Stochastic => DuelModel::stochastic(respondent.link, 1.0)?,
             ResponseModel::Deterministic => DuelModel::Deterministic,
@@ -63,14 +70,22 @@ impl PreparedProblem {
                 f.dim(),
                 if c == 1.0 { String::new() } else { format!(", ×{c}") }
             );
+            let map = bohf_problems::Affine::new(c * respondent.scale, 0.0)?;
+            let comparisons = match respondent.comparisons {
+                ComparisonSource::Same => None,
+                ComparisonSource::LowFidelity => {
+                    let low = WithDomain::new(low_fidelity(&p.function)?, domain.clone())?;
+                    Some(Truth::Box(Arc::new(Rescaled::new(low, map))))
+                }
+            };
             let on_box = WithDomain::new(f, domain.clone())?;
-            let utility: Arc<dyn TestFunction> =
-                Arc::new(Rescaled::new(on_box, bohf_problems::Affine::new(c * respondent.scale, 0.0)?));
+            let utility: Arc<dyn TestFunction> = Arc::new(Rescaled::new(on_box, map));
             let regret = RegretModel::on_box(Arc::clone(&utility), model)?;
             return Ok(Self {
-                title,
+                title: with_source(title, respondent.comparisons),
                 domain: Domain::Box(domain),
                 utility: Truth::Box(utility),
+                comparisons,
                 model,
                 noise_sd,
                 regret,
@@ -78,10 +93,33 @@ impl PreparedProblem {
             });
         }
         let (base, title) = tabulate(problem)?;
-        let utility = Arc::new(base.rescaled(&bohf_problems::Affine::new(respondent.scale, 0.0)?));
+        let scale = bohf_problems::Affine::new(respondent.scale, 0.0)?;
+        let comparisons = match (respondent.comparisons, problem) {
+            (ComparisonSource::Same, _) => None,
+            (ComparisonSource::LowFidelity, ProblemSpec::Function(p)) => {
+                // f's raw values give the scaling's affine map; f_c gets the same map.
+                let grid = base.domain();
+                let raw = GridFunction::tabulate(p.test_function()?.as_ref(), grid)?;
+                let map = p.scaling.affine(raw.values())?;
+                let low = GridFunction::tabulate(low_fidelity(&p.function)?.as_ref(), grid)?;
+                Some(Truth::Grid(Arc::new(low.rescaled(&scale.after(&map)))))
+            }
+            // Refused above by `respondent_fits`.
+            (ComparisonSource::LowFidelity, _) => None,
+        };
+        let utility = Arc::new(base.rescaled(&scale));
         let regret = RegretModel::new(&utility, model);
         let domain = Domain::Finite(utility.domain().clone());
-        Ok(Self { title, domain, utility: Truth::Grid(utility), model, noise_sd, regret, expert: respondent.expert })
+        Ok(Self {
+            title: with_source(title, respondent.comparisons),
+            domain,
+            utility: Truth::Grid(utility),
+            comparisons,
+            model,
+            noise_sd,
+            regret,
+            expert: respondent.expert,
+        })
     }
 
     /// A description of the problem, for plot titles.
@@ -139,7 +177,10 @@ impl PreparedProblem {
         Ok(match &self.utility {
             Truth::Grid(u) => {
                 let c = Combined::new()
-                    .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
+                    .with_duels(match &self.comparisons {
+                        Some(Truth::Grid(fc)) => DuelRespondent::new(Arc::clone(fc), self.model)?,
+                        _ => DuelRespondent::new(Arc::clone(u), self.model)?,
+                    })
                     .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?);
                 match self.expert {
                     None => c,
@@ -151,7 +192,10 @@ impl PreparedProblem {
             }
             Truth::Box(u) => {
                 let c = Combined::new()
-                    .with_duels(DuelRespondent::new(Arc::clone(u), self.model)?)
+                    .with_duels(match &self.comparisons {
+                        Some(Truth::Box(fc)) => DuelRespondent::new(Arc::clone(fc), self.model)?,
+                        _ => DuelRespondent::new(Arc::clone(u), self.model)?,
+                    })
                     .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?);
                 match self.expert {
                     None => c,
@@ -162,6 +206,32 @@ impl PreparedProblem {
                 }
             }
         })
+    }
+}
+
+/// An error naming `respondent.comparisons` unless the problem has the comparison source asked for:
+/// the low fidelity needs a `function` problem on a two-fidelity function.
+fn respondent_fits(problem: &ProblemSpec, respondent: &RespondentSpec) -> Result<()> {
+    if respondent.comparisons == ComparisonSource::Same {
+        return Ok(());
+    }
+    let field = "respondent.comparisons";
+    match problem {
+        ProblemSpec::Function(p) => low_fidelity(&p.function).map(|_| ()).map_err(|e| {
+            crate::error::ExperimentError::spec(field, format!("\"low-fidelity\" needs a two-fidelity function: {e}"))
+        }),
+        _ => Err(crate::error::ExperimentError::spec(
+            field,
+            "\"low-fidelity\" needs a `function` problem on a two-fidelity function (currin_exp or borehole)",
+        )),
+    }
+}
+
+/// The title, with the comparison source when it is not the utility.
+fn with_source(title: String, source: ComparisonSource) -> String {
+    match source {
+        ComparisonSource::Same => title,
+        ComparisonSource::LowFidelity => format!("{title}, duels from the low fidelity"),
     }
 }
 

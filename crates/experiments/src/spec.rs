@@ -9,7 +9,7 @@
 //! on_error = "stop"              # a failed run stops the experiment (default), or "continue"
 //!
 //! [reproduces]                   # optional: the paper's experiment this is (see `reproduce::source`)
-//! paper = "pfts"                 # mrlpf | pfts | popbo
+//! paper = "pfts"                 # mrlpf | pfts | popbo | cobol | compgpucb
 //! figure = "Figure 2(a, b)"
 //! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
 //!
@@ -25,6 +25,7 @@
 //! scale = 1.0                    # h = scale·(u(x) − u(x′))
 //! noise_sd = 1.0                 # σ of scalar evaluations u(x) + N(0, σ²)
 //! # expert = { accuracy = 1.0, f_range = [0.0, 3.6253849384403627] }   # COBOL's labelling expert
+//! # comparisons = "low-fidelity"   # duels from the problem's low fidelity f_c (COMP-GP-UCB); default "same"
 //!
 //! # [budget]                     # optional: query costs and a budget (see `crate::budget`)
 //! # total = 50.0                 # a run stops once it has spent this (or at the horizon)
@@ -176,11 +177,45 @@ pub struct RespondentSpec {
     /// A synthetic labelling expert (COBOL Example 2.2) answering label queries; none by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expert: Option<ExpertSpec>,
+    /// Which function duels are answered from: the utility itself (`same`, the default) or the
+    /// problem's low fidelity f_c (`low-fidelity`, COMP-GP-UCB's comparison source; only for a
+    /// `function` problem on `currin_exp` or `borehole`). Evaluations and the regret stay on the
+    /// utility f. Written to TOML only when not the default.
+    #[serde(skip_serializing_if = "ComparisonSource::is_same")]
+    pub comparisons: ComparisonSource,
+}
+
+/// `respondent.comparisons`: the function a duel is decided on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ComparisonSource {
+    /// The utility f (every paper but COMP-GP-UCB).
+    #[default]
+    Same,
+    /// The low fidelity f_c of a two-fidelity test function ([`bohf_problems::low_fidelity`]),
+    /// tabulated on the same candidates and mapped by the same affine scaling (the problem's
+    /// `scaling` computed from f's values, then the respondent's `scale`) as f, so that duels under
+    /// a stochastic model are P(x ≻ x′) = μ(s·(f_c(x) − f_c(x′))) on f's scale (notes 002 §1.2, §5.2).
+    LowFidelity,
+}
+
+impl ComparisonSource {
+    /// Whether this is [`ComparisonSource::Same`] (the default).
+    pub fn is_same(&self) -> bool {
+        *self == ComparisonSource::Same
+    }
 }
 
 impl Default for RespondentSpec {
     fn default() -> Self {
-        Self { model: ResponseModel::Stochastic, link: Link::Logistic, scale: 1.0, noise_sd: 1.0, expert: None }
+        Self {
+            model: ResponseModel::Stochastic,
+            link: Link::Logistic,
+            scale: 1.0,
+            noise_sd: 1.0,
+            expert: None,
+            comparisons: ComparisonSource::Same,
+        }
     }
 }
 

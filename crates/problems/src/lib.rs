@@ -11,7 +11,9 @@
 //!   difference matrix, standardisation), with the coefficients exposed.
 //! * [`rkhs`]: kernel-ridge means through knots (MR-LPF, PF-TS), POP-BO's minimum-norm
 //!   interpolants, and joint GP-prior draws on a candidate set.
-//! * [`datasets`]: loaders for real data (the OCx24 catalyst table), with typed [`DataError`]s.
+//! * [`datasets`]: loaders for real data (the OCx24 catalyst table, the MAGIC telescope data), with
+//!   typed [`DataError`]s.
+//! * [`svm`]: COMP-GP-UCB's SVM-tuning task on MAGIC (an RBF C-SVM trained by SMO).
 //! * [`popbo`]: POP-BO's problems (Table 2's standardised 2-D functions, GP-sample instances,
 //!   6-D Ackley); [`thermal`]: Fanger's PMV/PPD (ISO 7730) and the thermal-comfort problems.
 //! * [`presets`]: the papers' 1-D and catalyst problems on their candidate sets, with the authors'
@@ -48,10 +50,11 @@ pub mod presets;
 pub mod rescale;
 pub mod respondents;
 pub mod rkhs;
+pub mod svm;
 pub mod thermal;
 
-pub use datasets::{DataError, Ocx24Filter, load_ocx24};
-pub use functions::{FunctionSpec, KnownOptimum, PublishedFigures, Sense, TestFunction, by_name};
+pub use datasets::{DataError, MagicData, Ocx24Filter, load_magic, load_ocx24};
+pub use functions::{FunctionSpec, KnownOptimum, PublishedFigures, Sense, TestFunction, by_name, low_fidelity};
 pub use grid::GridFunction;
 pub use presets::{AckleySign, Scaling};
 pub use rescale::{Affine, Rescaled};

@@ -158,4 +158,51 @@ mod tests {
         assert!(e.contains("nope"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
     }
+
+    #[test]
+    fn compgpucb_presets_match_their_budget_and_run_quick() {
+        use crate::reproduce::{PanelResult, PreparedPanel, claims_of};
+        use crate::{Experiment, ExperimentSpec, QueryKind, Registry};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let presets: Vec<Preset> =
+            discover(&dir).unwrap().into_iter().filter(|p| p.paper() == Paper::CompGpUcb).collect();
+        let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(presets.len(), 10, "{names:?}");
+        for p in &presets {
+            let spec: ExperimentSpec = toml::from_str(&p.text).unwrap();
+            let budget = spec.budget.unwrap_or_else(|| panic!("{} has no [budget]", p.name));
+            assert_eq!((budget.total, budget.evaluate, spec.runs), (100.0, 1.0, 20), "{}", p.name);
+            // The costs have one home, the [budget]: no algorithm restates them.
+            assert!(spec.algorithms.iter().all(|a| !a.params.contains_key("costs")), "{}", p.name);
+            // GP-UCB starts with Λ₀ = 10 of random values, as the mixed methods do (notes §5.3).
+            let gp = spec.algorithms.iter().find(|a| a.name == "gp-ucb").unwrap();
+            assert_eq!(gp.params["initial_budget"].as_float(), Some(10.0), "{}", p.name);
+            // The horizon caps Λ/λ_c queries, plus the one that may overshoot.
+            assert!(spec.horizon as f64 >= budget.total / budget.duel, "{}", p.name);
+            // Duels from the low fidelity in every preset but Figure 4 (single fidelity).
+            let low = spec.respondent.comparisons == crate::ComparisonSource::LowFidelity;
+            assert_eq!(low, !p.name.contains("fig4"), "{}", p.name);
+            // Every preset builds (problem, respondent, algorithms) and names both algorithms in
+            // its claims.
+            Experiment::new(spec.clone(), &Registry::builtin()).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert!(p.reproduces.as_ref().unwrap().claims.iter().all(|c| c.contains("COMP-GP-UCB")), "{}", p.name);
+        }
+
+        // Fig. 1(a) in --quick: the runs spend duels first (the initial design), both claims are
+        // judged.
+        let p = presets.iter().find(|p| p.name == "compgpucb-fig1a-currin").unwrap();
+        let panel = PreparedPanel::new(&p.text, &p.path, p.dir(), true, None).unwrap();
+        let e = Experiment::new(panel.spec.clone(), &Registry::builtin()).unwrap();
+        let results = e.run().unwrap();
+        let comp: Vec<_> = results.runs().iter().filter(|r| r.label == "COMP-GP-UCB").collect();
+        assert_eq!(comp.len(), crate::reproduce::QUICK_RUNS);
+        assert!(comp.iter().all(|r| r.steps.first().is_some_and(|s| s.query == QueryKind::Duel)));
+        let gp: Vec<_> = results.runs().iter().filter(|r| r.label == "GP-UCB").collect();
+        assert!(gp.iter().all(|r| r.steps.iter().all(|s| s.query == QueryKind::Evaluate)));
+        let summary = results.summary().unwrap();
+        let panel_result = PanelResult::from_summary(&p.name, &summary, true, 0.0);
+        let claims = claims_of(&panel_result, p.reproduces.as_ref());
+        assert_eq!(claims.len(), 2, "{claims:?}");
+        assert!(claims.iter().all(|c| !c.verdict.is_empty()));
+    }
 }

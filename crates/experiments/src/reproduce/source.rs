@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! [reproduces]
-//! paper = "pfts"                        # mrlpf | pfts | popbo | cobol (see [`Paper`])
+//! paper = "pfts"                        # mrlpf | pfts | popbo | cobol | compgpucb (see [`Paper`])
 //! figure = "Figure 2(a, b)"             # the figure or table, as the paper numbers it
 //! claims = ["PF-TS < MR-LPF",           # "A < B": A's metric significantly below B's
 //!           "PF-TS ≈ MaxMinLCB",        # "A ≈ B": no significant difference
@@ -34,13 +34,16 @@ pub enum Paper {
     /// Xu, Adachi, Jones & Osborne 2024 (`cobol`): simple regret against f-evaluations and the
     /// expert queries ([`super::cobol`]).
     Cobol,
+    /// Xu, Joshi, Singh & Dubrawski 2020 (`compgpucb`): the simple regret of the recommendation at
+    /// the end of each run, i.e. once its `[budget]` Λ is spent.
+    CompGpUcb,
     /// A spec without a `[reproduces]` section: both metrics, no claim.
     Other,
 }
 
 impl Paper {
     /// The papers a `[reproduces]` section may name.
-    pub const ALL: [Paper; 4] = [Paper::MrLpf, Paper::PfTs, Paper::PopBo, Paper::Cobol];
+    pub const ALL: [Paper; 5] = [Paper::MrLpf, Paper::PfTs, Paper::PopBo, Paper::Cobol, Paper::CompGpUcb];
 
     /// Its key in `reproduces.paper`.
     pub fn key(self) -> &'static str {
@@ -49,6 +52,7 @@ impl Paper {
             Paper::PfTs => "pfts",
             Paper::PopBo => "popbo",
             Paper::Cobol => "cobol",
+            Paper::CompGpUcb => "compgpucb",
             Paper::Other => "other",
         }
     }
@@ -65,6 +69,7 @@ impl Paper {
             Paper::PfTs => "PF-TS paper (Lazzaro et al. 2026)",
             Paper::PopBo => "POP-BO paper (Xu et al. 2024)",
             Paper::Cobol => "COBOL paper (Xu, Adachi, Jones & Osborne 2024)",
+            Paper::CompGpUcb => "COMP-GP-UCB paper (Xu, Joshi, Singh & Dubrawski 2020)",
             Paper::Other => "not a paper's experiment",
         }
     }
@@ -74,7 +79,7 @@ impl Paper {
     pub fn metric(self) -> Metric {
         match self {
             Paper::MrLpf => Metric::Instantaneous,
-            Paper::Cobol => Metric::Simple,
+            Paper::Cobol | Paper::CompGpUcb => Metric::Simple,
             Paper::PfTs | Paper::PopBo | Paper::Other => Metric::Cumulative,
         }
     }
@@ -82,6 +87,9 @@ impl Paper {
     pub(crate) fn metric_name(self) -> &'static str {
         if self == Paper::Cobol {
             return "simple regret SR after k f-evaluations";
+        }
+        if self == Paper::CompGpUcb {
+            return "simple regret of the recommendation once the budget Λ is spent";
         }
         match self.metric() {
             Metric::Instantaneous => "per-step regret r_T at the horizon",

@@ -2,12 +2,15 @@
 //! cannot parse as a [`DataError`] that names the file (and the line and column).
 //!
 //! * [`csv`]: a small RFC 4180 reader (quoted fields, `\r\n`), no dependency.
+//! * [`magic`]: the MAGIC gamma telescope data (COMP-GP-UCB's SVM task).
 //! * [`ocx24`]: the Open Catalyst Experiments 2024 table behind PF-TS's catalyst benchmark.
 
 pub mod csv;
+pub mod magic;
 pub mod ocx24;
 
 pub use csv::CsvTable;
+pub use magic::{MAGIC_ATTRIBUTES, MagicData, load_magic};
 pub use ocx24::{CompositionTable, Ocx24Filter, load_ocx24};
 
 use std::path::PathBuf;

@@ -446,6 +446,23 @@ impl FunctionSpec {
     }
 }
 
+/// The low fidelity f_c of a two-fidelity function named as [`by_name`] accepts it (`currin_exp` →
+/// `currin_exp_low`, `borehole` → `borehole_low`): COMP-GP-UCB's comparison source (notes 002
+/// §5.1). Any other name is an error naming `function` and listing the two-fidelity functions.
+pub fn low_fidelity(name: &str) -> Result<Box<dyn TestFunction>> {
+    let key: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    Ok(match key.as_str() {
+        "currinexp" | "currin" => Box::new(CurrinExp::new(Fidelity::Low)),
+        "borehole" => Box::new(Borehole::new(Fidelity::Low)),
+        _ => {
+            return Err(Error::invalid(
+                "function",
+                format!("`{name}` has no low fidelity; the two-fidelity functions are currin_exp and borehole"),
+            ));
+        }
+    })
+}
+
 /// Builds a test function from its name. Matching ignores case, `_`, `-`, `.` and spaces, so
 /// `"Holder_table"`, `"HolderTable"` and `"holder-table"` are the same; `"bukin"` is Bukin N.6,
 /// `"levy_n13"` is Levy N.13, `"hartmann"` needs `dim` 3 or 6. The scalable functions need `dim`;

@@ -416,3 +416,20 @@ fn checked_value_rejects_bad_input() {
     // CurrinExp at x₂ = −0.0 takes the limit value, not −∞.
     assert_eq!(CurrinExp::new(Fidelity::High).value(&[0.5, -0.0]).unwrap(), CurrinExp::high(0.5, 0.0));
 }
+
+#[test]
+fn low_fidelity_by_name() {
+    // The low fidelity of each two-fidelity function is the `_low` function of `by_name`: same
+    // values at a point of each domain.
+    for (name, low, x) in [
+        ("currin_exp", "currin_exp_low", vec![0.3, 0.6]),
+        ("Borehole", "borehole_low", vec![0.1, 2000.0, 80000.0, 1000.0, 80.0, 750.0, 1300.0, 10000.0]),
+    ] {
+        let a = low_fidelity(name).unwrap();
+        let b = by_name(low, None).unwrap();
+        assert_eq!(a.value(&x).unwrap(), b.value(&x).unwrap(), "{name}");
+        assert_ne!(a.value(&x).unwrap(), by_name(name, None).unwrap().value(&x).unwrap(), "{name}");
+    }
+    let e = low_fidelity("branin").err().unwrap().to_string();
+    assert!(e.contains("branin") && e.contains("currin_exp"), "{e}");
+}
