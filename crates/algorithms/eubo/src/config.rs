@@ -53,6 +53,7 @@ impl LaplaceModelConfig {
                 format!("the Laplace preference GP needs a stationary kernel, got {}", self.kernel.name()),
             ));
         }
+        self.fit.check_bound_entries().at("fit")?;
         self.fit.check().at("fit")?;
         if !(self.merge_tolerance.is_finite() && self.merge_tolerance >= 0.0) {
             return Err(Error::invalid(
