@@ -14,7 +14,7 @@ use bohf_core::{
 use bohf_gp::laplace::{ValidLaplaceConfig, ValidLaplaceFitConfig, warm_start};
 use bohf_gp::{LaplacePreferenceGp, PreferenceData, fit_laplace};
 use bohf_kernels::Stationary;
-use bohf_optim::{MultistartConfig, Objective, maximize_on_box, sobol_design};
+use bohf_optim::{BoxMaximum, MultistartConfig, Objective, maximize_on_box, sobol_design};
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
 
@@ -400,13 +400,12 @@ impl LaplaceBo {
             return Ok((rows[i].clone(), rows[j].clone(), v, e));
         }
         let search = search.cloned().unwrap_or_default();
-        let product = BoxDomain::cube(0.0, 1.0, 2 * d)?;
         let best = match self.rule {
             Rule::Qeubo { mc_samples, .. } => {
                 let z = base_samples(2, mc_samples, rng);
-                maximize_on_box(&mut PairAcquisition { gp, d, z: Some(z) }, &product, rng, &[], &search)?
+                maximize_options_on_unit_box(gp, 2, Some(&z), &search, rng)?
             }
-            _ => maximize_on_box(&mut PairAcquisition { gp, d, z: None }, &product, rng, &[], &search)?,
+            _ => maximize_options_on_unit_box(gp, 2, None, &search, rng)?,
         };
         Ok((best.x[..d].to_vec(), best.x[d..].to_vec(), best.value, best.evaluations))
     }
@@ -476,31 +475,59 @@ impl LaplaceBo {
     }
 }
 
-/// EUBO (`z` = None) or qEUBO at q = 2 (`z` the base samples) of the duel (x, x′) = (first d
-/// coordinates, last d) in the unit cube, as a [`bohf_optim::Objective`].
-struct PairAcquisition<'a> {
+/// EUBO (`z` = None, q = 2) or qEUBO (`z` the q × S base samples) of the q options whose unit
+/// coordinates are the consecutive d-blocks of x, as a [`bohf_optim::Objective`].
+struct OptionsAcquisition<'a> {
     gp: &'a LaplacePreferenceGp,
+    q: usize,
     d: usize,
-    z: Option<DMatrix<f64>>,
+    z: Option<&'a DMatrix<f64>>,
 }
 
-impl Objective for PairAcquisition<'_> {
+impl Objective for OptionsAcquisition<'_> {
     fn value(&mut self, x: &[f64]) -> Result<f64> {
-        let xs = DMatrix::from_row_slice(2, self.d, x);
+        let xs = DMatrix::from_row_slice(self.q, self.d, x);
         let (m, c) = (self.gp.mean(&xs)?, self.gp.covariance(&xs)?);
-        match &self.z {
+        match self.z {
             Some(z) => qeubo_mc(&m, &c, z),
             None => Ok(expected_max_of_two(m[0], m[1], c[(0, 0)], c[(1, 1)], c[(0, 1)]).0),
         }
     }
 
     fn value_and_gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<f64> {
-        let jp = self.gp.joint_with_gradient(&DMatrix::from_row_slice(2, self.d, x))?;
-        let (v, g) = match &self.z {
+        let jp = self.gp.joint_with_gradient(&DMatrix::from_row_slice(self.q, self.d, x))?;
+        let (v, g) = match self.z {
             Some(z) => qeubo_mc_with_gradient(&jp, z)?,
             None => eubo_with_gradient(&jp)?,
         };
         grad.copy_from_slice(&g);
         Ok(v)
     }
+}
+
+/// The q options maximising qEUBO (`z`: q × S base samples, [`base_samples`]) or, with `z` = None
+/// and q = 2, EUBO in closed form, over the product of q copies of the unit cube [0, 1]^d of a
+/// Laplace GP's inputs, by bohf-optim's multistart L-BFGS with the analytic gradient. The result's
+/// `x` holds the options' coordinates one after the other. This is the box search of [`crate::Eubo`]
+/// and [`crate::Qeubo`] (q = 2), and the q-option acquisition for best-of-q queries.
+///
+/// Errors: q < 2, EUBO with q ≠ 2, base samples with other than q rows, and the search's errors.
+pub fn maximize_options_on_unit_box(
+    gp: &LaplacePreferenceGp,
+    q: usize,
+    z: Option<&DMatrix<f64>>,
+    search: &MultistartConfig,
+    rng: &mut (impl Rng + ?Sized),
+) -> Result<BoxMaximum> {
+    if q < 2 || (z.is_none() && q != 2) {
+        return Err(Error::invalid("q", format!("EUBO needs q = 2 and qEUBO q ≥ 2 options, got {q}")));
+    }
+    if let Some(z) = z
+        && z.nrows() != q
+    {
+        return Err(Error::dims("qEUBO: rows of the base samples", q, z.nrows()));
+    }
+    let d = gp.data().dim();
+    let product = BoxDomain::cube(0.0, 1.0, q * d)?;
+    maximize_on_box(&mut OptionsAcquisition { gp, q, d, z }, &product, rng, &[], search)
 }

@@ -41,7 +41,7 @@ pub use config::{
     DtsConfig, EuboConfig, LaplaceModelConfig, MAX_MC_SAMPLES, MAX_PAIR_SCREEN, MAX_POOL, QeuboConfig, ValidDtsConfig,
     ValidEuboConfig, ValidQeuboConfig,
 };
-pub use engine::{LaplaceBo, Rule, Step};
+pub use engine::{LaplaceBo, Rule, Step, maximize_options_on_unit_box};
 
 use bohf_core::{Answer, BoxDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails};
 use bohf_optim::ValidMultistartConfig;
