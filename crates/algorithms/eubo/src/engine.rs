@@ -487,7 +487,7 @@ struct OptionsAcquisition<'a> {
 impl Objective for OptionsAcquisition<'_> {
     fn value(&mut self, x: &[f64]) -> Result<f64> {
         let xs = DMatrix::from_row_slice(self.q, self.d, x);
-        let (m, c) = (self.gp.mean(&xs)?, self.gp.covariance(&xs)?);
+        let (m, c) = self.gp.joint(&xs)?;
         match self.z {
             Some(z) => qeubo_mc(&m, &c, z),
             None => Ok(expected_max_of_two(m[0], m[1], c[(0, 0)], c[(1, 1)], c[(0, 1)]).0),

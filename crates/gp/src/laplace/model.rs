@@ -414,6 +414,17 @@ impl LaplacePreferenceGp {
         Ok((self.mean(&xs)?[0], self.variance(&xs)?[0]))
     }
 
+    /// (mean, covariance) of the Laplace posterior at the rows of `xs`: [`LaplacePreferenceGp::mean`]
+    /// and [`LaplacePreferenceGp::covariance`] from one cross-Gram (what an acquisition's value needs).
+    pub fn joint(&self, xs: &DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
+        self.check_query(xs)?;
+        let kx = self.kernel.cross_gram(xs, self.data.points())?;
+        let v = self.whitened(&kx)?;
+        let mut cov = self.kernel.gram(xs)? - v.transpose() * &v;
+        crate::regression::symmetrise(&mut cov);
+        Ok((kx * &self.a, cov))
+    }
+
     /// The joint Laplace posterior of the q rows of `xs` with its gradient in their coordinates
     /// ([`JointPosterior`]): m(x_k) = k(x_k)ᵀ a, Σ_kj = v(x_k, x_j) (GPML eq. (3.21), (3.24)) and
     ///
@@ -436,13 +447,15 @@ impl LaplacePreferenceGp {
         let mean = &kx * &self.a;
         let mut mean_gradient = DMatrix::zeros(q, d);
         let mut covariance_gradient = Vec::with_capacity(q);
-        let row = |m: &DMatrix<f64>, i: usize| -> Vec<f64> { m.row(i).iter().copied().collect() };
+        // Points as contiguous columns (d × count), so that each is a slice.
+        let (lt, xt) = (latent.transpose(), xs.transpose());
         for k in 0..q {
-            let xk = row(xs, k);
+            let xk = xt.column(k);
+            let xk = xk.as_slice();
             // ∇ₓk(x_k, x_r) per latent point r (n×d).
             let mut dk = DMatrix::zeros(n, d);
             for r in 0..n {
-                let g = self.kernel.grad_x(&xk, &row(latent, r));
+                let g = self.kernel.grad_x(xk, lt.column(r).as_slice());
                 for (l, gl) in g.into_iter().enumerate() {
                     dk[(r, l)] = gl;
                 }
@@ -455,7 +468,7 @@ impl LaplacePreferenceGp {
             let jk = self.chol_b.solve_lower(&jk)?;
             let mut gk = -(jk.transpose() * &v);
             for j in 0..q {
-                let g = self.kernel.grad_x(&xk, &row(xs, j));
+                let g = self.kernel.grad_x(xk, xt.column(j).as_slice());
                 for (l, gl) in g.into_iter().enumerate() {
                     gk[(l, j)] += gl;
                 }

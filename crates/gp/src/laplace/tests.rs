@@ -636,6 +636,8 @@ fn joint_posterior_gradient_matches_finite_differences() {
         let jp = gp.joint_with_gradient(&xs).unwrap();
         assert!((&jp.mean - gp.mean(&xs).unwrap()).amax() < 1e-12);
         assert!((&jp.covariance - gp.covariance(&xs).unwrap()).amax() < 1e-12);
+        let (m, c) = gp.joint(&xs).unwrap();
+        assert!((m - &jp.mean).amax() < 1e-12 && (c - &jp.covariance).amax() < 1e-12);
         let h = 1e-6;
         for k in 0..3 {
             for l in 0..2 {
