@@ -424,9 +424,12 @@ mod tests {
     fn expected_max_of_two_matches_monte_carlo() {
         use rand_distr::{Distribution, StandardNormal};
         let mut rng = crate::rng::seeded(7);
-        for &(m1, m2, s1, s2, rho) in
-            &[(0.3, -0.2, 1.0, 0.5, 0.6), (1.0, 1.0, 0.3, 0.8, -0.4), (-0.5, 0.4, 2.0, 1.5, 0.0), (0.0, 0.1, 0.2, 0.2, 0.95)]
-        {
+        for &(m1, m2, s1, s2, rho) in &[
+            (0.3, -0.2, 1.0, 0.5, 0.6),
+            (1.0, 1.0, 0.3, 0.8, -0.4),
+            (-0.5, 0.4, 2.0, 1.5, 0.0),
+            (0.0, 0.1, 0.2, 0.2, 0.95),
+        ] {
             let n = 200_000;
             let (mut sum, mut sum2) = (0.0, 0.0);
             for _ in 0..n {

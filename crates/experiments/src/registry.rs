@@ -255,7 +255,11 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_eubo::Dts {
         if config.pool.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
             return Err(bohf_core::Error::invalid(
                 "pool",
-                format!("{} pool points × {d} dimensions is more than {} coordinates (the limit)", config.pool, crate::limits::MAX_BOX_SAMPLE_VALUES),
+                format!(
+                    "{} pool points × {d} dimensions is more than {} coordinates (the limit)",
+                    config.pool,
+                    crate::limits::MAX_BOX_SAMPLE_VALUES
+                ),
             ));
         }
         bohf_eubo::Dts::new_box(ctx, config)

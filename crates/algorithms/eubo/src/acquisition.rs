@@ -113,9 +113,10 @@ pub fn qeubo_mc_with_gradient(jp: &JointPosterior, z: &DMatrix<f64>) -> Result<(
         }
     }
     let inv_s = 1.0 / samples as f64;
-    let l_inv = l.clone().solve_lower_triangular(&DMatrix::identity(q, q)).ok_or_else(|| {
-        Error::NonFinite("qEUBO: singular Cholesky factor of the options' covariance".into())
-    })?;
+    let l_inv = l
+        .clone()
+        .solve_lower_triangular(&DMatrix::identity(q, q))
+        .ok_or_else(|| Error::NonFinite("qEUBO: singular Cholesky factor of the options' covariance".into()))?;
     let mut grad = vec![0.0; q * d];
     let mut d_sigma = DMatrix::zeros(q, q);
     for k in 0..q {

@@ -148,7 +148,13 @@ pub struct QeuboConfig {
 
 impl Default for QeuboConfig {
     fn default() -> Self {
-        Self { model: LaplaceModelConfig::default(), initial_duels: default_initial(), pair_screen: 200, q: 2, mc_samples: 256 }
+        Self {
+            model: LaplaceModelConfig::default(),
+            initial_duels: default_initial(),
+            pair_screen: 200,
+            q: 2,
+            mc_samples: 256,
+        }
     }
 }
 
@@ -174,7 +180,10 @@ impl QeuboConfig {
             ));
         }
         if !(1..=MAX_MC_SAMPLES).contains(&self.mc_samples) {
-            return Err(Error::invalid("mc_samples", format!("must be in [1, {MAX_MC_SAMPLES}], got {}", self.mc_samples)));
+            return Err(Error::invalid(
+                "mc_samples",
+                format!("must be in [1, {MAX_MC_SAMPLES}], got {}", self.mc_samples),
+            ));
         }
         Ok(ValidQeuboConfig(self.clone()))
     }

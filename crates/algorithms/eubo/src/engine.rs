@@ -244,7 +244,11 @@ impl LaplaceBo {
             Stationary::new(self.kernel.kind(), ls[0])?.with_ard(ls)?
         };
         let v = self.kernel.variance();
-        k.with_variance(if fit.learn_outputscale { v.clamp(fit.outputscale_bounds[0], fit.outputscale_bounds[1]) } else { v })
+        k.with_variance(if fit.learn_outputscale {
+            v.clamp(fit.outputscale_bounds[0], fit.outputscale_bounds[1])
+        } else {
+            v
+        })
     }
 
     /// A uniformly random duel of two distinct candidates, or two uniform points of the box.
@@ -276,7 +280,11 @@ impl LaplaceBo {
                     }
                     Space::Box { search, .. } => {
                         let (x, y, v, e) = self.box_choice(gp, search.as_ref(), rng)?;
-                        (Query::Duel(Point::continuous(self.from_unit(&x)), Point::continuous(self.from_unit(&y))), v, e)
+                        (
+                            Query::Duel(Point::continuous(self.from_unit(&x)), Point::continuous(self.from_unit(&y))),
+                            v,
+                            e,
+                        )
                     }
                 };
                 (query, Step { initial: false, acquisition, duels, evaluations })
@@ -344,7 +352,8 @@ impl LaplaceBo {
             }
             _ => argmax_lowest_by(
                 "EUBO over candidate pairs",
-                pairs.map(|(p, q)| ((p, q), expected_max_of_two(ms[p], ms[q], cov[(p, p)], cov[(q, q)], cov[(p, q)]).0)),
+                pairs
+                    .map(|(p, q)| ((p, q), expected_max_of_two(ms[p], ms[q], cov[(p, p)], cov[(q, q)], cov[(p, q)]).0)),
             )?,
         };
         Ok((idx[p], idx[q], value, k * (k - 1) / 2))

@@ -100,7 +100,11 @@ impl Eubo {
     }
 
     /// On the box of `ctx`, the duel by the multistart search `search` over the product box.
-    pub fn new_box(ctx: &SearchContext<BoxDomain>, config: ValidEuboConfig, search: ValidMultistartConfig) -> Result<Self> {
+    pub fn new_box(
+        ctx: &SearchContext<BoxDomain>,
+        config: ValidEuboConfig,
+        search: ValidMultistartConfig,
+    ) -> Result<Self> {
         let c = config.into_config();
         let rule = Rule::Eubo { pair_screen: c.pair_screen };
         Ok(Self(LaplaceBo::boxed("EUBO", c.model, c.initial_duels, rule, ctx.domain(), Some(search.into_config()))?))

@@ -52,7 +52,8 @@ fn qeubo_at_two_matches_the_closed_form_within_monte_carlo_error() {
         // x₁ = m₁ + σ₁z₁, x₂ = m₂ + (c/σ₁)z₁ + √(σ₂² − c²/σ₁²) z₂.
         let s1 = s[(0, 0)].sqrt();
         let (a, b) = (s[(0, 1)] / s1, (s[(1, 1)] - s[(0, 1)].powi(2) / s[(0, 0)]).max(0.0).sqrt());
-        let v: Vec<f64> = (0..4096).map(|k| (m[0] + s1 * z[(0, k)]).max(m[1] + a * z[(0, k)] + b * z[(1, k)])).collect();
+        let v: Vec<f64> =
+            (0..4096).map(|k| (m[0] + s1 * z[(0, k)]).max(m[1] + a * z[(0, k)] + b * z[(1, k)])).collect();
         let mean = v.iter().sum::<f64>() / 4096.0;
         let se = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 4095.0 / 4096.0).sqrt();
         assert!((mean - mc).abs() < 1e-9, "qeubo_mc {mc} vs explicit sample mean {mean}");

@@ -3,8 +3,8 @@
 use super::data::PreferenceData;
 use super::model::{LaplaceConfig, LaplacePreferenceGp};
 use crate::regression::hyper::{
-    LengthscalePrior, LogSpaceObjective, check_bound_entries, check_bounds, check_lengthscale_range, check_prior_parameters,
-    gamma_log_density, log_normal_log_density, optimise,
+    LengthscalePrior, LogSpaceObjective, check_bound_entries, check_bounds, check_lengthscale_range,
+    check_prior_parameters, gamma_log_density, log_normal_log_density, optimise,
 };
 use bohf_core::{AtField, Error, Result};
 use bohf_kernels::{KernelKind, Stationary};

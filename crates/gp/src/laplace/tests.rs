@@ -648,8 +648,16 @@ fn joint_posterior_gradient_matches_finite_differences() {
                 assert!((dm - jp.mean_gradient[(k, l)]).abs() < 1e-6, "mean gradient ({k}, {l})");
                 let dc = (gp.covariance(&xp).unwrap() - gp.covariance(&xm).unwrap()) / (2.0 * h);
                 for j in 0..3 {
-                    let want = if j == k { 2.0 * jp.covariance_gradient[k][(l, j)] } else { jp.covariance_gradient[k][(l, j)] };
-                    assert!((dc[(k, j)] - want).abs() < 1e-6, "{kind:?}: dΣ[{k},{j}]/dx[{k},{l}] {} vs {want}", dc[(k, j)]);
+                    let want = if j == k {
+                        2.0 * jp.covariance_gradient[k][(l, j)]
+                    } else {
+                        jp.covariance_gradient[k][(l, j)]
+                    };
+                    assert!(
+                        (dc[(k, j)] - want).abs() < 1e-6,
+                        "{kind:?}: dΣ[{k},{j}]/dx[{k},{l}] {} vs {want}",
+                        dc[(k, j)]
+                    );
                 }
             }
         }
