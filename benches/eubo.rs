@@ -13,8 +13,9 @@
 //! Data: 100 uniformly random duels answered by a probit comparison of u(x) = sin(3 x₀) + x₁²
 //! (2-D) or u(x) = Σ_j sin(3 x_j) (6-D) with noise scale 0.3; fixed seeds.
 //!
-//! Medians (2-core machine shared with 3 other builds and a background job, so loaded; see
-//! docs/eubo.md): filled in by the run recorded there.
+//! Medians on the loaded 2-core machine (3 other helpers' builds and a background job), two runs of
+//! the same code: step 84.2 ms, acquisition 33.0 / 45.2 ms, refit 37.5 ms, qEUBO q = 4 6-D
+//! 179.4 / 249.8 ms; targets not met (docs/eubo.md, "Performance").
 
 use bohf::core::{Answer, BoxDomain, Link, Optimizer, Query, SearchContext, rng};
 use bohf::eubo::{Eubo, EuboConfig, base_samples, maximize_options_on_unit_box};
