@@ -24,6 +24,7 @@ pub use bohf_baselines as baselines;
 pub use bohf_cobol as cobol;
 pub use bohf_confidence as confidence;
 pub use bohf_core as core;
+pub use bohf_eubo as eubo;
 pub use bohf_experiments as experiments;
 pub use bohf_gp as gp;
 pub use bohf_infogain as infogain;

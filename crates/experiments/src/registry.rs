@@ -133,6 +133,9 @@ impl RegisteredAlgorithm for bohf_compgpucb::CompGpUcb {
         config.stage_labels(&costs).map(|_| ())
     }
 }
+registered!(bohf_eubo::Eubo, bohf_eubo::EuboConfig, bohf_eubo::ValidEuboConfig);
+registered!(bohf_eubo::Qeubo, bohf_eubo::QeuboConfig, bohf_eubo::ValidQeuboConfig);
+registered!(bohf_eubo::Dts, bohf_eubo::DtsConfig, bohf_eubo::ValidDtsConfig);
 
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
@@ -291,6 +294,63 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_cobol::Cobol {
     }
     fn box_search_type() -> Option<&'static str> {
         Some(short_type_name(std::any::type_name::<bohf_cobol::CobolBoxSearch>()))
+    }
+}
+
+/// The box modes of EUBO and qEUBO: the config plus a [`bohf_optim::MultistartConfig`] over the
+/// 2d-dimensional product box of the duel, with the bounds of [`crate::limits`] as for `gp-ucb`.
+macro_rules! pair_search_box_mode {
+    ($ty:ty, $cfg:ty, $valid:ty) => {
+        impl RegisteredAlgorithm<BoxDomain> for $ty {
+            type Config = BoxModeConfig<$cfg, bohf_optim::MultistartConfig>;
+            type Checked = ($valid, bohf_optim::ValidMultistartConfig);
+            /// The config's check, the search's check, and the bounds of [`crate::limits`] on
+            /// `samples`, `starts` and `local.max_iterations`.
+            fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+                let s = &c.box_search;
+                box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
+                box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+                box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
+                Ok((c.config.check()?, s.check().at("box_search")?))
+            }
+            /// Refuses (`design` + `samples`) × 2d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+            fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
+                let d = ctx.domain().dim();
+                let product = BoxDomain::cube(0.0, 1.0, 2 * d)?;
+                box_samples("samples", search.design.saturating_add(search.samples), &product)?;
+                <$ty>::new_box(ctx, config, search)
+            }
+            fn box_search_type() -> Option<&'static str> {
+                Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))
+            }
+        }
+    };
+}
+
+pair_search_box_mode!(bohf_eubo::Eubo, bohf_eubo::EuboConfig, bohf_eubo::ValidEuboConfig);
+pair_search_box_mode!(bohf_eubo::Qeubo, bohf_eubo::QeuboConfig, bohf_eubo::ValidQeuboConfig);
+
+/// DTS on a box: the same config (its `pool` of Sobol points is the box search).
+impl RegisteredAlgorithm<BoxDomain> for bohf_eubo::Dts {
+    type Config = bohf_eubo::DtsConfig;
+    type Checked = bohf_eubo::ValidDtsConfig;
+    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        c.check()
+    }
+    /// Refuses `pool` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
+    fn build(ctx: &SearchContext<BoxDomain>, config: Self::Checked) -> bohf_core::Result<Self> {
+        let d = ctx.domain().dim();
+        if config.pool.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
+            return Err(bohf_core::Error::invalid(
+                "pool",
+                format!(
+                    "{} pool points × {d} dimensions is more than {} coordinates (the limit)",
+                    config.pool,
+                    crate::limits::MAX_BOX_SAMPLE_VALUES
+                ),
+            ));
+        }
+        bohf_eubo::Dts::new_box(ctx, config)
     }
 }
 
@@ -814,6 +874,36 @@ impl Registry {
                 "duels (x_t, x′) against uniformly random opponents x′ while β σ¹(x_t) ≥ γ, else evaluations f(x_t); x_t maximises min{UCB¹ + ζ, UCB²}",
             )
             .with_memory(move |s| vec![pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_eubo::Eubo>(
+                "eubo",
+                "EUBO: the duel maximising the expected utility of the best option, on the Laplace preference GP",
+            )
+            .with_box::<bohf_eubo::Eubo>()
+            .documented(
+                "Lin, Astudillo, Frazier & Bakshy (2022), EUBO, eq. (6) (closed form by Clark 1961); Laplace preference GP of Chu & Ghahramani (2005)",
+                "duels (x, x′), one per step: argmax E[max(f(x), f(x′))] over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
+            )
+            .with_memory(move |s| vec![pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_eubo::Qeubo>(
+                "qeubo",
+                "qEUBO (q = 2): Monte Carlo expected utility of the best option with fixed base samples, on the Laplace preference GP",
+            )
+            .with_box::<bohf_eubo::Qeubo>()
+            .documented(
+                "Astudillo, Lin, Bakshy & Frazier (2023), qEUBO, eq. (2) (sample-average approximation); duels only until best-of-k queries exist",
+                "duels (x, x′), one per step: argmax of the qEUBO sample average over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
+            )
+            .with_memory(move |s| vec![pairs_t(s)]),
+            AlgorithmEntry::of::<bohf_eubo::Dts>(
+                "dts",
+                "DTS: dueling Thompson sampling on the Laplace preference GP (González et al. 2017)",
+            )
+            .with_box::<bohf_eubo::Dts>()
+            .documented(
+                "González, Dai, Damianou & Lawrence (2017), PBO, dueling Thompson sampling (§4.3), on the Laplace utility GP",
+                "duels (x, x′), one per step: x the argmax of a joint posterior sample of f, x′ the argmax of the variance of P(x ≻ x′) (on a box: over a Sobol pool)",
+            )
+            .with_memory(move |s| vec![square(s, "an n×n posterior covariance"), pairs_t(s)]),
         ];
         for e in entries {
             r.register(e).expect("built-in names are distinct");

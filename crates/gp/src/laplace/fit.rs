@@ -3,8 +3,8 @@
 use super::data::PreferenceData;
 use super::model::{LaplaceConfig, LaplacePreferenceGp};
 use crate::regression::hyper::{
-    LengthscalePrior, LogSpaceObjective, check_bounds, check_lengthscale_range, check_prior_parameters,
-    gamma_log_density, log_normal_log_density, optimise,
+    LengthscalePrior, LogSpaceObjective, check_bound_entries, check_bounds, check_lengthscale_range,
+    check_prior_parameters, gamma_log_density, log_normal_log_density, optimise,
 };
 use bohf_core::{AtField, Error, Result};
 use bohf_kernels::{KernelKind, Stationary};
@@ -153,6 +153,16 @@ impl LaplaceFitConfig {
         }
         self.local.check().at("local")?;
         Ok(ValidLaplaceFitConfig(self.clone()))
+    }
+
+    /// Checks both bound pairs, the outputscale's even when it is not learned, naming the invalid
+    /// entry (`lengthscale_bounds[0]`, `outputscale_bounds[1]`): 0 < lower finite, then lower < upper
+    /// finite. For configs read from a file, so that no invalid value passes silently.
+    pub fn check_bound_entries(&self) -> Result<()> {
+        check_bound_entries(&[
+            ("lengthscale_bounds", self.lengthscale_bounds),
+            ("outputscale_bounds", self.outputscale_bounds),
+        ])
     }
 
     /// The effective lengthscale bounds [max(lower, floor), upper].

@@ -70,7 +70,7 @@ pub use data::{PairCounts, PreferenceData};
 pub use fit::{
     LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace, warm_start,
 };
-pub use model::{LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
+pub use model::{JointPosterior, LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
 
 #[cfg(test)]
 mod tests;

@@ -160,6 +160,22 @@ fn factor_b(m: &DMatrix<f64>, sqrt_w: &DVector<f64>) -> Result<Cholesky> {
     Cholesky::with_jitter(&b, JitterPolicy::default())
 }
 
+/// The joint Laplace posterior of q points and its gradient in their coordinates
+/// ([`LaplacePreferenceGp::joint_with_gradient`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointPosterior {
+    /// m(x_k), k = 1..q.
+    pub mean: DVector<f64>,
+    /// Σ_kj = v(x_k, x_j) (q×q, symmetrised).
+    pub covariance: DMatrix<f64>,
+    /// Row k: ∇_{x_k} m(x_k) (q×d).
+    pub mean_gradient: DMatrix<f64>,
+    /// Entry k (d×q): column j is ∂₁v(x_k, x_j), the gradient of v(x, x_j) in its first argument
+    /// at x = x_k. So ∂Σ_kj/∂x_k = column j for j ≠ k, and ∂Σ_kk/∂x_k = 2 × column k (v is
+    /// symmetric); Σ_ij with i, j ≠ k does not depend on x_k.
+    pub covariance_gradient: Vec<DMatrix<f64>>,
+}
+
 /// How the Newton iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewtonReport {
@@ -396,6 +412,70 @@ impl LaplacePreferenceGp {
     pub fn predict(&self, x: &[f64]) -> Result<(f64, f64)> {
         let xs = DMatrix::from_row_slice(1, x.len(), x);
         Ok((self.mean(&xs)?[0], self.variance(&xs)?[0]))
+    }
+
+    /// (mean, covariance) of the Laplace posterior at the rows of `xs`: [`LaplacePreferenceGp::mean`]
+    /// and [`LaplacePreferenceGp::covariance`] from one cross-Gram (what an acquisition's value needs).
+    pub fn joint(&self, xs: &DMatrix<f64>) -> Result<(DVector<f64>, DMatrix<f64>)> {
+        self.check_query(xs)?;
+        let kx = self.kernel.cross_gram(xs, self.data.points())?;
+        let v = self.whitened(&kx)?;
+        let mut cov = self.kernel.gram(xs)? - v.transpose() * &v;
+        crate::regression::symmetrise(&mut cov);
+        Ok((kx * &self.a, cov))
+    }
+
+    /// The joint Laplace posterior of the q rows of `xs` with its gradient in their coordinates
+    /// ([`JointPosterior`]): m(x_k) = k(x_k)ᵀ a, Σ_kj = v(x_k, x_j) (GPML eq. (3.21), (3.24)) and
+    ///
+    /// ```text
+    /// ∇_{x_k} m(x_k) = ∇ₓk(x_k, X)ᵀ a,
+    /// ∂₁v(x_k, x_j) = ∇ₓk(x_k, x_j) − J_kᵀ v_j,   J_k = L_B⁻¹ Ŵ D ∇ₓk(X, x_k),  v_j = L_B⁻¹ Ŵ D k(X, x_j),
+    /// ```
+    ///
+    /// (X the latent points, k(x)ᵀ R k(x′) = v(x)ᵀ v(x′)). What acquisitions of several points (EUBO,
+    /// qEUBO) need for a gradient search over the points. Cost O(q n d + q p² d).
+    pub fn joint_with_gradient(&self, xs: &DMatrix<f64>) -> Result<JointPosterior> {
+        self.check_query(xs)?;
+        let (q, d) = (xs.nrows(), xs.ncols());
+        let latent = self.data.points();
+        let n = latent.nrows();
+        let kx = self.kernel.cross_gram(xs, latent)?;
+        let v = self.whitened(&kx)?;
+        let mut covariance = self.kernel.gram(xs)? - v.transpose() * &v;
+        crate::regression::symmetrise(&mut covariance);
+        let mean = &kx * &self.a;
+        let mut mean_gradient = DMatrix::zeros(q, d);
+        let mut covariance_gradient = Vec::with_capacity(q);
+        // Points as contiguous columns (d × count), so that each is a slice.
+        let (lt, xt) = (latent.transpose(), xs.transpose());
+        for k in 0..q {
+            let xk = xt.column(k);
+            let xk = xk.as_slice();
+            // ∇ₓk(x_k, x_r) per latent point r (n×d).
+            let mut dk = DMatrix::zeros(n, d);
+            for r in 0..n {
+                let g = self.kernel.grad_x(xk, lt.column(r).as_slice());
+                for (l, gl) in g.into_iter().enumerate() {
+                    dk[(r, l)] = gl;
+                }
+            }
+            mean_gradient.row_mut(k).copy_from(&(dk.transpose() * &self.a).transpose());
+            let mut jk = diff_rows(self.data.pairs(), &dk);
+            for (i, s) in self.sqrt_w.iter().enumerate() {
+                jk.row_mut(i).scale_mut(*s);
+            }
+            let jk = self.chol_b.solve_lower(&jk)?;
+            let mut gk = -(jk.transpose() * &v);
+            for j in 0..q {
+                let g = self.kernel.grad_x(xk, xt.column(j).as_slice());
+                for (l, gl) in g.into_iter().enumerate() {
+                    gk[(l, j)] += gl;
+                }
+            }
+            covariance_gradient.push(gk);
+        }
+        Ok(JointPosterior { mean, covariance, mean_gradient, covariance_gradient })
     }
 
     /// The Laplace covariance of the latent utilities, Σ = (K⁻¹ + W)⁻¹ = K − K G B⁻¹ Gᵀ K (n×n).

@@ -332,26 +332,11 @@ impl HyperFitConfig {
     /// lower < upper finite. For configs read from a file, so that no invalid value passes
     /// silently even where [`HyperFitConfig::check`] ignores it (a pair that is not learned).
     pub fn check_bound_entries(&self) -> Result<()> {
-        for (name, [lo, hi]) in [
+        check_bound_entries(&[
             ("lengthscale_bounds", self.lengthscale_bounds),
             ("variance_bounds", self.variance_bounds),
             ("noise_bounds", self.noise_bounds),
-        ] {
-            let entry = if !(lo.is_finite() && lo > 0.0) {
-                Some(0)
-            } else if !(hi.is_finite() && hi > lo) {
-                Some(1)
-            } else {
-                None
-            };
-            if let Some(k) = entry {
-                return Err(Error::invalid(
-                    format!("{name}[{k}]"),
-                    format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]"),
-                ));
-            }
-        }
-        Ok(())
+        ])
     }
 
     /// The effective lengthscale bounds [max(lower, floor), upper].
@@ -368,6 +353,28 @@ impl HyperFitConfig {
             Some(l) => observations >= l + self.refit_every,
         }
     }
+}
+
+/// Checks named bound pairs `[lower, upper]`, naming the invalid entry (`noise_bounds[1]`):
+/// 0 < lower finite, then lower < upper finite. The one check of the bound entries of
+/// [`HyperFitConfig::check_bound_entries`] and [`crate::LaplaceFitConfig::check_bound_entries`].
+pub(crate) fn check_bound_entries(pairs: &[(&str, [f64; 2])]) -> Result<()> {
+    for &(name, [lo, hi]) in pairs {
+        let entry = if !(lo.is_finite() && lo > 0.0) {
+            Some(0)
+        } else if !(hi.is_finite() && hi > lo) {
+            Some(1)
+        } else {
+            None
+        };
+        if let Some(k) = entry {
+            return Err(Error::invalid(
+                format!("{name}[{k}]"),
+                format!("must be finite with 0 < lower < upper, got [{lo}, {hi}]"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The map between original and working units: x′ = (x − offset) ⊘ width for inputs,
