@@ -20,9 +20,13 @@ fn spec(algorithm: &str) -> AskSpec {
 }
 
 /// A scripted person: prefers the option with the larger x + y.
-fn prefer(s: &Session, q: StoredQuery) -> Answer {
+fn prefer(s: &Session, q: &StoredQuery) -> Answer {
     let v = &s.body().candidates.values;
-    match q {
+    let score = |i: usize| v[i][0] + v[i][1];
+    match *q {
+        StoredQuery::Choice { ref options } => {
+            Answer::Choice { index: (0..options.len()).fold(0, |b, i| if score(options[i]) > score(options[b]) { i } else { b }) }
+        }
         StoredQuery::Duel { a, b } => Answer::Duel { first_wins: v[a][0] + v[a][1] >= v[b][0] + v[b][1] },
         StoredQuery::Label { x } => Answer::Label { accept: v[x][0] > 0.5 },
         StoredQuery::Value { x } => Answer::Value(v[x][0] + v[x][1]),
@@ -36,8 +40,8 @@ fn a_session_reopened_mid_way_asks_the_same_queries_as_one_answered_in_one_go() 
     let mut asked_one = Vec::new();
     let mut s = Session::create(&one, body_of(spec("pf-ts")).unwrap(), false).unwrap();
     while let Some(q) = s.pending().unwrap() {
+        let a = prefer(&s, &q);
         asked_one.push(q);
-        let a = prefer(&s, q);
         s.answer(a).unwrap();
     }
     let rec_one = s.recommendation();
@@ -48,9 +52,9 @@ fn a_session_reopened_mid_way_asks_the_same_queries_as_one_answered_in_one_go() 
         // Reopen before every answer: the replay must give the same query again.
         let mut s = Session::open(&two).unwrap();
         let q = s.pending().unwrap().unwrap();
-        assert_eq!(s.pending().unwrap(), Some(q), "asking twice gives the same pending query");
+        assert_eq!(s.pending().unwrap().as_ref(), Some(&q), "asking twice gives the same pending query");
+        let a = prefer(&s, &q);
         asked_two.push(q);
-        let a = prefer(&s, q);
         s.answer(a).unwrap();
     }
     let s = Session::open(&two).unwrap();
@@ -97,8 +101,8 @@ fn candidates_given_directly_ask_what_the_same_options_from_a_box_ask_and_are_ch
         let mut s = Session::open(&path).unwrap();
         let mut queries = Vec::new();
         while let Some(q) = s.pending().unwrap() {
+            let a = prefer(&s, &q);
             queries.push(q);
-            let a = prefer(&s, q);
             s.answer(a).unwrap();
         }
         asked.push((queries, s.recommendation()));
@@ -146,7 +150,7 @@ fn abstentions_are_recorded_use_the_budget_and_replay() {
     s.pending().unwrap().unwrap();
     s.abstain(Abstention::Skip).unwrap();
     let q = s.pending().unwrap().unwrap();
-    let a = prefer(&s, q);
+    let a = prefer(&s, &q);
     s.answer(a).unwrap();
     s.pending().unwrap().unwrap();
     s.abstain(Abstention::NoPreference).unwrap();
@@ -204,5 +208,113 @@ fn an_image_column_is_kept_and_paths_outside_the_folder_are_refused() {
     }
     let plain = body_of(spec("pf-ts")).unwrap();
     assert!(!bohf_session::file::session_text(&plain).unwrap().contains("images"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A test-only algorithm that asks best-of-3 choices between random distinct candidates and
+/// recommends the option chosen most often (no built-in algorithm asks choices yet).
+struct ThreeWay {
+    domain: bohf_core::FiniteDomain,
+    chosen: Vec<usize>,
+}
+
+impl bohf_core::Optimizer for ThreeWay {
+    fn name(&self) -> &'static str {
+        "three-way"
+    }
+    fn suggest(&mut self, rng: &mut dyn bohf_core::rand::Rng) -> bohf_core::Result<bohf_core::Query> {
+        use bohf_core::rand::RngExt;
+        let mut picked: Vec<usize> = Vec::new();
+        while picked.len() < 3 {
+            let i = rng.random_range(0..self.domain.len());
+            if !picked.contains(&i) {
+                picked.push(i);
+            }
+        }
+        Ok(bohf_core::Query::Choice(picked.into_iter().map(|i| self.domain.point(i)).collect::<Result<_, _>>()?))
+    }
+    fn observe(&mut self, query: &bohf_core::Query, answer: Answer) -> bohf_core::Result<()> {
+        query.check_answer(&answer)?;
+        let options = query.choice_options(self.name())?;
+        let winner = options[answer.choice_index(options.len())?].index.expect("a candidate");
+        self.chosen[winner] += 1;
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<bohf_core::Point> {
+        let best = (0..self.chosen.len()).fold(0, |b, i| if self.chosen[i] > self.chosen[b] { i } else { b });
+        self.domain.point(best)
+    }
+}
+
+fn three_way_registry() -> bohf_experiments::Registry {
+    let mut r = bohf_experiments::Registry::builtin();
+    r.register(bohf_experiments::AlgorithmEntry::new(
+        "three-way",
+        "best-of-3 choices between random candidates (test)",
+        |_, _| Ok(()),
+        |ctx, _| {
+            let domain = ctx.domain().clone();
+            let chosen = vec![0; domain.len()];
+            Ok(Box::new(ThreeWay { domain, chosen }) as bohf_experiments::BoxedOptimizer)
+        },
+    ))
+    .unwrap();
+    r
+}
+
+#[test]
+fn a_choice_session_is_saved_replayed_and_refuses_a_bad_index() {
+    let dir = tmp("choice");
+    let registry = three_way_registry();
+    let path = dir.join("c.json");
+    let mut body = body_of(spec("pf-ts")).unwrap();
+    body.spec.algorithm.name = "three-way".into();
+    let mut s = Session::create_with(&path, body.clone(), false, &registry).unwrap();
+    let mut asked = Vec::new();
+    for _ in 0..3 {
+        let q = s.pending().unwrap().unwrap();
+        let StoredQuery::Choice { options } = &q else { panic!("not a choice: {q:?}") };
+        assert_eq!(options.len(), 3);
+        // The JSON message lists the three options in order.
+        let msg = bohf_session::protocol::query_message(&s, &q);
+        assert_eq!((msg["kind"].as_str(), msg["options"].as_array().map(Vec::len)), (Some("choice"), Some(3)));
+        // An index beyond the options is refused, naming the field; nothing is written.
+        let before = std::fs::read(&path).unwrap();
+        let e = s.answer(Answer::Choice { index: 3 }).unwrap_err();
+        assert!(matches!(e, SessionError::Answer(_)) && e.to_string().contains("`answer.index`"), "{e}");
+        let e = s.answer(Answer::Duel { first_wins: true }).unwrap_err().to_string();
+        assert!(e.contains("a duel answer does not answer the pending choice"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let a = prefer(&s, &q);
+        s.answer(a).unwrap();
+        asked.push(q);
+    }
+    let rec = s.recommendation();
+    drop(s);
+    // Reopened: the three choices replay, and the next query is the one a session answered in one
+    // go asks.
+    let mut s = Session::open_with(&path, &registry).unwrap();
+    assert_eq!(s.answered(), 3);
+    assert_eq!(s.body().history.iter().map(|h| h.query.clone()).collect::<Vec<_>>(), asked);
+    assert_eq!(s.recommendation(), rec);
+    let next = s.pending().unwrap().unwrap();
+    let other = dir.join("d.json");
+    let mut t = Session::create_with(&other, body, false, &registry).unwrap();
+    for _ in 0..3 {
+        let q = t.pending().unwrap().unwrap();
+        let a = prefer(&t, &q);
+        t.answer(a).unwrap();
+    }
+    assert_eq!(t.pending().unwrap(), Some(next));
+    // The file stores the choice by candidate index; without the test registry it cannot replay.
+    drop((s, t));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let first = &json["body"]["history"][0];
+    assert_eq!(first["query"]["kind"], "choice", "{first}");
+    assert_eq!(first["query"]["options"].as_array().map(Vec::len), Some(3), "{first}");
+    assert!(first["answer"]["Choice"]["index"].as_u64().is_some_and(|i| i < 3), "{first}");
+    let e = Session::open(&path).unwrap_err().to_string();
+    assert!(e.contains("three-way"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
