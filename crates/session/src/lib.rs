@@ -16,6 +16,8 @@
 pub mod candidates;
 pub mod file;
 pub mod protocol;
+#[cfg(feature = "test-support")]
+pub mod testing;
 
 pub use candidates::{AskSpec, Candidates, Images, MAX_CANDIDATES};
 pub use file::{MAX_BUDGET, SessionBody, Step, StoredAnswer, StoredQuery};
