@@ -27,7 +27,9 @@ pub use argmax::{
 pub use domain::{BoxDomain, Domain, DomainKind, FiniteDomain};
 pub use error::{AtField, Error, Result, SolverStatus, field_path};
 pub use link::Link;
-pub use optimizer::{Abstention, Answer, Choice, Duel, Optimizer, Point, Query, SearchContext, StepDetails, check_pending};
+pub use optimizer::{
+    Abstention, Answer, Choice, Duel, Optimizer, Point, Query, SearchContext, StepDetails, check_pending,
+};
 pub use rng::BohfRng;
 pub use schedule::WidthSchedule;
 

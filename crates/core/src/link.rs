@@ -98,8 +98,7 @@ pub fn choice_log_probability(utilities: &[f64], chosen: usize, scale: f64) -> f
     // terms are below ε (where log of the sum would round to 0).
     let m = (0..utilities.len()).fold(0, |m, j| if utilities[j] > utilities[m] { j } else { m });
     let top = utilities[m];
-    let rest: f64 =
-        utilities.iter().enumerate().filter(|&(j, _)| j != m).map(|(_, f)| ((f - top) / scale).exp()).sum();
+    let rest: f64 = utilities.iter().enumerate().filter(|&(j, _)| j != m).map(|(_, f)| ((f - top) / scale).exp()).sum();
     (utilities[chosen] - top) / scale - rest.ln_1p()
 }
 
@@ -126,14 +125,20 @@ mod tests {
     #[test]
     fn the_choice_likelihood_at_k_2_is_the_logistic_duel() {
         // Independent: P(1 | x_1, x_2) = 1/(1 + e^{−(f_1 − f_2)/s}) is the logistic duel of Link.
-        for (f1, f2, s) in [(0.3, -1.2, 1.0), (2.0, 2.0, 0.5), (-40.0, 3.0, 1.0), (700.0, -700.0, std::f64::consts::SQRT_2)]
+        for (f1, f2, s) in
+            [(0.3, -1.2, 1.0), (2.0, 2.0, 0.5), (-40.0, 3.0, 1.0), (700.0, -700.0, std::f64::consts::SQRT_2)]
         {
             let p = choice_probabilities(&[f1, f2], s);
             assert_relative_eq!(p[0], Link::Logistic.mu((f1 - f2) / s), max_relative = 1e-14);
             assert_relative_eq!(p[1], Link::Logistic.mu((f2 - f1) / s), max_relative = 1e-14);
             for (c, d) in [(0, f1 - f2), (1, f2 - f1)] {
                 let want = Link::Logistic.log_mu(d / s);
-                assert_relative_eq!(choice_log_probability(&[f1, f2], c, s), want, max_relative = 1e-13, epsilon = 1e-300);
+                assert_relative_eq!(
+                    choice_log_probability(&[f1, f2], c, s),
+                    want,
+                    max_relative = 1e-13,
+                    epsilon = 1e-300
+                );
             }
         }
     }
@@ -154,7 +159,11 @@ mod tests {
         // Huge utilities neither overflow nor give NaN; the log of a vanishing probability stays exact.
         let p = choice_probabilities(&[1000.0, -1000.0, 999.0], 1.0);
         assert!(p.iter().all(|v| v.is_finite()) && (p.iter().sum::<f64>() - 1.0).abs() < 1e-15, "{p:?}");
-        assert_relative_eq!(choice_log_probability(&[1000.0, -1000.0, 999.0], 1, 1.0), -2000.0 - (1.0 + (-1f64).exp()).ln(), max_relative = 1e-15);
+        assert_relative_eq!(
+            choice_log_probability(&[1000.0, -1000.0, 999.0], 1, 1.0),
+            -2000.0 - (1.0 + (-1f64).exp()).ln(),
+            max_relative = 1e-15
+        );
     }
 
     #[test]

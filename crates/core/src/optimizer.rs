@@ -196,7 +196,9 @@ impl Answer {
     pub fn choice_index(&self, k: usize) -> Result<usize> {
         match *self {
             Answer::Choice { index } => check_choice_index(index, k).map(|()| index),
-            other => Err(crate::error::Error::invalid("answer", format!("a choice needs Answer::Choice, got {other:?}"))),
+            other => {
+                Err(crate::error::Error::invalid("answer", format!("a choice needs Answer::Choice, got {other:?}")))
+            }
         }
     }
 }
@@ -509,7 +511,10 @@ mod tests {
         // The answer: an index below k, of the right kind.
         three.check_answer(&Answer::Choice { index: 2 }).unwrap();
         let e = three.check_answer(&Answer::Choice { index: 3 }).unwrap_err().to_string();
-        assert!(e.contains("`answer.index`") && e.contains("option 3 does not exist") && e.contains("3 options"), "{e}");
+        assert!(
+            e.contains("`answer.index`") && e.contains("option 3 does not exist") && e.contains("3 options"),
+            "{e}"
+        );
         let e = three.check_answer(&Answer::Duel { first_wins: true }).unwrap_err().to_string();
         assert!(e.contains("`answer`") && e.contains("a choice between 3 options"), "{e}");
         let e = Query::Duel(c(0), c(1)).check_answer(&Answer::Choice { index: 0 }).unwrap_err().to_string();

@@ -299,9 +299,7 @@ pub(crate) fn registry() -> Registry {
         "uniform-choice",
         "best-of-3 choices between uniform random candidates (test)",
         |_, _| Ok(()),
-        |ctx, _| {
-            Ok(Box::new(UniformChoice { domain: ctx.domain().clone().into(), last: None }) as BoxedOptimizer)
-        },
+        |ctx, _| Ok(Box::new(UniformChoice { domain: ctx.domain().clone().into(), last: None }) as BoxedOptimizer),
     ))
     .unwrap();
     r.register(AlgorithmEntry::of_box::<UniformBoxChoice>("uniform-box-choice", "best-of-3 choices in a box (test)"))

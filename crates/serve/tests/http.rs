@@ -287,10 +287,8 @@ fn a_choice_query_is_refused_by_the_server_and_exported_by_name() {
     s.answer(Answer::Choice { index: 2 }).unwrap();
     let names = &s.body().candidates.names;
     let csv = bohf_serve::study::answers_csv(&[("p1".into(), &s)]);
-    let want = format!(
-        "p1,1,choice,{}|{}|{},,{}",
-        names[options[0]], names[options[1]], names[options[2]], names[options[2]]
-    );
+    let want =
+        format!("p1,1,choice,{}|{}|{},,{}", names[options[0]], names[options[1]], names[options[2]], names[options[2]]);
     assert_eq!(csv.lines().nth(1), Some(want.as_str()), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

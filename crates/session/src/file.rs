@@ -55,7 +55,8 @@ impl StoredQuery {
             Query::Label(x) => StoredQuery::Label { x: idx(x)? },
             Query::Evaluate(x) => StoredQuery::Value { x: idx(x)? },
             Query::Choice(options) => {
-                q.check().map_err(|e| SessionError::Algorithm(format!("the algorithm asked an invalid choice: {e}")))?;
+                q.check()
+                    .map_err(|e| SessionError::Algorithm(format!("the algorithm asked an invalid choice: {e}")))?;
                 StoredQuery::Choice { options: options.iter().map(idx).collect::<Result<_, _>>()? }
             }
         })
@@ -238,7 +239,8 @@ impl SessionBody {
                 return Err(format!("history, answer {}: does not fit its query {:?}", t + 1, step.query));
             }
             if let (StoredQuery::Choice { options }, Answer::Choice { index }) = (&step.query, answer) {
-                bohf_core::Choice::new(options.clone(), index).map_err(|e| format!("history, answer {}: {e}", t + 1))?;
+                bohf_core::Choice::new(options.clone(), index)
+                    .map_err(|e| format!("history, answer {}: {e}", t + 1))?;
             }
             if let Answer::Value(v) = answer
                 && !v.is_finite()

@@ -217,7 +217,8 @@ impl Session {
         let body = parse_session(&bytes).map_err(|why| damaged(path, &format!("is damaged ({why})")))?;
         let text =
             String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
-        let live = Live::replay(body, text, registry).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
+        let live =
+            Live::replay(body, text, registry).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
         Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
     }
 

@@ -60,4 +60,3 @@ pub fn three_way_registry() -> bohf_experiments::Registry {
     .unwrap();
     r
 }
-

@@ -24,9 +24,9 @@ fn prefer(s: &Session, q: &StoredQuery) -> Answer {
     let v = &s.body().candidates.values;
     let score = |i: usize| v[i][0] + v[i][1];
     match *q {
-        StoredQuery::Choice { ref options } => {
-            Answer::Choice { index: (0..options.len()).fold(0, |b, i| if score(options[i]) > score(options[b]) { i } else { b }) }
-        }
+        StoredQuery::Choice { ref options } => Answer::Choice {
+            index: (0..options.len()).fold(0, |b, i| if score(options[i]) > score(options[b]) { i } else { b }),
+        },
         StoredQuery::Duel { a, b } => Answer::Duel { first_wins: v[a][0] + v[a][1] >= v[b][0] + v[b][1] },
         StoredQuery::Label { x } => Answer::Label { accept: v[x][0] > 0.5 },
         StoredQuery::Value { x } => Answer::Value(v[x][0] + v[x][1]),
