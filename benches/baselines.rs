@@ -40,7 +40,7 @@ fn answer(u: &[f64], q: &Query, r: &mut impl rand::Rng) -> Answer {
         Query::Duel(p, q) => {
             Answer::Duel { first_wins: r.random_bool(Link::Logistic.mu(u[p.index.unwrap()] - u[q.index.unwrap()])) }
         }
-        Query::Label(_) => unreachable!("no labels here"),
+        Query::Label(_) | Query::Choice(_) => unreachable!("no labels or choices here"),
     }
 }
 

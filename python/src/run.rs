@@ -77,6 +77,11 @@ fn records<'py>(py: Python<'py>, runs: &[RunRecord]) -> PyResult<Bound<'py, PyLi
             match s.answer {
                 Answer::Duel { first_wins: b } | Answer::Label { accept: b } => d.set_item("answer", u8::from(b))?,
                 Answer::Value(v) => d.set_item("answer", v)?,
+                Answer::Choice { index } => d.set_item("answer", index)?,
+            }
+            if !s.options.is_empty() {
+                let options = s.options.iter().map(point).collect::<PyResult<Vec<_>>>()?;
+                d.set_item("options", options)?;
             }
             d.set_item("regret", s.regret)?;
             d.set_item("cumulative_regret", s.cumulative_regret)?;

@@ -106,7 +106,7 @@ impl NativeSession {
         let mut g = self.guard()?;
         let s = g.as_mut().expect("checked");
         let q = py.detach(|| s.pending()).map_err(session_err)?;
-        q.map(|q| from_json(py, &protocol::query_message(s, q))).transpose()
+        q.map(|q| from_json(py, &protocol::query_message(s, &q))).transpose()
     }
 
     /// Answers `query` (a `query` message from `ask`) with the protocol's answer message `answer`
@@ -119,7 +119,7 @@ impl NativeSession {
         let Some(pending) = pending else {
             return Err(AnswerError::new_err("the budget is spent: no query is pending"));
         };
-        let expected = protocol::query_message(s, pending);
+        let expected = protocol::query_message(s, &pending);
         let given: serde_json::Value =
             serde_json::from_str(&py.import("json")?.call_method1("dumps", (query,))?.extract::<String>()?)
                 .map_err(|e| AnswerError::new_err(format!("query: not a query message ({e})")))?;
@@ -130,7 +130,7 @@ impl NativeSession {
                 short(&expected)
             )));
         }
-        let answer = match protocol::parse_answer(pending, answer).map_err(AnswerError::new_err)? {
+        let answer = match protocol::parse_answer(&pending, answer).map_err(AnswerError::new_err)? {
             protocol::Reply::Answer(a) => StoredAnswer::Answer(a),
             protocol::Reply::Abstain(k) => StoredAnswer::Abstain(k),
             protocol::Reply::Quit => {

@@ -71,6 +71,37 @@ impl Link {
     }
 }
 
+/// The multinomial-logit (Plackett–Luce top-1) choice probabilities of k options with utilities
+/// f_1, …, f_k at scale s > 0 (the scale of the duel link, [`Link`]):
+///
+/// ```text
+/// P(i | x_1, …, x_k) = exp(f_i/s) / Σ_j exp(f_j/s),
+/// ```
+///
+/// the softmax of f/s, computed after subtracting max f (no overflow; each probability is in
+/// [0, 1] and they sum to 1 up to rounding). At k = 2, P(1 | x_1, x_2) = μ((f_1 − f_2)/s) with the
+/// logistic μ: the Bradley–Terry duel. Empty input gives an empty vector.
+pub fn choice_probabilities(utilities: &[f64], scale: f64) -> Vec<f64> {
+    let top = utilities.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = utilities.iter().map(|f| ((f - top) / scale).exp()).collect();
+    let total: f64 = e.iter().sum();
+    e.into_iter().map(|v| v / total).collect()
+}
+
+/// log P(`chosen` | x_1, …, x_k) of [`choice_probabilities`]: f_c/s − log Σ_j exp(f_j/s), by
+/// log-sum-exp after subtracting max f, accurate also where the probability underflows. At k = 2
+/// it is [`Link::log_mu`] of the logistic link at (f_c − f_other)/s. `chosen` must be < k
+/// (an index beyond the options, or no options, panics: callers check answers first,
+/// [`crate::Query::check_answer`]).
+pub fn choice_log_probability(utilities: &[f64], chosen: usize, scale: f64) -> f64 {
+    // log Σ_j exp((f_j − f_m)/s) = log1p(Σ_{j≠m} …) with m a maximiser: exact also when the other
+    // terms are below ε (where log of the sum would round to 0).
+    let m = (0..utilities.len()).fold(0, |m, j| if utilities[j] > utilities[m] { j } else { m });
+    let top = utilities[m];
+    let rest: f64 = utilities.iter().enumerate().filter(|&(j, _)| j != m).map(|(_, f)| ((f - top) / scale).exp()).sum();
+    (utilities[chosen] - top) / scale - rest.ln_1p()
+}
+
 /// softplus(s) = log(1 + e^s), without overflow.
 pub fn softplus(s: f64) -> f64 {
     if s > 0.0 { s + (-s).exp().ln_1p() } else { s.exp().ln_1p() }
@@ -89,6 +120,50 @@ mod tests {
         }
         assert_eq!(softplus(1000.0), 1000.0);
         assert!(softplus(-1000.0) >= 0.0);
+    }
+
+    #[test]
+    fn the_choice_likelihood_at_k_2_is_the_logistic_duel() {
+        // Independent: P(1 | x_1, x_2) = 1/(1 + e^{−(f_1 − f_2)/s}) is the logistic duel of Link.
+        for (f1, f2, s) in
+            [(0.3, -1.2, 1.0), (2.0, 2.0, 0.5), (-40.0, 3.0, 1.0), (700.0, -700.0, std::f64::consts::SQRT_2)]
+        {
+            let p = choice_probabilities(&[f1, f2], s);
+            assert_relative_eq!(p[0], Link::Logistic.mu((f1 - f2) / s), max_relative = 1e-14);
+            assert_relative_eq!(p[1], Link::Logistic.mu((f2 - f1) / s), max_relative = 1e-14);
+            for (c, d) in [(0, f1 - f2), (1, f2 - f1)] {
+                let want = Link::Logistic.log_mu(d / s);
+                assert_relative_eq!(
+                    choice_log_probability(&[f1, f2], c, s),
+                    want,
+                    max_relative = 1e-13,
+                    epsilon = 1e-300
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn choice_probabilities_by_hand_and_in_the_tails() {
+        // f = (0, ln 2, ln 3) at s = 1: weights 1, 2, 3 over 6.
+        let f = [0.0, 2f64.ln(), 3f64.ln()];
+        let p = choice_probabilities(&f, 1.0);
+        for (pi, want) in p.iter().zip([1.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0]) {
+            assert_relative_eq!(*pi, want, max_relative = 1e-15);
+        }
+        // The scale divides the utilities: at s = 2 the weights are 1, √2, √3.
+        let p2 = choice_probabilities(&f, 2.0);
+        let z = 1.0 + 2f64.sqrt() + 3f64.sqrt();
+        assert_relative_eq!(p2[2], 3f64.sqrt() / z, max_relative = 1e-15);
+        assert_relative_eq!(choice_log_probability(&f, 1, 1.0), (1.0f64 / 3.0).ln(), max_relative = 1e-15);
+        // Huge utilities neither overflow nor give NaN; the log of a vanishing probability stays exact.
+        let p = choice_probabilities(&[1000.0, -1000.0, 999.0], 1.0);
+        assert!(p.iter().all(|v| v.is_finite()) && (p.iter().sum::<f64>() - 1.0).abs() < 1e-15, "{p:?}");
+        assert_relative_eq!(
+            choice_log_probability(&[1000.0, -1000.0, 999.0], 1, 1.0),
+            -2000.0 - (1.0 + (-1f64).exp()).ln(),
+            max_relative = 1e-15
+        );
     }
 
     #[test]

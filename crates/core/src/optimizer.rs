@@ -35,9 +35,61 @@ pub enum Query {
     Evaluate(Point),
     /// Accept or reject the point (an expert's label).
     Label(Point),
+    /// Which of these k ≥ 2 options is best? (a best-of-k query; answered by [`Answer::Choice`]
+    /// with the index of the preferred option). [`Query::check`] validates it: k ≥ 2 and no option
+    /// repeated. At k = 2 it asks what [`Query::Duel`] asks, but the answer's likelihood is the
+    /// multinomial logit ([`crate::link::choice_log_probability`]), which at k = 2 is the logistic
+    /// duel likelihood.
+    Choice(Vec<Point>),
 }
 
 impl Query {
+    /// Checks the query's own invariants; only a [`Query::Choice`] has any: at least 2 options, and
+    /// no option repeated (the same candidate index, or, for points without one, equal coordinates).
+    /// Errors name `query`.
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Query::Choice(options) => check_choice_options(options, same_option),
+            Query::Duel(..) | Query::Evaluate(_) | Query::Label(_) => Ok(()),
+        }
+    }
+
+    /// The options of a [`Query::Choice`]; for any other kind of query, an error (naming `query`)
+    /// saying that `asker` asks choices.
+    pub fn choice_options(&self, asker: &str) -> Result<&[Point]> {
+        match self {
+            Query::Choice(options) => Ok(options),
+            other => Err(crate::error::Error::invalid("query", format!("{asker} asks choices, got {other:?}"))),
+        }
+    }
+
+    /// The points the query shows: two for a duel, k for a choice, one otherwise.
+    pub fn points(&self) -> Vec<&Point> {
+        match self {
+            Query::Duel(x, y) => vec![x, y],
+            Query::Evaluate(x) | Query::Label(x) => vec![x],
+            Query::Choice(options) => options.iter().collect(),
+        }
+    }
+
+    /// Checks that `answer` is of the kind this query takes (and, for a choice, that its index is
+    /// below k). Errors name `answer` (`answer.index` for an index out of range).
+    pub fn check_answer(&self, answer: &Answer) -> Result<()> {
+        match (self, answer) {
+            (Query::Duel(..), Answer::Duel { .. })
+            | (Query::Evaluate(_), Answer::Value(_))
+            | (Query::Label(_), Answer::Label { .. }) => Ok(()),
+            (Query::Choice(options), Answer::Choice { index }) => {
+                check_choice_options(options, same_option)?;
+                check_choice_index(*index, options.len())
+            }
+            (q, a) => Err(crate::error::Error::invalid(
+                "answer",
+                format!("{} does not answer {}", answer_kind(a), query_kind(q)),
+            )),
+        }
+    }
+
     /// The two points of a [`Query::Duel`]; for any other kind of query, an error (naming `query`)
     /// saying that `asker` asks duels.
     pub fn duel_points(&self, asker: &str) -> Result<(&Point, &Point)> {
@@ -46,6 +98,66 @@ impl Query {
             other => Err(crate::error::Error::invalid("query", format!("{asker} asks duels, got {other:?}"))),
         }
     }
+}
+
+/// The kind of a query, for messages: `a duel`, `a choice between k options`, ….
+fn query_kind(q: &Query) -> String {
+    match q {
+        Query::Duel(..) => "a duel".into(),
+        Query::Evaluate(_) => "an evaluation".into(),
+        Query::Label(_) => "a label query".into(),
+        Query::Choice(options) => format!("a choice between {} options", options.len()),
+    }
+}
+
+/// The kind of an answer, for messages.
+fn answer_kind(a: &Answer) -> &'static str {
+    match a {
+        Answer::Duel { .. } => "a duel answer",
+        Answer::Value(_) => "a value",
+        Answer::Label { .. } => "a label",
+        Answer::Choice { .. } => "a choice answer",
+    }
+}
+
+/// The invariants of a choice's options (errors name `query`): k ≥ 2, and no two options the same
+/// by `same`.
+fn check_choice_options<T: std::fmt::Debug>(options: &[T], same: impl Fn(&T, &T) -> bool) -> Result<()> {
+    if options.len() < 2 {
+        return Err(crate::error::Error::invalid(
+            "query",
+            format!("a choice needs at least 2 options, got {}", options.len()),
+        ));
+    }
+    for (j, q) in options.iter().enumerate() {
+        if let Some(i) = options[..j].iter().position(|p| same(p, q)) {
+            return Err(crate::error::Error::invalid(
+                "query",
+                format!("option {j} of the choice repeats option {i} ({q:?}): the options must be distinct"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Two options of a choice are the same point: the same candidate index, or, unless both carry
+/// one, equal coordinates.
+fn same_option(p: &Point, q: &Point) -> bool {
+    match (p.index, q.index) {
+        (Some(a), Some(b)) => a == b,
+        _ => p.coords == q.coords,
+    }
+}
+
+/// An answer index below k (errors name `answer.index`).
+fn check_choice_index(index: usize, k: usize) -> Result<()> {
+    if index >= k {
+        return Err(crate::error::Error::invalid(
+            "answer.index",
+            format!("option {index} does not exist: the choice has {k} options, numbered from 0 (so below {k})"),
+        ));
+    }
+    Ok(())
 }
 
 /// The respondent's answer to a [`Query`].
@@ -63,6 +175,11 @@ pub enum Answer {
         /// `true` if the expert accepts the point.
         accept: bool,
     },
+    /// The answer to [`Query::Choice`]: the position of the preferred option in the query's list.
+    Choice {
+        /// 0-based index of the preferred option (< k).
+        index: usize,
+    },
 }
 
 impl Answer {
@@ -71,6 +188,17 @@ impl Answer {
         match *self {
             Answer::Duel { first_wins } => Ok(first_wins),
             other => Err(crate::error::Error::invalid("answer", format!("a duel needs Answer::Duel, got {other:?}"))),
+        }
+    }
+
+    /// `index` of an [`Answer::Choice`], checked against the number of options `k` (an error naming
+    /// `answer.index` if it is ≥ k); for any other kind of answer, an error naming `answer`.
+    pub fn choice_index(&self, k: usize) -> Result<usize> {
+        match *self {
+            Answer::Choice { index } => check_choice_index(index, k).map(|()| index),
+            other => {
+                Err(crate::error::Error::invalid("answer", format!("a choice needs Answer::Choice, got {other:?}")))
+            }
         }
     }
 }
@@ -120,6 +248,42 @@ impl Duel {
     /// The index of the preferred candidate.
     pub fn winner(&self) -> usize {
         if self.first_wins { self.first } else { self.second }
+    }
+}
+
+/// One answered best-of-k query on a finite domain, by candidate index: the options
+/// x_1, …, x_k shown and the one chosen. Under the multinomial-logit (Plackett–Luce top-1) model
+/// P(x_i chosen) = exp(f(x_i)/s) / Σ_j exp(f(x_j)/s) ([`crate::link::choice_log_probability`]).
+/// Built by [`Choice::new`], which checks k ≥ 2, distinct options and `chosen` < k.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Choice {
+    options: Vec<usize>,
+    chosen: usize,
+}
+
+impl Choice {
+    /// The choice of option `chosen` (a position in `options`) among the candidates `options`.
+    /// Errors: fewer than 2 options or a repeated candidate (naming `query`), `chosen` ≥ k
+    /// (naming `answer.index`).
+    pub fn new(options: Vec<usize>, chosen: usize) -> Result<Self> {
+        check_choice_options(&options, |a, b| a == b)?;
+        check_choice_index(chosen, options.len())?;
+        Ok(Self { options, chosen })
+    }
+
+    /// The candidate indices of the options, in the order shown.
+    pub fn options(&self) -> &[usize] {
+        &self.options
+    }
+
+    /// The position of the chosen option in [`Choice::options`].
+    pub fn chosen(&self) -> usize {
+        self.chosen
+    }
+
+    /// The candidate index of the chosen option.
+    pub fn winner(&self) -> usize {
+        self.options[self.chosen]
     }
 }
 
@@ -372,6 +536,49 @@ mod tests {
         assert!(!Answer::Duel { first_wins: false }.duel_outcome().unwrap());
         let d = Duel::new(3, 5, false);
         assert_eq!((d.pair(), d.winner(), d.label()), ((3, 5), 5, 0.0));
+    }
+
+    #[test]
+    fn a_choice_is_checked_naming_the_field() {
+        let c = |i: usize| Point::candidate(i, vec![i as f64]);
+        let x = |v: f64| Point::continuous(vec![v, 1.0]);
+        let three = Query::Choice(vec![c(4), c(0), c(7)]);
+        three.check().unwrap();
+        assert_eq!(three.points().len(), 3);
+        assert_eq!(three.choice_options("X").unwrap().len(), 3);
+        // k < 2.
+        for q in [Query::Choice(vec![]), Query::Choice(vec![c(1)])] {
+            let e = q.check().unwrap_err().to_string();
+            assert!(e.contains("`query`") && e.contains("at least 2 options"), "{e}");
+        }
+        // A repeated option: the same candidate index, or equal coordinates without an index.
+        let e = Query::Choice(vec![c(4), c(0), c(4)]).check().unwrap_err().to_string();
+        assert!(e.contains("`query`") && e.contains("option 2 of the choice repeats option 0"), "{e}");
+        let e = Query::Choice(vec![x(0.5), x(0.25), x(0.5)]).check().unwrap_err().to_string();
+        assert!(e.contains("option 2 of the choice repeats option 0"), "{e}");
+        Query::Choice(vec![x(0.5), x(0.25)]).check().unwrap();
+        // The answer: an index below k, of the right kind.
+        three.check_answer(&Answer::Choice { index: 2 }).unwrap();
+        let e = three.check_answer(&Answer::Choice { index: 3 }).unwrap_err().to_string();
+        assert!(
+            e.contains("`answer.index`") && e.contains("option 3 does not exist") && e.contains("3 options"),
+            "{e}"
+        );
+        let e = three.check_answer(&Answer::Duel { first_wins: true }).unwrap_err().to_string();
+        assert!(e.contains("`answer`") && e.contains("a choice between 3 options"), "{e}");
+        let e = Query::Duel(c(0), c(1)).check_answer(&Answer::Choice { index: 0 }).unwrap_err().to_string();
+        assert!(e.contains("`answer`") && e.contains("a duel"), "{e}");
+        assert!(Query::Choice(vec![]).check_answer(&Answer::Choice { index: 0 }).is_err());
+        assert_eq!(Answer::Choice { index: 1 }.choice_index(3).unwrap(), 1);
+        assert!(Answer::Choice { index: 3 }.choice_index(3).unwrap_err().to_string().contains("`answer.index`"));
+        assert!(Answer::Value(1.0).choice_index(3).unwrap_err().to_string().contains("`answer`"));
+        assert!(Query::Evaluate(c(0)).choice_options("X").unwrap_err().to_string().contains("X asks choices"));
+        // The index form.
+        let ch = Choice::new(vec![5, 2, 9], 1).unwrap();
+        assert_eq!((ch.options(), ch.chosen(), ch.winner()), (&[5, 2, 9][..], 1, 2));
+        assert!(Choice::new(vec![5], 0).unwrap_err().to_string().contains("at least 2 options"));
+        assert!(Choice::new(vec![5, 2, 5], 0).unwrap_err().to_string().contains("repeats option 0"));
+        assert!(Choice::new(vec![5, 2], 2).unwrap_err().to_string().contains("`answer.index`"));
     }
 
     #[test]

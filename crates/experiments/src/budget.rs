@@ -61,7 +61,7 @@ pub const RELATIVE_SLACK: f64 = 1e-12;
 /// How many queries of each kind a run has made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct QueryCounts {
-    /// Duels.
+    /// Duels (and best-of-k choices: a choice counts and costs as one duel, one preference query).
     pub duels: usize,
     /// Evaluations.
     pub evaluations: usize,
@@ -73,7 +73,7 @@ impl QueryCounts {
     /// Counts one more query of `kind`.
     pub fn add(&mut self, kind: QueryKind) {
         match kind {
-            QueryKind::Duel => self.duels += 1,
+            QueryKind::Duel | QueryKind::Choice => self.duels += 1,
             QueryKind::Evaluate => self.evaluations += 1,
             QueryKind::Label => self.labels += 1,
         }
@@ -95,7 +95,7 @@ impl BudgetSpec {
     /// The cost of one query of `kind`.
     pub fn cost(&self, kind: QueryKind) -> f64 {
         match kind {
-            QueryKind::Duel => self.duel,
+            QueryKind::Duel | QueryKind::Choice => self.duel,
             QueryKind::Evaluate => self.evaluate,
             QueryKind::Label => self.label,
         }

@@ -161,6 +161,7 @@ mod tests {
             query,
             first: PointRecord::Candidate(0),
             second: None,
+            options: Vec::new(),
             answer: if query == QueryKind::Label { Answer::Label { accept: true } } else { Answer::Value(10.0 - gap) },
             regret: 0.25,
             cumulative_regret: 0.0,

@@ -6,6 +6,8 @@
 //!
 //! * **instantaneous regret of a duel** (MR-LPF eq. (1), PF-TS eq. (2)):
 //!   r_t = (P(x* ≻ x_t) + P(x* ≻ x′_t) − 1)/2 = (μ(h(x*, x_t)) + μ(h(x*, x′_t)) − 1)/2 ∈ [0, ½];
+//! * **instantaneous regret of a best-of-k choice** (x_1, …, x_k): the mean of the options' gaps,
+//!   r_t = (1/k) Σ_i (P(x* ≻ x_i) − ½) = (1/k) Σ_i μ(h(x*, x_i)) − ½, which at k = 2 is the duel's;
 //! * **instantaneous regret of a single point** (a scalar evaluation or a label: PF-TS §1.2 puts
 //!   GP-TS on the same scale with x′_t = x_t): r_t = P(x* ≻ x_t) − ½ = μ(h(x*, x_t)) − ½;
 //! * **cumulative regret** R(t) = Σ_{s ≤ t} r_s;
@@ -99,10 +101,19 @@ impl RegretModel {
         Ok(self.model.prob_first_wins(values[*best] - v) - 0.5)
     }
 
-    /// r_t of a query: the mean of the two gaps for a duel (eq. (1)/(2)), the gap for a single point.
+    /// r_t of a query: the mean of the two gaps for a duel (eq. (1)/(2)), the mean of the k gaps
+    /// for a best-of-k choice, the gap for a single point. A choice with no options is an error
+    /// naming `query`.
     pub fn instantaneous(&self, query: &Query) -> Result<f64> {
         match query {
             Query::Duel(x, y) => Ok(0.5 * (self.point_gap(x)? + self.point_gap(y)?)),
+            Query::Choice(options) => {
+                if options.is_empty() {
+                    return Err(Error::invalid("query", "a choice with no options has no regret"));
+                }
+                let total = options.iter().map(|p| self.point_gap(p)).sum::<Result<f64>>()?;
+                Ok(total / options.len() as f64)
+            }
             Query::Evaluate(x) | Query::Label(x) => self.point_gap(x),
         }
     }
@@ -161,6 +172,13 @@ mod tests {
         assert_eq!(m.instantaneous(&Query::Duel(p(2), p(2))).unwrap(), 0.0);
         assert!((m.instantaneous(&Query::Evaluate(p(1))).unwrap() - (sigmoid(2.0) - 0.5)).abs() < 1e-15);
         assert!((m.simple(&p(0)).unwrap() - (sigmoid(3.0) - 0.5)).abs() < 1e-15);
+        // A choice: the mean of the k gaps, (σ(3) + σ(2) + σ(0) − 3/2)/3; at k = 2 the duel's regret
+        // (the same two sums in another order, so equal to rounding).
+        let c3 = m.instantaneous(&Query::Choice(vec![p(0), p(1), p(2)])).unwrap();
+        assert!((c3 - (sigmoid(3.0) + sigmoid(2.0) + 0.5 - 1.5) / 3.0).abs() < 1e-15, "{c3}");
+        let c2 = m.instantaneous(&Query::Choice(vec![p(0), p(1)])).unwrap();
+        assert!((c2 - want).abs() < 1e-15, "{c2} vs {want}");
+        assert!(m.instantaneous(&Query::Choice(vec![])).unwrap_err().to_string().contains("`query`"));
         // Deterministic respondent: P(x* ≻ x) is 1 for a worse point, ½ for x* itself.
         let d = RegretModel::new(&u, DuelModel::Deterministic);
         assert_eq!(d.instantaneous(&Query::Duel(p(0), p(2))).unwrap(), 0.25);

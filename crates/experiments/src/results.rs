@@ -7,9 +7,9 @@
 //! | `algorithm` | the algorithm's label |
 //! | `run` | the run index (0-based) |
 //! | `t` | the step (1-based) |
-//! | `query` | `duel`, `evaluate` or `label` |
-//! | `first`, `second` | the query's points (`second` empty unless a duel): candidate indices, or on a box problem the coordinates joined by `;` (e.g. `0.25;-1.5`) |
-//! | `answer` | a duel: 1 if the first point won, else 0; a label: 1 if accepted; a value: the number |
+//! | `query` | `duel`, `evaluate`, `label` or `choice` |
+//! | `first`, `second` | the query's points (`second` empty unless a duel or a choice): candidate indices, or on a box problem the coordinates joined by `;` (e.g. `0.25;-1.5`); a best-of-k choice writes its first option in `first` and the other k − 1 options, in order, in `second` joined by `\|` (e.g. `4\|0\|7`) |
+//! | `answer` | a duel: 1 if the first point won, else 0; a label: 1 if accepted; a value: the number; a choice: the 0-based position of the chosen option (0 = `first`) |
 //! | `regret` | the instantaneous regret r_t ([`crate::metrics`]) |
 //! | `cumulative_regret` | R(t) = Σ_{s ≤ t} r_s |
 //! | `recommendation` | the recommendation x̂_t after step t: a candidate index, or coordinates as above |
@@ -39,6 +39,8 @@ pub enum QueryKind {
     Evaluate,
     /// One point, accept/reject.
     Label,
+    /// k ≥ 2 points, the index of the preferred one (a best-of-k query).
+    Choice,
 }
 
 impl QueryKind {
@@ -48,6 +50,7 @@ impl QueryKind {
             QueryKind::Duel => "duel",
             QueryKind::Evaluate => "evaluate",
             QueryKind::Label => "label",
+            QueryKind::Choice => "choice",
         }
     }
 }
@@ -126,8 +129,12 @@ pub struct StepRecord {
     pub query: QueryKind,
     /// The (first) point.
     pub first: PointRecord,
-    /// The second point of a duel.
+    /// The second point of a duel or of a choice.
     pub second: Option<PointRecord>,
+    /// All k options of a best-of-k choice, in order (`first` and `second` are the first two);
+    /// empty for every other kind of query.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<PointRecord>,
     /// The respondent's answer.
     pub answer: Answer,
     /// The instantaneous regret r_t.
@@ -238,8 +245,13 @@ impl RunRecord {
                 Answer::Duel { first_wins } => u8::from(first_wins).to_string(),
                 Answer::Label { accept } => u8::from(accept).to_string(),
                 Answer::Value(v) => format!("{v:?}"),
+                Answer::Choice { index } => index.to_string(),
             };
-            let second = s.second.as_ref().map(PointRecord::to_field).unwrap_or_default();
+            let second = if s.query == QueryKind::Choice {
+                s.options.iter().skip(1).map(PointRecord::to_field).collect::<Vec<_>>().join("|")
+            } else {
+                s.second.as_ref().map(PointRecord::to_field).unwrap_or_default()
+            };
             let _ = write!(
                 out,
                 "{label},{},{},{},{},{second},{answer},{:?},{:?},{},{:?}",
@@ -318,10 +330,25 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
             "duel" => QueryKind::Duel,
             "evaluate" => QueryKind::Evaluate,
             "label" => QueryKind::Label,
+            "choice" => QueryKind::Choice,
             other => return Err(bad(format!("line {line}: unknown query kind {other:?}"))),
         };
-        let second = if rec[c[5]].is_empty() { None } else { Some(point(5)?) };
-        if (query == QueryKind::Duel) != second.is_some() {
+        let first = point(4)?;
+        let (second, options) = if query == QueryKind::Choice {
+            let mut options = vec![first.clone()];
+            for field in rec[c[5]].split('|') {
+                options.push(PointRecord::parse(field).ok_or_else(|| {
+                    bad(format!(
+                        "line {line}: `second` of a choice must be its other options joined by `|`, got {:?}",
+                        rec[c[5]]
+                    ))
+                })?);
+            }
+            (Some(options[1].clone()), options)
+        } else {
+            (if rec[c[5]].is_empty() { None } else { Some(point(5)?) }, Vec::new())
+        };
+        if (query == QueryKind::Duel) != second.is_some() && query != QueryKind::Choice {
             return Err(bad(format!("line {line}: a duel needs `second`, other queries must leave it empty")));
         }
         let flag = || match rec[c[6]].as_str() {
@@ -333,12 +360,23 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
             QueryKind::Duel => Answer::Duel { first_wins: flag()? },
             QueryKind::Label => Answer::Label { accept: flag()? },
             QueryKind::Evaluate => Answer::Value(float(c[6])?),
+            QueryKind::Choice => {
+                let index = uint(6)?;
+                if index >= options.len() {
+                    return Err(bad(format!(
+                        "line {line}: answer {index} is not the position of one of the choice's {} options",
+                        options.len()
+                    )));
+                }
+                Answer::Choice { index }
+            }
         };
         let step = StepRecord {
             t,
             query,
-            first: point(4)?,
+            first,
             second,
+            options,
             answer,
             regret: float(c[7])?,
             cumulative_regret: float(c[8])?,

@@ -213,16 +213,27 @@ impl Experiment {
             elapsed += spent;
             let r = regret.instantaneous(&query).map_err(fail(t))?;
             cumulative += r;
-            let (kind, first, second) = match &query {
-                Query::Duel(x, y) => (QueryKind::Duel, x, Some(y)),
-                Query::Evaluate(x) => (QueryKind::Evaluate, x, None),
-                Query::Label(x) => (QueryKind::Label, x, None),
+            let kind = match &query {
+                Query::Duel(..) => QueryKind::Duel,
+                Query::Evaluate(_) => QueryKind::Evaluate,
+                Query::Label(_) => QueryKind::Label,
+                Query::Choice(_) => QueryKind::Choice,
             };
+            let points = query
+                .points()
+                .into_iter()
+                .map(|p| PointRecord::of(p, kind_of_domain))
+                .collect::<bohf_core::Result<Vec<_>>>()
+                .map_err(fail(t))?;
+            let first = points.first().cloned().ok_or_else(|| {
+                fail(t)(bohf_core::Error::invalid("query", "the algorithm asked a query with no points"))
+            })?;
             steps.push(StepRecord {
                 t,
                 query: kind,
-                first: PointRecord::of(first, kind_of_domain).map_err(fail(t))?,
-                second: second.map(|p| PointRecord::of(p, kind_of_domain)).transpose().map_err(fail(t))?,
+                first,
+                second: points.get(1).cloned(),
+                options: if kind == QueryKind::Choice { points } else { Vec::new() },
                 answer,
                 regret: r,
                 cumulative_regret: cumulative,

@@ -199,6 +199,35 @@ impl Optimizer for UniformBox {
     }
 }
 
+/// [`UniformChoice`] on a box.
+struct UniformBoxChoice(UniformChoice);
+
+impl Optimizer for UniformBoxChoice {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        self.0.suggest(rng)
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        self.0.observe(query, answer)
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        self.0.recommend()
+    }
+}
+
+impl RegisteredAlgorithm<bohf_core::BoxDomain> for UniformBoxChoice {
+    type Config = UniformConfig;
+    type Checked = UniformConfig;
+    fn check(c: &UniformConfig) -> bohf_core::Result<UniformConfig> {
+        UniformDuels::check(c)
+    }
+    fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self> {
+        Ok(Self(UniformChoice { domain: ctx.domain().clone().into(), last: None }))
+    }
+}
+
 impl RegisteredAlgorithm<bohf_core::BoxDomain> for UniformBox {
     type Config = UniformConfig;
     type Checked = UniformConfig;
@@ -207,6 +236,50 @@ impl RegisteredAlgorithm<bohf_core::BoxDomain> for UniformBox {
     }
     fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self> {
         Ok(Self { domain: ctx.domain().clone(), last_winner: None })
+    }
+}
+
+/// Best-of-3 choices between uniformly random distinct candidates (or, on a box, uniform points);
+/// recommends the last chosen option (the first candidate, or the box's lower corner, before any).
+/// `observe` checks the answer against the query.
+struct UniformChoice {
+    domain: bohf_core::Domain,
+    last: Option<Point>,
+}
+
+impl Optimizer for UniformChoice {
+    fn name(&self) -> &'static str {
+        "uniform choices"
+    }
+
+    fn suggest(&mut self, rng: &mut dyn Rng) -> bohf_core::Result<Query> {
+        let options = match &self.domain {
+            bohf_core::Domain::Finite(d) => {
+                let mut picked: Vec<usize> = Vec::new();
+                while picked.len() < 3 {
+                    let i = rng.random_range(0..d.len());
+                    if !picked.contains(&i) {
+                        picked.push(i);
+                    }
+                }
+                picked.into_iter().map(|i| d.point(i)).collect::<bohf_core::Result<Vec<_>>>()?
+            }
+            bohf_core::Domain::Box(b) => (0..3).map(|_| Point::continuous(b.sample(&mut *rng))).collect(),
+        };
+        Ok(Query::Choice(options))
+    }
+    fn observe(&mut self, query: &Query, answer: Answer) -> bohf_core::Result<()> {
+        query.check_answer(&answer)?;
+        let options = query.choice_options(self.name())?;
+        self.last = Some(options[answer.choice_index(options.len())?].clone());
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<Point> {
+        match (&self.last, &self.domain) {
+            (Some(p), _) => Ok(p.clone()),
+            (None, bohf_core::Domain::Finite(d)) => d.point(0),
+            (None, bohf_core::Domain::Box(b)) => Ok(Point::continuous(b.lower().to_vec())),
+        }
     }
 }
 
@@ -222,6 +295,15 @@ pub(crate) fn registry() -> Registry {
         |ctx, _| Ok(Box::new(UniformMixed { domain: ctx.domain().clone() }) as BoxedOptimizer),
     ))
     .unwrap();
+    r.register(AlgorithmEntry::new(
+        "uniform-choice",
+        "best-of-3 choices between uniform random candidates (test)",
+        |_, _| Ok(()),
+        |ctx, _| Ok(Box::new(UniformChoice { domain: ctx.domain().clone().into(), last: None }) as BoxedOptimizer),
+    ))
+    .unwrap();
+    r.register(AlgorithmEntry::of_box::<UniformBoxChoice>("uniform-box-choice", "best-of-3 choices in a box (test)"))
+        .unwrap();
     r.register(AlgorithmEntry::new(
         "uniform-values",
         "uniform random evaluations (test)",

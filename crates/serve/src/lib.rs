@@ -24,7 +24,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use bohf_session::protocol::{Reply, parse_answer, query_message};
-use bohf_session::{Session, SessionError, StoredAnswer};
+use bohf_session::{Session, SessionError, StoredAnswer, StoredQuery};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -239,6 +239,9 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 /// `null` once done, and the recommendation when the spec shows it.
 pub fn state_of(s: &mut Session) -> Result<Value, SessionError> {
     let q = s.pending()?;
+    if let Some(q) = &q {
+        refuse_choice(q)?;
+    }
     let b = s.body();
     let show = b.spec.show_recommendation.unwrap_or(true);
     let rec = if show { s.recommendation().map(|i| b.candidates.json(i)) } else { None };
@@ -247,8 +250,21 @@ pub fn state_of(s: &mut Session) -> Result<Value, SessionError> {
         "name": b.spec.name,
         "question": b.spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into()),
         "answered": s.answered(), "abstained": abstained, "budget": s.budget(), "done": q.is_none(),
-        "query": q.map(|q| query_message(s, q)), "recommendation": rec,
+        "query": q.map(|q| query_message(s, &q)), "recommendation": rec,
     }))
+}
+
+/// The page shows duels, labels and values; a best-of-k `choice` query is refused, naming its kind
+/// (the session itself is fine: answer it with `bohf ask`, terminal or `--json`).
+fn refuse_choice(q: &StoredQuery) -> Result<(), SessionError> {
+    match q {
+        StoredQuery::Choice { options } => Err(SessionError::Algorithm(format!(
+            "bohf serve cannot show a best-of-k `choice` query (this one has {} options) yet: answer this \
+             session with `bohf ask` (terminal or --json)",
+            options.len()
+        ))),
+        StoredQuery::Duel { .. } | StoredQuery::Label { .. } | StoredQuery::Value { .. } => Ok(()),
+    }
 }
 
 fn session_error(e: SessionError) -> Response {
@@ -301,7 +317,8 @@ pub fn answer_message(s: &mut Session, body: &[u8]) -> Result<Value, (StatusCode
             },
         ));
     }
-    let reply = parse_answer(q, text).map_err(|m| (StatusCode::BAD_REQUEST, m))?;
+    refuse_choice(&q).map_err(|e| (StatusCode::NOT_IMPLEMENTED, format!("{e}; nothing was written")))?;
+    let reply = parse_answer(&q, text).map_err(|m| (StatusCode::BAD_REQUEST, m))?;
     let stored = match reply {
         Reply::Quit => {
             return Err((StatusCode::BAD_REQUEST, "`quit` means nothing to the server: close the page".into()));

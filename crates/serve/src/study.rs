@@ -255,10 +255,18 @@ pub fn answers_csv(rows: &[(String, &Session)]) -> String {
         let names = &s.body().candidates.names;
         for (t, step) in s.body().history.iter().enumerate() {
             let (a, b) = match step.query {
-                StoredQuery::Duel { a, b } => (names[a].as_str(), names[b].as_str()),
-                StoredQuery::Label { x } | StoredQuery::Value { x } => (names[x].as_str(), ""),
+                StoredQuery::Duel { a, b } => (names[a].clone(), names[b].clone()),
+                StoredQuery::Label { x } | StoredQuery::Value { x } => (names[x].clone(), String::new()),
+                // Best of k: every option in `option_a`, joined by `|`.
+                StoredQuery::Choice { ref options } => {
+                    (options.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join("|"), String::new())
+                }
             };
             let answer = match step.answer {
+                StoredAnswer::Answer(Answer::Choice { index }) => match &step.query {
+                    StoredQuery::Choice { options } if index < options.len() => names[options[index]].clone(),
+                    _ => format!("option {index}"),
+                },
                 StoredAnswer::Answer(Answer::Duel { first_wins }) => (if first_wins { "a" } else { "b" }).to_string(),
                 StoredAnswer::Answer(Answer::Label { accept }) => {
                     (if accept { "accept" } else { "reject" }).to_string()
@@ -267,7 +275,7 @@ pub fn answers_csv(rows: &[(String, &Session)]) -> String {
                 StoredAnswer::Abstain(Abstention::NoPreference) => "no preference".into(),
                 StoredAnswer::Abstain(Abstention::Skip) => "skip".into(),
             };
-            let fields = [id.as_str(), &(t + 1).to_string(), step.query.kind(), a, b, &answer].map(csv_field);
+            let fields = [id.as_str(), &(t + 1).to_string(), step.query.kind(), &a, &b, &answer].map(csv_field);
             out.push_str(&fields.join(","));
             out.push('\n');
         }

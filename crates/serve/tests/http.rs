@@ -28,14 +28,15 @@ fn start(mode: Mode) -> (SocketAddr, Vec<(String, String)>) {
 }
 
 /// The scripted person of `answer_json`, given to the library directly.
-fn library_answer(s: &Session, q: StoredQuery) -> bohf_session::StoredAnswer {
+fn library_answer(s: &Session, q: &StoredQuery) -> bohf_session::StoredAnswer {
     let v = &s.body().candidates.values;
     let score = |i: usize| v[i][0] + v[i][1];
     if (s.answered() + 1).is_multiple_of(4) {
         return Abstention::Skip.into();
     }
-    match q {
+    match *q {
         StoredQuery::Duel { a, b } => Answer::Duel { first_wins: score(a) >= score(b) }.into(),
+        StoredQuery::Choice { .. } => panic!("no built-in algorithm asks choices"),
         StoredQuery::Label { x } => Answer::Label { accept: score(x) > 1.0 }.into(),
         StoredQuery::Value { x } => Answer::Value(score(x)).into(),
     }
@@ -50,8 +51,8 @@ fn a_session_answered_through_the_server_equals_the_library() {
         let mut lib = Session::open(&lib_path).unwrap();
         let mut lib_queries = Vec::new();
         while let Some(q) = lib.pending().unwrap() {
-            lib_queries.push(bohf_session::protocol::query_message(&lib, q));
-            let a = library_answer(&lib, q);
+            lib_queries.push(bohf_session::protocol::query_message(&lib, &q));
+            let a = library_answer(&lib, &q);
             lib.record(a).unwrap();
         }
         let lib_rec = lib.recommendation().map(|i| lib.body().candidates.json(i));
@@ -261,4 +262,33 @@ fn a_non_loopback_server_still_requires_the_token() {
         assert_eq!(r.status, 404, "{p}: {}", r.text());
     }
     assert_eq!(http(addr, "GET", &format!("{base}api/state"), b"").unwrap().status, 200);
+}
+
+/// `bohf serve` refuses a best-of-k choice query, naming its kind, and writes nothing; the study
+/// export lists a choice's options and the chosen one's name.
+#[test]
+fn a_choice_query_is_refused_by_the_server_and_exported_by_name() {
+    let dir = tmp("choice");
+    std::fs::write(dir.join("c.toml"), spec_text("pf-ts", 4)).unwrap();
+    let mut body = bohf_session::prepare(&dir.join("c.toml")).unwrap();
+    body.spec.algorithm.name = "three-way".into();
+    let registry = bohf_session::testing::three_way_registry();
+    let path = dir.join("c.json");
+    let mut s = Session::create_with(&path, body, false, &registry).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let e = bohf_serve::state_of(&mut s).unwrap_err().to_string();
+    assert!(e.contains("`choice`") && e.contains("bohf ask"), "{e}");
+    let (status, m) = bohf_serve::answer_message(&mut s, br#"{"t": 1, "choice": 0}"#).unwrap_err();
+    assert_eq!(status.as_u16(), 501, "{m}");
+    assert!(m.contains("`choice`") && m.contains("nothing was written"), "{m}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Answered through the library, the export names the options and the chosen one.
+    let Some(StoredQuery::Choice { options }) = s.pending().unwrap() else { panic!("not a choice") };
+    s.answer(Answer::Choice { index: 2 }).unwrap();
+    let names = &s.body().candidates.names;
+    let csv = bohf_serve::study::answers_csv(&[("p1".into(), &s)]);
+    let want =
+        format!("p1,1,choice,{}|{}|{},,{}", names[options[0]], names[options[1]], names[options[2]], names[options[2]]);
+    assert_eq!(csv.lines().nth(1), Some(want.as_str()), "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// A query by candidate indices, as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum StoredQuery {
     /// A or B.
@@ -34,6 +34,11 @@ pub enum StoredQuery {
         /// The option.
         x: usize,
     },
+    /// Best of k ≥ 2: which option is preferred (stored as `{"kind": "choice", "options": [i, …]}`).
+    Choice {
+        /// The options, in the order shown (distinct candidate indices).
+        options: Vec<usize>,
+    },
 }
 
 impl StoredQuery {
@@ -49,7 +54,21 @@ impl StoredQuery {
             Query::Duel(x, y) => StoredQuery::Duel { a: idx(x)?, b: idx(y)? },
             Query::Label(x) => StoredQuery::Label { x: idx(x)? },
             Query::Evaluate(x) => StoredQuery::Value { x: idx(x)? },
+            Query::Choice(options) => {
+                q.check()
+                    .map_err(|e| SessionError::Algorithm(format!("the algorithm asked an invalid choice: {e}")))?;
+                StoredQuery::Choice { options: options.iter().map(idx).collect::<Result<_, _>>()? }
+            }
         })
+    }
+
+    /// The candidate indices the query shows, in order.
+    pub fn indices(&self) -> Vec<usize> {
+        match self {
+            StoredQuery::Duel { a, b } => vec![*a, *b],
+            StoredQuery::Label { x } | StoredQuery::Value { x } => vec![*x],
+            StoredQuery::Choice { options } => options.clone(),
+        }
     }
 
     /// Whether `a` is an answer of this query's kind.
@@ -59,6 +78,7 @@ impl StoredQuery {
             (StoredQuery::Duel { .. }, Answer::Duel { .. })
                 | (StoredQuery::Label { .. }, Answer::Label { .. })
                 | (StoredQuery::Value { .. }, Answer::Value(_))
+                | (StoredQuery::Choice { .. }, Answer::Choice { .. })
         )
     }
 }
@@ -211,16 +231,19 @@ impl SessionBody {
             c.validate().map_err(|e| crate::costs_error(&e))?;
         }
         for (t, step) in self.history.iter().enumerate() {
-            let indices = match step.query {
-                StoredQuery::Duel { a, b } => vec![a, b],
-                StoredQuery::Label { x } | StoredQuery::Value { x } => vec![x],
-            };
-            if let Some(i) = indices.into_iter().find(|&i| i >= n) {
+            if let Some(i) = step.query.indices().into_iter().find(|&i| i >= n) {
                 return Err(format!("history, query {}: option index {i}, but there are {n} options", t + 1));
+            }
+            if let StoredQuery::Choice { options } = &step.query {
+                bohf_core::Choice::new(options.clone(), 0).map_err(|e| format!("history, query {}: {e}", t + 1))?;
             }
             let Some(answer) = step.answer.answer() else { continue };
             if !step.query.fits(&answer) {
                 return Err(format!("history, answer {}: does not fit its query {:?}", t + 1, step.query));
+            }
+            if let (StoredQuery::Choice { options }, Answer::Choice { index }) = (&step.query, answer) {
+                bohf_core::Choice::new(options.clone(), index)
+                    .map_err(|e| format!("history, answer {}: {e}", t + 1))?;
             }
             if let Answer::Value(v) = answer
                 && !v.is_finite()

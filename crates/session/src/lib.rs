@@ -16,6 +16,8 @@
 pub mod candidates;
 pub mod file;
 pub mod protocol;
+#[cfg(feature = "test-support")]
+pub mod testing;
 
 pub use candidates::{AskSpec, Candidates, Images, MAX_CANDIDATES};
 pub use file::{MAX_BUDGET, SessionBody, Step, StoredAnswer, StoredQuery};
@@ -50,9 +52,8 @@ pub enum SessionError {
 /// Result with [`SessionError`].
 pub type Result<T, E = SessionError> = std::result::Result<T, E>;
 
-/// Builds the session's algorithm and its random stream from the body.
-fn build(body: &SessionBody) -> Result<(BoxedOptimizer, BohfRng)> {
-    let registry = Registry::builtin();
+/// Builds the session's algorithm (from `registry`) and its random stream from the body.
+fn build(body: &SessionBody, registry: &Registry) -> Result<(BoxedOptimizer, BohfRng)> {
     let a = &body.spec.algorithm;
     let entry = registry
         .get(&a.name)
@@ -104,8 +105,8 @@ struct Live {
 
 impl Live {
     /// Replays a validated body ([`SessionBody::validate`]) through a freshly built algorithm.
-    fn replay(body: SessionBody, text: String) -> Result<Self> {
-        let (mut optimizer, mut rng) = build(&body)?;
+    fn replay(body: SessionBody, text: String, registry: &Registry) -> Result<Self> {
+        let (mut optimizer, mut rng) = build(&body, registry)?;
         for (t, step) in body.history.iter().enumerate() {
             let q = optimizer
                 .suggest(&mut rng)
@@ -183,7 +184,7 @@ pub fn body_with(spec: AskSpec, candidates: Candidates) -> Result<SessionBody> {
     }
     let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
     body.validate().map_err(SessionError::Spec)?;
-    build(&body)?;
+    build(&body, &Registry::builtin())?;
     Ok(body)
 }
 
@@ -191,6 +192,13 @@ impl Session {
     /// Writes a new session file at `path` from a prepared body ([`prepare`] or [`body_of`]) and
     /// opens it. An existing file is an error unless `force` (then it is replaced).
     pub fn create(path: &Path, body: SessionBody, force: bool) -> Result<Self> {
+        Self::create_with(path, body, force, &Registry::builtin())
+    }
+
+    /// [`Session::create`] with the algorithm taken from `registry` instead of the built-in one
+    /// (e.g. a test-only or a user's own algorithm; reopen it with [`Session::open_with`] and the
+    /// same registry).
+    pub fn create_with(path: &Path, body: SessionBody, force: bool, registry: &Registry) -> Result<Self> {
         let (lock, removed) = lock_session(path)?;
         if path.exists() && !force {
             return Err(SessionError::File(format!(
@@ -201,7 +209,7 @@ impl Session {
         }
         body.validate().map_err(SessionError::Spec)?;
         let text = session_text(&body)?;
-        let live = Live::replay(body, text.clone())?;
+        let live = Live::replay(body, text.clone(), registry)?;
         write_atomic(path, text.as_bytes())?;
         Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
     }
@@ -210,6 +218,11 @@ impl Session {
     /// answers. Every way it can fail leaves the file as it is and says so (offering the backup
     /// `SESSION.json.bak` if that is good).
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_with(path, &Registry::builtin())
+    }
+
+    /// [`Session::open`] with the algorithm taken from `registry` (see [`Session::create_with`]).
+    pub fn open_with(path: &Path, registry: &Registry) -> Result<Self> {
         if !path.exists() {
             return Err(damaged(path, "does not exist"));
         }
@@ -222,7 +235,8 @@ impl Session {
         let body = parse_session(&bytes).map_err(|why| damaged(path, &format!("is damaged ({why})")))?;
         let text =
             String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
-        let live = Live::replay(body, text).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
+        let live =
+            Live::replay(body, text, registry).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
         Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
     }
 
@@ -335,6 +349,11 @@ impl Session {
                 && !v.is_finite()
             {
                 return Err(SessionError::Answer(protocol::VALUE_HELP.into()));
+            }
+            if let StoredQuery::Choice { options } = &q {
+                answer
+                    .choice_index(options.len())
+                    .map_err(|e| SessionError::Answer(format!("{e}; {}", protocol::CHOICE_HELP)))?;
             }
         }
         let live = &mut self.live;

@@ -20,9 +20,13 @@ fn spec(algorithm: &str) -> AskSpec {
 }
 
 /// A scripted person: prefers the option with the larger x + y.
-fn prefer(s: &Session, q: StoredQuery) -> Answer {
+fn prefer(s: &Session, q: &StoredQuery) -> Answer {
     let v = &s.body().candidates.values;
-    match q {
+    let score = |i: usize| v[i][0] + v[i][1];
+    match *q {
+        StoredQuery::Choice { ref options } => Answer::Choice {
+            index: (0..options.len()).fold(0, |b, i| if score(options[i]) > score(options[b]) { i } else { b }),
+        },
         StoredQuery::Duel { a, b } => Answer::Duel { first_wins: v[a][0] + v[a][1] >= v[b][0] + v[b][1] },
         StoredQuery::Label { x } => Answer::Label { accept: v[x][0] > 0.5 },
         StoredQuery::Value { x } => Answer::Value(v[x][0] + v[x][1]),
@@ -36,8 +40,8 @@ fn a_session_reopened_mid_way_asks_the_same_queries_as_one_answered_in_one_go() 
     let mut asked_one = Vec::new();
     let mut s = Session::create(&one, body_of(spec("pf-ts")).unwrap(), false).unwrap();
     while let Some(q) = s.pending().unwrap() {
+        let a = prefer(&s, &q);
         asked_one.push(q);
-        let a = prefer(&s, q);
         s.answer(a).unwrap();
     }
     let rec_one = s.recommendation();
@@ -48,9 +52,9 @@ fn a_session_reopened_mid_way_asks_the_same_queries_as_one_answered_in_one_go() 
         // Reopen before every answer: the replay must give the same query again.
         let mut s = Session::open(&two).unwrap();
         let q = s.pending().unwrap().unwrap();
-        assert_eq!(s.pending().unwrap(), Some(q), "asking twice gives the same pending query");
+        assert_eq!(s.pending().unwrap().as_ref(), Some(&q), "asking twice gives the same pending query");
+        let a = prefer(&s, &q);
         asked_two.push(q);
-        let a = prefer(&s, q);
         s.answer(a).unwrap();
     }
     let s = Session::open(&two).unwrap();
@@ -97,8 +101,8 @@ fn candidates_given_directly_ask_what_the_same_options_from_a_box_ask_and_are_ch
         let mut s = Session::open(&path).unwrap();
         let mut queries = Vec::new();
         while let Some(q) = s.pending().unwrap() {
+            let a = prefer(&s, &q);
             queries.push(q);
-            let a = prefer(&s, q);
             s.answer(a).unwrap();
         }
         asked.push((queries, s.recommendation()));
@@ -146,7 +150,7 @@ fn abstentions_are_recorded_use_the_budget_and_replay() {
     s.pending().unwrap().unwrap();
     s.abstain(Abstention::Skip).unwrap();
     let q = s.pending().unwrap().unwrap();
-    let a = prefer(&s, q);
+    let a = prefer(&s, &q);
     s.answer(a).unwrap();
     s.pending().unwrap().unwrap();
     s.abstain(Abstention::NoPreference).unwrap();
@@ -231,10 +235,10 @@ fn comp_gp_ucb_asks_duels_and_values_and_stops_when_the_costs_reach_the_total() 
         let left = s.budget_left().unwrap();
         let spent: f64 = kinds.iter().map(|&duel| if duel { 0.5 } else { 2.0 }).sum();
         assert_eq!(left, 6.0 - spent);
-        let m = bohf_session::protocol::query_message(&s, q);
+        let m = bohf_session::protocol::query_message(&s, &q);
         assert_eq!(m["budget_left"], serde_json::json!(left));
         kinds.push(matches!(q, StoredQuery::Duel { .. }));
-        let a = prefer(&s, q);
+        let a = prefer(&s, &q);
         s.answer(a).unwrap();
     }
     // The session ends on its costs (6 spent, or just over), long before 40 queries.
@@ -256,11 +260,68 @@ fn comp_gp_ucb_asks_duels_and_values_and_stops_when_the_costs_reach_the_total() 
     assert_eq!(plain.budget_left(), None);
     let mut plain = plain;
     let q = plain.pending().unwrap().unwrap();
-    assert!(bohf_session::protocol::query_message(&plain, q).get("budget_left").is_none());
+    assert!(bohf_session::protocol::query_message(&plain, &q).get("budget_left").is_none());
     // Bad costs name the `[costs]` field.
     let mut bad = comp_spec();
     bad.costs.as_mut().unwrap().duel = 0.0;
     let e = body_of(bad).unwrap_err().to_string();
     assert!(e.contains("`costs.duel`"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_choice_session_is_saved_replayed_and_refuses_a_bad_index() {
+    let dir = tmp("choice");
+    let registry = bohf_session::testing::three_way_registry();
+    let path = dir.join("c.json");
+    let mut body = body_of(spec("pf-ts")).unwrap();
+    body.spec.algorithm.name = "three-way".into();
+    let mut s = Session::create_with(&path, body.clone(), false, &registry).unwrap();
+    let mut asked = Vec::new();
+    for _ in 0..3 {
+        let q = s.pending().unwrap().unwrap();
+        let StoredQuery::Choice { options } = &q else { panic!("not a choice: {q:?}") };
+        assert_eq!(options.len(), 3);
+        // The JSON message lists the three options in order.
+        let msg = bohf_session::protocol::query_message(&s, &q);
+        assert_eq!((msg["kind"].as_str(), msg["options"].as_array().map(Vec::len)), (Some("choice"), Some(3)));
+        // An index beyond the options is refused, naming the field; nothing is written.
+        let before = std::fs::read(&path).unwrap();
+        let e = s.answer(Answer::Choice { index: 3 }).unwrap_err();
+        assert!(matches!(e, SessionError::Answer(_)) && e.to_string().contains("`answer.index`"), "{e}");
+        let e = s.answer(Answer::Duel { first_wins: true }).unwrap_err().to_string();
+        assert!(e.contains("a duel answer does not answer the pending choice"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let a = prefer(&s, &q);
+        s.answer(a).unwrap();
+        asked.push(q);
+    }
+    let rec = s.recommendation();
+    drop(s);
+    // Reopened: the three choices replay, and the next query is the one a session answered in one
+    // go asks.
+    let mut s = Session::open_with(&path, &registry).unwrap();
+    assert_eq!(s.answered(), 3);
+    assert_eq!(s.body().history.iter().map(|h| h.query.clone()).collect::<Vec<_>>(), asked);
+    assert_eq!(s.recommendation(), rec);
+    let next = s.pending().unwrap().unwrap();
+    let other = dir.join("d.json");
+    let mut t = Session::create_with(&other, body, false, &registry).unwrap();
+    for _ in 0..3 {
+        let q = t.pending().unwrap().unwrap();
+        let a = prefer(&t, &q);
+        t.answer(a).unwrap();
+    }
+    assert_eq!(t.pending().unwrap(), Some(next));
+    // The file stores the choice by candidate index; without the test registry it cannot replay.
+    drop((s, t));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let first = &json["body"]["history"][0];
+    assert_eq!(first["query"]["kind"], "choice", "{first}");
+    assert_eq!(first["query"]["options"].as_array().map(Vec::len), Some(3), "{first}");
+    assert!(first["answer"]["Choice"]["index"].as_u64().is_some_and(|i| i < 3), "{first}");
+    let e = Session::open(&path).unwrap_err().to_string();
+    assert!(e.contains("three-way"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

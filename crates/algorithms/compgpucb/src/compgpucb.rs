@@ -574,6 +574,9 @@ impl Optimizer for CompGpUcb {
             Query::Label(_) => {
                 return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a label query"));
             }
+            Query::Choice(_) => {
+                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a choice query"));
+            }
         };
         if kind != d.kind {
             return Err(Error::invalid(

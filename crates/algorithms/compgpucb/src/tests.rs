@@ -91,6 +91,7 @@ fn run_in(
 fn index_of(q: &Query) -> usize {
     match q {
         Query::Duel(p, _) | Query::Evaluate(p) | Query::Label(p) => p.index.unwrap(),
+        Query::Choice(_) => panic!("COMP-GP-UCB asks no choices"),
     }
 }
 

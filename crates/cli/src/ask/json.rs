@@ -18,7 +18,7 @@ pub(super) fn ask_json(live: &mut Session, input: &mut impl BufRead, out: &mut i
     send(out, session_message(live))?;
     let mut reason = "budget";
     'outer: while let Some(q) = with_progress("the algorithm is choosing the next query", || live.pending())? {
-        send(out, query_message(live, q))?;
+        send(out, query_message(live, &q))?;
         loop {
             let line = match read_line(input).map_err(io_err)? {
                 Line::End => {
@@ -28,14 +28,14 @@ pub(super) fn ask_json(live: &mut Session, input: &mut impl BufRead, out: &mut i
                 Line::Text(line) => line,
                 Line::Bad(why) => {
                     send(out, error_message(&why))?;
-                    send(out, query_message(live, q))?;
+                    send(out, query_message(live, &q))?;
                     continue;
                 }
             };
             if line.trim().is_empty() {
                 continue;
             }
-            match parse_answer(q, line.trim()) {
+            match parse_answer(&q, line.trim()) {
                 Ok(Reply::Quit) => {
                     reason = "quit";
                     break 'outer;
@@ -52,7 +52,7 @@ pub(super) fn ask_json(live: &mut Session, input: &mut impl BufRead, out: &mut i
                 }
                 Err(message) => {
                     send(out, error_message(&message))?;
-                    send(out, query_message(live, q))?;
+                    send(out, query_message(live, &q))?;
                 }
             }
         }

@@ -8,7 +8,7 @@ use bohf_session::{Session, StoredAnswer, StoredQuery};
 use std::io::{BufRead, Write};
 
 /// Parses a typed answer (`=` is "no preference", `s` is "skip"); `Ok(None)` means quit.
-fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<StoredAnswer>, String> {
+fn parse_typed(q: &StoredQuery, line: &str) -> Result<Option<StoredAnswer>, String> {
     let s = line.trim().to_lowercase();
     if matches!(s.as_str(), "q" | "quit" | "exit") {
         return Ok(None);
@@ -33,40 +33,88 @@ fn parse_typed(q: StoredQuery, line: &str) -> Result<Option<StoredAnswer>, Strin
             Ok(v) if v.is_finite() => Answer::Value(v),
             _ => return Err("type a number (= no preference, s skip, q to stop)".into()),
         },
+        // Options are numbered 1..k on the screen; the answer's index is 0-based.
+        StoredQuery::Choice { options } => match s.parse::<usize>() {
+            Ok(i) if (1..=options.len()).contains(&i) => Answer::Choice { index: i - 1 },
+            _ => {
+                return Err(format!(
+                    "type the number of an option, 1 to {} (= no preference, s skip, q to stop)",
+                    options.len()
+                ));
+            }
+        },
     };
     Ok(Some(answer.into()))
 }
 
-fn show_query(live: &Session, q: StoredQuery) -> String {
+/// The spec's question, or "Which do you prefer?".
+fn question(live: &Session) -> String {
+    live.body().spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into())
+}
+
+/// The options side by side: a header row (`headers`, e.g. A and B), the names, then one row per
+/// attribute. Every column but the last is padded to its widest cell (at least 8 characters).
+fn option_table(live: &Session, options: &[usize], headers: &[&str]) -> String {
     let c = &live.body().candidates;
-    let mut head = format!("Query {} of {}", live.answered() + 1, live.budget());
-    if let (Some(left), Some(c)) = (live.budget_left(), &live.body().spec.costs) {
-        head.push_str(&format!(" (budget left {left} of {})", c.total));
-    }
-    match q {
-        StoredQuery::Duel { a, b } => {
-            let question = live.body().spec.question.clone().unwrap_or_else(|| "Which do you prefer?".into());
-            let w0 = c.attributes.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(4);
-            let cell = |i: usize, j: Option<usize>| match j {
-                None => c.names[i].clone(),
-                Some(j) => fmt_num(c.values[i][j]),
-            };
-            let w1 = std::iter::once(None)
+    let w0 = c.attributes.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(4);
+    let cell = |i: usize, j: Option<usize>| match j {
+        None => c.names[i].clone(),
+        Some(j) => fmt_num(c.values[i][j]),
+    };
+    let widths: Vec<usize> = options
+        .iter()
+        .map(|&i| {
+            std::iter::once(None)
                 .chain((0..c.attributes.len()).map(Some))
-                .map(|j| cell(a, j).chars().count())
+                .map(|j| cell(i, j).chars().count())
                 .max()
                 .unwrap_or(0)
-                .max(8);
-            let mut s = format!("{head}: {question}\n\n");
-            s.push_str(&format!("  {:w0$}   {:w1$}   {}\n", "", "A", "B"));
-            s.push_str(&format!("  {:w0$}   {:w1$}   {}\n", "", cell(a, None), cell(b, None)));
-            for (j, name) in c.attributes.iter().enumerate() {
-                s.push_str(&format!("  {name:w0$}   {:w1$}   {}\n", cell(a, Some(j)), cell(b, Some(j))));
+                .max(8)
+        })
+        .collect();
+    let row = |label: &str, cells: Vec<String>| {
+        let mut line = format!("  {label:w0$}");
+        for (k, text) in cells.iter().enumerate() {
+            if k + 1 < cells.len() {
+                line.push_str(&format!("   {text:w$}", w = widths[k]));
+            } else {
+                line.push_str(&format!("   {text}"));
             }
+        }
+        line.push('\n');
+        line
+    };
+    let mut s = row("", headers.iter().map(|h| h.to_string()).collect());
+    s.push_str(&row("", options.iter().map(|&i| cell(i, None)).collect()));
+    for (j, name) in c.attributes.iter().enumerate() {
+        s.push_str(&row(name, options.iter().map(|&i| cell(i, Some(j))).collect()));
+    }
+    s
+}
+
+fn show_query(live: &Session, q: &StoredQuery) -> String {
+    let c = &live.body().candidates;
+    let mut head = format!("Query {} of {}", live.answered() + 1, live.budget());
+    if let (Some(left), Some(costs)) = (live.budget_left(), &live.body().spec.costs) {
+        head.push_str(&format!(" (budget left {left} of {})", costs.total));
+    }
+    match *q {
+        StoredQuery::Duel { a, b } => {
+            let mut s = format!("{head}: {}\n\n", question(live));
+            s.push_str(&option_table(live, &[a, b], &["A", "B"]));
             if a == b {
                 s.push_str("\n(the same option twice: the algorithm thinks it is the best; either answer is fine)\n");
             }
             s.push_str("\nA or B? [a/b, = no preference, s skip, q to stop] ");
+            s
+        }
+        StoredQuery::Choice { ref options } => {
+            let headers: Vec<String> = (1..=options.len()).map(|i| i.to_string()).collect();
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            let mut s = format!("{head}: {}\n\n", question(live));
+            s.push_str(&option_table(live, options, &headers));
+            let k = options.len();
+            s.push_str(&format!("\nWhich one, 1 to {k}? [1-{k}, = no preference, s skip, q to stop] "));
             s
         }
         StoredQuery::Label { x } => {
@@ -91,7 +139,7 @@ pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &m
     let mut quit = false;
     while !quit {
         let Some(q) = with_progress("the algorithm is choosing the next query", || live.pending())? else { break };
-        write!(out, "{}", show_query(live, q)).map_err(io_err)?;
+        write!(out, "{}", show_query(live, &q)).map_err(io_err)?;
         out.flush().map_err(io_err)?;
         loop {
             let line = match read_line(input).map_err(io_err)? {
@@ -107,7 +155,7 @@ pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &m
                     continue;
                 }
             };
-            match parse_typed(q, &line) {
+            match parse_typed(&q, &line) {
                 Ok(None) => {
                     quit = true;
                     break;
@@ -154,17 +202,26 @@ mod tests {
     #[test]
     fn typed_answers() {
         let d = StoredQuery::Duel { a: 0, b: 1 };
-        assert_eq!(parse_typed(d, " A \n"), Ok(Some(Answer::Duel { first_wins: true }.into())));
-        assert_eq!(parse_typed(d, "2"), Ok(Some(Answer::Duel { first_wins: false }.into())));
-        assert_eq!(parse_typed(d, " = "), Ok(Some(Abstention::NoPreference.into())));
-        assert_eq!(parse_typed(d, "S"), Ok(Some(Abstention::Skip.into())));
-        assert_eq!(parse_typed(d, "q"), Ok(None));
-        assert!(parse_typed(d, "maybe").is_err());
+        assert_eq!(parse_typed(&d, " A \n"), Ok(Some(Answer::Duel { first_wins: true }.into())));
+        assert_eq!(parse_typed(&d, "2"), Ok(Some(Answer::Duel { first_wins: false }.into())));
+        assert_eq!(parse_typed(&d, " = "), Ok(Some(Abstention::NoPreference.into())));
+        assert_eq!(parse_typed(&d, "S"), Ok(Some(Abstention::Skip.into())));
+        assert_eq!(parse_typed(&d, "q"), Ok(None));
+        assert!(parse_typed(&d, "maybe").is_err());
         let v = StoredQuery::Value { x: 0 };
-        assert_eq!(parse_typed(v, "2.5"), Ok(Some(Answer::Value(2.5).into())));
-        assert_eq!(parse_typed(v, "skip"), Ok(Some(Abstention::Skip.into())));
-        assert!(parse_typed(v, "nan").is_err());
+        assert_eq!(parse_typed(&v, "2.5"), Ok(Some(Answer::Value(2.5).into())));
+        assert_eq!(parse_typed(&v, "skip"), Ok(Some(Abstention::Skip.into())));
+        assert!(parse_typed(&v, "nan").is_err());
         let l = StoredQuery::Label { x: 0 };
-        assert_eq!(parse_typed(l, "yes"), Ok(Some(Answer::Label { accept: true }.into())));
+        assert_eq!(parse_typed(&l, "yes"), Ok(Some(Answer::Label { accept: true }.into())));
+        // A best-of-3 choice: the screen numbers options 1 to 3, the answer's index is 0-based.
+        let c = StoredQuery::Choice { options: vec![5, 2, 9] };
+        assert_eq!(parse_typed(&c, " 3 "), Ok(Some(Answer::Choice { index: 2 }.into())));
+        assert_eq!(parse_typed(&c, "1"), Ok(Some(Answer::Choice { index: 0 }.into())));
+        assert_eq!(parse_typed(&c, "="), Ok(Some(Abstention::NoPreference.into())));
+        for bad in ["0", "4", "a", "-1", "1.5"] {
+            let e = parse_typed(&c, bad).unwrap_err();
+            assert!(e.contains("1 to 3"), "{bad}: {e}");
+        }
     }
 }

@@ -173,9 +173,14 @@ fn step(t: usize, kind: QueryKind, r: f64, cumulative: f64, sr: f64) -> StepReco
         t,
         query: kind,
         first: PointRecord::Candidate(0),
-        second: (kind == QueryKind::Duel).then_some(PointRecord::Candidate(1)),
+        second: matches!(kind, QueryKind::Duel | QueryKind::Choice).then_some(PointRecord::Candidate(1)),
+        options: match kind {
+            QueryKind::Choice => (0..3).map(PointRecord::Candidate).collect(),
+            _ => Vec::new(),
+        },
         answer: match kind {
             QueryKind::Duel => Answer::Duel { first_wins: true },
+            QueryKind::Choice => Answer::Choice { index: 2 },
             QueryKind::Label => Answer::Label { accept: true },
             QueryKind::Evaluate => Answer::Value(0.0),
         },

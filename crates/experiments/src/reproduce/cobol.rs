@@ -831,6 +831,7 @@ mod tests {
             query,
             first: PointRecord::Candidate(0),
             second: None,
+            options: Vec::new(),
             answer: if query == QueryKind::Label { Answer::Label { accept: true } } else { Answer::Value(-gap) },
             regret: 0.0,
             cumulative_regret: 0.0,

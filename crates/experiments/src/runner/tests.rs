@@ -282,3 +282,89 @@ fn on_error_stop_ends_with_the_failure_and_keeps_finished_runs() {
         ExperimentSpec::from_toml_str(&SMALL.replace("seed = 11", "seed = 11\non_error = \"retry\"")).unwrap_err();
     assert!(bad.to_string().contains("on_error") || bad.to_string().contains("retry"), "{bad}");
 }
+
+/// A best-of-k choice runs through the runner: its k options and the chosen index are recorded,
+/// its regret is the mean of the options' gaps, and its CSV reads back to the same run (resume).
+#[test]
+fn best_of_k_choices_are_recorded_and_read_back() {
+    let text = r#"
+name = "choices"
+horizon = 12
+runs = 2
+seed = 3
+algorithms = [{ name = "uniform-choice" }]
+[problem]
+kind = "rkhs"
+kernel = "se"
+points = 12
+[respondent]
+model = "stochastic"
+link = "logistic"
+scale = 1.0
+"#;
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    let one = run_with_threads(&spec, 1);
+    let csv = one.to_csv(Timing::Omit);
+    assert_eq!(csv, run_with_threads(&spec, 2).to_csv(Timing::Omit));
+    let e = Experiment::new(spec.clone(), &registry()).unwrap();
+    let u = e.problem().utility().unwrap().values().to_vec();
+    let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sigmoid = |t: f64| 1.0 / (1.0 + (-t).exp());
+    let mut chosen = [0usize; 3];
+    for run in one.runs() {
+        let mut cumulative = 0.0;
+        for s in &run.steps {
+            assert_eq!(s.query, QueryKind::Choice);
+            let idx: Vec<usize> = s.options.iter().map(|o| o.index().unwrap()).collect();
+            assert_eq!(idx.len(), 3);
+            assert!(idx[0] != idx[1] && idx[0] != idx[2] && idx[1] != idx[2], "{idx:?}");
+            assert_eq!((Some(&s.first), s.second.as_ref()), (s.options.first(), s.options.get(1)));
+            let Answer::Choice { index } = s.answer else { panic!("not a choice answer: {:?}", s.answer) };
+            chosen[index] += 1;
+            // Written out: the mean over the options of σ(u* − u_i) − ½ (respondent scale 1).
+            let want = idx.iter().map(|&i| sigmoid(best - u[i]) - 0.5).sum::<f64>() / 3.0;
+            assert!((s.regret - want).abs() < 1e-15, "{} vs {want}", s.regret);
+            cumulative += s.regret;
+            assert!((s.cumulative_regret - cumulative).abs() < 1e-12);
+        }
+    }
+    // Every position gets chosen sometimes (24 answers; the options are uniform, so P(miss) is tiny).
+    assert!(chosen.iter().all(|&c| c > 0), "{chosen:?}");
+    // The CSV form: `choice`, the first option, the other two joined by `|`, the index.
+    let row = csv.lines().nth(1).unwrap();
+    let fields: Vec<&str> = row.split(',').collect();
+    assert_eq!(fields[3], "choice", "{row}");
+    assert_eq!(fields[5].split('|').count(), 2, "{row}");
+    let back = Results::from_csv(spec.clone(), one.title(), &csv).unwrap();
+    assert_eq!(back.to_csv(Timing::Omit), csv);
+    for (a, b) in back.runs().iter().zip(one.runs()) {
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert_eq!(StepRecord { elapsed_s: y.elapsed_s, ..x.clone() }, *y);
+        }
+    }
+    // A malformed choice row names the line: an index beyond the options, an unreadable option.
+    let mut bad_row = fields.clone();
+    bad_row[6] = "3";
+    let bad_index = csv.replacen(row, &bad_row.join(","), 1);
+    let err = Results::from_csv(spec.clone(), "", &bad_index).unwrap_err().to_string();
+    assert!(err.contains("line 2") && err.contains("3 options"), "{err}");
+    let second = format!("{}|x", fields[5]);
+    bad_row[5] = &second;
+    bad_row[6] = fields[6];
+    let bad_option = csv.replacen(row, &bad_row.join(","), 1);
+    let err = Results::from_csv(spec, "", &bad_option).unwrap_err().to_string();
+    assert!(err.contains("line 2") && err.contains("joined by `|`"), "{err}");
+}
+
+/// On a box, a choice's options are written as coordinates and read back bit for bit.
+#[test]
+fn best_of_k_choices_on_a_box_read_back() {
+    let text = "name = \"box-choices\"\nhorizon = 4\nruns = 1\nalgorithms = [{ name = \"uniform-box-choice\" }]\n\
+                [problem]\nkind = \"function\"\nfunction = \"branin\"\ndomain = \"box\"\n";
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    let r = run_with_threads(&spec, 1);
+    let csv = r.to_csv(Timing::Include);
+    let back = Results::from_csv(spec, r.title(), &csv).unwrap();
+    assert!(back == r, "the box choice CSV did not read back");
+    assert!(r.runs()[0].steps.iter().all(|s| s.options.len() == 3 && s.options[2].coords().unwrap().len() == 2));
+}

@@ -43,6 +43,27 @@ impl DuelModel {
         }
     }
 
+    /// The probability that each of k options with utilities `utilities` is chosen in a best-of-k
+    /// query ([`Query::Choice`]):
+    ///
+    /// * stochastic: the multinomial logit P(i) = exp(s·u_i) / Σ_j exp(s·u_j)
+    ///   ([`bohf_core::link::choice_probabilities`] at scale 1/s), whatever the link: at k = 2 it
+    ///   is the logistic duel μ(s·Δ), so for [`Link::Logistic`] a 2-option choice is a duel. (With
+    ///   [`Link::Probit`] duels stay probit and choices are logit: no closed form exists for a
+    ///   probit choice among k > 2.)
+    /// * deterministic: the best option; a tie between maximisers by a fair draw among them (at
+    ///   k = 2, the deterministic duel).
+    pub fn choice_probabilities(&self, utilities: &[f64]) -> Vec<f64> {
+        match *self {
+            DuelModel::Stochastic { scale, .. } => bohf_core::link::choice_probabilities(utilities, 1.0 / scale),
+            DuelModel::Deterministic => {
+                let top = utilities.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let ties = utilities.iter().filter(|&&u| u == top).count() as f64;
+                utilities.iter().map(|&u| if u == top { 1.0 / ties } else { 0.0 }).collect()
+            }
+        }
+    }
+
     /// P(x ≻ x′) as a function of Δ = u(x) − u(x′).
     pub fn prob_first_wins(&self, delta: f64) -> f64 {
         match *self {
@@ -61,7 +82,10 @@ impl DuelModel {
 }
 
 /// Answers duels from a utility u: `Query::Duel(x, x′)` → `Answer::Duel { first_wins }` with
-/// first_wins ~ Bernoulli(P(x ≻ x′)) under a [`DuelModel`].
+/// first_wins ~ Bernoulli(P(x ≻ x′)) under a [`DuelModel`]; and best-of-k queries:
+/// `Query::Choice(x_1, …, x_k)` → `Answer::Choice { index }` with index drawn from
+/// [`DuelModel::choice_probabilities`] (one uniform draw, inverted through the cumulative
+/// probabilities).
 #[derive(Debug, Clone)]
 pub struct DuelRespondent<U> {
     utility: U,
@@ -99,12 +123,38 @@ impl<U: Utility> DuelRespondent<U> {
     pub fn duel(&self, x: &Point, x_prime: &Point, rng: &mut (impl Rng + ?Sized)) -> Result<bool> {
         Ok(bernoulli(self.prob_first_wins(x, x_prime)?, rng))
     }
+
+    /// P(option i is chosen) for each of `options` ([`DuelModel::choice_probabilities`]). Errors:
+    /// an invalid choice (fewer than 2 options, a repeated option; naming `query`), a utility error.
+    pub fn choice_probabilities(&self, options: &[Point]) -> Result<Vec<f64>> {
+        let query = Query::Choice(options.to_vec());
+        query.check()?;
+        let u = options.iter().map(|p| self.utility.utility(p)).collect::<Result<Vec<f64>>>()?;
+        Ok(self.model.choice_probabilities(&u))
+    }
+
+    /// One best-of-k answer: the index of the chosen option.
+    pub fn choose(&self, options: &[Point], rng: &mut (impl Rng + ?Sized)) -> Result<usize> {
+        use rand::RngExt;
+        let p = self.choice_probabilities(options)?;
+        let u: f64 = rng.random();
+        let mut cumulative = 0.0;
+        for (i, pi) in p.iter().enumerate() {
+            cumulative += pi;
+            if u < cumulative {
+                return Ok(i);
+            }
+        }
+        // Rounding left the cumulative sum just below u: the last option with positive probability.
+        Ok(p.iter().rposition(|&pi| pi > 0.0).unwrap_or(p.len() - 1))
+    }
 }
 
 impl<U: Utility> Respondent for DuelRespondent<U> {
     fn answer(&mut self, query: &Query, rng: &mut dyn Rng) -> Result<Answer> {
         match query {
             Query::Duel(x, x_prime) => Ok(Answer::Duel { first_wins: self.duel(x, x_prime, rng)? }),
+            Query::Choice(options) => Ok(Answer::Choice { index: self.choose(options, rng)? }),
             _ => Err(unsupported("a duel respondent", query)),
         }
     }
@@ -198,6 +248,47 @@ mod tests {
         };
         assert_eq!(run(&mut r, 42), run(&mut r, 42));
         assert_ne!(run(&mut r, 42), run(&mut r, 43));
+    }
+
+    #[test]
+    fn choice_frequencies_match_the_multinomial_logit() {
+        let g = grid3();
+        let p = |i: usize| g.domain().point(i).unwrap();
+        let options = vec![p(0), p(1), p(2)];
+        let q = Query::Choice(options.clone());
+        let n = 40_000;
+        // Scale 2: weights exp(2·u) = exp(0), exp(0.6), exp(−1), written out.
+        let mut r = DuelRespondent::new(&g, DuelModel::stochastic(Link::Logistic, 2.0).unwrap()).unwrap();
+        let w = [1.0, 0.6f64.exp(), (-1.0f64).exp()];
+        let z: f64 = w.iter().sum();
+        let probs = r.choice_probabilities(&options).unwrap();
+        let mut rng = seeded(8);
+        let answers: Vec<usize> = (0..n)
+            .map(|_| match r.answer(&q, &mut rng).unwrap() {
+                Answer::Choice { index } => index,
+                a => panic!("not a choice answer: {a:?}"),
+            })
+            .collect();
+        for i in 0..3 {
+            assert!((probs[i] - w[i] / z).abs() < 1e-15, "{probs:?}");
+            assert_frequency(answers.iter().filter(|&&a| a == i).count(), n, w[i] / z, &format!("option {i}"));
+        }
+        // k = 2: the logistic duel's probability.
+        let two = r.choice_probabilities(&[p(1), p(2)]).unwrap();
+        assert!((two[0] - r.prob_first_wins(&p(1), &p(2)).unwrap()).abs() < 1e-15);
+        // Deterministic: the argmax always; a tie between maximisers by a fair draw.
+        let mut d = DuelRespondent::new(&g, DuelModel::Deterministic).unwrap();
+        let mut rng = seeded(1);
+        assert!((0..200).all(|_| d.answer(&q, &mut rng).unwrap() == Answer::Choice { index: 1 }));
+        let tied = GridFunction::new(g.domain().clone(), vec![1.0, -2.0, 1.0]).unwrap();
+        let mut t = DuelRespondent::new(&tied, DuelModel::Deterministic).unwrap();
+        let hits = (0..n).filter(|_| t.answer(&q, &mut rng).unwrap() == Answer::Choice { index: 2 }).count();
+        assert_frequency(hits, n, 0.5, "tie between options 0 and 2");
+        // Invalid choices are errors naming the query.
+        for bad in [vec![p(0)], vec![p(0), p(1), p(0)]] {
+            let e = r.answer(&Query::Choice(bad), &mut rng).unwrap_err().to_string();
+            assert!(e.contains("`query`"), "{e}");
+        }
     }
 
     #[test]

@@ -10,7 +10,9 @@ use rand::Rng;
 ///   noise; its synthetic experiments add none, σ = 0);
 /// * `Query::Duel(x, x′)` → x wins with P = μ(f_c(x) − f_c(x′)) under a [`DuelModel`] (the paper
 ///   allows any link; its experiments do not say which, so [`DuelModel::Deterministic`],
-///   1[f_c(x) > f_c(x′)], is the literal reading, notes 002 §5.2).
+///   1[f_c(x) > f_c(x′)], is the literal reading, notes 002 §5.2);
+/// * `Query::Choice(x_1, …, x_k)` → a best-of-k answer from f_c under the same model
+///   ([`DuelModel::choice_probabilities`]).
 ///
 /// The bias between the fidelities is Assumption 1's ζ: |(f_c* − f_c(x)) − (f* − f(x))| ≤ ζ for
 /// all x ([`comparison_bias`] computes it on a grid). The synthetic tasks are CurrinExp and Borehole
@@ -43,7 +45,7 @@ impl<F: Utility, C: Utility> Respondent for BiasedComparisons<F, C> {
     fn answer(&mut self, query: &Query, rng: &mut dyn Rng) -> Result<Answer> {
         match query {
             Query::Evaluate(_) => self.labels.answer(query, rng),
-            Query::Duel(..) => self.duels.answer(query, rng),
+            Query::Duel(..) | Query::Choice(_) => self.duels.answer(query, rng),
             Query::Label(_) => Err(unsupported("a two-fidelity (labels + comparisons) respondent", query)),
         }
     }

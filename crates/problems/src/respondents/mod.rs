@@ -3,7 +3,7 @@
 //!
 //! | respondent | answers | model | paper |
 //! |---|---|---|---|
-//! | [`DuelRespondent`] | duels | P(x ≻ x′) = μ(s·(u(x) − u(x′))) (BTL / Thurstone), or deterministic | MR-LPF, PF-TS, POP-BO, MaxMinLCB |
+//! | [`DuelRespondent`] | duels, best-of-k choices | P(x ≻ x′) = μ(s·(u(x) − u(x′))) (BTL / Thurstone), or deterministic; choices: P(i) ∝ exp(s·u(x_i)), or the argmax | MR-LPF, PF-TS, POP-BO, MaxMinLCB |
 //! | [`NoisyValue`] | evaluations | y = u(x) + ε, ε ~ N(0, σ²) | GP-TS/GP-UCB baselines, COBOL, COMP-GP-UCB |
 //! | [`SyntheticExpert`] | labels | P(reject) = S(a·ρ(f(x)) + b) | COBOL Example 2.2 |
 //! | [`BiasedComparisons`] | evaluations and duels | labels from f, duels from a second fidelity f_c | COMP-GP-UCB |
@@ -97,6 +97,7 @@ pub(crate) fn unsupported(who: &str, query: &Query) -> Error {
         Query::Duel(..) => "duel",
         Query::Evaluate(..) => "evaluation",
         Query::Label(..) => "label",
+        Query::Choice(..) => "choice",
     };
     Error::invalid("query", format!("{who} cannot answer a {kind} query"))
 }
@@ -108,7 +109,8 @@ pub(crate) fn bernoulli(p: f64, rng: &mut (impl Rng + ?Sized)) -> bool {
 }
 
 /// A respondent made of one respondent per query kind (e.g. COBOL's noisy evaluations of f plus a
-/// synthetic expert's labels). A kind without a respondent is an error.
+/// synthetic expert's labels; duels and choices share the preference respondent). A kind without a
+/// respondent is an error.
 #[derive(Default)]
 pub struct Combined {
     duels: Option<Box<dyn Respondent + Send>>,
@@ -132,7 +134,7 @@ impl Combined {
         Self::default()
     }
 
-    /// Duels go to `r`.
+    /// Duels and best-of-k choices go to `r`.
     pub fn with_duels(mut self, r: impl Respondent + Send + 'static) -> Self {
         self.duels = Some(Box::new(r));
         self
@@ -154,7 +156,7 @@ impl Combined {
 impl Respondent for Combined {
     fn answer(&mut self, query: &Query, rng: &mut dyn Rng) -> Result<Answer> {
         let slot = match query {
-            Query::Duel(..) => &mut self.duels,
+            Query::Duel(..) | Query::Choice(..) => &mut self.duels,
             Query::Evaluate(..) => &mut self.values,
             Query::Label(..) => &mut self.labels,
         };
