@@ -67,7 +67,8 @@ pub fn evaluation_curve(run: &RunRecord, u_star: f64) -> EvaluationCurve {
 /// first query that counts.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct QueryRegrets {
-    /// S_t (eq. (1) of notes 002 §1.4): duels count both points, evaluations their point.
+    /// S_t (eq. (1) of notes 002 §1.4): duels count both points (best-of-k choices all k),
+    /// evaluations their point.
     pub simple: Vec<Option<f64>>,
     /// R_c: the best u* − u(x_s) over the duels so far (the first point x_s only, as printed).
     pub comparisons: Vec<Option<f64>>,
@@ -96,6 +97,17 @@ pub fn query_regrets(run: &RunRecord, regret: &RegretModel) -> bohf_core::Result
                 let g = regret.value_gap(&step.first)?;
                 s = min(s, g);
                 l = min(l, g);
+            }
+            QueryKind::Choice => {
+                // A best-of-k comparison: every option counts toward S_t, the first one toward R_c
+                // (at k = 2 exactly the duel's rule).
+                let first = regret.value_gap(&step.first)?;
+                let mut all = first;
+                for p in step.options.iter().skip(1) {
+                    all = all.min(regret.value_gap(p)?);
+                }
+                s = min(s, all);
+                c = min(c, first);
             }
             QueryKind::Label => {}
         }

@@ -267,7 +267,7 @@ impl Session {
     }
 
     /// The costs spent so far under the spec's `[costs]` (an abstention costs its query's price:
-    /// the person was asked); `None` without `[costs]`.
+    /// the person was asked; a best-of-k choice costs a duel); `None` without `[costs]`.
     pub fn spent(&self) -> Option<f64> {
         let c = self.live.body.spec.costs.as_ref()?;
         Some(
@@ -276,7 +276,8 @@ impl Session {
                 .history
                 .iter()
                 .map(|s| match s.query {
-                    StoredQuery::Duel { .. } => c.duel,
+                    // A best-of-k choice costs one duel, as in an experiment's [budget].
+                    StoredQuery::Duel { .. } | StoredQuery::Choice { .. } => c.duel,
                     StoredQuery::Label { .. } => c.label,
                     StoredQuery::Value { .. } => c.evaluate,
                 })

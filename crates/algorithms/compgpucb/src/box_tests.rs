@@ -146,6 +146,7 @@ fn box_mode_phase_two_points_are_feasible_and_beat_a_grid() {
         let d = alg.last_decision().unwrap();
         let x = match q {
             Query::Duel(p, _) | Query::Evaluate(p) | Query::Label(p) => p.coords.clone(),
+            Query::Choice(_) => panic!("COMP-GP-UCB asks no choices"),
         };
         match d.phase {
             Phase::Comparisons => {

@@ -422,6 +422,12 @@ impl Optimizer for CompGpUcbBox {
             Query::Label(_) => {
                 return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a label query"));
             }
+            Query::Choice(_) => {
+                return Err(Error::invalid(
+                    "query",
+                    "COMP-GP-UCB asks duels and evaluations, got a best-of-k choice query",
+                ));
+            }
         };
         let d = match &self.pending {
             Some((q, d)) if q == query => d.clone(),

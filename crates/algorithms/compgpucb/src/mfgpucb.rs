@@ -319,6 +319,12 @@ impl Optimizer for MfGpUcb {
             Query::Label(_) => {
                 return Err(Error::invalid("query", "MF-GP-UCB asks duels and evaluations, got a label query"));
             }
+            Query::Choice(_) => {
+                return Err(Error::invalid(
+                    "query",
+                    "MF-GP-UCB asks duels and evaluations, got a best-of-k choice query",
+                ));
+            }
         };
         if kind != d.kind {
             return Err(Error::invalid("query", format!("MF-GP-UCB's next step is a {:?}, got {query:?}", d.kind)));
