@@ -235,15 +235,24 @@ impl EvidenceObjective<'_> {
         t
     }
 
+    /// The kernel at log-hyperparameters `theta`, clamped into the bounds: exp(ln b) can round just
+    /// outside b (exp(ln 100) = 100.00000000000004), and a fitted kernel must be a valid start of
+    /// the next fit.
     fn decode(&self, theta: &[f64]) -> Result<Stationary> {
         let m = self.start.lengthscales().len();
-        let ls: Vec<f64> = theta[..m].iter().map(|t| t.exp()).collect();
+        let [lo, hi] = self.config.effective_lengthscale_bounds();
+        let [vlo, vhi] = self.config.outputscale_bounds;
+        let ls: Vec<f64> = theta[..m].iter().map(|t| t.exp().clamp(lo, hi)).collect();
         let k = if m == 1 {
             Stationary::new(self.start.kind(), ls[0])?
         } else {
             Stationary::new(self.start.kind(), ls[0])?.with_ard(ls)?
         };
-        k.with_variance(if self.config.learn_outputscale { theta[m].exp() } else { self.start.variance() })
+        k.with_variance(if self.config.learn_outputscale {
+            theta[m].exp().clamp(vlo, vhi)
+        } else {
+            self.start.variance()
+        })
     }
 
     fn model(&self, theta: &[f64]) -> Result<LaplacePreferenceGp> {

@@ -399,6 +399,11 @@ fn a_prior_pushing_lengthscales_down_stops_at_the_floor() {
     // At ℓ = 0.025 the 40 random points are nearly independent: K ≈ σ²I and B stays well conditioned.
     let v = fit.model.variance(data.points()).unwrap();
     assert!(v.iter().all(|v| v.is_finite() && *v > 0.0));
+    // A fit that ends on a bound is a valid start of the next fit (exp(ln b) may round past b).
+    let [lo, hi] = cfg.effective_lengthscale_bounds();
+    assert!(fit.model.kernel().lengthscales().iter().all(|l| (lo..=hi).contains(l)));
+    let again = fit_laplace(&cfg, fit.model.kernel(), &data).unwrap();
+    assert!((again.objective - fit.objective).abs() <= 1e-9 * fit.objective.abs().max(1.0));
 }
 
 #[test]
@@ -662,4 +667,30 @@ fn joint_posterior_gradient_matches_finite_differences() {
             }
         }
     }
+}
+
+/// Noiseless answers drive the outputscale to its upper bound 100, where exp(ln 100) rounds to
+/// 100.00000000000004: the fitted kernel must still lie in the bounds and start the next fit (found
+/// by bohf-eubo's refits, which warm-start each fit from the last).
+#[test]
+fn a_fit_on_the_outputscale_bound_restarts_the_next_fit() {
+    let mut r = bohf_core::rng::seeded(11);
+    let u = |x: &[f64]| (3.0 * x[0]).sin() + x[1] * x[1];
+    let duels: Vec<(Vec<f64>, Vec<f64>, bool)> = (0..60)
+        .map(|_| {
+            let a = vec![r.random::<f64>(), r.random::<f64>()];
+            let b = vec![r.random::<f64>(), r.random::<f64>()];
+            let w = u(&a) > u(&b);
+            (a, b, w)
+        })
+        .collect();
+    let data = PreferenceData::from_points(&duels, 1e-9).unwrap();
+    let cfg = LaplaceFitConfig::default().check().unwrap();
+    let fit = fit_laplace(&cfg, &cfg.start_kernel(KernelKind::Se, 2).unwrap(), &data).unwrap();
+    let [vlo, vhi] = cfg.config().outputscale_bounds;
+    let v = fit.model.kernel().variance();
+    assert!(v == vhi, "the outputscale should end on its upper bound {vhi}: {v}");
+    assert!((vlo..=vhi).contains(&v));
+    let again = fit_laplace(&cfg, fit.model.kernel(), &data).unwrap();
+    assert!(again.objective >= fit.objective - 1e-9 * fit.objective.abs().max(1.0));
 }
