@@ -445,21 +445,7 @@ impl Optimizer for CompGpUcbBox {
                 format!("COMP-GP-UCB's next step ({} phase) is a {:?}, got {query:?}", d.phase.label(), d.kind),
             ));
         }
-        match kind {
-            QueryKind::Duel => {
-                let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
-                self.comparisons.append(&x, z)?;
-            }
-            QueryKind::Evaluate => {
-                let Answer::Value(y) = answer else {
-                    return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
-                };
-                if !y.is_finite() {
-                    return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
-                }
-                self.labels.append(&x, y)?;
-            }
-        }
+        crate::compgpucb::record_answer(&mut self.comparisons, &mut self.labels, kind, &x, answer)?;
         self.progress.record(&self.config, &self.costs, &d, kind, x);
         self.pending = None;
         self.last = Some(d);

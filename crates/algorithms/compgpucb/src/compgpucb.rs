@@ -590,21 +590,7 @@ impl Optimizer for CompGpUcb {
             return Err(Error::invalid("query", format!("the rule chooses candidate {x}, got candidate {first}")));
         }
         let coords = self.domain.coords(first)?;
-        match kind {
-            QueryKind::Duel => {
-                let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
-                self.comparisons.append(&coords, z)?;
-            }
-            QueryKind::Evaluate => {
-                let Answer::Value(y) = answer else {
-                    return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
-                };
-                if !y.is_finite() {
-                    return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
-                }
-                self.labels.append(&coords, y)?;
-            }
-        }
+        record_answer(&mut self.comparisons, &mut self.labels, kind, &coords, answer)?;
         self.progress.record(&self.config, &self.costs, &d, kind, first);
         self.pending = None;
         self.last = Some(d);
@@ -642,4 +628,32 @@ pub(crate) fn details(d: &Decision) -> StepDetails {
         ("exits_phase1", d.exits_phase1.to_string()),
         ("stage", d.stage.to_string()),
     ]
+}
+
+/// Records `answer` to the query of `kind` at `x` (COMP-GP-UCB's two GPs, finite and box modes): a
+/// duel's outcome (1 if x won against its random opponent) in f_r's GP `comparisons`, a value in
+/// f's GP `labels`. Errors (naming `answer`) for an answer of the wrong kind or a non-finite value;
+/// nothing is recorded then.
+pub(crate) fn record_answer(
+    comparisons: &mut GpUcbModel,
+    labels: &mut GpUcbModel,
+    kind: QueryKind,
+    x: &[f64],
+    answer: Answer,
+) -> Result<()> {
+    match kind {
+        QueryKind::Duel => {
+            let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
+            comparisons.append(x, z)
+        }
+        QueryKind::Evaluate => {
+            let Answer::Value(y) = answer else {
+                return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
+            };
+            if !y.is_finite() {
+                return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
+            }
+            labels.append(x, y)
+        }
+    }
 }
