@@ -21,6 +21,12 @@
 //! H^γ = {f_r ≥ f_r* − L₂ζ − 4γ} is the whole grid and 2L₁γ + ζ exceeds the range of f: the Lemma 9
 //! and eq. (8) rows pass but are vacuous, and say so. Claim 7 (φ_t(x*) ≥ 0 where the band holds)
 //! and Lemma 6 are checked as stated; Claim 7's margin is wide because β^r is.
+//!
+//! **Non-vacuous versions** (`compgpucb.conditional.*`): Lemma 9 and eq. (8) are deterministic
+//! consequences of a few band inequalities (at x* at the exit, at the queried point), so they are
+//! checked with a constant β = 1, where phase 1 ends at γ = 0.1 (Lemma 9, R = 4: 12 of the 25 grid
+//! points lie outside H^γ) and γ = 0.05 (eq. (8), R = 1: 2L₁γ + ζ ≈ 0.52 against f's range ≈ 1.01), at
+//! the steps where those inequalities held (checked from the truth; the rows count them).
 
 use super::Check;
 use crate::report::Row;
@@ -40,6 +46,7 @@ pub fn catalogue() -> Vec<Check> {
         Check { name: "compgpucb.prop1-ratio", in_quick: true, run: prop1_ratio },
         Check { name: "compgpucb.xstar-in-h", in_quick: true, run: xstar_in_h },
         Check { name: "compgpucb.runs", in_quick: true, run: runs },
+        Check { name: "compgpucb.conditional", in_quick: true, run: conditional },
     ]
 }
 
@@ -65,6 +72,11 @@ struct Instance {
 
 impl Instance {
     fn new(g: usize) -> bohf_core::Result<Self> {
+        Self::with_range(g, RANGE)
+    }
+
+    /// The instance with f_c scaled to range `range`.
+    fn with_range(g: usize, range: f64) -> bohf_core::Result<Self> {
         let domain = BoxDomain::cube(0.0, 1.0, 2)?.grid(g)?;
         let n = domain.len();
         let (mut f, mut fc) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -74,7 +86,7 @@ impl Instance {
             fc.push(CurrinExp::low(x[0], x[1]));
         }
         let (lo, hi) = (min(&fc), max(&fc));
-        let c = RANGE / (hi - lo);
+        let c = range / (hi - lo);
         f.iter_mut().for_each(|v| *v *= c);
         fc.iter_mut().for_each(|v| *v *= c);
         let fr: Vec<f64> = fc.iter().map(|a| fc.iter().map(|b| sigmoid(a - b)).sum::<f64>() / n as f64).collect();
@@ -390,5 +402,147 @@ fn runs(quick: bool) -> Vec<Row> {
         "1",
         1.0,
     ));
+    rows
+}
+
+/// The conditional runs' β (a constant multiplier), and their (R, γ) for Lemma 9 and eq. (8).
+const COND_BETA: f64 = 1.0;
+const LEMMA9_SETUP: (f64, f64) = (4.0, 0.1);
+const EQ8_SETUP: (f64, f64) = (1.0, 0.05);
+
+/// What one conditional panel measured: steps where the proof's premises held, and the worst margin.
+#[derive(Default)]
+struct Conditional {
+    /// Steps (labels for Lemma 9, exits for eq. (8)) seen, and those whose band premises held.
+    seen: usize,
+    held: usize,
+    /// min over the held steps of (bound side − claimed side): ≥ 0 is the claim.
+    min_margin: Option<f64>,
+    /// Grid points outside the claimed set (Lemma 9) / the bound against f's range (eq. (8)).
+    outside: usize,
+}
+
+/// Lemma 9 and eq. (8) as the proofs use them: deterministic consequences of the confidence band at a
+/// few points, so they can be checked with any β at the steps where those band inequalities hold
+/// (computed here from the truth). With a constant β = 1 phase 1 ends at small γ, where H^γ excludes
+/// grid points (Lemma 9) and 2L₁γ + ζ is below f's range (eq. (8)): the rows are not vacuous.
+///
+/// Premises (notes 002 §4): eq. (8) at the exit T₀: f_r* ≤ UCB_{T₀}(x*) and f_r(x_{T₀}) ≥ LCB_{T₀}(x_{T₀});
+/// then f_r* − f_r(x_{T₀}) ≤ 2β σ(x_{T₀}) ≤ 2γ and Prop. 1 + Assumption 1 give f* − f(x_{T₀}) ≤ 2L₁γ + ζ.
+/// Lemma 9 at a label t: f_r* ≤ UCB_{T₀}(x*) at the exit (so f̂_r ≥ f_r* − 2γ) and f_r(x_t) ≥ LCB_t(x_t).
+fn conditional_panel(quick: bool, lemma9: bool) -> bohf_core::Result<(Instance, Conditional, usize, usize)> {
+    let (range, gamma) = if lemma9 { LEMMA9_SETUP } else { EQ8_SETUP };
+    let inst = Instance::with_range(5, range)?;
+    let (n_runs, horizon) = if quick { (2, 300) } else { (8, 600) };
+    let x_star = inst.xstar();
+    let (f_star, fr_star) = (max(&inst.f), max(&inst.fr));
+    let l1 = 1.0 / inst.inv_l1();
+    let level = fr_star - L2 * inst.zeta - 4.0 * gamma;
+    let mut out = Conditional {
+        outside: if lemma9 {
+            inst.fr.iter().filter(|&&v| v < level).count()
+        } else {
+            usize::from(2.0 * l1 * gamma + inst.zeta < f_star - min(&inst.f))
+        },
+        ..Conditional::default()
+    };
+    for run in 0..n_runs {
+        let ctx = SearchContext::new(inst.domain.clone(), horizon)?;
+        let mut cfg = config(inst.zeta);
+        cfg.beta = BetaRule::Constant { value: COND_BETA };
+        cfg.gamma = GammaRule::Value { value: gamma };
+        let mut alg = CompGpUcb::new(&ctx, cfg.check()?)?;
+        let f = GridFunction::new(inst.domain.clone(), inst.f.clone())?;
+        let fc = GridFunction::new(inst.domain.clone(), inst.fc.clone())?;
+        let mut resp = BiasedComparisons::new(f, fc, DuelModel::btl(), 0.0)?;
+        let (mut ra, mut rr) = (rng::stream(62, &[run as u64, 0]), rng::stream(62, &[run as u64, 1]));
+        // Whether f_r* ≤ UCB(x*) held at the phase-1 exit.
+        let mut exit_upper = None;
+        for _ in 0..horizon {
+            let q = alg.suggest(&mut ra)?;
+            let d = alg.last_decision().cloned().ok_or_else(|| bohf_core::Error::invalid("decision", "none"))?;
+            let x = d.index.unwrap_or(0);
+            let needed = (d.phase == Phase::Comparisons && d.exits_phase1)
+                || (d.phase == Phase::Constrained && d.kind == QueryKind::Evaluate);
+            if needed {
+                let (m, s) = alg.posterior(alg.comparison_gp())?;
+                let upper_star = fr_star <= m[x_star] + d.beta_r * s[x_star];
+                let lower_x = inst.fr[x] >= m[x] - d.beta_r * s[x];
+                if d.exits_phase1 {
+                    exit_upper = Some(upper_star);
+                    if !lemma9 {
+                        out.seen += 1;
+                        if upper_star && lower_x {
+                            out.held += 1;
+                            let margin = 2.0 * l1 * gamma + inst.zeta - (f_star - inst.f[x]);
+                            out.min_margin = Some(out.min_margin.map_or(margin, |v: f64| v.min(margin)));
+                        }
+                    }
+                } else if lemma9 {
+                    out.seen += 1;
+                    if exit_upper == Some(true) && lower_x {
+                        out.held += 1;
+                        let margin = inst.fr[x] - level;
+                        out.min_margin = Some(out.min_margin.map_or(margin, |v: f64| v.min(margin)));
+                    }
+                }
+            }
+            let a = resp.answer(&q, &mut rr)?;
+            alg.observe(&q, a)?;
+        }
+    }
+    Ok((inst, out, n_runs, horizon))
+}
+
+/// Lemma 9 and eq. (8), non-vacuous, at the steps where their band premises held (see
+/// [`conditional_panel`]).
+fn conditional(quick: bool) -> Vec<Row> {
+    let name = "compgpucb.conditional";
+    let mut rows = Vec::new();
+    for lemma9 in [true, false] {
+        let (range, gamma) = if lemma9 { LEMMA9_SETUP } else { EQ8_SETUP };
+        let (id, claim) = if lemma9 {
+            (
+                "compgpucb.conditional.lemma9",
+                format!(
+                    "COMP-GP-UCB Lemma 9 (non-vacuous: β = {COND_BETA}, γ = {gamma}, R = {range}): every label x_t with \
+                     the band premises holding lies in H^γ = {{f_r ≥ f_r* − L₂ζ − 4γ}}"
+                ),
+            )
+        } else {
+            (
+                "compgpucb.conditional.eq8",
+                format!(
+                    "COMP-GP-UCB eq. (8) (non-vacuous: β = {COND_BETA}, γ = {gamma}, R = {range}): \
+                     f* − f(x_T₀) ≤ 2L₁γ + ζ at every phase-1 exit with the band premises holding"
+                ),
+            )
+        };
+        match conditional_panel(quick, lemma9) {
+            Err(e) => rows.push(Row::error(name, &claim, e)),
+            Ok((inst, c, n_runs, horizon)) => {
+                let l1 = 1.0 / inst.inv_l1();
+                let context = if lemma9 {
+                    format!("{} of 25 grid points lie outside H^γ", c.outside)
+                } else {
+                    format!(
+                        "2L₁γ + ζ = {:.3} against range f = {:.3}",
+                        2.0 * l1 * gamma + inst.zeta,
+                        max(&inst.f) - min(&inst.f)
+                    )
+                };
+                let setting = format!(
+                    "{n_runs} runs × T = {horizon}; {} of {} steps had the premises; {context}",
+                    c.held, c.seen
+                );
+                match c.min_margin {
+                    Some(m) if c.outside > 0 => {
+                        rows.push(Row::at_least(id, &claim, &format!("min margin ({setting})"), m, "0", 0.0))
+                    }
+                    _ => rows.push(Row::info(id, &claim, "not reached or vacuous".into(), setting)),
+                }
+            }
+        }
+    }
     rows
 }
