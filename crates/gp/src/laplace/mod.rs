@@ -66,7 +66,7 @@ mod data;
 mod fit;
 mod model;
 
-pub use data::{PairCounts, PreferenceData};
+pub use data::{ChoiceCounts, Comparison, PairCounts, PreferenceData};
 pub use fit::{
     LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace, warm_start,
 };
