@@ -27,7 +27,10 @@ pub struct PairCounts {
 /// The likelihood of the block is Π_u P(u)^{wins[u]} with the multinomial logit (Plackett–Luce
 /// top-1) P(u) = m_u exp(f_u/s) / Σ_v m_v exp(f_v/s) ([`bohf_core::link::choice_log_probability`]
 /// at the utilities f_u + s log m_u), so repeated choices among the same options add one k×k
-/// block to W, not one per choice.
+/// block to W, not one per choice. With merged options (m_u > 1), P(u) is the probability that
+/// one of the m_u merged options is chosen: the probability of the one shown option that was
+/// chosen is P(u)/m_u, a constant factor that the evidence excludes (as it excludes the log ½ of a
+/// dropped self-duel).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChoiceCounts {
     /// The distinct latent indices of the options, ascending (at least 2).
@@ -158,7 +161,9 @@ impl PreferenceData {
                 }))
             };
             mapped.push(match comparison {
-                Comparison::Duel { first, second, first_wins } => Mapped::Duel(latent(*first)?, latent(*second)?, *first_wins),
+                Comparison::Duel { first, second, first_wins } => {
+                    Mapped::Duel(latent(*first)?, latent(*second)?, *first_wins)
+                }
                 Comparison::Choice { options, chosen } => {
                     Choice::new(options.clone(), *chosen).map_err(|e| e.in_history_entry(k))?;
                     let opts = options.iter().map(|&c| latent(c)).collect::<Result<Vec<_>>>()?;

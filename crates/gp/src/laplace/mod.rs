@@ -73,4 +73,6 @@ pub use fit::{
 pub use model::{JointPosterior, LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
 
 #[cfg(test)]
+mod choice_tests;
+#[cfg(test)]
 mod tests;

@@ -117,7 +117,11 @@ fn choice_probs(c: &ChoiceCounts, f: &DVector<f64>, scale: f64) -> Vec<f64> {
 ///
 /// so a choice's rows get the weights w_uv = N p_u p_v/s² (GPML eq. (3.38), Π Πᵀ written as a
 /// sum over pairs, which keeps W = Dᵀ diag(w) D with difference rows only).
-fn likelihood_at(config: &LaplaceConfig, data: &PreferenceData, f: &DVector<f64>) -> (f64, Vec<f64>, DVector<f64>) {
+pub(super) fn likelihood_at(
+    config: &LaplaceConfig,
+    data: &PreferenceData,
+    f: &DVector<f64>,
+) -> (f64, Vec<f64>, DVector<f64>) {
     let mut grad = DVector::zeros(f.len());
     let mut total = 0.0;
     let s = config.scale;
