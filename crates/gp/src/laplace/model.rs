@@ -383,12 +383,13 @@ impl LaplacePreferenceGp {
     }
 
     /// The Laplace log evidence log q(y | θ) = −½ f̂ᵀK⁻¹f̂ + log p(y | f̂) − ½ log det B
-    /// (GPML eq. (3.32), (5.20)) with B = I + Gᵀ K G; self-duels' constants are excluded.
+    /// (GPML eq. (3.32), (5.20)) with B = I + Gᵀ K G; the constants of dropped self-duels and
+    /// choices, and of merged choice options, are excluded ([`PreferenceData`], [`ChoiceCounts`]).
     pub fn log_evidence(&self) -> f64 {
         -0.5 * self.a.dot(&self.f) + self.log_likelihood - 0.5 * self.chol_b.log_det()
     }
 
-    /// log p(y | f̂), the log-likelihood of the duels at the MAP utilities.
+    /// log p(y | f̂), the log-likelihood of the duels and choices at the MAP utilities.
     pub fn log_likelihood(&self) -> f64 {
         self.log_likelihood
     }
