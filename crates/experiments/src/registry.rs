@@ -886,12 +886,12 @@ impl Registry {
             .with_memory(move |s| vec![pairs_t(s)]),
             AlgorithmEntry::of::<bohf_eubo::Qeubo>(
                 "qeubo",
-                "qEUBO (q = 2): Monte Carlo expected utility of the best option with fixed base samples, on the Laplace preference GP",
+                "qEUBO: Monte Carlo expected utility of the best of q options with fixed base samples, on the Laplace preference GP (duels at q = 2, best-of-q choices at q ≥ 3)",
             )
             .with_box::<bohf_eubo::Qeubo>()
             .documented(
-                "Astudillo, Lin, Bakshy & Frazier (2023), qEUBO, eq. (2) (sample-average approximation); duels only until best-of-k queries exist",
-                "duels (x, x′), one per step: argmax of the qEUBO sample average over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
+                "Astudillo, Lin, Bakshy & Frazier (2023), qEUBO, eq. (2) (sample-average approximation); choices learnt by the multinomial-logit likelihood in the Laplace GP",
+                "one query per step: at q = 2 a duel, the argmax of the qEUBO sample average over screened candidate pairs; at q ≥ 3 a best-of-q choice, exact over the q-subsets of the screened candidates (at most 4096) or greedy with swaps; on a box: multistart L-BFGS over the product box",
             )
             .with_memory(move |s| vec![pairs_t(s)]),
             AlgorithmEntry::of::<bohf_eubo::Dts>(

@@ -5,8 +5,8 @@
 use bohf_core::Answer;
 
 /// A test-only algorithm that asks best-of-3 choices between random distinct candidates and
-/// recommends the option chosen most often (no built-in algorithm asks choices yet). Its answer
-/// type is checked ([`bohf_core::Query::check_answer`]).
+/// recommends the option chosen most often (simpler than qEUBO, the built-in algorithm that asks
+/// choices with `q` ≥ 3). Its answer type is checked ([`bohf_core::Query::check_answer`]).
 pub struct ThreeWay {
     domain: bohf_core::FiniteDomain,
     chosen: Vec<usize>,

@@ -13,6 +13,9 @@ pub const MAX_MC_SAMPLES: usize = 1 << 16;
 /// The most points of DTS's sampling pool on a box (`pool`): the joint sample needs a pool×pool
 /// covariance.
 pub const MAX_POOL: usize = 4096;
+/// The most options per qEUBO query (`q`): the box search runs over a q·d-dimensional product box,
+/// and a choice among many options is hard for a person to answer.
+pub const MAX_Q: usize = 8;
 
 /// The Laplace preference GP of the three rules (bohf-gp's [`bohf_gp::LaplacePreferenceGp`]) and
 /// how it is refitted. Points are mapped to the unit cube of the domain (a box's bounds, or the
@@ -133,13 +136,18 @@ impl EuboConfig {
 pub struct QeuboConfig {
     /// The Laplace preference GP.
     pub model: LaplaceModelConfig,
-    /// Uniformly random duels before the first acquisition (default 4).
+    /// Uniformly random queries before the first acquisition (default 4): duels, or choices among
+    /// q uniformly random options when q ≥ 3.
     #[serde(default = "default_initial")]
     pub initial_duels: usize,
     /// Finite domains: the screened candidates, as [`EuboConfig::pair_screen`]. Default 200.
     pub pair_screen: usize,
-    /// The number q of options per query, ≥ 2. Only q = 2 (duels) can be asked until best-of-k
-    /// queries exist; the q-option acquisition itself is [`crate::qeubo_mc`].
+    /// The number q of options per query, in [2, 8]. q = 2 asks duels; q ≥ 3 asks best-of-q
+    /// choices ([`bohf_core::Query::Choice`], answered by the index of the preferred option, learnt
+    /// through the multinomial-logit likelihood of the Laplace GP), including the random initial
+    /// queries. On a finite domain the q options are chosen greedily (the best pair, then the best
+    /// addition, one at a time, among the screened candidates), on a box by the multistart search over
+    /// the q·d-dimensional product box. Needs at least q candidates and `pair_screen` ≥ q.
     pub q: usize,
     /// Base samples z ~ N(0, I_q) of the sample average, drawn once per step from the run's RNG
     /// (BoTorch's sample-average approximation). Default 256, at most 65536.
@@ -164,8 +172,8 @@ bohf_core::validated! {
 }
 
 impl QeuboConfig {
-    /// The one check; errors name `model.…`, `initial_duels`, `pair_screen`, `q` (q < 2, or q > 2
-    /// while only duels can be asked) or `mc_samples`.
+    /// The one check; errors name `model.…`, `initial_duels`, `pair_screen` (also below q), `q`
+    /// (outside [2, [`MAX_Q`]]) or `mc_samples`.
     pub fn check(&self) -> Result<ValidQeuboConfig> {
         self.model.check().at("model")?;
         check_initial(self.initial_duels)?;
@@ -173,10 +181,16 @@ impl QeuboConfig {
         if self.q < 2 {
             return Err(Error::invalid("q", format!("a query needs q ≥ 2 options, got {}", self.q)));
         }
-        if self.q > 2 {
+        if self.q > MAX_Q {
+            return Err(Error::invalid("q", format!("at most {MAX_Q} options per query, got {}", self.q)));
+        }
+        if self.pair_screen < self.q {
             return Err(Error::invalid(
-                "q",
-                format!("only duels (q = 2) can be asked until best-of-k queries are supported, got {}", self.q),
+                "pair_screen",
+                format!(
+                    "must be ≥ q = {} (the options are chosen among the screened candidates), got {}",
+                    self.q, self.pair_screen
+                ),
             ));
         }
         if !(1..=MAX_MC_SAMPLES).contains(&self.mc_samples) {

@@ -8,10 +8,10 @@ use bohf_core::linalg::PsdFactor;
 use bohf_core::rand::RngExt;
 use bohf_core::special::expected_max_of_two;
 use bohf_core::{
-    Answer, BoxDomain, Duel, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
+    Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
     check_pending,
 };
-use bohf_gp::laplace::{ValidLaplaceConfig, ValidLaplaceFitConfig, warm_start};
+use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, warm_start};
 use bohf_gp::{LaplacePreferenceGp, PreferenceData, fit_laplace};
 use bohf_kernels::Stationary;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, maximize_on_box, sobol_design};
@@ -26,12 +26,15 @@ pub enum Rule {
         /// [`crate::EuboConfig::pair_screen`].
         pair_screen: usize,
     },
-    /// qEUBO by a sample average with `mc_samples` base samples, q = 2.
+    /// qEUBO by a sample average with `mc_samples` base samples over `q` options: a duel at
+    /// q = 2, a best-of-q choice ([`Query::Choice`]) at q ≥ 3.
     Qeubo {
         /// [`crate::QeuboConfig::pair_screen`].
         pair_screen: usize,
         /// [`crate::QeuboConfig::mc_samples`].
         mc_samples: usize,
+        /// [`crate::QeuboConfig::q`].
+        q: usize,
     },
     /// Dueling Thompson sampling; `pool` Sobol points on a box.
     Dts {
@@ -43,12 +46,12 @@ pub enum Rule {
 /// What one suggestion computed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
-    /// A uniformly random initial duel (no acquisition).
+    /// A uniformly random initial query (no acquisition).
     pub initial: bool,
-    /// The acquisition value of the chosen duel: EUBO or its qEUBO estimate, or for DTS the
-    /// variance of the duel's outcome probability (NaN for an initial duel).
+    /// The acquisition value of the chosen query: EUBO or its qEUBO estimate, or for DTS the
+    /// variance of the duel's outcome probability (NaN for an initial query).
     pub acquisition: f64,
-    /// Duels answered before this step.
+    /// Queries (duels and choices) answered before this step.
     pub duels: usize,
     /// Calls of the acquisition (screened pairs or points, and local searches).
     pub evaluations: usize,
@@ -73,13 +76,16 @@ pub struct LaplaceBo {
     /// The unit-cube map u = (x − lo) ⊘ width.
     lo: Vec<f64>,
     width: Vec<f64>,
-    finite_duels: Vec<Duel>,
-    /// Duels on a box, in unit-cube coordinates.
-    box_duels: Vec<(Vec<f64>, Vec<f64>, bool)>,
+    /// Answered duels and choices on a finite domain, by candidate index.
+    finite_history: Vec<Comparison<usize>>,
+    /// Answered duels and choices on a box, in unit-cube coordinates.
+    box_history: Vec<Comparison<Vec<f64>>>,
     kernel: Stationary,
     model: Option<LaplacePreferenceGp>,
-    pending_pair: Option<(usize, usize)>,
-    pending_points: Option<(Vec<f64>, Vec<f64>)>,
+    /// The options (candidate indices) of the pending suggestion on a finite domain.
+    pending_options: Option<Vec<usize>>,
+    /// The options (coordinates) of the pending suggestion on a box.
+    pending_points: Option<Vec<Vec<f64>>>,
     last: Option<Step>,
 }
 
@@ -106,11 +112,11 @@ impl LaplaceBo {
             space,
             lo,
             width,
-            finite_duels: Vec::new(),
-            box_duels: Vec::new(),
+            finite_history: Vec::new(),
+            box_history: Vec::new(),
             kernel,
             model: None,
-            pending_pair: None,
+            pending_options: None,
             pending_points: None,
             last: None,
         })
@@ -127,6 +133,14 @@ impl LaplaceBo {
     ) -> Result<Self> {
         if domain.len() < 2 {
             return Err(Error::invalid("domain", format!("{name} needs at least 2 candidates, got {}", domain.len())));
+        }
+        if let Rule::Qeubo { q, .. } = rule
+            && q > domain.len()
+        {
+            return Err(Error::invalid(
+                "q",
+                format!("{name} asks {q} distinct options but the domain has {} candidates", domain.len()),
+            ));
         }
         let pts = domain.points();
         let d = domain.dim();
@@ -168,8 +182,8 @@ impl LaplaceBo {
         &self.model_config
     }
 
-    /// The Laplace preference GP after the answered duels (unit-cube coordinates), once a duel
-    /// between two distinct points was answered.
+    /// The Laplace preference GP after the answered queries (unit-cube coordinates), once a duel
+    /// or choice between distinct points was answered.
     pub fn model(&self) -> Option<&LaplacePreferenceGp> {
         self.model.as_ref()
     }
@@ -179,9 +193,17 @@ impl LaplaceBo {
         &self.kernel
     }
 
-    /// The number of answered duels.
+    /// The number of answered queries (duels and choices).
     pub fn answered(&self) -> usize {
-        self.finite_duels.len() + self.box_duels.len()
+        self.finite_history.len() + self.box_history.len()
+    }
+
+    /// The number of options per query: q for qEUBO, 2 (duels) for EUBO and DTS.
+    pub fn options_per_query(&self) -> usize {
+        match self.rule {
+            Rule::Qeubo { q, .. } => q,
+            _ => 2,
+        }
     }
 
     /// What the last suggestion computed.
@@ -201,8 +223,10 @@ impl LaplaceBo {
 
     fn data(&self) -> Result<PreferenceData> {
         match &self.space {
-            Space::Finite { unit, .. } => PreferenceData::from_candidates(unit, &self.finite_duels),
-            Space::Box { .. } => PreferenceData::from_points(&self.box_duels, self.model_config.merge_tolerance),
+            Space::Finite { unit, .. } => PreferenceData::from_candidate_comparisons(unit, &self.finite_history),
+            Space::Box { .. } => {
+                PreferenceData::from_point_comparisons(&self.box_history, self.model_config.merge_tolerance)
+            }
         }
     }
 
@@ -210,7 +234,7 @@ impl LaplaceBo {
     /// schedule (from the current ones), else the MAP utilities only (warm-started).
     fn refit(&mut self) -> Result<()> {
         let data = self.data()?;
-        if data.pairs().is_empty() {
+        if !data.is_informative() {
             self.model = None;
             return Ok(());
         }
@@ -269,9 +293,43 @@ impl LaplaceBo {
         }
     }
 
+    /// `q` ≥ 3 uniformly random options: distinct candidates (rejection of repeats), or uniform
+    /// points of the box.
+    fn random_choice(&self, q: usize, rng: &mut dyn Rng) -> Result<Query> {
+        match &self.space {
+            Space::Finite { domain, .. } => {
+                let mut picked: Vec<usize> = Vec::with_capacity(q);
+                while picked.len() < q {
+                    let i = rng.random_range(0..domain.len());
+                    if !picked.contains(&i) {
+                        picked.push(i);
+                    }
+                }
+                Ok(Query::Choice(picked.into_iter().map(|i| domain.point(i)).collect::<Result<_>>()?))
+            }
+            Space::Box { domain, .. } => {
+                Ok(Query::Choice((0..q).map(|_| Point::continuous(domain.sample(rng))).collect()))
+            }
+        }
+    }
+
     pub(crate) fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let duels = self.answered();
+        let q = self.options_per_query();
         let (query, step) = match &self.model {
+            Some(gp) if duels >= self.initial && q > 2 => {
+                let (query, acquisition, evaluations) = match &self.space {
+                    Space::Finite { domain, unit } => {
+                        let (options, v, e) = self.finite_options(gp, unit, rng)?;
+                        (Query::Choice(options.into_iter().map(|i| domain.point(i)).collect::<Result<_>>()?), v, e)
+                    }
+                    Space::Box { search, .. } => {
+                        let (options, v, e) = self.box_options(gp, search.as_ref(), rng)?;
+                        (Query::Choice(options.iter().map(|u| Point::continuous(self.from_unit(u))).collect()), v, e)
+                    }
+                };
+                (query, Step { initial: false, acquisition, duels, evaluations })
+            }
             Some(gp) if duels >= self.initial => {
                 let (query, acquisition, evaluations) = match &self.space {
                     Space::Finite { domain, unit } => {
@@ -289,12 +347,15 @@ impl LaplaceBo {
                 };
                 (query, Step { initial: false, acquisition, duels, evaluations })
             }
+            _ if q > 2 => {
+                (self.random_choice(q, rng)?, Step { initial: true, acquisition: f64::NAN, duels, evaluations: 0 })
+            }
             _ => (self.random_duel(rng)?, Step { initial: true, acquisition: f64::NAN, duels, evaluations: 0 }),
         };
-        let (p, q) = query.duel_points(self.name)?;
+        let points = query.points();
         match &self.space {
-            Space::Finite { .. } => self.pending_pair = Some((p.index.unwrap_or(0), q.index.unwrap_or(0))),
-            Space::Box { .. } => self.pending_points = Some((p.coords.clone(), q.coords.clone())),
+            Space::Finite { .. } => self.pending_options = Some(points.iter().map(|p| p.index.unwrap_or(0)).collect()),
+            Space::Box { .. } => self.pending_points = Some(points.iter().map(|p| p.coords.clone()).collect()),
         }
         self.last = Some(step);
         Ok(query)
@@ -320,7 +381,7 @@ impl LaplaceBo {
         Ok(order)
     }
 
-    /// (first, second, acquisition value, evaluations) on the candidates.
+    /// (first, second, acquisition value, evaluations) on the candidates (EUBO, qEUBO at q = 2, DTS).
     fn finite_choice(
         &self,
         gp: &LaplacePreferenceGp,
@@ -357,6 +418,140 @@ impl LaplaceBo {
             )?,
         };
         Ok((idx[p], idx[q], value, k * (k - 1) / 2))
+    }
+
+    /// qEUBO's q ≥ 3 options on the candidates. With at most [`EXACT_SUBSETS`] q-subsets of the
+    /// screened candidates (as [`LaplaceBo::finite_choice`] screens them), the exact argmax of the
+    /// qEUBO estimate over them (each subset in increasing index order; ties: the first in
+    /// lexicographic order). Otherwise a greedy rule with swaps: the exact best pair under the
+    /// first two rows of the base samples; then, one at a time, the screened candidate whose
+    /// addition maximises the qEUBO estimate of the enlarged set (under the first j rows of the same
+    /// base samples; ties: the lowest index); then sweeps over the q positions replacing an option
+    /// by the best other screened candidate when that raises the estimate (all q rows), until a
+    /// sweep changes nothing (at most 10 sweeps): the result is a local optimum under single swaps.
+    /// Returns (the options, the final qEUBO estimate, evaluations).
+    fn finite_options(
+        &self,
+        gp: &LaplacePreferenceGp,
+        unit: &DMatrix<f64>,
+        rng: &mut dyn Rng,
+    ) -> Result<(Vec<usize>, f64, usize)> {
+        let Rule::Qeubo { pair_screen, mc_samples, q } = self.rule else {
+            return Err(Error::invalid("q", format!("{} asks duels only", self.name)));
+        };
+        let m = gp.mean(unit)?;
+        let v = gp.variance(unit)?;
+        let idx = Self::screened(&m, &v, pair_screen)?;
+        let sub = DMatrix::from_fn(idx.len(), unit.ncols(), |r, c| unit[(idx[r], c)]);
+        let ms = DVector::from_fn(idx.len(), |r, _| m[idx[r]]);
+        let cov = gp.covariance(&sub)?;
+        let k = idx.len();
+        let z = base_samples(q, mc_samples, rng);
+        let score = |set: &[usize], z: &DMatrix<f64>| {
+            let mean = DVector::from_fn(set.len(), |r, _| ms[set[r]]);
+            let c = DMatrix::from_fn(set.len(), set.len(), |r, c| cov[(set[r], set[c])]);
+            qeubo_mc(&mean, &c, z)
+        };
+        if subsets_at_most(k, q, EXACT_SUBSETS) {
+            // Every q-subset of the screened candidates, each in increasing order (lexicographic;
+            // ties: the first).
+            let mut scored = Vec::new();
+            let mut set: Vec<usize> = (0..q).collect();
+            loop {
+                scored.push((set.clone(), score(&set, &z)?));
+                // The next combination in lexicographic order.
+                let Some(j) = (0..q).rev().find(|&j| set[j] < k - q + j) else { break };
+                set[j] += 1;
+                for l in j + 1..q {
+                    set[l] = set[l - 1] + 1;
+                }
+            }
+            let evaluations = scored.len();
+            let (set, value) = argmax_lowest_by("qEUBO over candidate subsets", scored)?;
+            return Ok((set.into_iter().map(|c| idx[c]).collect(), value, evaluations));
+        }
+        let z2 = z.rows(0, 2).into_owned();
+        let mut scored = Vec::with_capacity(k * (k - 1) / 2);
+        for p in 0..k {
+            for r in p + 1..k {
+                scored.push(((p, r), score(&[p, r], &z2)?));
+            }
+        }
+        let ((p, r), mut value) = argmax_lowest_by("qEUBO over candidate pairs", scored)?;
+        let mut evaluations = k * (k - 1) / 2;
+        let mut set = vec![p, r];
+        while set.len() < q {
+            let zj = z.rows(0, set.len() + 1).into_owned();
+            let mut scored = Vec::with_capacity(k);
+            for c in (0..k).filter(|c| !set.contains(c)) {
+                let mut larger = set.clone();
+                larger.push(c);
+                scored.push((c, score(&larger, &zj)?));
+            }
+            evaluations += scored.len();
+            let (c, v) = argmax_lowest_by("qEUBO over candidate additions", scored)?;
+            set.push(c);
+            value = v;
+        }
+        // Swap sweeps: replace one option at a time by the screened candidate that most improves the
+        // estimate (all q rows of z), until no single swap improves it (at most MAX_SWEEPS sweeps).
+        const MAX_SWEEPS: usize = 10;
+        for _ in 0..MAX_SWEEPS {
+            let mut improved = false;
+            for j in 0..q {
+                let mut scored = Vec::with_capacity(k);
+                for c in (0..k).filter(|c| !set.contains(c)) {
+                    let mut swapped = set.clone();
+                    swapped[j] = c;
+                    scored.push((c, score(&swapped, &z)?));
+                }
+                evaluations += scored.len();
+                if scored.is_empty() {
+                    continue;
+                }
+                let (c, v) = argmax_lowest_by("qEUBO over candidate swaps", scored)?;
+                if v > value {
+                    set[j] = c;
+                    value = v;
+                    improved = true;
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        Ok((set.into_iter().map(|c| idx[c]).collect(), value, evaluations))
+    }
+
+    /// qEUBO's q ≥ 3 options on a box (unit coordinates): bohf-optim's multistart search over the
+    /// q·d-dimensional product box ([`maximize_options_on_unit_box`]). An option equal to an
+    /// earlier one within `merge_tolerance` in every unit coordinate (a search ending with two
+    /// options on the same corner) is replaced by a uniform point of the cube, so that the choice
+    /// shows q distinct options. Returns (options, qEUBO estimate, evaluations).
+    fn box_options(
+        &self,
+        gp: &LaplacePreferenceGp,
+        search: Option<&MultistartConfig>,
+        rng: &mut dyn Rng,
+    ) -> Result<(Vec<Vec<f64>>, f64, usize)> {
+        let Rule::Qeubo { mc_samples, q, .. } = self.rule else {
+            return Err(Error::invalid("q", format!("{} asks duels only", self.name)));
+        };
+        let d = self.lo.len();
+        let search = search.cloned().unwrap_or_default();
+        let z = base_samples(q, mc_samples, rng);
+        let best = maximize_options_on_unit_box(gp, q, Some(&z), &search, rng)?;
+        let cube = BoxDomain::cube(0.0, 1.0, d)?;
+        let tol = self.model_config.merge_tolerance;
+        let mut options: Vec<Vec<f64>> = Vec::with_capacity(q);
+        for chunk in best.x.chunks(d) {
+            let mut x = chunk.to_vec();
+            while options.iter().any(|o| o.iter().zip(&x).all(|(a, b)| (a - b).abs() <= tol)) {
+                x = cube.sample(rng);
+            }
+            options.push(x);
+        }
+        Ok((options, best.value, best.evaluations))
     }
 
     /// DTS on a pool of points (rows of `pool`, unit coordinates): the argmax of one joint posterior
@@ -419,31 +614,67 @@ impl LaplaceBo {
         Ok((best.x[..d].to_vec(), best.x[d..].to_vec(), best.value, best.evaluations))
     }
 
+    /// Records an answered duel, or (qEUBO only) an answered best-of-k choice, and refits.
     pub(crate) fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
+        let choice = match query {
+            Query::Choice(options) if matches!(self.rule, Rule::Qeubo { .. }) => {
+                query.check_answer(&answer)?;
+                Some((options, answer.choice_index(options.len())?))
+            }
+            _ => None,
+        };
         match &self.space {
             Space::Finite { domain, .. } => {
-                let duel = domain.answered_duel(query, &answer, self.pending_pair, self.name)?;
-                self.finite_duels.push(duel);
+                let comparison = match choice {
+                    Some((options, chosen)) => {
+                        let idx = options
+                            .iter()
+                            .enumerate()
+                            .map(|(j, p)| domain.candidate_index(p, &format!("option {j}")))
+                            .collect::<Result<Vec<usize>>>()?;
+                        check_pending(self.pending_options.clone(), idx.clone())?;
+                        Comparison::Choice { options: idx, chosen }
+                    }
+                    None => {
+                        let duel = domain.answered_duel(query, &answer, None, self.name)?;
+                        check_pending(self.pending_options.clone(), vec![duel.first, duel.second])?;
+                        duel.into()
+                    }
+                };
+                self.finite_history.push(comparison);
             }
             Space::Box { domain, .. } => {
-                let (p, q) = query.duel_points(self.name)?;
-                let x = domain.checked_point(p, "first")?.to_vec();
-                let y = domain.checked_point(q, "second")?.to_vec();
-                let first_wins = answer.duel_outcome()?;
-                check_pending(self.pending_points.clone(), (x.clone(), y.clone()))?;
-                let (ux, uy) = (self.to_unit(&x), self.to_unit(&y));
-                self.box_duels.push((ux, uy, first_wins));
+                let comparison = match choice {
+                    Some((options, chosen)) => {
+                        let pts = options
+                            .iter()
+                            .enumerate()
+                            .map(|(j, p)| domain.checked_point(p, &format!("option {j}")).map(<[f64]>::to_vec))
+                            .collect::<Result<Vec<Vec<f64>>>>()?;
+                        check_pending(self.pending_points.clone(), pts.clone())?;
+                        Comparison::Choice { options: pts.iter().map(|x| self.to_unit(x)).collect(), chosen }
+                    }
+                    None => {
+                        let (p, q) = query.duel_points(self.name)?;
+                        let x = domain.checked_point(p, "first")?.to_vec();
+                        let y = domain.checked_point(q, "second")?.to_vec();
+                        let first_wins = answer.duel_outcome()?;
+                        check_pending(self.pending_points.clone(), vec![x.clone(), y.clone()])?;
+                        Comparison::Duel { first: self.to_unit(&x), second: self.to_unit(&y), first_wins }
+                    }
+                };
+                self.box_history.push(comparison);
             }
         }
         let (kernel, model) = (self.kernel.clone(), self.model.clone());
         if let Err(e) = self.refit() {
             // Leave the state as before this answer.
-            self.finite_duels.truncate(self.finite_duels.len().saturating_sub(usize::from(self.is_finite())));
-            self.box_duels.truncate(self.box_duels.len().saturating_sub(usize::from(!self.is_finite())));
+            self.finite_history.truncate(self.finite_history.len().saturating_sub(usize::from(self.is_finite())));
+            self.box_history.truncate(self.box_history.len().saturating_sub(usize::from(!self.is_finite())));
             (self.kernel, self.model) = (kernel, model);
             return Err(e);
         }
-        self.pending_pair = None;
+        self.pending_options = None;
         self.pending_points = None;
         Ok(())
     }
@@ -482,6 +713,26 @@ impl LaplaceBo {
             ("outputscale", self.kernel.variance().to_string()),
         ]
     }
+}
+
+/// The most q-subsets of the screened candidates that qEUBO's finite search (q ≥ 3) scores one by
+/// one; beyond, it is greedy with swaps ([`LaplaceBo`]'s `finite_options`).
+pub const EXACT_SUBSETS: usize = 4096;
+
+/// True if C(k, q) ≤ `limit` (computed without overflow).
+fn subsets_at_most(k: usize, q: usize, limit: usize) -> bool {
+    let mut c: usize = 1;
+    for j in 0..q.min(k) {
+        // C(k, j + 1) = C(k, j) (k − j) / (j + 1), exact at every step.
+        c = match c.checked_mul(k - j) {
+            Some(v) => v / (j + 1),
+            None => return false,
+        };
+        if c > limit {
+            return false;
+        }
+    }
+    true
 }
 
 /// EUBO (`z` = None, q = 2) or qEUBO (`z` the q × S base samples) of the q options whose unit

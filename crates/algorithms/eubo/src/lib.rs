@@ -8,17 +8,20 @@
 //!   maximising E[max(f(x), f(x′))] in closed form (Clark 1961,
 //!   [`bohf_core::special::expected_max_of_two`]).
 //! * [`Qeubo`] / [`QeuboConfig`]: qEUBO (Astudillo et al. 2023), E[max_i f(x_i)] by a sample
-//!   average over fixed base samples ([`qeubo_mc`], any q ≥ 2; the algorithm asks duels, q = 2).
+//!   average over fixed base samples ([`qeubo_mc`]); duels at q = 2, best-of-q choices
+//!   ([`bohf_core::Query::Choice`]) at q ≥ 3, learnt through the Laplace GP's multinomial-logit
+//!   choice likelihood.
 //! * [`Dts`] / [`DtsConfig`]: dueling Thompson sampling (González et al. 2017, §4.3).
 //!
 //! **The loop** ([`LaplaceBo`]). Points are mapped to the unit cube (of the box, or of the
-//! candidates' bounding box). Uniformly random duels come first (`initial_duels`, and until one duel
-//! between two distinct points was answered); after each answer the Laplace GP is refitted: its
+//! candidates' bounding box). Uniformly random queries come first (`initial_duels`: duels, or
+//! choices among q random options for qEUBO with q ≥ 3; and until one query between distinct
+//! points was answered); after each answer the Laplace GP is refitted: its
 //! hyperparameters by maximum Laplace evidence with the configured priors on the `refit_every`
 //! schedule, warm-started from the current ones ([`bohf_gp::fit_laplace`]), otherwise only the MAP
 //! utilities, Newton warm-started from the previous mode.
 //!
-//! **The duel.** EUBO and qEUBO: on a finite domain, the exact argmax over the pairs of the
+//! **The duel.** EUBO and qEUBO (q = 2): on a finite domain, the exact argmax over the pairs of the
 //! `pair_screen` candidates with the largest m + σ (all pairs when there are fewer candidates,
 //! which is then the brute-force argmax; lowest pair in lexicographic order on ties); on a box,
 //! bohf-optim's multistart L-BFGS ([`bohf_optim::maximize_on_box`]) over the 2d-dimensional
@@ -27,6 +30,11 @@
 //! box: on a pool of `pool` scrambled Sobol points plus the compared points), the second the
 //! argmax over the same points of the posterior variance of the duel's outcome probability
 //! against the first ([`duel_outcome_variance`]).
+//!
+//! **The choice** (qEUBO, q ≥ 3): on a finite domain, the exact argmax over the q-subsets of the
+//! screened candidates when there are at most [`EXACT_SUBSETS`], otherwise greedy (the best pair,
+//! then the best addition) followed by single-option swaps to a local optimum; on a box, the
+//! multistart search over the q·d-dimensional product box ([`maximize_options_on_unit_box`]).
 //!
 //! **Recommendation**: the candidate with the largest posterior mean (finite), or the compared
 //! point with the largest posterior mean (box).
@@ -38,10 +46,10 @@ mod engine;
 
 pub use acquisition::{base_samples, duel_outcome_variance, eubo_with_gradient, qeubo_mc, qeubo_mc_with_gradient};
 pub use config::{
-    DtsConfig, EuboConfig, LaplaceModelConfig, MAX_MC_SAMPLES, MAX_PAIR_SCREEN, MAX_POOL, QeuboConfig, ValidDtsConfig,
-    ValidEuboConfig, ValidQeuboConfig,
+    DtsConfig, EuboConfig, LaplaceModelConfig, MAX_MC_SAMPLES, MAX_PAIR_SCREEN, MAX_POOL, MAX_Q, QeuboConfig,
+    ValidDtsConfig, ValidEuboConfig, ValidQeuboConfig,
 };
-pub use engine::{LaplaceBo, Rule, Step, maximize_options_on_unit_box};
+pub use engine::{EXACT_SUBSETS, LaplaceBo, Rule, Step, maximize_options_on_unit_box};
 
 use bohf_core::{Answer, BoxDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails};
 use bohf_optim::ValidMultistartConfig;
@@ -61,15 +69,16 @@ macro_rules! delegate_optimizer {
                 $name
             }
 
-            /// A random initial duel, or the rule's duel (module docs of the crate); every random
+            /// A random initial query, or the rule's query (module docs of the crate); every random
             /// draw comes from `rng`.
             fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
                 self.0.suggest(rng)
             }
 
-            /// Errors (naming `query` or `answer`) for a query that is not a duel, a point that is
-            /// not a candidate or outside the box, a pair other than the pending suggestion, or an
-            /// answer that is not a duel's; a failed refit errors too. Nothing is recorded then.
+            /// Errors (naming `query`, `answer` or `answer.index`) for a query that is not a duel
+            /// (qEUBO also takes best-of-k choices), a point that is not a candidate or outside the
+            /// box, repeated options, options other than the pending suggestion, or an answer of
+            /// the wrong kind or out of range; a failed refit errors too. Nothing is recorded then.
             fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
                 self.0.observe(query, answer)
             }
@@ -113,7 +122,7 @@ impl Eubo {
 
 delegate_optimizer!(Eubo, "EUBO");
 
-/// qEUBO (q = 2) on the Laplace preference GP; see the crate docs.
+/// qEUBO (duels at q = 2, best-of-q choices at q ≥ 3) on the Laplace preference GP; see the crate docs.
 #[derive(Debug, Clone)]
 pub struct Qeubo(LaplaceBo);
 
@@ -121,7 +130,7 @@ impl Qeubo {
     /// On the candidates of `ctx` (at least 2).
     pub fn new(ctx: &SearchContext, config: ValidQeuboConfig) -> Result<Self> {
         let c = config.into_config();
-        let rule = Rule::Qeubo { pair_screen: c.pair_screen, mc_samples: c.mc_samples };
+        let rule = Rule::Qeubo { pair_screen: c.pair_screen, mc_samples: c.mc_samples, q: c.q };
         Ok(Self(LaplaceBo::finite("qEUBO", c.model, c.initial_duels, rule, ctx.domain())?))
     }
 
@@ -132,7 +141,7 @@ impl Qeubo {
         search: ValidMultistartConfig,
     ) -> Result<Self> {
         let c = config.into_config();
-        let rule = Rule::Qeubo { pair_screen: c.pair_screen, mc_samples: c.mc_samples };
+        let rule = Rule::Qeubo { pair_screen: c.pair_screen, mc_samples: c.mc_samples, q: c.q };
         Ok(Self(LaplaceBo::boxed("qEUBO", c.model, c.initial_duels, rule, ctx.domain(), Some(search.into_config()))?))
     }
 }

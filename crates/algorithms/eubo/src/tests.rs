@@ -111,10 +111,16 @@ fn duel_outcome_variance_matches_direct_integration() {
     assert_eq!(duel_outcome_variance(0.3, 0.0, Link::Probit, s), 0.0);
 }
 
-/// The answer of a noiseless respondent with utility u.
+/// The answer of a noiseless respondent with utility u (for a choice: the first best option).
 fn answer(q: &Query, u: &dyn Fn(&[f64]) -> f64) -> Answer {
-    let Query::Duel(p, r) = q else { panic!("not a duel: {q:?}") };
-    Answer::Duel { first_wins: u(&p.coords) > u(&r.coords) }
+    match q {
+        Query::Duel(p, r) => Answer::Duel { first_wins: u(&p.coords) > u(&r.coords) },
+        Query::Choice(options) => {
+            let values: Vec<f64> = options.iter().map(|p| u(&p.coords)).collect();
+            Answer::Choice { index: bohf_core::argmax_lowest(values.iter().copied()).unwrap() }
+        }
+        other => panic!("not a duel or choice: {other:?}"),
+    }
 }
 
 fn finite_ctx(n: usize) -> SearchContext {
@@ -185,6 +191,9 @@ fn algorithms_finite(ctx: &SearchContext) -> Vec<Box<dyn Optimizer>> {
         Box::new(Eubo::new(ctx, EuboConfig::default().check().unwrap()).unwrap()),
         Box::new(Qeubo::new(ctx, QeuboConfig::default().check().unwrap()).unwrap()),
         Box::new(Dts::new(ctx, DtsConfig::default().check().unwrap()).unwrap()),
+        Box::new(
+            Qeubo::new(ctx, QeuboConfig { q: 3, mc_samples: 128, ..QeuboConfig::default() }.check().unwrap()).unwrap(),
+        ),
     ]
 }
 
@@ -195,6 +204,14 @@ fn algorithms_box(ctx: &SearchContext<BoxDomain>) -> Vec<Box<dyn Optimizer>> {
         Box::new(Eubo::new_box(ctx, EuboConfig::default().check().unwrap(), small_search()).unwrap()),
         Box::new(Qeubo::new_box(ctx, q, small_search()).unwrap()),
         Box::new(Dts::new_box(ctx, dts).unwrap()),
+        Box::new(
+            Qeubo::new_box(
+                ctx,
+                QeuboConfig { q: 4, mc_samples: 64, ..QeuboConfig::default() }.check().unwrap(),
+                small_search(),
+            )
+            .unwrap(),
+        ),
     ]
 }
 
@@ -234,7 +251,12 @@ fn short_runs_find_the_optimum_region_in_one_dimension() {
 fn bad_settings_name_their_field() {
     let q = |q: usize| QeuboConfig { q, ..QeuboConfig::default() }.check().map(|_| ()).unwrap_err();
     assert_eq!(field(q(1)), "q");
-    assert_eq!(field(q(3)), "q");
+    assert_eq!(field(q(MAX_Q + 1)), "q");
+    let e = QeuboConfig { q: 5, pair_screen: 4, ..QeuboConfig::default() }.check().unwrap_err();
+    assert_eq!(field(e), "pair_screen");
+    // More options than candidates.
+    let e = Qeubo::new(&finite_ctx(3), QeuboConfig { q: 4, ..QeuboConfig::default() }.check().unwrap()).unwrap_err();
+    assert_eq!(field(e), "q");
     let e = QeuboConfig { mc_samples: 0, ..QeuboConfig::default() }.check().unwrap_err();
     assert_eq!(field(e), "mc_samples");
     let mut c = EuboConfig::default();
@@ -288,4 +310,106 @@ fn wrong_queries_and_answers_are_rejected_and_record_nothing() {
     assert_eq!(a.engine().answered(), 5);
     let mut r2 = rng::seeded(1);
     assert_eq!(b.suggest(&mut r2).unwrap(), q);
+}
+
+/// qEUBO with q = 3 asks best-of-3 choices of distinct candidates (random ones first) and learns
+/// from the choice answers. Its finite search is checked against brute force over the same base
+/// samples: on 12 candidates (220 subsets, all scored) the triple is the argmax over all sorted
+/// triples; on 40 (9880 subsets, greedy with swaps) no single swap of an option for another
+/// candidate improves it, and it is within 5 % of the best sorted triple (measured on these steps:
+/// from 4.3 % below to 3.4 % above, the estimate depending on the options' order).
+#[test]
+fn finite_qeubo_with_three_options_asks_choices() {
+    for n in [12, 40] {
+        let ctx = finite_ctx(n);
+        let config = QeuboConfig { q: 3, pair_screen: n, mc_samples: 128, ..QeuboConfig::default() }.check().unwrap();
+        let mut alg = Qeubo::new(&ctx, config).unwrap();
+        let mut r = rng::seeded(3);
+        let unit = DMatrix::from_fn(n, 1, |i, _| ctx.domain().points()[(i, 0)]);
+        for step in 0..9 {
+            let posterior = alg.engine().model().map(|gp| (gp.mean(&unit).unwrap(), gp.covariance(&unit).unwrap()));
+            let mut twin = r.clone();
+            let q = alg.suggest(&mut r).unwrap();
+            let Query::Choice(options) = &q else { panic!("step {step}: not a choice: {q:?}") };
+            let idx: Vec<usize> = options.iter().map(|p| p.index.unwrap()).collect();
+            assert_eq!(idx.len(), 3);
+            assert!(idx[0] != idx[1] && idx[0] != idx[2] && idx[1] != idx[2], "{idx:?}");
+            if step >= 4 {
+                let (m, c) = posterior.expect("informed after the initial choices");
+                let z = base_samples(3, 128, &mut twin);
+                let value = |s: &[usize]| {
+                    let mean = DVector::from_fn(3, |a, _| m[s[a]]);
+                    let cov = DMatrix::from_fn(3, 3, |a, b| c[(s[a], s[b])]);
+                    qeubo_mc(&mean, &cov, &z).unwrap()
+                };
+                let got = alg.engine().last_step().unwrap().acquisition;
+                assert!((got - value(&idx)).abs() < 1e-10, "{got} vs {}", value(&idx));
+                let mut brute = (f64::NEG_INFINITY, vec![]);
+                for a in 0..n {
+                    for b in a + 1..n {
+                        for k in b + 1..n {
+                            let v = value(&[a, b, k]);
+                            if v > brute.0 {
+                                brute = (v, vec![a, b, k]);
+                            }
+                        }
+                    }
+                }
+                if n == 12 {
+                    assert_eq!(idx, brute.1, "step {step}");
+                    assert!((got - brute.0).abs() < 1e-12);
+                } else {
+                    for j in 0..3 {
+                        for k in (0..n).filter(|k| !idx.contains(k)) {
+                            let mut swapped = idx.clone();
+                            swapped[j] = k;
+                            assert!(value(&swapped) <= got + 1e-12, "step {step}: swap {j} → {k} improves");
+                        }
+                    }
+                    assert!(got >= brute.0 - 0.05 * brute.0.abs(), "greedy {got} vs best triple {}", brute.0);
+                }
+            }
+            alg.observe(&q, answer(&q, &peak)).unwrap();
+        }
+        let gp = alg.engine().model().unwrap();
+        assert_eq!(gp.data().choice_count(), 9);
+        assert!(gp.data().pairs().is_empty());
+        assert!((alg.recommend().unwrap().coords[0] - 0.7).abs() < 0.15);
+    }
+}
+
+/// qEUBO with q = 3 accepts only the pending choice, with an index below 3; EUBO and DTS refuse
+/// choices (they ask duels). Nothing is recorded by a rejected answer.
+#[test]
+fn choices_are_checked_and_duel_rules_refuse_them() {
+    let ctx = finite_ctx(10);
+    let config = QeuboConfig { q: 3, mc_samples: 32, ..QeuboConfig::default() }.check().unwrap();
+    let mut alg = Qeubo::new(&ctx, config).unwrap();
+    let mut r = rng::seeded(5);
+    let q = alg.suggest(&mut r).unwrap();
+    let Query::Choice(options) = &q else { panic!("not a choice") };
+    assert_eq!(field(alg.observe(&q, Answer::Choice { index: 3 }).unwrap_err()), "answer.index");
+    let mut other = options.clone();
+    other.swap(0, 1);
+    assert_eq!(field(alg.observe(&Query::Choice(other), Answer::Choice { index: 0 }).unwrap_err()), "query");
+    let repeated = Query::Choice(vec![options[0].clone(), options[0].clone(), options[1].clone()]);
+    assert_eq!(field(alg.observe(&repeated, Answer::Choice { index: 0 }).unwrap_err()), "query");
+    assert_eq!(field(alg.observe(&q, Answer::Duel { first_wins: true }).unwrap_err()), "answer");
+    assert_eq!(alg.engine().answered(), 0);
+    alg.observe(&q, Answer::Choice { index: 2 }).unwrap();
+    assert_eq!(alg.engine().answered(), 1);
+    let mut eubo = Eubo::new(&ctx, EuboConfig::default().check().unwrap()).unwrap();
+    let choice = Query::Choice(vec![ctx.domain().point(0).unwrap(), ctx.domain().point(1).unwrap()]);
+    assert_eq!(field(eubo.observe(&choice, Answer::Choice { index: 0 }).unwrap_err()), "query");
+    // On a box: the pending options only.
+    let bctx = box_ctx(2);
+    let config = QeuboConfig { q: 3, mc_samples: 32, ..QeuboConfig::default() }.check().unwrap();
+    let mut alg = Qeubo::new_box(&bctx, config, small_search()).unwrap();
+    let q = alg.suggest(&mut r).unwrap();
+    let Query::Choice(options) = &q else { panic!("not a choice") };
+    let mut moved = options.clone();
+    moved[2].coords[0] = (moved[2].coords[0] + 0.5) % 1.0;
+    assert_eq!(field(alg.observe(&Query::Choice(moved), Answer::Choice { index: 0 }).unwrap_err()), "query");
+    alg.observe(&q, Answer::Choice { index: 1 }).unwrap();
+    assert_eq!(alg.engine().answered(), 1);
 }

@@ -198,7 +198,7 @@ pub enum LaplaceFitOutcome {
         /// Evidence evaluations (screening and local searches).
         evaluations: usize,
     },
-    /// No duel between distinct points: the start kernel is kept (the evidence is constant).
+    /// No duel or choice between distinct points: the start kernel is kept (the evidence is constant).
     NoInformation,
     /// No start gave a finite objective after refinement: the start kernel is kept.
     NoFiniteOptimum,
@@ -363,7 +363,7 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
         let objective = model.log_evidence() + objective.log_prior(&theta0).0;
         Ok(LaplaceFit { model, objective, outcome })
     };
-    if data.pairs().is_empty() {
+    if !data.is_informative() {
         return keep_start(LaplaceFitOutcome::NoInformation);
     }
     let m = start.lengthscales().len();

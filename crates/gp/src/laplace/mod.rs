@@ -15,7 +15,23 @@
 //! ```
 //!
 //! With D the p×n difference operator (row k = e_i − e_j), ∇log p(y | f) = Dᵀ L′ and
-//! W = −∇∇log p(y | f) = Dᵀ diag(w) D, w_k = −L_k″(Δ_k) ≥ 0 (Chu & Ghahramani eq. (6)–(7)). W is PSD but
+//! W = −∇∇log p(y | f) = Dᵀ diag(w) D, w_k = −L_k″(Δ_k) ≥ 0 (Chu & Ghahramani eq. (6)–(7)).
+//!
+//! **Best-of-k choices** ([`ChoiceCounts`]), aggregated per set of options o_1..o_k with wins n_u
+//! (N = Σ n_u), have the multinomial-logit (Plackett–Luce top-1) likelihood of
+//! [`bohf_core::link::choice_log_probability`] at the same scale s:
+//!
+//! ```text
+//! L_c(f) = Σ_u n_u log p_u,   p_u = exp(f_{o_u}/s) / Σ_v exp(f_{o_v}/s),
+//! ∂L_c/∂f_{o_u} = (n_u − N p_u)/s,   −∇∇L_c = N (diag(p) − p pᵀ)/s²
+//! ```
+//!
+//! (the softmax likelihood of GPML §3.5, eq. (3.34)–(3.38), one "class" per option). Since
+//! diag(p) − p pᵀ = Σ_{u<v} p_u p_v (e_u − e_v)(e_u − e_v)ᵀ, a choice adds the k(k − 1)/2 difference
+//! rows (o_u, o_v) with weights w_uv = N p_u p_v/s² to D, and everything below holds unchanged with
+//! the duels' and the choices' rows together ([`PreferenceData::difference_rows`]). At k = 2 a
+//! choice is the logistic duel at scale s. The evidence gradient needs ∂w_uv/∂f_{o_t} =
+//! w_uv (δ_ut + δ_vt − 2 p_t)/s in place of a duel's dw/dΔ. W is PSD but
 //! singular (rank ≤ min(p, n − 1)), so W^{1/2} of GPML's B = I + W^{1/2} K W^{1/2} is replaced by the
 //! factor G = Dᵀ diag(√w) (W = G Gᵀ) and
 //!
@@ -59,18 +75,21 @@
 //! with the floor 0.025) and [`LaplaceFitConfig::botorch_pairwise`] (Gamma(2.4, 2.7) on ℓ, flat
 //! outputscale on [0.01, 100]). The link scale s stays fixed (only σ²/s² is identified).
 //!
-//! Determinism: latent points are numbered by first appearance, pairs sorted (a `BTreeMap`), no sum
-//! depends on a thread count.
+//! Determinism: latent points are numbered by first appearance, pairs and choice sets sorted
+//! (`BTreeMap`s), no sum depends on a thread count. Duel-only data take exactly the operations they
+//! took before choices existed (the choices' terms are appended after the duels').
 
 mod data;
 mod fit;
 mod model;
 
-pub use data::{PairCounts, PreferenceData};
+pub use data::{ChoiceCounts, Comparison, PairCounts, PreferenceData};
 pub use fit::{
     LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace, warm_start,
 };
 pub use model::{JointPosterior, LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
 
+#[cfg(test)]
+mod choice_tests;
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,10 @@
 //! The Laplace preference GP at fixed hyperparameters: the MAP utilities by Newton, the Laplace
 //! posterior, the evidence and its gradient (equations in the module doc of [`super`]).
 
-use super::data::{PairCounts, PreferenceData};
+use super::data::{ChoiceCounts, PairCounts, PreferenceData};
 use crate::preference::{duel_loss, duel_loss_third};
 use bohf_core::linalg::{Cholesky, JitterPolicy};
+use bohf_core::link::{choice_log_probability, choice_probabilities};
 use bohf_core::{Error, Link, Result, SolverStatus};
 use bohf_kernels::{Kernel, Stationary};
 use nalgebra::{DMatrix, DVector};
@@ -90,61 +91,102 @@ fn pair_third(config: &LaplaceConfig, p: &PairCounts, delta: f64) -> f64 {
     (ni * duel_loss_third(config.link, true, z) + nj * duel_loss_third(config.link, false, z)) / (s * s * s)
 }
 
-/// Σ_k terms of the pairs at f, and ∇log p(y | f) = Dᵀ L′ (n entries).
-fn likelihood_at(
+/// The utilities f_u + s log m_u of a choice block's options (the multinomial logit with
+/// multiplicities m_u, [`ChoiceCounts`]).
+fn choice_utilities(c: &ChoiceCounts, f: &DVector<f64>, scale: f64) -> Vec<f64> {
+    c.options.iter().zip(c.offsets(scale)).map(|(&o, off)| f[o] + off).collect()
+}
+
+/// The multinomial-logit probabilities p_u of a choice block's options at f
+/// ([`bohf_core::link::choice_probabilities`]).
+fn choice_probs(c: &ChoiceCounts, f: &DVector<f64>, scale: f64) -> Vec<f64> {
+    choice_probabilities(&choice_utilities(c, f, scale), scale)
+}
+
+/// The log-likelihood at f, the weights w of the difference rows
+/// ([`PreferenceData::difference_rows`]) and ∇log p(y | f) = Dᵀ L′ (duels) + Σ_c (n_u − N p_u)/s
+/// (choices; n entries).
+///
+/// A choice block c with options o_1..o_k, wins n_u and N = Σ n_u (Plackett–Luce top-1, the
+/// softmax likelihood of GPML §3.5, eq. (3.34)–(3.38), in the utilities f/s):
+///
+/// ```text
+/// L_c = Σ_u n_u log p_u,  ∂L_c/∂f_{o_u} = (n_u − N p_u)/s,
+/// −∇∇L_c = N (diag(p) − p pᵀ)/s² = Σ_{u<v} (N p_u p_v/s²)(e_{o_u} − e_{o_v})(e_{o_u} − e_{o_v})ᵀ,
+/// ```
+///
+/// so a choice's rows get the weights w_uv = N p_u p_v/s² (GPML eq. (3.38), Π Πᵀ written as a
+/// sum over pairs, which keeps W = Dᵀ diag(w) D with difference rows only).
+pub(super) fn likelihood_at(
     config: &LaplaceConfig,
-    pairs: &[PairCounts],
+    data: &PreferenceData,
     f: &DVector<f64>,
-) -> (f64, Vec<PairTerms>, DVector<f64>) {
+) -> (f64, Vec<f64>, DVector<f64>) {
     let mut grad = DVector::zeros(f.len());
     let mut total = 0.0;
-    let terms: Vec<PairTerms> = pairs
+    let s = config.scale;
+    let mut w: Vec<f64> = data
+        .pairs()
         .iter()
         .map(|p| {
             let t = pair_terms(config, p, f[p.i] - f[p.j]);
             total += t.loglik;
             grad[p.i] += t.grad;
             grad[p.j] -= t.grad;
-            t
+            t.curv
         })
         .collect();
-    (total, terms, grad)
+    for c in data.choices() {
+        let u = choice_utilities(c, f, s);
+        let p = choice_probabilities(&u, s);
+        let n = f64::from(c.total());
+        for (j, (&o, &wins)) in c.options.iter().zip(&c.wins).enumerate() {
+            if wins > 0 {
+                total += f64::from(wins) * choice_log_probability(&u, j, s);
+            }
+            grad[o] += (f64::from(wins) - n * p[j]) / s;
+        }
+        for a in 0..p.len() {
+            w.extend(p[a + 1..].iter().map(|pb| n * p[a] * pb / (s * s)));
+        }
+    }
+    (total, w, grad)
 }
 
-/// D v: (v_i − v_j) per pair.
-fn diff(pairs: &[PairCounts], v: &DVector<f64>) -> DVector<f64> {
-    DVector::from_iterator(pairs.len(), pairs.iter().map(|p| v[p.i] - v[p.j]))
+/// D v: (v_i − v_j) per difference row (i, j).
+fn diff(rows: &[(usize, usize)], v: &DVector<f64>) -> DVector<f64> {
+    DVector::from_iterator(rows.len(), rows.iter().map(|&(i, j)| v[i] - v[j]))
 }
 
 /// Dᵀ u (n entries).
-fn diff_t(pairs: &[PairCounts], u: &DVector<f64>, n: usize) -> DVector<f64> {
+fn diff_t(rows: &[(usize, usize)], u: &DVector<f64>, n: usize) -> DVector<f64> {
     let mut out = DVector::zeros(n);
-    for (p, v) in pairs.iter().zip(u.iter()) {
-        out[p.i] += v;
-        out[p.j] -= v;
+    for (&(i, j), v) in rows.iter().zip(u.iter()) {
+        out[i] += v;
+        out[j] -= v;
     }
     out
 }
 
 /// D X for a matrix X with n rows (p × columns).
-fn diff_rows(pairs: &[PairCounts], x: &DMatrix<f64>) -> DMatrix<f64> {
-    let mut out = DMatrix::zeros(pairs.len(), x.ncols());
+fn diff_rows(rows: &[(usize, usize)], x: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut out = DMatrix::zeros(rows.len(), x.ncols());
     for c in 0..x.ncols() {
         let col = x.column(c);
-        for (k, p) in pairs.iter().enumerate() {
-            out[(k, c)] = col[p.i] - col[p.j];
+        for (k, &(i, j)) in rows.iter().enumerate() {
+            out[(k, c)] = col[i] - col[j];
         }
     }
     out
 }
 
-/// M = D K Dᵀ (p×p), M_kl = K_{i_k i_l} − K_{i_k j_l} − K_{j_k i_l} + K_{j_k j_l}.
-fn pair_gram(pairs: &[PairCounts], k: &DMatrix<f64>) -> DMatrix<f64> {
-    let p = pairs.len();
+/// M = D K Dᵀ (p×p, p difference rows), M_kl = K_{i_k i_l} − K_{i_k j_l} − K_{j_k i_l} + K_{j_k j_l}.
+fn pair_gram(rows: &[(usize, usize)], k: &DMatrix<f64>) -> DMatrix<f64> {
+    let p = rows.len();
     let mut m = DMatrix::zeros(p, p);
-    for (l, b) in pairs.iter().enumerate() {
-        for (r, a) in pairs.iter().enumerate().skip(l) {
-            let v = k[(a.i, b.i)] - k[(a.i, b.j)] - k[(a.j, b.i)] + k[(a.j, b.j)];
+    for (l, &(bi, bj)) in rows.iter().enumerate() {
+        for (r, &(ai, aj)) in rows.iter().enumerate().skip(l) {
+            let v = k[(ai, bi)] - k[(ai, bj)] - k[(aj, bi)] + k[(aj, bj)];
             m[(r, l)] = v;
             m[(l, r)] = v;
         }
@@ -198,12 +240,14 @@ pub struct LaplacePreferenceGp {
     gram: DMatrix<f64>,
     /// M = D K Dᵀ.
     pair_gram: DMatrix<f64>,
+    /// The difference rows of D ([`PreferenceData::difference_rows`]).
+    rows: Vec<(usize, usize)>,
     /// a with f̂ = K a (= ∇log p(y | f̂) at the mode).
     a: DVector<f64>,
     f: DVector<f64>,
-    /// √w per pair at f̂.
+    /// √w per difference row at f̂.
     sqrt_w: DVector<f64>,
-    /// dw/dΔ per pair at f̂.
+    /// dw/dΔ per duel pair at f̂.
     third: DVector<f64>,
     chol_b: Cholesky,
     log_likelihood: f64,
@@ -242,17 +286,17 @@ impl LaplacePreferenceGp {
     ) -> Result<Self> {
         let gram = kernel.gram(data.points())?;
         let n = data.len();
-        let pairs = data.pairs();
-        let m = pair_gram(pairs, &gram);
+        let rows = data.difference_rows();
+        let m = pair_gram(&rows, &gram);
         let mut a = DVector::zeros(n);
         let mut f = DVector::zeros(n);
-        let (mut loglik, mut terms, mut grad) = likelihood_at(config, pairs, &f);
+        let (mut loglik, mut terms, mut grad) = likelihood_at(config, &data, &f);
         let mut psi = loglik;
         let mut iterations = 0;
-        if let Some(f0) = f0.filter(|f0| f0.len() == n && f0.iter().all(|v| v.is_finite()) && !pairs.is_empty()) {
-            let (_, terms0, grad0) = likelihood_at(config, pairs, f0);
-            let (a1, f1) = newton_target(&gram, &m, pairs, f0, &terms0, &grad0)?;
-            let (l1, terms1, grad1) = likelihood_at(config, pairs, &f1);
+        if let Some(f0) = f0.filter(|f0| f0.len() == n && f0.iter().all(|v| v.is_finite()) && !rows.is_empty()) {
+            let (_, terms0, grad0) = likelihood_at(config, &data, f0);
+            let (a1, f1) = newton_target(&gram, &m, &rows, f0, &terms0, &grad0)?;
+            let (l1, terms1, grad1) = likelihood_at(config, &data, &f1);
             let psi1 = -0.5 * a1.dot(&f1) + l1;
             iterations += 1;
             if psi1.is_finite() && psi1 >= psi {
@@ -276,7 +320,7 @@ impl LaplacePreferenceGp {
                 ));
             }
             iterations += 1;
-            let (a_new, f_new) = newton_target(&gram, &m, pairs, &f, &terms, &grad)?;
+            let (a_new, f_new) = newton_target(&gram, &m, &rows, &f, &terms, &grad)?;
             // Backtracking on Ψ(a) = −½ aᵀKa + log p(y | Ka), concave: halve until Ψ does not drop
             // (allowing a rounding-level drop of 4ε|Ψ| so that a converged iterate is accepted).
             let mut step = 1.0;
@@ -284,7 +328,7 @@ impl LaplacePreferenceGp {
             for _ in 0..50 {
                 let a_t = &a + (&a_new - &a) * step;
                 let f_t = &f + (&f_new - &f) * step;
-                let (l_t, terms_t, grad_t) = likelihood_at(config, pairs, &f_t);
+                let (l_t, terms_t, grad_t) = likelihood_at(config, &data, &f_t);
                 let psi_t = -0.5 * a_t.dot(&f_t) + l_t;
                 if psi_t.is_finite() && psi_t >= psi - 4.0 * f64::EPSILON * psi.abs() {
                     (a, f, loglik, terms, grad, psi) = (a_t, f_t, l_t, terms_t, grad_t, psi_t);
@@ -306,7 +350,8 @@ impl LaplacePreferenceGp {
                 ));
             }
         };
-        let sqrt_w = DVector::from_iterator(terms.len(), terms.iter().map(|t| t.curv.sqrt()));
+        let sqrt_w = DVector::from_iterator(terms.len(), terms.iter().map(|w| w.sqrt()));
+        let pairs = data.pairs();
         let third = DVector::from_iterator(pairs.len(), pairs.iter().map(|p| pair_third(config, p, f[p.i] - f[p.j])));
         let chol_b = factor_b(&m, &sqrt_w)?;
         Ok(Self {
@@ -315,6 +360,7 @@ impl LaplacePreferenceGp {
             data,
             gram,
             pair_gram: m,
+            rows,
             a,
             f,
             sqrt_w,
@@ -337,12 +383,13 @@ impl LaplacePreferenceGp {
     }
 
     /// The Laplace log evidence log q(y | θ) = −½ f̂ᵀK⁻¹f̂ + log p(y | f̂) − ½ log det B
-    /// (GPML eq. (3.32), (5.20)) with B = I + Gᵀ K G; self-duels' constants are excluded.
+    /// (GPML eq. (3.32), (5.20)) with B = I + Gᵀ K G; the constants of dropped self-duels and
+    /// choices, and of merged choice options, are excluded ([`PreferenceData`], [`ChoiceCounts`]).
     pub fn log_evidence(&self) -> f64 {
         -0.5 * self.a.dot(&self.f) + self.log_likelihood - 0.5 * self.chol_b.log_det()
     }
 
-    /// log p(y | f̂), the log-likelihood of the duels at the MAP utilities.
+    /// log p(y | f̂), the log-likelihood of the duels and choices at the MAP utilities.
     pub fn log_likelihood(&self) -> f64 {
         self.log_likelihood
     }
@@ -369,7 +416,7 @@ impl LaplacePreferenceGp {
 
     /// V = L_B⁻¹ Ŵ D k(latent, xs) (p×m) from the cross-Gram `kx` (m×n).
     fn whitened(&self, kx: &DMatrix<f64>) -> Result<DMatrix<f64>> {
-        let mut v = diff_rows(self.data.pairs(), &kx.transpose());
+        let mut v = diff_rows(&self.rows, &kx.transpose());
         for (k, s) in self.sqrt_w.iter().enumerate() {
             v.row_mut(k).scale_mut(*s);
         }
@@ -461,7 +508,7 @@ impl LaplacePreferenceGp {
                 }
             }
             mean_gradient.row_mut(k).copy_from(&(dk.transpose() * &self.a).transpose());
-            let mut jk = diff_rows(self.data.pairs(), &dk);
+            let mut jk = diff_rows(&self.rows, &dk);
             for (i, s) in self.sqrt_w.iter().enumerate() {
                 jk.row_mut(i).scale_mut(*s);
             }
@@ -498,31 +545,37 @@ impl LaplacePreferenceGp {
     /// with w′ = dw/dΔ per pair and Σ = (K⁻¹ + W)⁻¹ (module doc of [`super`]). Cost O(p³ + n² d).
     pub fn log_evidence_gradient(&self) -> Result<Vec<f64>> {
         let n = self.data.len();
-        let pairs = self.data.pairs();
+        let rows = &self.rows;
         let m_ls = self.kernel.lengthscales().len();
-        if pairs.is_empty() {
+        if rows.is_empty() {
             return Ok(vec![0.0; m_ls + 1]);
         }
         // S = Ŵ B⁻¹ Ŵ (p×p), R = Dᵀ S D.
         let binv = self.chol_b.inverse();
-        let p = pairs.len();
+        let p = rows.len();
         let s = DMatrix::from_fn(p, p, |r, c| self.sqrt_w[r] * binv[(r, c)] * self.sqrt_w[c]);
         // diag(D Σ Dᵀ) = diag(M − M S M) (Σ = K − K R K), with S M by one matrix product.
         let sm = &s * &self.pair_gram;
         let sigma_d = DVector::from_fn(p, |k, _| self.pair_gram[(k, k)] - self.pair_gram.column(k).dot(&sm.column(k)));
-        let s2 = diff_t(pairs, &sigma_d.component_mul(&self.third), n) * -0.5;
+        let np = self.third.len();
+        let mut s2 = if np == p {
+            diff_t(rows, &sigma_d.component_mul(&self.third), n) * -0.5
+        } else {
+            diff_t(&rows[..np], &sigma_d.rows(0, np).component_mul(&self.third), n) * -0.5
+        };
+        self.add_choice_s2(&sigma_d, np, &mut s2);
         // u = s₂ − Dᵀ S D K s₂.
-        let u = &s2 - diff_t(pairs, &(&s * diff(pairs, &(&self.gram * &s2))), n);
+        let u = &s2 - diff_t(rows, &(&s * diff(rows, &(&self.gram * &s2))), n);
         let mut q = DMatrix::zeros(n, n);
         q.ger(0.5, &self.a, &self.a, 0.0);
         q.ger(1.0, &u, &self.a, 1.0);
-        for (l, b) in pairs.iter().enumerate() {
-            for (r, a) in pairs.iter().enumerate() {
+        for (l, &(bi, bj)) in rows.iter().enumerate() {
+            for (r, &(ai, aj)) in rows.iter().enumerate() {
                 let v = 0.5 * s[(r, l)];
-                q[(a.i, b.i)] -= v;
-                q[(a.i, b.j)] += v;
-                q[(a.j, b.i)] += v;
-                q[(a.j, b.j)] -= v;
+                q[(ai, bi)] -= v;
+                q[(ai, bj)] += v;
+                q[(aj, bi)] += v;
+                q[(aj, bj)] -= v;
             }
         }
         let mut grad = self.kernel.log_lengthscale_grad_contraction(self.data.points(), &q)?;
@@ -531,24 +584,55 @@ impl LaplacePreferenceGp {
     }
 }
 
+impl LaplacePreferenceGp {
+    /// Adds the choice blocks' part of s₂ = −½ Σ_r σ_r ∇_f w_r (GPML eq. (5.23)) to `s2`, with
+    /// σ_r = (D Σ Dᵀ)_rr (`sigma_d`; the choices' rows start at `first_row`). For a block with
+    /// probabilities p and w_uv = N p_u p_v/s², ∂w_uv/∂f_{o_t} = w_uv (δ_ut + δ_vt − 2 p_t)/s (from
+    /// ∂p_u/∂f_{o_t} = p_u(δ_ut − p_t)/s), so s₂[o_t] gains −½ (B_t − 2 p_t A)/s with
+    /// A = Σ_{u<v} σ_uv w_uv and B_t = Σ_{v≠t} σ_tv w_tv.
+    fn add_choice_s2(&self, sigma_d: &DVector<f64>, first_row: usize, s2: &mut DVector<f64>) {
+        let scale = self.config.scale;
+        let mut r = first_row;
+        for c in self.data.choices() {
+            let p = choice_probs(c, &self.f, scale);
+            let n = f64::from(c.total());
+            let k = p.len();
+            let mut total = 0.0;
+            let mut by_option = vec![0.0; k];
+            for a in 0..k {
+                for b in a + 1..k {
+                    let t = sigma_d[r] * n * p[a] * p[b] / (scale * scale);
+                    total += t;
+                    by_option[a] += t;
+                    by_option[b] += t;
+                    r += 1;
+                }
+            }
+            for (t, &o) in c.options.iter().enumerate() {
+                s2[o] -= 0.5 * (by_option[t] - 2.0 * p[t] * total) / scale;
+            }
+        }
+    }
+}
+
 /// The full Newton step from f (GPML Alg. 3.1 with W = G Gᵀ, G = Dᵀ Ŵ): b = W f + ∇log p(y | f),
 /// a_new = b − G B⁻¹ Gᵀ K b, f_new = K a_new (= (K⁻¹ + W)⁻¹ b). Needs f only, not K⁻¹ f.
 fn newton_target(
     gram: &DMatrix<f64>,
     m: &DMatrix<f64>,
-    pairs: &[PairCounts],
+    rows: &[(usize, usize)],
     f: &DVector<f64>,
-    terms: &[PairTerms],
+    w: &[f64],
     grad: &DVector<f64>,
 ) -> Result<(DVector<f64>, DVector<f64>)> {
     let n = f.len();
-    let w = DVector::from_iterator(terms.len(), terms.iter().map(|t| t.curv));
+    let w = DVector::from_column_slice(w);
     let sqrt_w = w.map(f64::sqrt);
     let chol = factor_b(m, &sqrt_w)?;
-    let b = diff_t(pairs, &diff(pairs, f).component_mul(&w), n) + grad;
-    let c = diff(pairs, &(gram * &b)).component_mul(&sqrt_w);
+    let b = diff_t(rows, &diff(rows, f).component_mul(&w), n) + grad;
+    let c = diff(rows, &(gram * &b)).component_mul(&sqrt_w);
     let y = chol.solve_vec(&c)?;
-    let a_new = &b - diff_t(pairs, &y.component_mul(&sqrt_w), n);
+    let a_new = &b - diff_t(rows, &y.component_mul(&sqrt_w), n);
     let f_new = gram * &a_new;
     Ok((a_new, f_new))
 }
