@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 mod boxed;
+mod candidates;
 mod compgpucb;
 mod config;
 mod kss;
