@@ -25,11 +25,11 @@
 //! points are free: they are random).
 
 use crate::CompGpUcbConfig;
+use crate::candidates::OnCandidates;
 use crate::config::{
     BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig,
     beta_igp_ucb, beta_practical,
 };
-use crate::candidates::OnCandidates;
 use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
 use bohf_core::{

@@ -130,6 +130,12 @@ impl Kss {
         self.domain.point(i).expect("a candidate")
     }
 
+    /// The number of stacked rows of the kept posterior (tests).
+    #[cfg(test)]
+    pub(crate) fn kept_rank(&self) -> usize {
+        self.gp.rank()
+    }
+
     /// The number of answered duels.
     pub fn answered(&self) -> usize {
         self.answered

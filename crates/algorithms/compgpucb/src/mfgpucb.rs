@@ -21,10 +21,10 @@
 //! Every decision is a function of the history ([`MfGpUcb::decide`]); the costs λ_c, λ_l are the
 //! run's budget's ([`Costs::of_context`]).
 
+use crate::candidates::OnCandidates;
 use crate::compgpucb::{beta_width, model, posterior_on};
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY};
 use crate::{BetaRule, QueryKind};
-use crate::candidates::OnCandidates;
 use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
 use bohf_core::{

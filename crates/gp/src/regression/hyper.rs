@@ -127,8 +127,8 @@ fn log_marginal_grouped(
     let chol = Cholesky::with_jitter(&a, JitterPolicy::default())?;
     let alpha = chol.solve_vec(&ybar)?;
     let two_pi = 2.0 * std::f64::consts::PI;
-    let extra: f64 =
-        count.iter().map(|c| -0.5 * (c - 1.0) * (two_pi * noise).ln() - 0.5 * c.ln()).sum::<f64>() - scatter / (2.0 * noise);
+    let extra: f64 = count.iter().map(|c| -0.5 * (c - 1.0) * (two_pi * noise).ln() - 0.5 * c.ln()).sum::<f64>()
+        - scatter / (2.0 * noise);
     let value = super::log_ml_value(&ybar, &alpha, chol.log_det()) + extra;
     if !with_gradient {
         return Ok(LogMarginal { value, gradient: Vec::new() });

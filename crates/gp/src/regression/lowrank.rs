@@ -111,7 +111,11 @@ impl CandidatePosterior {
         let mut sum = vec![0.0; m];
         for (&i, &y) in indices.iter().zip(values) {
             if i >= m {
-                return Err(Error::IndexOutOfRange { context: "candidate posterior observation".into(), index: i, len: m });
+                return Err(Error::IndexOutOfRange {
+                    context: "candidate posterior observation".into(),
+                    index: i,
+                    len: m,
+                });
             }
             count[i] += 1;
             sum[i] += y;

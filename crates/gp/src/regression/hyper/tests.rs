@@ -497,7 +497,12 @@ fn repeated_points_are_aggregated_exactly() {
     let n = ys.len();
     let x = DMatrix::from_row_slice(n, 2, &rows);
     let y = DVector::from_vec(ys);
-    let kernel = Stationary::new(KernelKind::Matern52, 0.3).unwrap().with_ard(vec![0.3, 0.5]).unwrap().with_variance(1.7).unwrap();
+    let kernel = Stationary::new(KernelKind::Matern52, 0.3)
+        .unwrap()
+        .with_ard(vec![0.3, 0.5])
+        .unwrap()
+        .with_variance(1.7)
+        .unwrap();
     for noise in [1e-3, 0.05, 0.8] {
         let grouped = log_marginal_likelihood(&kernel, &x, &y, noise).unwrap();
         let direct = super::log_marginal_rows(&kernel, &x, &y, noise, true).unwrap();
