@@ -40,6 +40,9 @@ use bohf_kernels::Kernel;
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
 
+/// The posterior means and standard deviations of a GP at every candidate, in candidate order.
+pub type CandidateMoments = (Vec<f64>, Vec<f64>);
+
 /// The part of the algorithm a step belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -431,7 +434,7 @@ impl CompGpUcb {
     /// The posterior means and standard deviations at every candidate that the rule uses, kept up
     /// to date incrementally (O(r·m) per observation, rebuilt after each refit): those of the f_r
     /// GP, then those of the f GP. They equal [`CompGpUcb::posterior`] up to rounding.
-    pub fn posteriors(&self) -> ((Vec<f64>, Vec<f64>), (Vec<f64>, Vec<f64>)) {
+    pub fn posteriors(&self) -> (CandidateMoments, CandidateMoments) {
         (self.comparisons.mean_sd(), self.labels.mean_sd())
     }
 
