@@ -64,6 +64,7 @@ pub use preference::{
     PreferenceModel, Refit, Regulariser, plausible_filter,
 };
 pub use regression::{
-    CandidateGp, GpRegression, HyperFitConfig, LearnedGp, PointPosterior, ValidHyperFitConfig, fit_hyperparameters,
+    CandidateGp, CandidatePosterior, GpRegression, HyperFitConfig, LearnedGp, PointPosterior, ValidHyperFitConfig,
+    fit_hyperparameters,
 };
 pub use sampler::JointSampler;

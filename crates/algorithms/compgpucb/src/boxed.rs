@@ -445,7 +445,9 @@ impl Optimizer for CompGpUcbBox {
                 format!("COMP-GP-UCB's next step ({} phase) is a {:?}, got {query:?}", d.phase.label(), d.kind),
             ));
         }
-        crate::compgpucb::record_answer(&mut self.comparisons, &mut self.labels, kind, &x, answer)?;
+        crate::compgpucb::record_answer(&mut self.comparisons, &mut self.labels, kind, answer, |gp, y| {
+            gp.append(&x, y)
+        })?;
         self.progress.record(&self.config, &self.costs, &d, kind, x);
         self.pending = None;
         self.last = Some(d);

@@ -25,6 +25,7 @@
 //! points are free: they are random).
 
 use crate::CompGpUcbConfig;
+use crate::candidates::OnCandidates;
 use crate::config::{
     BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig,
     beta_igp_ucb, beta_practical,
@@ -38,6 +39,9 @@ use bohf_gp::{GpRegression, LearnedGp};
 use bohf_kernels::Kernel;
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
+
+/// The posterior means and standard deviations of a GP at every candidate, in candidate order.
+pub type CandidateMoments = (Vec<f64>, Vec<f64>);
 
 /// The part of the algorithm a step belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,8 +113,8 @@ pub struct CompGpUcb {
     costs: Costs,
     domain: FiniteDomain,
     horizon: usize,
-    labels: GpUcbModel,
-    comparisons: GpUcbModel,
+    labels: OnCandidates,
+    comparisons: OnCandidates,
     /// Φ upper values Φ(0..=T) for the theory β (label GP, comparison GP).
     phi: Option<(Vec<f64>, Vec<f64>)>,
     initial_duels: usize,
@@ -348,6 +352,7 @@ impl CompGpUcb {
         };
         let (initial_duels, initial_labels) = config.initial_counts(&costs);
         let progress = Progress::new(&config, stage_labels);
+        let (labels, comparisons) = (OnCandidates::new(labels, &domain)?, OnCandidates::new(comparisons, &domain)?);
         Ok(Self {
             config,
             costs,
@@ -381,12 +386,12 @@ impl CompGpUcb {
 
     /// The GP of f (from the values).
     pub fn label_gp(&self) -> &GpUcbModel {
-        &self.labels
+        self.labels.gp()
     }
 
     /// The GP of f_r (from the duel outcomes).
     pub fn comparison_gp(&self) -> &GpUcbModel {
-        &self.comparisons
+        self.comparisons.gp()
     }
 
     /// The current γ.
@@ -419,9 +424,18 @@ impl CompGpUcb {
         self.last.as_ref()
     }
 
-    /// The posterior mean and standard deviation of a GP at every candidate.
+    /// The posterior mean and standard deviation of a GP at every candidate, evaluated from the
+    /// model point by point (O(m·n²): the direct computation, for checks; the rule reads the
+    /// incrementally kept [`CompGpUcb::posteriors`]).
     pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
         posterior_on(gp, &self.domain)
+    }
+
+    /// The posterior means and standard deviations at every candidate that the rule uses, kept up
+    /// to date incrementally (O(r·m) per observation, rebuilt after each refit): those of the f_r
+    /// GP, then those of the f GP. They equal [`CompGpUcb::posterior`] up to rounding.
+    pub fn posteriors(&self) -> (CandidateMoments, CandidateMoments) {
+        (self.comparisons.mean_sd(), self.labels.mean_sd())
     }
 
     /// β_t of a GP (`comparison` = the f_r GP) at the step being chosen.
@@ -466,7 +480,7 @@ impl CompGpUcb {
 
     /// φ(x) = μ^r + β^r σ^r − f̂_r + c·L₂·ζ at every candidate (phase 2's constraint).
     pub fn constraint(&self) -> Result<Vec<f64>> {
-        let (m, s) = self.posterior(&self.comparisons)?;
+        let (m, s) = self.comparisons.mean_sd();
         let br = self.beta(true)?;
         let lower = self.lower_bound(&m, &s, br);
         let z = self.zeta_term();
@@ -501,7 +515,7 @@ impl CompGpUcb {
             }
             return Ok(d);
         }
-        let (m, s) = self.posterior(&self.comparisons)?;
+        let (m, s) = self.comparisons.mean_sd();
         let br = self.beta(true)?;
         d.beta_r = br;
         match self.progress.exit {
@@ -518,7 +532,7 @@ impl CompGpUcb {
                 let lower = self.lower_bound(&m, &s, br);
                 d.f_hat = lower;
                 let phi: Vec<f64> = m.iter().zip(&s).map(|(mi, si)| mi + br * si - lower + d.zeta_term).collect();
-                let (ml, sl) = self.posterior(&self.labels)?;
+                let (ml, sl) = self.labels.mean_sd();
                 let b = self.beta(false)?;
                 d.beta = b;
                 let ucb: Vec<f64> = ml.iter().zip(&sl).map(|(mi, si)| mi + b * si).collect();
@@ -589,8 +603,7 @@ impl Optimizer for CompGpUcb {
         {
             return Err(Error::invalid("query", format!("the rule chooses candidate {x}, got candidate {first}")));
         }
-        let coords = self.domain.coords(first)?;
-        record_answer(&mut self.comparisons, &mut self.labels, kind, &coords, answer)?;
+        record_answer(&mut self.comparisons, &mut self.labels, kind, answer, |gp, y| gp.append(first, y))?;
         self.progress.record(&self.config, &self.costs, &d, kind, first);
         self.pending = None;
         self.last = Some(d);
@@ -601,8 +614,7 @@ impl Optimizer for CompGpUcb {
     /// value, the largest posterior mean of f_r.
     fn recommend(&self) -> Result<Point> {
         let gp = if self.labels.is_empty() { &self.comparisons } else { &self.labels };
-        let (m, _) = self.posterior(gp)?;
-        self.domain.point(argmax_lowest(m)?)
+        self.domain.point(argmax_lowest(gp.mean_sd().0)?)
     }
 
     /// `phase` (initial, 1, 2), `query` (duel, evaluate), `t`, `beta_r_sigma_r`, `gamma`,
@@ -630,21 +642,21 @@ pub(crate) fn details(d: &Decision) -> StepDetails {
     ]
 }
 
-/// Records `answer` to the query of `kind` at `x` (COMP-GP-UCB's two GPs, finite and box modes): a
-/// duel's outcome (1 if x won against its random opponent) in f_r's GP `comparisons`, a value in
-/// f's GP `labels`. Errors (naming `answer`) for an answer of the wrong kind or a non-finite value;
-/// nothing is recorded then.
-pub(crate) fn record_answer(
-    comparisons: &mut GpUcbModel,
-    labels: &mut GpUcbModel,
+/// Records `answer` to the query of `kind` (COMP-GP-UCB's two GPs, finite and box modes) by
+/// `append(gp, target)`: a duel's outcome (1 if the queried point won against its random opponent)
+/// in f_r's GP `comparisons`, a value in f's GP `labels`. Errors (naming `answer`) for an answer of
+/// the wrong kind or a non-finite value; nothing is recorded then.
+pub(crate) fn record_answer<G>(
+    comparisons: &mut G,
+    labels: &mut G,
     kind: QueryKind,
-    x: &[f64],
     answer: Answer,
+    mut append: impl FnMut(&mut G, f64) -> Result<()>,
 ) -> Result<()> {
     match kind {
         QueryKind::Duel => {
             let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
-            comparisons.append(x, z)
+            append(comparisons, z)
         }
         QueryKind::Evaluate => {
             let Answer::Value(y) = answer else {
@@ -653,7 +665,7 @@ pub(crate) fn record_answer(
             if !y.is_finite() {
                 return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
             }
-            labels.append(x, y)
+            append(labels, y)
         }
     }
 }

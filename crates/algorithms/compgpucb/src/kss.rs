@@ -13,7 +13,8 @@
 //! ⌊Λ₀/λ_c⌋ of them ([`crate::initial_split`] with share 1), λ_c from the run's budget
 //! ([`crate::Costs::of_context`]). KSS recommends the candidate with the largest posterior mean.
 
-use crate::compgpucb::{model, posterior_on};
+use crate::candidates::OnCandidates;
+use crate::compgpucb::model;
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, initial_split};
 use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
@@ -83,8 +84,7 @@ impl KssConfig {
 pub struct Kss {
     config: KssConfig,
     domain: FiniteDomain,
-    coords: DMatrix<f64>,
-    gp: GpUcbModel,
+    gp: OnCandidates,
     initial_duels: usize,
     answered: usize,
     pending: Option<(usize, usize)>,
@@ -100,8 +100,8 @@ impl Kss {
         let domain = ctx.domain().clone();
         let gp = model(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
         let (initial_duels, _) = initial_split(config.initial_budget, costs.duel, costs.evaluate, 1.0);
-        let coords = domain.points().clone();
-        Ok(Self { config, domain, coords, gp, initial_duels, answered: 0, pending: None, last_initial: true })
+        let gp = OnCandidates::new(gp, &domain)?;
+        Ok(Self { config, domain, gp, initial_duels, answered: 0, pending: None, last_initial: true })
     }
 
     /// The configuration.
@@ -111,7 +111,7 @@ impl Kss {
 
     /// The GP of the duel outcomes.
     pub fn gp(&self) -> &GpUcbModel {
-        &self.gp
+        self.gp.gp()
     }
 
     /// The number of initial random duels.
@@ -121,7 +121,7 @@ impl Kss {
 
     /// The candidates' coordinates, one row each.
     pub fn domain_points(&self) -> DMatrix<f64> {
-        self.coords.clone()
+        self.domain.points().clone()
     }
 
     /// Candidate `i` as a point (panics if out of range: tests only).
@@ -130,15 +130,33 @@ impl Kss {
         self.domain.point(i).expect("a candidate")
     }
 
+    /// The number of stacked rows of the kept posterior (tests).
+    #[cfg(test)]
+    pub(crate) fn kept_rank(&self) -> usize {
+        self.gp.rank()
+    }
+
     /// The number of answered duels.
     pub fn answered(&self) -> usize {
         self.answered
     }
 
-    /// The Thompson step: two joint posterior draws on the candidates from `rng` and their
-    /// argmaxes (lowest index on ties).
+    /// `count` joint posterior draws of the duel-outcome GP on the candidates (one per column), by
+    /// Matheron's rule on the incrementally kept posterior ([`bohf_gp::CandidatePosterior::sample`]).
+    pub fn posterior_draws(&self, count: usize, rng: &mut dyn Rng) -> Result<DMatrix<f64>> {
+        self.gp.sample(count, rng)
+    }
+
+    /// The posterior mean and standard deviation at every candidate, kept up to date
+    /// incrementally (equal to [`crate::CompGpUcb::posterior`]'s direct computation up to rounding).
+    pub fn posterior(&self) -> (Vec<f64>, Vec<f64>) {
+        self.gp.mean_sd()
+    }
+
+    /// The Thompson step: two joint posterior draws on the candidates from `rng`
+    /// ([`Kss::posterior_draws`]) and their argmaxes (lowest index on ties).
     pub fn sparring_pair(&self, rng: &mut dyn Rng) -> Result<(usize, usize)> {
-        let draws = self.gp.sample(&self.coords, 2, rng)?;
+        let draws = self.posterior_draws(2, rng)?;
         Ok((argmax_lowest(draws.column(0).iter().copied())?, argmax_lowest(draws.column(1).iter().copied())?))
     }
 }
@@ -170,8 +188,8 @@ impl Optimizer for Kss {
         bohf_core::check_pending(self.pending, (x, y))?;
         let first_wins = answer.duel_outcome()?;
         let (win, lose) = if first_wins { (x, y) } else { (y, x) };
-        self.gp.append(&self.domain.coords(win)?, 1.0)?;
-        self.gp.append(&self.domain.coords(lose)?, 0.0)?;
+        self.gp.append(win, 1.0)?;
+        self.gp.append(lose, 0.0)?;
         self.answered += 1;
         self.pending = None;
         Ok(())
@@ -180,8 +198,7 @@ impl Optimizer for Kss {
     /// The candidate with the largest posterior mean (lowest index on ties; candidate 0 before any
     /// duel).
     fn recommend(&self) -> Result<Point> {
-        let (m, _) = posterior_on(&self.gp, &self.domain)?;
-        self.domain.point(argmax_lowest(m)?)
+        self.domain.point(argmax_lowest(self.gp.mean_sd().0)?)
     }
 
     /// `phase`: `initial` (a random duel) or `sparring`.

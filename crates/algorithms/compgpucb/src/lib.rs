@@ -24,13 +24,14 @@
 #![warn(missing_docs)]
 
 mod boxed;
+mod candidates;
 mod compgpucb;
 mod config;
 mod kss;
 mod mfgpucb;
 
 pub use boxed::{CompBoxSearch, CompGpUcbBox, ConstrainedMaximum, ValidCompBoxSearch, maximize_constrained};
-pub use compgpucb::{CompGpUcb, Decision, Phase, QueryKind, select_constrained};
+pub use compgpucb::{CandidateMoments, CompGpUcb, Decision, Phase, QueryKind, select_constrained};
 pub use config::{
     BetaClock, BetaForm, BetaRule, COMPARISON_REFIT_EVERY, CompGpUcbConfig, Costs, DoublingAfter, DoublingScope,
     EmptyFallback, GammaDoubling, GammaRule, InitialCounting, InitialDesign, LABEL_REFIT_EVERY, LowerBoundRule,

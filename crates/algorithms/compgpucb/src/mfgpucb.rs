@@ -21,6 +21,7 @@
 //! Every decision is a function of the history ([`MfGpUcb::decide`]); the costs λ_c, λ_l are the
 //! run's budget's ([`Costs::of_context`]).
 
+use crate::candidates::OnCandidates;
 use crate::compgpucb::{beta_width, model, posterior_on};
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY};
 use crate::{BetaRule, QueryKind};
@@ -156,8 +157,8 @@ pub struct MfGpUcb {
     config: MfGpUcbConfig,
     costs: Costs,
     domain: FiniteDomain,
-    low: GpUcbModel,
-    high: GpUcbModel,
+    low: OnCandidates,
+    high: OnCandidates,
     initial_duels: usize,
     initial_labels: usize,
     answered: usize,
@@ -189,9 +190,9 @@ impl MfGpUcb {
         Ok(Self {
             config,
             costs,
+            low: OnCandidates::new(low, &domain)?,
+            high: OnCandidates::new(high, &domain)?,
             domain,
-            low,
-            high,
             initial_duels,
             initial_labels,
             answered: 0,
@@ -211,12 +212,12 @@ impl MfGpUcb {
 
     /// The duel-outcome (low-fidelity) GP.
     pub fn low_gp(&self) -> &GpUcbModel {
-        &self.low
+        self.low.gp()
     }
 
     /// The value (high-fidelity) GP.
     pub fn high_gp(&self) -> &GpUcbModel {
-        &self.high
+        self.high.gp()
     }
 
     /// γ in force (NaN during the initial design).
@@ -244,7 +245,9 @@ impl MfGpUcb {
         self.last.as_ref()
     }
 
-    /// The posterior mean and standard deviation of a GP at every candidate.
+    /// The posterior mean and standard deviation of a GP at every candidate, evaluated from the
+    /// model point by point (the direct computation, for checks; the rule reads the incrementally
+    /// kept posteriors on the candidates, equal up to rounding).
     pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
         posterior_on(gp, &self.domain)
     }
@@ -258,8 +261,8 @@ impl MfGpUcb {
             return Ok(MfDecision { kind, index: None, beta: nan, beta_sigma_low: nan, gamma: nan, zeta: nan });
         }
         let beta = beta_width(&self.config.beta, done + 1, self.domain.dim())?;
-        let (m1, s1) = self.posterior(&self.low)?;
-        let (m2, s2) = self.posterior(&self.high)?;
+        let (m1, s1) = self.low.mean_sd();
+        let (m2, s2) = self.high.mean_sd();
         let (gamma, zeta) = if self.gamma.is_nan() { self.initial_gamma_zeta()? } else { (self.gamma, self.zeta) };
         let acquisition = (0..m1.len()).map(|i| (m1[i] + beta * s1[i] + zeta).min(m2[i] + beta * s2[i]));
         let x = argmax_lowest(acquisition)?;
@@ -275,8 +278,7 @@ impl MfGpUcb {
         let range = if hi > lo { hi - lo } else { 1.0 };
         let mut gap = 0.0f64;
         for &(i, y) in &self.initial_values {
-            let (m, _) = self.low.mean_variance_at(&self.domain.coords(i)?)?;
-            gap = gap.max(y - m);
+            gap = gap.max(y - self.low.mean_at(i));
         }
         Ok((self.config.gamma_fraction * range, self.config.zeta_factor * gap))
     }
@@ -334,7 +336,6 @@ impl Optimizer for MfGpUcb {
         {
             return Err(Error::invalid("query", format!("the rule chooses candidate {x}, got candidate {first}")));
         }
-        let coords = self.domain.coords(first)?;
         let initial = d.index.is_none();
         // The answer is checked before anything is recorded.
         let y = match kind {
@@ -360,7 +361,7 @@ impl Optimizer for MfGpUcb {
         }
         match kind {
             QueryKind::Duel => {
-                self.low.append(&coords, y)?;
+                self.low.append(first, y)?;
                 if !initial {
                     self.run += 1;
                     if self.run >= self.doubling_after() {
@@ -374,13 +375,12 @@ impl Optimizer for MfGpUcb {
                     self.initial_values.push((first, y));
                 } else {
                     self.run = 0;
-                    let (m, _) = self.low.mean_variance_at(&coords)?;
-                    let gap = (y - m).abs();
+                    let gap = (y - self.low.mean_at(first)).abs();
                     if gap > self.zeta {
                         self.zeta = self.config.zeta_factor * gap;
                     }
                 }
-                self.high.append(&coords, y)?;
+                self.high.append(first, y)?;
             }
         }
         self.answered += 1;
@@ -393,8 +393,7 @@ impl Optimizer for MfGpUcb {
     /// of the duel outcomes.
     fn recommend(&self) -> Result<Point> {
         let gp = if self.high.is_empty() { &self.low } else { &self.high };
-        let (m, _) = self.posterior(gp)?;
-        self.domain.point(argmax_lowest(m)?)
+        self.domain.point(argmax_lowest(gp.mean_sd().0)?)
     }
 
     /// `phase` (`initial`, `ucb`), `query` (`duel`, `evaluate`), `beta_sigma_low` (β σ¹ at x_t),

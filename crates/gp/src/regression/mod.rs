@@ -13,6 +13,9 @@
 //!   (rank-one Cholesky append).
 //! * [`CandidateGp`]: the posterior mean vector and covariance matrix on a finite candidate set, from
 //!   its precomputed base Gram, with O(n²) updates per observation. GP-UCB and GP-TS use it.
+//! * [`CandidatePosterior`]: the same posterior in low-rank form (mean, variances and W = L⁻¹K_{o,C},
+//!   never the n×n covariance), O(r·n) per observation, joint draws by Matheron's rule: for large
+//!   candidate sets (COMP-GP-UCB's, MF-GP-UCB's and KSS's GPs on a grid).
 //! * [`hyper`]: the kernel hyperparameters (ARD lengthscales, variance, noise) by type-II maximum
 //!   likelihood, with the analytic gradient of the log marginal likelihood.
 //!
@@ -22,6 +25,7 @@
 mod candidate;
 pub mod hyper;
 mod learned;
+mod lowrank;
 mod point;
 
 pub use candidate::CandidateGp;
@@ -30,6 +34,7 @@ pub use hyper::{
     fit_hyperparameters, log_marginal_likelihood,
 };
 pub use learned::LearnedGp;
+pub use lowrank::CandidatePosterior;
 pub use point::PointPosterior;
 
 use crate::sampler::JointSampler;
