@@ -177,6 +177,9 @@ mod tests {
             // GP-UCB starts with Λ₀ = 10 of random values, as the mixed methods do (notes §5.3).
             let gp = spec.algorithms.iter().find(|a| a.name == "gp-ucb").unwrap();
             assert_eq!(gp.params["initial_budget"].as_float(), Some(10.0), "{}", p.name);
+            // Its value GP is COMP-GP-UCB's: learned, with standardised values (a fixed unit-variance
+            // kernel stalls on one candidate, `budget::tests`).
+            assert!(gp.params.contains_key("hyperparameters"), "{}", p.name);
             // The horizon caps Λ/λ_c queries, plus the one that may overshoot.
             assert!(spec.horizon as f64 >= budget.total / budget.duel, "{}", p.name);
             // Duels from the low fidelity in every preset but Figure 4 (single fidelity).
