@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn compgpucb_presets_match_their_budget_and_run_quick() {
-        use crate::reproduce::{PanelResult, PreparedPanel, claims_of};
+        use crate::reproduce::PreparedPanel;
         use crate::{Experiment, ExperimentSpec, QueryKind, Registry};
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
         let presets: Vec<Preset> =
@@ -202,9 +202,18 @@ mod tests {
         assert!(comp.iter().all(|r| r.steps.first().is_some_and(|s| s.query == QueryKind::Duel)));
         let gp: Vec<_> = results.runs().iter().filter(|r| r.label == "GP-UCB").collect();
         assert!(gp.iter().all(|r| r.steps.iter().all(|s| s.query == QueryKind::Evaluate)));
-        let summary = results.summary().unwrap();
-        let panel_result = PanelResult::from_summary(&p.name, &summary, true, 0.0);
-        let claims = claims_of(&panel_result, p.reproduces.as_ref());
+        // The report's panel: S at the total budget in f units, the claims judged on it.
+        let comp_panel = crate::reproduce::CompPanel::from_runs(
+            e.spec(),
+            "t",
+            results.runs(),
+            e.problem().regret(),
+            true,
+            0.0,
+        )
+        .unwrap();
+        assert!(comp_panel.rows.iter().all(|r| r.at_total().is_some_and(|a| a.simple.is_some())));
+        let claims = crate::reproduce::compgpucb::comp_claims(&comp_panel, p.reproduces.as_ref());
         assert_eq!(claims.len(), 2, "{claims:?}");
         assert!(claims.iter().all(|c| !c.verdict.is_empty()));
     }
