@@ -562,9 +562,8 @@ fn gp_ucb_with_a_learned_scale_explores_currin_exp_where_a_unit_variance_kernel_
         ExperimentSpec::from_toml_str(&text).unwrap()
     };
     let fixed = spec("");
-    let learned = spec(
-        "noise = 1e-4\nkernel = { kind = \"se\", lengthscale = 0.2 }\nhyperparameters = { refit_every = 5 }\n",
-    );
+    let learned =
+        spec("noise = 1e-4\nkernel = { kind = \"se\", lengthscale = 0.2 }\nhyperparameters = { refit_every = 5 }\n");
     // (distinct candidates among the last 50 evaluations, S(100)) per run.
     let outcome = |spec: ExperimentSpec| -> Vec<(usize, f64)> {
         let e = Experiment::new(spec, &registry()).unwrap();

@@ -155,7 +155,9 @@ impl CompPanel {
             let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.id.algorithm == i).collect();
             let series: Vec<RunSeries> = mine.iter().map(|r| run_series(r, spec, regret)).collect::<Result<_>>()?;
             let count = |k: QueryKind| {
-                mean_se(&mine.iter().map(|r| r.steps.iter().filter(|s| s.query == k).count() as f64).collect::<Vec<_>>())
+                mean_se(
+                    &mine.iter().map(|r| r.steps.iter().filter(|s| s.query == k).count() as f64).collect::<Vec<_>>(),
+                )
             };
             let at = BUDGET_FRACTIONS
                 .iter()
@@ -357,10 +359,8 @@ fn comp_markdown(
     let _ = writeln!(s, "## Results\n");
     let _ = writeln!(s, "{}", rules_text(Some(p.total)));
     let budgets: Vec<f64> = p.rows.first().map(|r| r.at.iter().map(|a| a.budget).collect()).unwrap_or_default();
-    let head: Vec<String> = budgets
-        .iter()
-        .map(|b| if *b == p.total { format!("**S({b})**") } else { format!("S({b})") })
-        .collect();
+    let head: Vec<String> =
+        budgets.iter().map(|b| if *b == p.total { format!("**S({b})**") } else { format!("S({b})") }).collect();
     let _ = writeln!(
         s,
         "| algorithm | runs | duels per run | evaluations per run | {} | R_c({t}) | R_l({t}) | wall time per run (s) |",
@@ -369,11 +369,10 @@ fn comp_markdown(
     );
     let _ = writeln!(s, "|{}", "---|".repeat(7 + budgets.len()));
     for r in &p.rows {
-        let at: Vec<String> = r
-            .at
-            .iter()
-            .map(|a| if a.budget == p.total { format!("**{}**", cell(a.simple)) } else { cell(a.simple) })
-            .collect();
+        let at: Vec<String> =
+            r.at.iter()
+                .map(|a| if a.budget == p.total { format!("**{}**", cell(a.simple)) } else { cell(a.simple) })
+                .collect();
         let total = r.at_total();
         let _ = writeln!(
             s,

@@ -20,8 +20,8 @@
 
 pub mod claims;
 pub mod cobol;
-pub mod compgpucb;
 mod cobol_plot;
+pub mod compgpucb;
 pub mod index;
 pub mod panel;
 pub mod prepare;

@@ -203,15 +203,9 @@ mod tests {
         let gp: Vec<_> = results.runs().iter().filter(|r| r.label == "GP-UCB").collect();
         assert!(gp.iter().all(|r| r.steps.iter().all(|s| s.query == QueryKind::Evaluate)));
         // The report's panel: S at the total budget in f units, the claims judged on it.
-        let comp_panel = crate::reproduce::CompPanel::from_runs(
-            e.spec(),
-            "t",
-            results.runs(),
-            e.problem().regret(),
-            true,
-            0.0,
-        )
-        .unwrap();
+        let comp_panel =
+            crate::reproduce::CompPanel::from_runs(e.spec(), "t", results.runs(), e.problem().regret(), true, 0.0)
+                .unwrap();
         assert!(comp_panel.rows.iter().all(|r| r.at_total().is_some_and(|a| a.simple.is_some())));
         let claims = crate::reproduce::compgpucb::comp_claims(&comp_panel, p.reproduces.as_ref());
         assert_eq!(claims.len(), 2, "{claims:?}");

@@ -162,8 +162,7 @@ fn the_ratio_table_orders_the_panels_of_one_figure_by_cost_ratio() {
         reproduces: Some(rep(figure, &["COMP-GP-UCB < GP-UCB"])),
         text: String::new(),
     };
-    let (p10, p1, pa) =
-        (preset("r10", "Figure 1(b)"), preset("r1", "Figure 1(b)"), preset("a", "Figure 1(a)"));
+    let (p10, p1, pa) = (preset("r10", "Figure 1(b)"), preset("r1", "Figure 1(b)"), preset("a", "Figure 1(a)"));
     let panels = vec![
         (&p10, panel("r10", 10.0, &[("COMP-GP-UCB", 0.1, 0.01), ("GP-UCB", 0.5, 0.05)])),
         (&p1, panel("r1", 1.0, &[("COMP-GP-UCB", 0.9, 0.05), ("GP-UCB", 0.5, 0.05)])),
