@@ -405,8 +405,8 @@ fn comp_markdown(
         let svgs: Vec<String> = plots.iter().map(|k| format!("[SVG]({}-{k}.svg)", p.name)).collect();
         let _ = writeln!(
             s,
-            "Against the spent budget; mean over runs with ±1 s.e. bands ({}); a curve starts where every run has a \
-             value.\n",
+            "Against the spent budget; at each spent budget, mean ± 1 s.e. over the runs that have a value there \
+             ({}).\n",
             svgs.join(", ")
         );
         for k in plots {
