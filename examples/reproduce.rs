@@ -23,8 +23,10 @@
 //! `<name>-cumulative.{png,svg}`, and `<name>.horizon.csv` (the values at the horizon, read back to
 //! build the index). A COBOL preset (`reproduces.paper = "cobol"`) writes COBOL's report instead:
 //! `<name>.md`, `<name>-{simple,sum-simple,queries}.{png,svg}` against f-evaluations and
-//! `<name>.cobol.json` (see `bohf_experiments::reproduce::cobol`). The index `README.md` is rebuilt
-//! from every `*.horizon.csv` and `*.cobol.json` in the folder and states, per paper claim, whether it
+//! `<name>.cobol.json` (see `bohf_experiments::reproduce::cobol`); a COMP-GP-UCB preset writes
+//! `<name>.md`, `<name>-{simple,comparisons,labels}.{png,svg}` (S(Λ), R_c, R_l against spent budget)
+//! and `<name>.compgpucb.json` (`bohf_experiments::reproduce::compgpucb`). The index `README.md` is
+//! rebuilt from every `*.horizon.csv`, `*.cobol.json` and `*.compgpucb.json` in the folder and states, per paper claim, whether it
 //! reproduced under the rule of [`compare`] (COBOL's handover and no-harm rules are its own).
 //!
 //! The presets (found by `bohf_experiments::reproduce::discover` in `specs/`, as `bohf reproduce`
@@ -95,7 +97,8 @@ fn main() {
 }
 
 /// Runs the selected panels, writes their reports and rebuilds the index; returns the results of
-/// the panels run (not the COBOL ones, whose results are their `<name>.cobol.json`).
+/// the panels run (not the COBOL and COMP-GP-UCB ones, whose results are their `<name>.cobol.json`
+/// and `<name>.compgpucb.json`).
 pub fn run(opts: &Options) -> Result<Vec<PanelResult>, BoxError> {
     let presets = discover(&opts.specs_dir)?;
     for n in &opts.names {
@@ -154,8 +157,8 @@ fn run_table2(preset: &Preset, opts: &Options) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// Runs one preset (a panel) and writes its report; a COBOL preset's result (its
-/// `<name>.cobol.json`) is not a [`PanelResult`] (`None`).
+/// Runs one preset (a panel) and writes its report; a COBOL or COMP-GP-UCB preset's result (its
+/// `<name>.cobol.json` / `<name>.compgpucb.json`) is not a [`PanelResult`] (`None`).
 fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, BoxError> {
     let panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, None)?;
     let name = panel.spec.name.clone();
@@ -178,6 +181,10 @@ fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, Box
     let link = format!("../../specs/{name}.toml");
     if preset.paper() == Paper::Cobol {
         write_cobol_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?;
+        return Ok(None);
+    }
+    if preset.paper() == Paper::CompGpUcb {
+        write_compgpucb_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?;
         return Ok(None);
     }
     let summary = results.summary()?;

@@ -11,7 +11,7 @@ use crate::CliError;
 use bohf_experiments::folder::{Outcome, RunOptions, run_experiment, stored_spec};
 use bohf_experiments::reproduce::table2::{Table2Spec, write_table2};
 use bohf_experiments::reproduce::{
-    Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_cobol_report, write_panel_report,
+    Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_cobol_report, write_compgpucb_report, write_panel_report,
 };
 use bohf_experiments::{Experiment, ProblemSpec, Registry};
 use std::path::{Path, PathBuf};
@@ -71,7 +71,8 @@ pub struct ReproduceOptions {
 
 /// Runs a preset into `opts.run.out`: the runner's files (spec.toml, runs/, steps.csv,
 /// summary.json, plots) and the report (`NAME.md`, `NAME-*.png|svg`, and `NAME.horizon.csv`, or
-/// for a COBOL preset `NAME.cobol.json` with plots against f-evaluations).
+/// for a COBOL preset `NAME.cobol.json` with plots against f-evaluations, for a COMP-GP-UCB preset
+/// `NAME.compgpucb.json` with plots of S(Λ), R_c, R_l against spent budget).
 /// A POP-BO Table 2 preset (`reproduces.paper = "popbo"`) writes `NAME.md` only (see
 /// [`reproduce_table2`]).
 pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<PathBuf>, CliError> {
@@ -120,6 +121,8 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
     );
     if preset.paper() == Paper::Cobol {
         write_cobol_report(&opts.run.out, &experiment, &panel, &results, elapsed, &command, "spec.toml")?;
+    } else if preset.paper() == Paper::CompGpUcb {
+        write_compgpucb_report(&opts.run.out, &experiment, &panel, &results, elapsed, &command, "spec.toml")?;
     } else {
         write_panel_report(&opts.run.out, &experiment, &panel, &summary, elapsed, &command, "spec.toml")?;
     }

@@ -30,7 +30,7 @@ use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
 use bohf_core::{Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
-use bohf_gp::{CandidateGp, HyperFitConfig, JointSampler, check_exploration, default_exploration};
+use bohf_gp::{CandidateGp, HyperFitConfig, JointSampler, LearnedGp, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
 use bohf_kernels::KernelSpec;
 use nalgebra::{DMatrix, DVector};
@@ -55,7 +55,14 @@ pub struct GpUcbConfig {
     /// ([`bohf_gp::HyperFitConfig`]: bounds, prior, input scaling, output standardisation,
     /// `refit_every`), starting every fit from `kernel` and `noise` read in the fit's working units
     /// (inputs in [0, 1]^d, standardised values). Absent (default): the kernel and noise stay fixed,
-    /// as in the papers. Box mode only; fitted hyperparameters are outside the papers' guarantees.
+    /// as in the PF-TS and MR-LPF papers. On a finite candidate set the inputs are scaled by the
+    /// candidates' bounding box and the posterior is evaluated at every candidate. With the fit's
+    /// default `standardise_outputs = true` the kernel's scale follows the observed values (their
+    /// standard deviation, times a learned σ² with `learn_variance`), which the COMP-GP-UCB
+    /// experiments need: their values span ≈ 12.6 (CurrinExp) and ≈ 300 (Borehole), where a fixed
+    /// unit-variance kernel makes σ negligible beside the mean and GP-UCB re-evaluates one point
+    /// (notes 002 §5.3: bandwidth and scale learned by marginal likelihood, refitted every 5
+    /// values). Fitted hyperparameters are outside the papers' guarantees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyperparameters: Option<HyperFitConfig>,
     /// Λ₀ ≥ 0: an initial budget spent on uniformly random values before the rule starts,
@@ -211,6 +218,9 @@ impl ScalarState {
 pub struct GpUcb {
     config: GpUcbConfig,
     state: ScalarState,
+    /// The learned posterior (with a `hyperparameters` table), fed the same values as `state`'s
+    /// fixed one; the rule and the recommendation then read this one.
+    learned: Option<Box<LearnedGp>>,
     initial_values: usize,
 }
 
@@ -218,16 +228,26 @@ impl GpUcb {
     /// GP-UCB on the candidates of `ctx` with a checked config ([`GpUcbConfig::check`]).
     pub fn new(ctx: &SearchContext, config: ValidGpUcbConfig) -> Result<Self> {
         let config = config.into_config();
-        if config.hyperparameters.is_some() {
-            return Err(Error::invalid(
-                "hyperparameters",
-                "GP-UCB learns hyperparameters only on a box domain; on a finite candidate set its kernel is \
-                 fixed (remove the `hyperparameters` table, or use a box problem)",
-            ));
-        }
         let initial_values = config.initial_values(ctx.costs())?;
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
-        Ok(Self { config, state, initial_values })
+        let learned = match &config.hyperparameters {
+            None => None,
+            Some(h) => {
+                let bounds = ctx.domain().bounding_box()?;
+                let d = bounds.dim();
+                Some(Box::new(
+                    LearnedGp::new(
+                        h.check().at("hyperparameters")?,
+                        config.kernel.build_stationary().at("kernel")?,
+                        config.noise,
+                        Some(bounds),
+                        d,
+                    )
+                    .at("hyperparameters")?,
+                ))
+            }
+        };
+        Ok(Self { config, state, learned, initial_values })
     }
 
     /// The number of initial uniformly random values ([`GpUcbConfig::initial_values`]).
@@ -240,9 +260,15 @@ impl GpUcb {
         &self.config
     }
 
-    /// The posterior on the candidates after the observed values.
+    /// The fixed-kernel posterior on the candidates after the observed values (the rule's own
+    /// without a `hyperparameters` table; see [`GpUcb::learned`]).
     pub fn gp(&self) -> &CandidateGp {
         &self.state.gp
+    }
+
+    /// The learned posterior, with a `hyperparameters` table.
+    pub fn learned(&self) -> Option<&LearnedGp> {
+        self.learned.as_deref()
     }
 
     /// The 1-based round t whose query is chosen next.
@@ -255,9 +281,26 @@ impl GpUcb {
         self.state.pending
     }
 
-    /// The index m_t(x) + β σ_t(x) on the candidates.
-    pub fn ucb(&self) -> DVector<f64> {
-        self.state.gp.mean() + self.state.gp.std_dev() * self.config.beta
+    /// The posterior mean m_t and standard deviation σ_t on the candidates: the learned model's
+    /// (in original units) with a `hyperparameters` table, else the fixed kernel's.
+    pub fn posterior(&self) -> Result<(DVector<f64>, DVector<f64>)> {
+        let Some(gp) = &self.learned else {
+            return Ok((self.state.gp.mean().clone(), self.state.gp.std_dev()));
+        };
+        let n = self.state.domain.len();
+        let (mut m, mut s) = (DVector::zeros(n), DVector::zeros(n));
+        for i in 0..n {
+            let (mi, vi) = gp.mean_variance_at(&self.state.domain.coords(i)?)?;
+            m[i] = mi;
+            s[i] = vi.max(0.0).sqrt();
+        }
+        Ok((m, s))
+    }
+
+    /// The index m_t(x) + β σ_t(x) on the candidates ([`GpUcb::posterior`]).
+    pub fn ucb(&self) -> Result<DVector<f64>> {
+        let (m, s) = self.posterior()?;
+        Ok(m + s * self.config.beta)
     }
 }
 
@@ -272,17 +315,26 @@ impl Optimizer for GpUcb {
         let x = if self.state.gp.len() < self.initial_values {
             bohf_core::rand::RngExt::random_range(rng, 0..self.state.domain.len())
         } else {
-            argmax_lowest(self.ucb().iter().copied())?
+            argmax_lowest(self.ucb()?.iter().copied())?
         };
         self.state.query(x)
     }
 
     fn observe(&mut self, query: &Query, answer: Answer) -> Result<()> {
-        self.state.observe(query, answer, Optimizer::name(self))
+        let pending = self.state.pending;
+        self.state.observe(query, answer, Optimizer::name(self))?;
+        if let (Some(gp), Some(i), Answer::Value(y)) = (&mut self.learned, pending, answer) {
+            gp.append(&self.state.domain.coords(i)?, y)?;
+        }
+        Ok(())
     }
 
+    /// The argmax of the posterior mean over the candidates (lowest index on ties).
     fn recommend(&self) -> Result<Point> {
-        self.state.recommend()
+        if self.learned.is_none() {
+            return self.state.recommend();
+        }
+        self.state.domain.point(argmax_lowest(self.posterior()?.0.iter().copied())?)
     }
 }
 

@@ -11,6 +11,8 @@
 //! * [`claims`]: the papers, the rule of [`compare`] and the claims it judges;
 //! * [`cobol`]: COBOL's panels (regret against f-evaluations, expert queries, handover and no
 //!   harm), their reports and their section of the index;
+//! * [`compgpucb`]: COMP-GP-UCB's panels (S(Λ), R_c, R_l against spent budget in f units, the
+//!   claims on S at the total budget), their reports and their section of the index;
 //! * [`panel`]: a finished panel's values at the horizon ([`PanelResult`], `<name>.horizon.csv`);
 //! * [`prepare`]: a panel's spec prepared to run and its report written ([`write_panel_report`]);
 //! * [`report`]: the per-panel markdown;
@@ -19,6 +21,7 @@
 pub mod claims;
 pub mod cobol;
 mod cobol_plot;
+pub mod compgpucb;
 pub mod index;
 pub mod panel;
 pub mod prepare;
@@ -29,6 +32,7 @@ pub mod table2;
 
 pub use claims::{Claim, Order, SE_MULTIPLE, claims_of, compare};
 pub use cobol::{CobolPanel, write_cobol_report};
+pub use compgpucb::{CompPanel, write_compgpucb_report};
 pub use index::build_index;
 pub use panel::{AlgorithmRow, PanelResult};
 pub use prepare::{PreparedPanel, write_panel_report};

@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn compgpucb_presets_match_their_budget_and_run_quick() {
-        use crate::reproduce::{PanelResult, PreparedPanel, claims_of};
+        use crate::reproduce::PreparedPanel;
         use crate::{Experiment, ExperimentSpec, QueryKind, Registry};
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
         let presets: Vec<Preset> =
@@ -177,6 +177,9 @@ mod tests {
             // GP-UCB starts with Λ₀ = 10 of random values, as the mixed methods do (notes §5.3).
             let gp = spec.algorithms.iter().find(|a| a.name == "gp-ucb").unwrap();
             assert_eq!(gp.params["initial_budget"].as_float(), Some(10.0), "{}", p.name);
+            // Its value GP is COMP-GP-UCB's: learned, with standardised values (a fixed unit-variance
+            // kernel stalls on one candidate, `budget::tests`).
+            assert!(gp.params.contains_key("hyperparameters"), "{}", p.name);
             // The horizon caps Λ/λ_c queries, plus the one that may overshoot.
             assert!(spec.horizon as f64 >= budget.total / budget.duel, "{}", p.name);
             // Duels from the low fidelity in every preset but Figure 4 (single fidelity).
@@ -199,9 +202,12 @@ mod tests {
         assert!(comp.iter().all(|r| r.steps.first().is_some_and(|s| s.query == QueryKind::Duel)));
         let gp: Vec<_> = results.runs().iter().filter(|r| r.label == "GP-UCB").collect();
         assert!(gp.iter().all(|r| r.steps.iter().all(|s| s.query == QueryKind::Evaluate)));
-        let summary = results.summary().unwrap();
-        let panel_result = PanelResult::from_summary(&p.name, &summary, true, 0.0);
-        let claims = claims_of(&panel_result, p.reproduces.as_ref());
+        // The report's panel: S at the total budget in f units, the claims judged on it.
+        let comp_panel =
+            crate::reproduce::CompPanel::from_runs(e.spec(), "t", results.runs(), e.problem().regret(), true, 0.0)
+                .unwrap();
+        assert!(comp_panel.rows.iter().all(|r| r.at_total().is_some_and(|a| a.simple.is_some())));
+        let claims = crate::reproduce::compgpucb::comp_claims(&comp_panel, p.reproduces.as_ref());
         assert_eq!(claims.len(), 2, "{claims:?}");
         assert!(claims.iter().all(|c| !c.verdict.is_empty()));
     }

@@ -89,7 +89,7 @@ impl Paper {
             return "simple regret SR after k f-evaluations";
         }
         if self == Paper::CompGpUcb {
-            return "simple regret of the recommendation once the budget Λ is spent";
+            return "S(Λ) at the total budget: the best f* − f(x) over the queried points, in f units (eq. (1))";
         }
         match self.metric() {
             Metric::Instantaneous => "per-step regret r_T at the horizon",

@@ -214,7 +214,7 @@ fn box_mode_params_are_checked_naming_the_field() {
     assert!(e.field().unwrap().starts_with("algorithms[0].params"), "{e}");
     assert!(e.to_string().contains("box_search"), "{e}");
     // Learned hyperparameters: an invalid table names its field; a start outside the bounds is
-    // refused when the algorithm is built; on a candidate set GP-UCB refuses the table by name.
+    // refused when the algorithm is built; on a candidate set GP-UCB accepts the table.
     let e = with("refit_every = 2", "refit_every = 0");
     assert_eq!(e.field(), Some("algorithms[3].params.hyperparameters.refit_every"), "{e}");
     let s = ExperimentSpec::from_toml_str(&BOX.replace("screen = 4", "screen = 4, lengthscale_bounds = [0.5, 5.0]"))
@@ -223,9 +223,7 @@ fn box_mode_params_are_checked_naming_the_field() {
     assert_eq!(e.field(), Some("algorithms[3].params.hyperparameters.lengthscale_bounds"), "{e}");
     let grid = "name = \"g\"\nhorizon = 2\nruns = 1\n[problem]\nkind = \"function\"\nfunction = \"branin\"\n\
                 points_per_dim = 5\n[[algorithms]]\nname = \"gp-ucb\"\nparams = { hyperparameters = {} }\n";
-    let e = Experiment::new(ExperimentSpec::from_toml_str(grid).unwrap(), &registry()).unwrap_err();
-    assert_eq!(e.field(), Some("algorithms[0].params.hyperparameters"), "{e}");
-    assert!(e.to_string().contains("hyperparameters") && e.to_string().contains("box domain"), "{e}");
+    Experiment::new(ExperimentSpec::from_toml_str(grid).unwrap(), &registry()).unwrap();
 }
 
 #[test]

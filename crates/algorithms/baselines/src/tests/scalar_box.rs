@@ -162,15 +162,15 @@ fn learned_hyperparameters_refit_on_schedule_and_find_the_maximum_of_a_badly_sca
     assert!((rec[0] + 2.0).abs() < 0.3 && (rec[1] - 2.0).abs() < 0.3, "{rec:?}");
 }
 
-/// Learned hyperparameters: the finite mode refuses them by name; an invalid table and a start
-/// outside its bounds are errors naming `hyperparameters.<field>`.
+/// Learned hyperparameters: the finite mode accepts them too; an invalid table and a start outside
+/// its bounds are errors naming `hyperparameters.<field>` (on a box and on a candidate set).
 #[test]
 fn learned_hyperparameter_settings_are_checked_by_name() {
     use bohf_core::{FiniteDomain, SearchContext};
     let with = |h: bohf_gp::HyperFitConfig| GpUcbConfig { hyperparameters: Some(h), ..config(0.2, 0.01, 1.0) };
     let ctx = SearchContext::new(FiniteDomain::from_rows(&[vec![0.0], vec![1.0]]).unwrap(), 3).unwrap();
-    let e = crate::GpUcb::new(&ctx, with(Default::default()).check().unwrap()).unwrap_err().to_string();
-    assert!(e.contains("hyperparameters") && e.contains("box"), "{e}");
+    let alg = crate::GpUcb::new(&ctx, with(Default::default()).check().unwrap()).unwrap();
+    assert!(alg.learned().is_some());
     let bad = bohf_gp::HyperFitConfig { lengthscale_bounds: [1.0, 0.5], ..Default::default() };
     let e = with(bad).check().unwrap_err().to_string();
     assert!(e.contains("hyperparameters.lengthscale_bounds"), "{e}");
@@ -178,11 +178,13 @@ fn learned_hyperparameter_settings_are_checked_by_name() {
     let excl = bohf_gp::HyperFitConfig { lengthscale_bounds: [0.5, 10.0], ..Default::default() };
     let e = GpUcbBox::new(
         BoxDomain::cube(0.0, 1.0, 2).unwrap(),
-        with(excl).check().unwrap(),
+        with(excl.clone()).check().unwrap(),
         MultistartConfig::default().check().unwrap(),
     )
     .unwrap_err()
     .to_string();
+    assert!(e.contains("hyperparameters.lengthscale_bounds") && e.contains("outside"), "{e}");
+    let e = crate::GpUcb::new(&ctx, with(excl).check().unwrap()).unwrap_err().to_string();
     assert!(e.contains("hyperparameters.lengthscale_bounds") && e.contains("outside"), "{e}");
     let linear = GpUcbConfig {
         kernel: KernelSpec { kind: KernelKind::Linear, lengthscale: None, lengthscales: None, variance: None },
