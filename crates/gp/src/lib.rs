@@ -63,6 +63,7 @@ pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,
     PreferenceModel, Refit, Regulariser, plausible_filter,
 };
+pub use regression::fit_or_fixed;
 pub use regression::{
     CandidateGp, CandidatePosterior, GpRegression, HyperFitConfig, LearnedGp, PointPosterior, ValidHyperFitConfig,
     fit_hyperparameters,

@@ -302,11 +302,11 @@ pub struct CompGpUcbConfig {
     /// η_r² > 0 of the f_r GP; absent: `noise` (the paper implies one η², notes 002 §2.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison_noise: Option<f64>,
-    /// Type-II ML of the f GP (default: refit every 5); absent: fixed kernel and noise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Type-II ML of the f GP (default: refit every 5); `"fixed"`: the start kernel and noise throughout ([`bohf_gp::fit_or_fixed`]).
+    #[serde(with = "bohf_gp::fit_or_fixed")]
     pub hyperparameters: Option<HyperFitConfig>,
-    /// Type-II ML of the f_r GP (default: refit every 20); absent: fixed kernel and noise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Type-II ML of the f_r GP (default: refit every 20); `"fixed"`: the start kernel and noise throughout ([`bohf_gp::fit_or_fixed`]).
+    #[serde(with = "bohf_gp::fit_or_fixed")]
     pub comparison_hyperparameters: Option<HyperFitConfig>,
     /// ζ ≥ 0, Assumption 1's bias (units of f); Algorithm 1's known ζ.
     pub zeta: f64,

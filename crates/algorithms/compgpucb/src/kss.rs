@@ -36,8 +36,8 @@ pub struct KssConfig {
     pub kernel: KernelSpec,
     /// The noise variance η² > 0 of the 0/1 outcomes (default 10⁻⁴; a start value when learned).
     pub noise: f64,
-    /// Type-II ML of the GP (default: refit every 20 observations); absent: fixed kernel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Type-II ML of the GP (default: refit every 20 observations); `"fixed"`: the start kernel throughout ([`bohf_gp::fit_or_fixed`]).
+    #[serde(with = "bohf_gp::fit_or_fixed")]
     pub hyperparameters: Option<HyperFitConfig>,
     /// Λ₀ ≥ 0: the initial budget, all on uniformly random duels (⌊Λ₀/λ_c⌋ of them).
     pub initial_budget: f64,

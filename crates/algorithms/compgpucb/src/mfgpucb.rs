@@ -46,11 +46,11 @@ pub struct MfGpUcbConfig {
     /// η² > 0 of the duel-outcome GP; absent: `noise`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison_noise: Option<f64>,
-    /// Type-II ML of the value GP (default: refit every 5); absent: fixed kernel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Type-II ML of the value GP (default: refit every 5); `"fixed"`: the start kernel throughout ([`bohf_gp::fit_or_fixed`]).
+    #[serde(with = "bohf_gp::fit_or_fixed")]
     pub hyperparameters: Option<HyperFitConfig>,
-    /// Type-II ML of the duel-outcome GP (default: refit every 20); absent: fixed kernel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Type-II ML of the duel-outcome GP (default: refit every 20); `"fixed"`: the start kernel throughout ([`bohf_gp::fit_or_fixed`]).
+    #[serde(with = "bohf_gp::fit_or_fixed")]
     pub comparison_hyperparameters: Option<HyperFitConfig>,
     /// β_t (default `kandasamy`, the MF code's √(0.2·d·log(2dt))); `practical` and `constant` as
     /// COMP-GP-UCB's; `theory` is refused.

@@ -648,3 +648,34 @@ fn mf_gp_ucb_replays_and_defaults_run() {
     }
     assert!(d.recommend().unwrap().index.is_some());
 }
+
+/// A spec that leaves out the fit tables gets the documented default (learned, App. B), not a fixed
+/// kernel; `"fixed"` asks for one and survives a round trip through the spec as run.
+#[test]
+fn absent_fit_tables_learn_and_fixed_round_trips() {
+    let c: CompGpUcbConfig = toml::from_str("zeta = 0.25").unwrap();
+    assert_eq!(c.hyperparameters, CompGpUcbConfig::default().hyperparameters);
+    assert_eq!(c.comparison_hyperparameters, CompGpUcbConfig::default().comparison_hyperparameters);
+    assert!(c.hyperparameters.is_some() && c.comparison_hyperparameters.is_some());
+    let fixed: CompGpUcbConfig =
+        toml::from_str("hyperparameters = \"fixed\"\ncomparison_hyperparameters = \"fixed\"").unwrap();
+    assert!(fixed.hyperparameters.is_none() && fixed.comparison_hyperparameters.is_none());
+    let back: CompGpUcbConfig = toml::from_str(&toml::to_string(&fixed).unwrap()).unwrap();
+    assert_eq!(back, fixed);
+
+    let k: crate::KssConfig = toml::from_str("").unwrap();
+    assert_eq!(k.hyperparameters, crate::KssConfig::default().hyperparameters);
+    assert!(k.hyperparameters.is_some());
+    let kf: crate::KssConfig = toml::from_str("hyperparameters = \"fixed\"").unwrap();
+    assert_eq!(toml::from_str::<crate::KssConfig>(&toml::to_string(&kf).unwrap()).unwrap(), kf);
+
+    let m: crate::MfGpUcbConfig = toml::from_str("").unwrap();
+    assert_eq!(m, crate::MfGpUcbConfig::default());
+    assert!(m.hyperparameters.is_some() && m.comparison_hyperparameters.is_some());
+    let mf: crate::MfGpUcbConfig = toml::from_str("comparison_hyperparameters = \"fixed\"").unwrap();
+    assert!(mf.comparison_hyperparameters.is_none() && mf.hyperparameters.is_some());
+    assert_eq!(toml::from_str::<crate::MfGpUcbConfig>(&toml::to_string(&mf).unwrap()).unwrap(), mf);
+
+    let e = toml::from_str::<CompGpUcbConfig>("hyperparameters = \"none\"").unwrap_err().to_string();
+    assert!(e.contains("\"fixed\""), "{e}");
+}

@@ -23,6 +23,7 @@
 //! (for acquisition functions optimised over a box).
 
 mod candidate;
+pub mod fit_or_fixed;
 pub mod hyper;
 mod learned;
 mod lowrank;
