@@ -168,6 +168,22 @@ impl FiniteDomain {
             .collect()
     }
 
+    /// A duel of two distinct candidates drawn uniformly: i uniform over the n candidates, then j
+    /// uniform over the other n − 1 (two draws `random_range`). An error for fewer than two
+    /// candidates.
+    pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Result<Query> {
+        let n = self.len();
+        if n < 2 {
+            return Err(Error::invalid("candidates", format!("a duel of two distinct candidates needs at least 2, got {n}")));
+        }
+        let i = rng.random_range(0..n);
+        let mut j = rng.random_range(0..n - 1);
+        if j >= i {
+            j += 1;
+        }
+        Ok(Query::Duel(self.point(i)?, self.point(j)?))
+    }
+
     /// Errors unless `i < n`.
     pub fn check_index(&self, i: usize) -> Result<()> {
         if i < self.len() {
@@ -249,6 +265,12 @@ impl BoxDomain {
         self.lower.iter().zip(&self.upper).map(|(l, u)| l + (u - l) * rng.random::<f64>()).collect()
     }
 
+    /// A duel of two independent uniform draws from the box (first point drawn first).
+    pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Query {
+        let first = Point::continuous(self.sample(rng));
+        Query::Duel(first, Point::continuous(self.sample(rng)))
+    }
+
     /// `n` uniform draws as a finite candidate set (rows), e.g. a per-round discretisation.
     pub fn sample_candidates(&self, n: usize, rng: &mut (impl Rng + ?Sized)) -> Result<FiniteDomain> {
         if n == 0 {
@@ -302,6 +324,15 @@ impl Domain {
         match self {
             Domain::Finite(f) => f.dim(),
             Domain::Box(b) => b.dim(),
+        }
+    }
+
+    /// A uniformly random duel: two distinct candidates ([`FiniteDomain::random_duel`]) or two
+    /// uniform points of the box ([`BoxDomain::random_duel`]).
+    pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Result<Query> {
+        match self {
+            Domain::Finite(f) => f.random_duel(rng),
+            Domain::Box(b) => Ok(b.random_duel(rng)),
         }
     }
 

@@ -52,6 +52,7 @@ pub mod output;
 pub mod plot;
 pub mod problem;
 pub mod registry;
+pub mod leaderboard;
 pub mod reproduce;
 pub mod results;
 pub mod runner;
