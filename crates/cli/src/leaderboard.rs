@@ -48,7 +48,8 @@ fn command_line(opts: &LeaderboardOptions) -> String {
 
 /// Runs the suite (each problem's runs in parallel, the problems one after another) and writes the
 /// page; returns its path. A problem that fails is reported and the others still run; the page
-/// then holds the problems that finished and the command fails naming the others.
+/// then holds the problems that finished and the command fails naming the others (if none
+/// finished, no page is written).
 pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
     let dir = opts.specs.clone().unwrap_or_else(|| Path::new(DEFAULT_SPECS_DIR).join("leaderboard"));
     if !dir.is_dir() {
@@ -94,6 +95,10 @@ pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
                 failed.push(format!("{}: {e}", p.name()));
             }
         }
+    }
+    if boards.is_empty() {
+        // Nothing finished: an earlier page stays as it is.
+        return Err(CliError::msg(format!("every problem failed:\n{}", failed.join("\n"))));
     }
     let page = write_page(&opts.page, &boards, &command_line(opts), start.elapsed().as_secs_f64())?;
     if failed.is_empty() {

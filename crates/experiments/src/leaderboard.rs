@@ -154,6 +154,8 @@ pub struct ProblemBoard {
     pub full: (usize, usize),
     /// Shared initial duels.
     pub initial_duels: usize,
+    /// The labels of the algorithms that do not observe them (`shared_start = false`).
+    pub own_start: Vec<String>,
     /// Respondent in words.
     pub respondent: String,
     /// Whether this was a `--quick` smoke test.
@@ -238,6 +240,7 @@ impl ProblemBoard {
             runs: spec.runs,
             full: problem.full,
             initial_duels: spec.initial_duels,
+            own_start: spec.algorithms.iter().filter(|a| !a.shared_start).map(|a| a.label().to_string()).collect(),
             respondent,
             quick: problem.quick,
             elapsed_s,
@@ -417,6 +420,13 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
             b.elapsed_s,
             n = b.name
         );
+        if b.initial_duels > 0 && !b.own_start.is_empty() {
+            let _ = writeln!(
+                s,
+                "Without the shared initial duels (`shared_start = false`: they learn from their own queries only): {}.\n",
+                b.own_start.join(", ")
+            );
+        }
         s.push_str("**By the final recommendation's regret u(x*) − u(x̂_T)**\n\n");
         ranking_table(&mut s, b, By::Gap);
         s.push_str("\n**By cumulative dueling regret R(T)**\n\n");

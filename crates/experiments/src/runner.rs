@@ -17,7 +17,7 @@
 //! run stops after the step at which its spent budget reaches the total, if that comes before T
 //! ([`crate::budget`]). With `initial_duels = k` the algorithm first observes k uniformly random
 //! duels and their answers, the same for every algorithm of the run ([`RunId::initial_rng`]), not
-//! recorded as steps. `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
+//! recorded as steps (unless its `shared_start = false`). `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
 //! base Gram) and its three calls at each step, but not the respondent or the metrics.
 //!
 //! **Failures.** A run that fails (an algorithm, solver or respondent error) becomes a
@@ -214,7 +214,7 @@ impl Experiment {
         let start = Instant::now();
         let mut optimizer = self.entries[id.algorithm].build(&self.context, &spec_alg.params).map_err(fail(0))?;
         let mut elapsed = start.elapsed().as_secs_f64();
-        if self.spec.initial_duels > 0 {
+        if self.spec.initial_duels > 0 && spec_alg.shared_start {
             // The shared start: the same duels and answers for every algorithm of this run, observed
             // before step 1 (the algorithm's time to observe them counts in `elapsed_s`).
             let (mut points_rng, mut answers_rng) = id.initial_rng(self.spec.seed);

@@ -155,12 +155,17 @@ pub struct AlgorithmSpec {
     /// Its configuration, deserialised into the algorithm's config type (unknown keys are errors).
     #[serde(default)]
     pub params: toml::Table,
+    /// Whether it observes the spec's shared initial duels ([`ExperimentSpec::initial_duels`];
+    /// default true). False for an algorithm that learns from its own queries only (MR-LPF, whose
+    /// rounds refuse any other duel): it starts from nothing, a handicap the leaderboard states.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub shared_start: bool,
 }
 
 impl AlgorithmSpec {
     /// An algorithm with default parameters.
     pub fn named(name: impl Into<String>) -> Self {
-        Self { name: name.into(), label: None, params: toml::Table::new() }
+        Self { name: name.into(), label: None, params: toml::Table::new(), shared_start: true }
     }
 
     /// The display name: the label, or the name.
@@ -821,4 +826,12 @@ mod tests;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }

@@ -22,6 +22,9 @@ fn ranks_follow_the_two_standard_error_rule() {
     // A chain a ≈ b ≈ c with a < c: c has one algorithm significantly below it.
     assert_eq!(ranks(&[ms(0.0, 0.01), ms(0.025, 0.01), ms(0.05, 0.01)]), vec![1, 1, 2]);
     assert_eq!(ranks(&[]), Vec::<usize>::new());
+    // Zero standard errors: a real difference counts, a difference in the last bits does not.
+    assert_eq!(ranks(&[ms(0.0, 0.0), ms(0.1, 0.0)]), vec![1, 2]);
+    assert_eq!(ranks(&[ms(0.0, 0.0), ms(4e-16, 0.0)]), vec![1, 1]);
 }
 
 #[test]
@@ -63,8 +66,9 @@ model = "deterministic"
 name = "random"
 "#;
 
-fn simple_regrets_at_step_one(initial: usize) -> Vec<f64> {
-    let text = FINITE.replace("NAME", "init").replace("INITIAL", &initial.to_string());
+fn simple_regrets_at_step_one(initial: usize, shared_start: bool) -> Vec<f64> {
+    let text = FINITE.replace("NAME", "init").replace("INITIAL", &initial.to_string())
+        + &format!("shared_start = {shared_start}\n");
     let e = Experiment::new(ExperimentSpec::from_toml_str(&text).unwrap(), &Registry::builtin()).unwrap();
     e.run().unwrap().runs().iter().map(|r| r.steps[0].simple_regret).collect()
 }
@@ -74,9 +78,11 @@ fn shared_initial_duels_are_observed_before_step_one() {
     // Random duels recommend the candidate with the most wins. After 1000 duels on 5 candidates
     // with a deterministic respondent x* wins every duel it is in, than any other
     // candidate can (each loses to x*; ~400 against ~300), so every run recommends x* at t = 1: simple regret 0.
-    assert!(simple_regrets_at_step_one(1000).iter().all(|&r| r == 0.0));
-    // Without them the recommendation at t = 1 rests on one duel: some run misses x*.
-    assert!(simple_regrets_at_step_one(0).iter().any(|&r| r > 0.0));
+    assert!(simple_regrets_at_step_one(1000, true).iter().all(|&r| r == 0.0));
+    // Without them the recommendation at t = 1 rests on one duel: some run misses x*; the same for
+    // an algorithm with `shared_start = false`, which does not observe them.
+    assert!(simple_regrets_at_step_one(0, true).iter().any(|&r| r > 0.0));
+    assert_eq!(simple_regrets_at_step_one(1000, false), simple_regrets_at_step_one(0, true));
 }
 
 #[test]
