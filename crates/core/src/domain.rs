@@ -401,6 +401,35 @@ mod tests {
     use rand::SeedableRng;
 
     #[test]
+    fn random_duels_are_distinct_uniform_candidates_or_points_of_the_box() {
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(3);
+        let d = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        let mut counts = [[0usize; 3]; 3];
+        for _ in 0..6000 {
+            let Query::Duel(x, y) = Domain::Finite(d.clone()).random_duel(&mut rng).unwrap() else { panic!() };
+            counts[x.index.unwrap()][y.index.unwrap()] += 1;
+        }
+        // Never a self-duel; each of the 6 ordered pairs about 1000 times (binomial s.d. ≈ 29).
+        for (i, row) in counts.iter().enumerate() {
+            for (j, &c) in row.iter().enumerate() {
+                if i == j {
+                    assert_eq!(c, 0);
+                } else {
+                    assert!((850..=1150).contains(&c), "{counts:?}");
+                }
+            }
+        }
+        let one = FiniteDomain::linspace(0.0, 1.0, 1).unwrap();
+        let e = one.random_duel(&mut rng).unwrap_err().to_string();
+        assert!(e.contains("candidates") && e.contains("at least 2"), "{e}");
+        let b = BoxDomain::new(vec![-1.0, 2.0], vec![0.0, 5.0]).unwrap();
+        for _ in 0..100 {
+            let Query::Duel(x, y) = Domain::Box(b.clone()).random_duel(&mut rng).unwrap() else { panic!() };
+            assert!(b.contains(&x.coords) && b.contains(&y.coords) && x.coords != y.coords);
+        }
+    }
+
+    #[test]
     fn bounding_box_spans_the_candidates_and_widens_a_flat_coordinate() {
         let d = FiniteDomain::from_rows(&[vec![0.2, 3.0], vec![-1.0, 3.0], vec![0.5, 3.0]]).unwrap();
         let b = d.bounding_box().unwrap();
