@@ -182,13 +182,15 @@ enum Command {
         run: RunArgs,
     },
     /// Run every duel algorithm on the leaderboard suite and write the page that ranks them.
-    #[command(after_help = "Examples:\n  bohf leaderboard --quick                  # minutes: 3 runs, T = 40 per problem\n  \
+    #[command(
+        after_help = "Examples:\n  bohf leaderboard --quick                  # minutes: 3 runs, T = 40 per problem\n  \
         bohf leaderboard -j 2 --page docs         # the full suite; writes docs/leaderboard.md\n  \
         bohf leaderboard --resume                 # after an interruption\n  \
         bohf leaderboard rkhs-1d branin --quick   # some problems only\n\n\
         The suite is the spec files of --specs DIR (default: the source tree's specs/leaderboard/), one per\n\
         problem. Runs go to OUT/<problem>/ (as bohf run); the page to PAGE/leaderboard.md with its plots in\n\
-        PAGE/leaderboard/. See docs/leaderboard.md.")]
+        PAGE/leaderboard/. See docs/leaderboard.md."
+    )]
     Leaderboard {
         /// The problems to run (spec names of the suite); all by default.
         problems: Vec<String>,

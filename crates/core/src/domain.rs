@@ -174,7 +174,10 @@ impl FiniteDomain {
     pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Result<Query> {
         let n = self.len();
         if n < 2 {
-            return Err(Error::invalid("candidates", format!("a duel of two distinct candidates needs at least 2, got {n}")));
+            return Err(Error::invalid(
+                "candidates",
+                format!("a duel of two distinct candidates needs at least 2, got {n}"),
+            ));
         }
         let i = rng.random_range(0..n);
         let mut j = rng.random_range(0..n - 1);

@@ -93,7 +93,9 @@ impl SuiteProblem {
         let mut not_applicable = Vec::new();
         let mut kept = Vec::new();
         for (i, a) in spec.algorithms.iter().enumerate() {
-            let entry = registry.get(&a.name).ok_or_else(|| in_file(registry.unknown(&format!("algorithms[{i}].name"), &a.name)))?;
+            let entry = registry
+                .get(&a.name)
+                .ok_or_else(|| in_file(registry.unknown(&format!("algorithms[{i}].name"), &a.name)))?;
             match entry.unsupported(kind, &domain) {
                 Some(reason) => not_applicable.push(NotApplicable { label: a.label().to_string(), reason }),
                 None => kept.push(a.clone()),
@@ -332,7 +334,8 @@ fn ranking_table(s: &mut String, board: &ProblemBoard, by: By) {
             By::Gap => e.simple,
             By::Cumulative => e.gap,
         };
-        let _ = writeln!(s, "| {rank} | {} (`{}`) | {} | **{}** | {} |", e.label, e.name, e.runs, pm(by.value(e)), pm(o));
+        let _ =
+            writeln!(s, "| {rank} | {} (`{}`) | {} | **{}** | {} |", e.label, e.name, e.runs, pm(by.value(e)), pm(o));
     }
     for n in &board.not_applicable {
         let _ = writeln!(s, "| n/a | {} | 0 | {} | |", n.label, n.reason);
@@ -383,7 +386,9 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
             }
         }
     }
-    s.push_str("## Overview: rank by the final recommendation's regret u(x*) − u(x̂_T) (by cumulative regret in brackets)\n\n");
+    s.push_str(
+        "## Overview: rank by the final recommendation's regret u(x*) − u(x̂_T) (by cumulative regret in brackets)\n\n",
+    );
     let _ = writeln!(s, "| problem | {} |", labels.join(" | "));
     let _ = writeln!(s, "|---|{}", "---|".repeat(labels.len()));
     for b in boards {
@@ -464,7 +469,16 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
     }
     let mut estimate = 0.0;
     for b in boards {
-        let _ = write!(s, "| {} | {} × {} × {} | {:.1} | {:.1} |", b.name, b.horizon, b.runs, b.entries.len(), b.elapsed_s, b.cpu_s());
+        let _ = write!(
+            s,
+            "| {} | {} × {} × {} | {:.1} | {:.1} |",
+            b.name,
+            b.horizon,
+            b.runs,
+            b.entries.len(),
+            b.elapsed_s,
+            b.cpu_s()
+        );
         if quick {
             let e = b.full_cpu_estimate_s();
             estimate += e;
