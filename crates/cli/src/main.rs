@@ -3,6 +3,7 @@
 
 mod ask;
 mod check;
+mod leaderboard;
 mod presets;
 mod progress;
 mod report;
@@ -97,7 +98,7 @@ pub fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
     name = "bohf",
     version,
     about = "Bayesian optimisation from human feedback: run and reproduce experiments, plot them, answer queries live",
-    after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley\n  bohf run specs/pfts-fig4-rkhs.toml --out results/fig4 --threads 2\n  bohf summary results/fig4\n  bohf ask new coffee.json --spec coffee.toml && bohf ask coffee.json\n\nDocumentation: docs/cli.md"
+    after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley\n  bohf leaderboard --quick\n  bohf run specs/pfts-fig4-rkhs.toml --out results/fig4 --threads 2\n  bohf summary results/fig4\n  bohf ask new coffee.json --spec coffee.toml && bohf ask coffee.json\n\nDocumentation: docs/cli.md"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -179,6 +180,41 @@ enum Command {
         specs: Option<PathBuf>,
         #[command(flatten)]
         run: RunArgs,
+    },
+    /// Run every duel algorithm on the leaderboard suite and write the page that ranks them.
+    #[command(
+        after_help = "Examples:\n  bohf leaderboard --quick                  # minutes: 3 runs, T = 40 per problem\n  \
+        bohf leaderboard -j 2 --page docs         # the full suite; writes docs/leaderboard.md\n  \
+        bohf leaderboard --resume                 # after an interruption\n  \
+        bohf leaderboard rkhs-1d branin --quick   # some problems only\n\n\
+        The suite is the spec files of --specs DIR (default: the source tree's specs/leaderboard/), one per\n\
+        problem. Runs go to OUT/<problem>/ (as bohf run); the page to PAGE/leaderboard.md with its plots in\n\
+        PAGE/leaderboard/. See docs/leaderboard.md."
+    )]
+    Leaderboard {
+        /// The problems to run (spec names of the suite); all by default.
+        problems: Vec<String>,
+        /// The runs' folder (default: results/leaderboard, or results/leaderboard-quick).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// The folder of the page (default: the runs' folder).
+        #[arg(long)]
+        page: Option<PathBuf>,
+        /// The suite folder (default: the specs/leaderboard/ folder of the source tree bohf was built from).
+        #[arg(long, value_name = "DIR")]
+        specs: Option<PathBuf>,
+        /// Worker threads (default: one per core; at most 1024). Results do not depend on it.
+        #[arg(long, short = 'j', default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
+        threads: u16,
+        /// Continue in folders that already hold finished runs of the same specs (skipping them).
+        #[arg(long)]
+        resume: bool,
+        /// A reduced version: at most 3 runs and T = 40 per problem.
+        #[arg(long)]
+        quick: bool,
+        /// Runs per algorithm (default: the specs', 30).
+        #[arg(long)]
+        runs: Option<usize>,
     },
     /// Plot regret curves (mean ± 1 s.e. per algorithm) of a results folder.
     #[command(
@@ -352,6 +388,24 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             if let Some(report) = presets::reproduce(preset, &opts)? {
                 println!("\nreport: {}\nresults in {}", report.display(), opts.run.out.display());
             }
+        }
+        Command::Leaderboard { problems, out, page, specs, threads, resume, quick, runs } => {
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("results").join(if quick { "leaderboard-quick" } else { "leaderboard" })
+            });
+            let page = page.unwrap_or_else(|| out.clone());
+            let opts = leaderboard::LeaderboardOptions {
+                problems,
+                out,
+                page,
+                specs,
+                threads: usize::from(threads),
+                resume,
+                quick,
+                runs,
+            };
+            let page = leaderboard::leaderboard(&opts)?;
+            println!("page: {}\nruns in {}", page.display(), opts.out.display());
         }
         Command::Plot { dir, out, metric } => {
             let path = report::plot(&dir, out, metric.into())?;

@@ -168,6 +168,25 @@ impl FiniteDomain {
             .collect()
     }
 
+    /// A duel of two distinct candidates drawn uniformly: i uniform over the n candidates, then j
+    /// uniform over the other n − 1 (two draws `random_range`). An error for fewer than two
+    /// candidates.
+    pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Result<Query> {
+        let n = self.len();
+        if n < 2 {
+            return Err(Error::invalid(
+                "candidates",
+                format!("a duel of two distinct candidates needs at least 2, got {n}"),
+            ));
+        }
+        let i = rng.random_range(0..n);
+        let mut j = rng.random_range(0..n - 1);
+        if j >= i {
+            j += 1;
+        }
+        Ok(Query::Duel(self.point(i)?, self.point(j)?))
+    }
+
     /// Errors unless `i < n`.
     pub fn check_index(&self, i: usize) -> Result<()> {
         if i < self.len() {
@@ -249,6 +268,12 @@ impl BoxDomain {
         self.lower.iter().zip(&self.upper).map(|(l, u)| l + (u - l) * rng.random::<f64>()).collect()
     }
 
+    /// A duel of two independent uniform draws from the box (first point drawn first).
+    pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Query {
+        let first = Point::continuous(self.sample(rng));
+        Query::Duel(first, Point::continuous(self.sample(rng)))
+    }
+
     /// `n` uniform draws as a finite candidate set (rows), e.g. a per-round discretisation.
     pub fn sample_candidates(&self, n: usize, rng: &mut (impl Rng + ?Sized)) -> Result<FiniteDomain> {
         if n == 0 {
@@ -302,6 +327,15 @@ impl Domain {
         match self {
             Domain::Finite(f) => f.dim(),
             Domain::Box(b) => b.dim(),
+        }
+    }
+
+    /// A uniformly random duel: two distinct candidates ([`FiniteDomain::random_duel`]) or two
+    /// uniform points of the box ([`BoxDomain::random_duel`]).
+    pub fn random_duel(&self, rng: &mut (impl Rng + ?Sized)) -> Result<Query> {
+        match self {
+            Domain::Finite(f) => f.random_duel(rng),
+            Domain::Box(b) => Ok(b.random_duel(rng)),
         }
     }
 
@@ -368,6 +402,35 @@ impl std::fmt::Display for DomainKind {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn random_duels_are_distinct_uniform_candidates_or_points_of_the_box() {
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(3);
+        let d = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        let mut counts = [[0usize; 3]; 3];
+        for _ in 0..6000 {
+            let Query::Duel(x, y) = Domain::Finite(d.clone()).random_duel(&mut rng).unwrap() else { panic!() };
+            counts[x.index.unwrap()][y.index.unwrap()] += 1;
+        }
+        // Never a self-duel; each of the 6 ordered pairs about 1000 times (binomial s.d. ≈ 29).
+        for (i, row) in counts.iter().enumerate() {
+            for (j, &c) in row.iter().enumerate() {
+                if i == j {
+                    assert_eq!(c, 0);
+                } else {
+                    assert!((850..=1150).contains(&c), "{counts:?}");
+                }
+            }
+        }
+        let one = FiniteDomain::linspace(0.0, 1.0, 1).unwrap();
+        let e = one.random_duel(&mut rng).unwrap_err().to_string();
+        assert!(e.contains("candidates") && e.contains("at least 2"), "{e}");
+        let b = BoxDomain::new(vec![-1.0, 2.0], vec![0.0, 5.0]).unwrap();
+        for _ in 0..100 {
+            let Query::Duel(x, y) = Domain::Box(b.clone()).random_duel(&mut rng).unwrap() else { panic!() };
+            assert!(b.contains(&x.coords) && b.contains(&y.coords) && x.coords != y.coords);
+        }
+    }
 
     #[test]
     fn bounding_box_spans_the_candidates_and_widens_a_flat_coordinate() {

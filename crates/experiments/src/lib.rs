@@ -45,6 +45,7 @@ pub mod checksum;
 pub mod error;
 pub mod feedback;
 pub mod folder;
+pub mod leaderboard;
 pub mod limits;
 pub mod lock;
 pub mod metrics;

@@ -15,7 +15,9 @@
 //! `observe(query, answer)`, `x̂_t = recommend()`; then the regrets of [`crate::metrics`] are
 //! recorded, with the algorithm's [`bohf_core::Optimizer::step_details`]. With a `[budget]` the
 //! run stops after the step at which its spent budget reaches the total, if that comes before T
-//! ([`crate::budget`]). `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
+//! ([`crate::budget`]). With `initial_duels = k` the algorithm first observes k uniformly random
+//! duels and their answers, the same for every algorithm of the run ([`RunId::initial_rng`]), not
+//! recorded as steps (unless its `shared_start = false`). `elapsed_s` accumulates the wall time spent in the algorithm: building it (e.g. its
 //! base Gram) and its three calls at each step, but not the respondent or the metrics.
 //!
 //! **Failures.** A run that fails (an algorithm, solver or respondent error) becomes a
@@ -50,6 +52,12 @@ pub struct RunId {
 /// The last element of the respondent's stream path (the algorithm's path has none).
 pub const RESPONDENT_STREAM: u64 = 1;
 
+/// The first element of the stream path of a run's shared initial duels (`[INITIAL_STREAM, run]`
+/// for the points, `[INITIAL_STREAM, run, RESPONDENT_STREAM]` for the answers): no algorithm index
+/// reaches it ([`crate::limits::MAX_ALGORITHMS`]), so these streams are shared by the algorithms
+/// and distinct from every other.
+pub const INITIAL_STREAM: u64 = u64::MAX;
+
 impl RunId {
     /// The algorithm's random stream of this run under base seed `seed`.
     pub fn algorithm_rng(&self, seed: u64) -> bohf_core::BohfRng {
@@ -59,6 +67,14 @@ impl RunId {
     /// The respondent's random stream of this run under base seed `seed`.
     pub fn respondent_rng(&self, seed: u64) -> bohf_core::BohfRng {
         rng::stream(seed, &[self.algorithm as u64, self.run as u64, RESPONDENT_STREAM])
+    }
+
+    /// The streams of this run's shared initial duels ([`crate::ExperimentSpec::initial_duels`]):
+    /// (points, answers). They depend on the run alone, so every algorithm sees the same duels
+    /// with the same answers.
+    pub fn initial_rng(&self, seed: u64) -> (bohf_core::BohfRng, bohf_core::BohfRng) {
+        let run = self.run as u64;
+        (rng::stream(seed, &[INITIAL_STREAM, run]), rng::stream(seed, &[INITIAL_STREAM, run, RESPONDENT_STREAM]))
     }
 }
 
@@ -198,6 +214,19 @@ impl Experiment {
         let start = Instant::now();
         let mut optimizer = self.entries[id.algorithm].build(&self.context, &spec_alg.params).map_err(fail(0))?;
         let mut elapsed = start.elapsed().as_secs_f64();
+        if self.spec.initial_duels > 0 && spec_alg.shared_start {
+            // The shared start: the same duels and answers for every algorithm of this run, observed
+            // before step 1 (the algorithm's time to observe them counts in `elapsed_s`).
+            let (mut points_rng, mut answers_rng) = id.initial_rng(self.spec.seed);
+            let mut initial = self.problem.respondent()?;
+            for _ in 0..self.spec.initial_duels {
+                let query = self.problem.domain().random_duel(&mut points_rng).map_err(fail(0))?;
+                let answer = initial.answer(&query, &mut answers_rng).map_err(fail(0))?;
+                let t0 = Instant::now();
+                optimizer.observe(&query, answer).map_err(fail(0))?;
+                elapsed += t0.elapsed().as_secs_f64();
+            }
+        }
         let mut cumulative = 0.0;
         let mut steps = Vec::with_capacity(self.spec.horizon);
         let mut counts = crate::budget::QueryCounts::default();

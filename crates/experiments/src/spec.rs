@@ -102,6 +102,13 @@ pub struct ExperimentSpec {
     /// [`crate::budget`]). Without it every run takes `horizon` queries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<crate::budget::BudgetSpec>,
+    /// Uniformly random duels every algorithm observes before its first query, the same duels and
+    /// the same answers for every algorithm in a run (a shared start, as the qEUBO paper's
+    /// protocol): drawn from a stream of the run alone ([`crate::runner::RunId::initial_rng`]), not
+    /// counted in the horizon or the regrets. Default 0; at most 10⁸ (`limits::MAX_HORIZON`); not
+    /// with a `[budget]` (they would not be charged).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub initial_duels: usize,
     /// The algorithms, in the order of their streams (see [`crate::runner`]).
     pub algorithms: Vec<AlgorithmSpec>,
     /// What a failed run (e.g. a solver failure) does to the others; finished runs are kept either
@@ -148,12 +155,17 @@ pub struct AlgorithmSpec {
     /// Its configuration, deserialised into the algorithm's config type (unknown keys are errors).
     #[serde(default)]
     pub params: toml::Table,
+    /// Whether it observes the spec's shared initial duels ([`ExperimentSpec::initial_duels`];
+    /// default true). False for an algorithm that learns from its own queries only (MR-LPF, whose
+    /// rounds refuse any other duel): it starts from nothing, a handicap the leaderboard states.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub shared_start: bool,
 }
 
 impl AlgorithmSpec {
     /// An algorithm with default parameters.
     pub fn named(name: impl Into<String>) -> Self {
-        Self { name: name.into(), label: None, params: toml::Table::new() }
+        Self { name: name.into(), label: None, params: toml::Table::new(), shared_start: true }
     }
 
     /// The display name: the label, or the name.
@@ -431,6 +443,13 @@ impl ExperimentSpec {
             return Err(ExperimentError::spec(
                 "seed",
                 format!("must be at most {} (TOML integers), got {}", i64::MAX, self.seed),
+            ));
+        }
+        at_most("initial_duels", self.initial_duels, limits::MAX_HORIZON)?;
+        if self.initial_duels > 0 && self.budget.is_some() {
+            return Err(ExperimentError::spec(
+                "initial_duels",
+                "shared initial duels are not charged to a budget; leave out one of `initial_duels` and `[budget]`",
             ));
         }
         let shape = self.problem.validate()?;
@@ -804,3 +823,15 @@ impl FunctionProblem {
 
 #[cfg(test)]
 mod tests;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
+}

@@ -5,7 +5,6 @@
 use crate::acquisition::{base_samples, duel_outcome_variance, eubo_with_gradient, qeubo_mc, qeubo_mc_with_gradient};
 use crate::config::LaplaceModelConfig;
 use bohf_core::linalg::PsdFactor;
-use bohf_core::rand::RngExt;
 use bohf_core::special::expected_max_of_two;
 use bohf_core::{
     Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
@@ -278,18 +277,8 @@ impl LaplaceBo {
     /// A uniformly random duel of two distinct candidates, or two uniform points of the box.
     fn random_duel(&self, rng: &mut dyn Rng) -> Result<Query> {
         match &self.space {
-            Space::Finite { domain, .. } => {
-                let n = domain.len();
-                let i = rng.random_range(0..n);
-                let mut j = rng.random_range(0..n - 1);
-                if j >= i {
-                    j += 1;
-                }
-                Ok(Query::Duel(domain.point(i)?, domain.point(j)?))
-            }
-            Space::Box { domain, .. } => {
-                Ok(Query::Duel(Point::continuous(domain.sample(rng)), Point::continuous(domain.sample(rng))))
-            }
+            Space::Finite { domain, .. } => domain.random_duel(rng),
+            Space::Box { domain, .. } => Ok(domain.random_duel(rng)),
         }
     }
 

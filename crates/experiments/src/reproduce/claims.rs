@@ -24,11 +24,16 @@ pub enum Order {
 /// The difference d = a − b of two means from independent runs, its standard error
 /// s.e.(d) = √(s.e.(a)² + s.e.(b)²), and the order: `Lower` if d < −2 s.e.(d), `Higher` if
 /// d > 2 s.e.(d), else `Indistinguishable`. (Different algorithms' runs use different random
-/// streams, so their means are independent.)
+/// streams, so their means are independent.) A difference within rounding,
+/// |d| ≤ 10⁻¹² (1 + |a| + |b|), is `Indistinguishable` even when both standard errors are 0 (e.g.
+/// two algorithms that always recommend one of two mirror-image maximisers whose utilities differ
+/// in the last bit).
 pub fn compare(a: MeanSe, b: MeanSe) -> (f64, f64, Order) {
     let d = a.mean - b.mean;
     let se = (a.se * a.se + b.se * b.se).sqrt();
-    let order = if d < -SE_MULTIPLE * se {
+    let order = if d.abs() <= 1e-12 * (1.0 + a.mean.abs() + b.mean.abs()) {
+        Order::Indistinguishable
+    } else if d < -SE_MULTIPLE * se {
         Order::Lower
     } else if d > SE_MULTIPLE * se {
         Order::Higher

@@ -1,0 +1,114 @@
+//! `bohf leaderboard`: every duel algorithm of bohf on the suite of `specs/leaderboard/`, and the
+//! page that ranks them ([`bohf_experiments::leaderboard`]).
+
+use crate::CliError;
+use crate::presets::DEFAULT_SPECS_DIR;
+use bohf_experiments::Registry;
+use bohf_experiments::leaderboard::{ProblemBoard, SuiteProblem, run_problem, write_page};
+use bohf_experiments::reproduce::discover;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Options of `bohf leaderboard`.
+#[derive(Debug, Clone)]
+pub struct LeaderboardOptions {
+    /// The problems to run (spec names); all when empty.
+    pub problems: Vec<String>,
+    /// The runs' folder: `OUT/<problem>/`.
+    pub out: PathBuf,
+    /// Where the page goes: `PAGE/leaderboard.md` and `PAGE/leaderboard/*.{png,svg}`.
+    pub page: PathBuf,
+    /// The suite folder (default: the source tree's `specs/leaderboard/`).
+    pub specs: Option<PathBuf>,
+    /// Threads (0: one per core).
+    pub threads: usize,
+    /// Continue folders with finished runs.
+    pub resume: bool,
+    /// At most 3 runs and T = 40 per problem.
+    pub quick: bool,
+    /// Runs per algorithm (after `quick`).
+    pub runs: Option<usize>,
+}
+
+/// The command line that regenerates the page, as the page states it.
+fn command_line(opts: &LeaderboardOptions) -> String {
+    let mut c = String::from("bohf leaderboard");
+    if opts.quick {
+        c.push_str(" --quick");
+    }
+    if let Some(r) = opts.runs {
+        c.push_str(&format!(" --runs {r}"));
+    }
+    c.push_str(&format!(" --page {}", opts.page.display()));
+    for p in &opts.problems {
+        c.push_str(&format!(" {p}"));
+    }
+    c
+}
+
+/// Runs the suite (each problem's runs in parallel, the problems one after another) and writes the
+/// page; returns its path. A problem that fails is reported and the others still run; the page
+/// then holds the problems that finished and the command fails naming the others (if none
+/// finished, no page is written).
+pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
+    let dir = opts.specs.clone().unwrap_or_else(|| Path::new(DEFAULT_SPECS_DIR).join("leaderboard"));
+    if !dir.is_dir() {
+        return Err(CliError::msg(format!(
+            "no suite folder at `{}` (the source tree's specs/leaderboard/); pass --specs DIR",
+            dir.display()
+        )));
+    }
+    if opts.runs == Some(0) {
+        return Err(CliError::msg("--runs must be at least 1"));
+    }
+    let all = discover(&dir)?;
+    for p in &opts.problems {
+        if !all.iter().any(|a| &a.name == p) {
+            let names: Vec<&str> = all.iter().map(|a| a.name.as_str()).collect();
+            return Err(CliError::msg(format!(
+                "unknown problem `{p}`{}; the suite has: {}",
+                crate::suggest(p, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
+                names.join(", ")
+            )));
+        }
+    }
+    let registry = Registry::builtin();
+    // Every spec is checked before anything runs.
+    let problems = all
+        .iter()
+        .filter(|p| opts.problems.is_empty() || opts.problems.contains(&p.name))
+        .map(|p| SuiteProblem::prepare(p, opts.quick, opts.runs, &registry))
+        .collect::<Result<Vec<_>, _>>()?;
+    let start = Instant::now();
+    let progress = crate::progress::for_stderr();
+    let images = opts.page.join("leaderboard");
+    let mut boards: Vec<ProblemBoard> = Vec::new();
+    let mut failed = Vec::new();
+    for p in &problems {
+        for n in &p.not_applicable {
+            eprintln!("{}: {} n/a: {}", p.name(), n.label, n.reason);
+        }
+        match run_problem(p, &opts.out, &images, opts.threads, opts.resume, &registry, &*progress) {
+            Ok(b) => boards.push(b),
+            Err(e) => {
+                eprintln!("{}: FAILED: {e}", p.name());
+                failed.push(format!("{}: {e}", p.name()));
+            }
+        }
+    }
+    if boards.is_empty() {
+        // Nothing finished: an earlier page stays as it is.
+        return Err(CliError::msg(format!("every problem failed:\n{}", failed.join("\n"))));
+    }
+    let page = write_page(&opts.page, &boards, &command_line(opts), start.elapsed().as_secs_f64())?;
+    if failed.is_empty() {
+        Ok(page)
+    } else {
+        Err(CliError::msg(format!(
+            "{} problem(s) failed (the page `{}` holds the others):\n{}",
+            failed.len(),
+            page.display(),
+            failed.join("\n")
+        )))
+    }
+}
