@@ -5,6 +5,7 @@
 use crate::acquisition::{base_samples, duel_outcome_variance, eubo_with_gradient, qeubo_mc, qeubo_mc_with_gradient};
 use crate::config::LaplaceModelConfig;
 use bohf_core::linalg::PsdFactor;
+use bohf_core::rand::RngExt;
 use bohf_core::special::expected_max_of_two;
 use bohf_core::{
     Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
