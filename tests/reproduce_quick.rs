@@ -107,8 +107,10 @@ fn comparison_rule_by_hand() {
     assert_eq!(o, Order::Indistinguishable);
     assert_eq!(compare(m(1.0, 0.3), m(2.01, 0.4)).2, Order::Lower);
     assert_eq!(compare(m(2.01, 0.3), m(1.0, 0.4)).2, Order::Higher);
-    // Zero standard errors: any difference counts, equality does not.
-    assert_eq!(compare(m(0.0, 0.0), m(1e-12, 0.0)).2, Order::Lower);
+    // Zero standard errors: any difference beyond rounding counts; equality and a difference of
+    // rounding size (|d| ≤ 1e-12·(1 + |a| + |b|)) do not.
+    assert_eq!(compare(m(0.0, 0.0), m(1e-9, 0.0)).2, Order::Lower);
+    assert_eq!(compare(m(0.3, 0.0), m(0.3 + 1e-13, 0.0)).2, Order::Indistinguishable);
     assert_eq!(compare(m(0.5, 0.0), m(0.5, 0.0)).2, Order::Indistinguishable);
 }
 
