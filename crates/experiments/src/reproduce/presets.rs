@@ -167,7 +167,7 @@ mod tests {
         let presets: Vec<Preset> =
             discover(&dir).unwrap().into_iter().filter(|p| p.paper() == Paper::CompGpUcb).collect();
         let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(presets.len(), 10, "{names:?}");
+        assert_eq!(presets.len(), 12, "{names:?}");
         for p in &presets {
             let spec: ExperimentSpec = toml::from_str(&p.text).unwrap();
             let budget = spec.budget.unwrap_or_else(|| panic!("{} has no [budget]", p.name));
