@@ -10,6 +10,10 @@
 //!   Λ = 100 (`specs/compgpucb-fig1a-currin.toml`).
 //! * `compgpucb/kss_currin_L100`: KSS on that preset: 1,000 duels (two GP observations each) and a
 //!   pair of joint posterior draws on the 400 candidates per duel.
+//! * `compgpucb/kss_leaderboard_ackley1d_T300`: KSS as the leaderboard runs it
+//!   (`specs/leaderboard/ackley-1d.toml`: 40 candidates, 4 shared initial duels, T = 300, learned
+//!   kernel refitted every 20 of its 600 observations); the learned GP keeps no posterior of its own
+//!   (docs/compgpucb.md, "Performance").
 
 use bohf::experiments::{Experiment, ExperimentSpec, Registry, RunId};
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
@@ -41,6 +45,13 @@ fn benches(c: &mut Criterion) {
         let algorithm = index(text, label);
         g.bench_function(name, |b| b.iter(|| black_box(e.run_one(RunId { algorithm, run: 0 }).unwrap())));
     }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/specs/leaderboard/ackley-1d.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let e = experiment(&text);
+    let algorithm = index(&text, "KSS");
+    g.bench_function("kss_leaderboard_ackley1d_T300", |b| {
+        b.iter(|| black_box(e.run_one(RunId { algorithm, run: 0 }).unwrap()))
+    });
     let e = experiment(CURRIN);
     let algorithm = index(CURRIN, "KSS");
     // Seconds per run: 10 samples of one run each (flat sampling), not criterion's 55-run ramp.

@@ -88,7 +88,7 @@ impl Model {
             Model::Fixed(gp) => gp.sample(xs, count, rng),
             Model::Learned(gp) => {
                 let t = gp.transform();
-                Ok(gp.working().sample(&t.inputs(xs)?, count, rng)?.map(|v| t.mean_to_original(v)))
+                Ok(gp.working()?.sample(&t.inputs(xs)?, count, rng)?.map(|v| t.mean_to_original(v)))
             }
         }
     }

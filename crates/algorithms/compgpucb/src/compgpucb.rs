@@ -216,6 +216,13 @@ impl<P> Progress<P> {
 
 /// The posterior mean and standard deviation of `gp` at every candidate of `domain`.
 pub(crate) fn posterior_on(gp: &GpUcbModel, domain: &FiniteDomain) -> Result<(Vec<f64>, Vec<f64>)> {
+    // The algorithms' learned models run without their own posterior (candidates.rs): build it
+    // in one batch from the same hyperparameters and data.
+    if let GpUcbModel::Learned(g) = gp
+        && !g.keeps_posterior()
+    {
+        return posterior_on(&GpUcbModel::Learned(Box::new(g.with_posterior()?)), domain);
+    }
     let n = domain.len();
     let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {
@@ -384,12 +391,12 @@ impl CompGpUcb {
         &self.domain
     }
 
-    /// The GP of f (from the values).
+    /// The GP of f (from the values; a learned one keeps no posterior: see [`CompGpUcb::posterior`]).
     pub fn label_gp(&self) -> &GpUcbModel {
         self.labels.gp()
     }
 
-    /// The GP of f_r (from the duel outcomes).
+    /// The GP of f_r (from the duel outcomes; a learned one keeps no posterior: see [`CompGpUcb::posterior`]).
     pub fn comparison_gp(&self) -> &GpUcbModel {
         self.comparisons.gp()
     }
@@ -426,7 +433,8 @@ impl CompGpUcb {
 
     /// The posterior mean and standard deviation of a GP at every candidate, evaluated from the
     /// model point by point (O(m·n²): the direct computation, for checks; the rule reads the
-    /// incrementally kept [`CompGpUcb::posteriors`]).
+    /// incrementally kept [`CompGpUcb::posteriors`]). A learned GP of the algorithm keeps no
+    /// posterior of its own: it is built first, in one batch ([`bohf_gp::LearnedGp::with_posterior`]).
     pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
         posterior_on(gp, &self.domain)
     }

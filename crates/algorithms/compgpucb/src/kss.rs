@@ -109,7 +109,8 @@ impl Kss {
         &self.config
     }
 
-    /// The GP of the duel outcomes.
+    /// The GP of the duel outcomes (its hyperparameters and data; a learned one keeps no posterior
+    /// of its own, [`bohf_gp::LearnedGp::with_posterior`] builds it).
     pub fn gp(&self) -> &GpUcbModel {
         self.gp.gp()
     }

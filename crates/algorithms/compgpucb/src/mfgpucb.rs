@@ -210,12 +210,12 @@ impl MfGpUcb {
         &self.config
     }
 
-    /// The duel-outcome (low-fidelity) GP.
+    /// The duel-outcome (low-fidelity) GP (a learned one keeps no posterior: see [`MfGpUcb::posterior`]).
     pub fn low_gp(&self) -> &GpUcbModel {
         self.low.gp()
     }
 
-    /// The value (high-fidelity) GP.
+    /// The value (high-fidelity) GP (a learned one keeps no posterior: see [`MfGpUcb::posterior`]).
     pub fn high_gp(&self) -> &GpUcbModel {
         self.high.gp()
     }
@@ -247,7 +247,9 @@ impl MfGpUcb {
 
     /// The posterior mean and standard deviation of a GP at every candidate, evaluated from the
     /// model point by point (the direct computation, for checks; the rule reads the incrementally
-    /// kept posteriors on the candidates, equal up to rounding).
+    /// kept posteriors on the candidates, equal up to rounding). A learned GP of the algorithm
+    /// keeps no posterior of its own: it is built first, in one batch
+    /// ([`bohf_gp::LearnedGp::with_posterior`]).
     pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
         posterior_on(gp, &self.domain)
     }

@@ -17,6 +17,15 @@
 //! with x′ = (x − lower) ⊘ w, w = upper − lower, and (μ, s) the target mean and standard deviation
 //! of the last fit. Before the first fit the transform scales inputs but leaves targets as they are
 //! (μ = 0, s = 1), and the start hyperparameters are used.
+//!
+//! A caller that keeps its own posterior and reads only the hyperparameters (the finite-domain
+//! algorithms of bohf-compgpucb keep a [`crate::CandidatePosterior`]) turns the model's posterior off
+//! with [`LearnedGp::without_posterior`]: the observations, the refit schedule and every fit stay
+//! the same (so do [`LearnedGp::kernel`], [`LearnedGp::noise`], [`LearnedGp::transform`] and
+//! [`LearnedGp::fits`]), but neither the O(n³) rebuild after a fit nor the O(n²) append between
+//! fits is done; posterior queries then fail, and [`LearnedGp::with_posterior`] builds the
+//! posterior of the current hyperparameters on all the data in one batch (equal to the
+//! incremental one up to rounding).
 
 use super::GpRegression;
 use super::hyper::{DataTransform, HyperFit, ValidHyperFitConfig, check_start, fit_hyperparameters, start_kernel};
@@ -39,7 +48,12 @@ pub struct LearnedGp {
     /// Observed values (original units).
     y: Vec<f64>,
     transform: DataTransform,
-    gp: GpRegression<Stationary>,
+    /// The hyperparameters in use (working units): the start's before the first fit, then the
+    /// last fit's.
+    kernel: Stationary,
+    noise: f64,
+    /// The posterior in working units; `None` when turned off ([`LearnedGp::without_posterior`]).
+    gp: Option<GpRegression<Stationary>>,
     last_fit: Option<usize>,
     fit: Option<HyperFit>,
     fits: usize,
@@ -69,14 +83,16 @@ impl LearnedGp {
         let gp = GpRegression::fit(start.clone(), &DMatrix::zeros(0, dim), &DVector::zeros(0), start_noise)?;
         Ok(Self {
             config,
-            start,
+            start: start.clone(),
             start_noise,
             domain,
             dim,
             x: Vec::new(),
             y: Vec::new(),
             transform,
-            gp,
+            kernel: start,
+            noise: start_noise,
+            gp: Some(gp),
             last_fit: None,
             fit: None,
             fits: 0,
@@ -100,13 +116,17 @@ impl LearnedGp {
             let xm = DMatrix::from_row_slice(n, self.dim, &xs);
             let yv = DVector::from_vec(ys);
             let fit = fit_hyperparameters(&self.config, &self.start, self.start_noise, &xm, &yv, self.domain.as_ref())?;
-            self.gp = fit.regression(&xm, &yv)?;
+            if self.gp.is_some() {
+                self.gp = Some(fit.regression(&xm, &yv)?);
+            }
+            self.kernel = fit.kernel.clone();
+            self.noise = fit.noise;
             self.transform = fit.transform.clone();
             self.fit = Some(fit);
             self.last_fit = Some(n);
             self.fits += 1;
-        } else {
-            self.gp.append(&self.transform.input_point(x), self.transform.target(y))?;
+        } else if let Some(gp) = &mut self.gp {
+            gp.append(&self.transform.input_point(x), self.transform.target(y))?;
         }
         self.x.extend_from_slice(x);
         self.y.push(y);
@@ -116,14 +136,14 @@ impl LearnedGp {
     /// m(x) and σ²(x) in original units: O(n d + n²).
     pub fn mean_variance_at(&self, x: &[f64]) -> Result<(f64, f64)> {
         self.check_point(x)?;
-        let (m, v) = self.gp.mean_variance_at(&self.transform.input_point(x))?;
+        let (m, v) = self.posterior()?.mean_variance_at(&self.transform.input_point(x))?;
         Ok((self.transform.mean_to_original(m), self.transform.variance_to_original(v)))
     }
 
     /// m(x), σ²(x) and their gradients in x, in original units (module documentation).
     pub fn posterior_with_gradient(&self, x: &[f64]) -> Result<PointPosterior> {
         self.check_point(x)?;
-        let p = self.gp.posterior_with_gradient(&self.transform.input_point(x))?;
+        let p = self.posterior()?.posterior_with_gradient(&self.transform.input_point(x))?;
         let (_, s) = self.transform.target_mean_and_scale();
         let w = self.transform.input_widths();
         Ok(PointPosterior {
@@ -138,12 +158,13 @@ impl LearnedGp {
     pub fn prior_variance_at(&self, x: &[f64]) -> Result<f64> {
         self.check_point(x)?;
         let xw = self.transform.input_point(x);
-        Ok(self.transform.variance_to_original(self.gp.kernel().eval(&xw, &xw)))
+        Ok(self.transform.variance_to_original(self.kernel.eval(&xw, &xw)))
     }
 
     /// The posterior means at the observed points, in original units.
     pub fn means_at_observed(&self) -> Result<DVector<f64>> {
-        Ok(self.gp.mean(self.gp.inputs())?.map(|m| self.transform.mean_to_original(m)))
+        let gp = self.posterior()?;
+        Ok(gp.mean(gp.inputs())?.map(|m| self.transform.mean_to_original(m)))
     }
 
     /// The observed point `i` (original units).
@@ -153,12 +174,12 @@ impl LearnedGp {
 
     /// The kernel in use (working units).
     pub fn kernel(&self) -> &Stationary {
-        self.gp.kernel()
+        &self.kernel
     }
 
     /// The noise variance in use (working units).
     pub fn noise(&self) -> f64 {
-        self.gp.noise()
+        self.noise
     }
 
     /// The last fit (`None` before the first).
@@ -176,9 +197,48 @@ impl LearnedGp {
         &self.transform
     }
 
-    /// The posterior in working units.
-    pub fn working(&self) -> &GpRegression<Stationary> {
-        &self.gp
+    /// The posterior in working units; an error if it is turned off ([`LearnedGp::without_posterior`]).
+    pub fn working(&self) -> Result<&GpRegression<Stationary>> {
+        self.posterior()
+    }
+
+    /// The same model without its posterior: observations, refit schedule and fits unchanged,
+    /// neither the rebuild after a fit nor the appends between fits done; posterior queries
+    /// (`mean_variance_at`, `posterior_with_gradient`, `means_at_observed`, `working`) then fail
+    /// (module documentation).
+    pub fn without_posterior(mut self) -> Self {
+        self.gp = None;
+        self
+    }
+
+    /// Whether the model keeps its posterior (see [`LearnedGp::without_posterior`]).
+    pub fn keeps_posterior(&self) -> bool {
+        self.gp.is_some()
+    }
+
+    /// A copy that keeps its posterior: if this one does not, the posterior of the current
+    /// hyperparameters and transform on all observations, built in one batch
+    /// ([`GpRegression::fit`] in working units). Errors as [`GpRegression::fit`].
+    pub fn with_posterior(&self) -> Result<Self> {
+        let mut out = self.clone();
+        if out.gp.is_none() {
+            let n = self.y.len();
+            let xm = DMatrix::from_row_slice(n, self.dim, &self.x);
+            let yv = DVector::from_column_slice(&self.y);
+            out.gp = Some(GpRegression::fit(
+                self.kernel.clone(),
+                &self.transform.inputs(&xm)?,
+                &self.transform.targets(&yv),
+                self.noise,
+            )?);
+        }
+        Ok(out)
+    }
+
+    fn posterior(&self) -> Result<&GpRegression<Stationary>> {
+        self.gp.as_ref().ok_or_else(|| {
+            Error::invalid("learned GP", "its posterior was turned off (without_posterior); use with_posterior")
+        })
     }
 
     /// The number of observations.
@@ -308,6 +368,45 @@ mod tests {
         let (gm, gv) = gp.mean_variance_at(&q).unwrap();
         approx::assert_relative_eq!(gm, t.mean_to_original(m), max_relative = 1e-9);
         approx::assert_relative_eq!(gv, t.variance_to_original(v), max_relative = 1e-9);
+    }
+
+    /// Without its posterior the model fits at the same observations to the same hyperparameters
+    /// (bit for bit) as the full model; its posterior queries fail, naming the switch, and
+    /// `with_posterior` (one batch) equals the full model's incrementally appended posterior.
+    #[test]
+    fn without_posterior_keeps_the_fits_and_with_posterior_equals_the_full_model() {
+        let (xs, ys) = data(11);
+        let (mut full, mut bare) = (model(3), model(3).without_posterior());
+        assert!(full.keeps_posterior() && !bare.keeps_posterior());
+        for (x, y) in xs.iter().zip(&ys) {
+            full.append(x, *y).unwrap();
+            bare.append(x, *y).unwrap();
+            assert_eq!(bare.fits(), full.fits());
+            assert_eq!(bare.kernel().lengthscales(), full.kernel().lengthscales());
+            assert_eq!(bare.kernel().variance().to_bits(), full.kernel().variance().to_bits());
+            assert_eq!(bare.noise().to_bits(), full.noise().to_bits());
+            assert_eq!(bare.transform().target_mean_and_scale(), full.transform().target_mean_and_scale());
+        }
+        assert_eq!(full.fits(), 4, "fits at 2, 5, 8, 11");
+        let q = [1.0, 11.5];
+        let err = bare.mean_variance_at(&q).unwrap_err().to_string();
+        assert!(err.contains("without_posterior"), "{err}");
+        assert!(bare.working().is_err() && bare.means_at_observed().is_err());
+        let rebuilt = bare.with_posterior().unwrap();
+        // 11 observations, last fit at 11: append the twelfth too, so the full model's posterior
+        // has an incremental append the batch does not.
+        let (x12, y12) = ([0.4, 13.1], 44.0);
+        full.append(&x12, y12).unwrap();
+        bare.append(&x12, y12).unwrap();
+        let rebuilt12 = bare.with_posterior().unwrap();
+        for (r, n) in [(&rebuilt, 11), (&rebuilt12, 12)] {
+            assert_eq!(r.len(), n);
+        }
+        let (gm, gv) = full.mean_variance_at(&q).unwrap();
+        let (rm, rv) = rebuilt12.mean_variance_at(&q).unwrap();
+        approx::assert_relative_eq!(gm, rm, max_relative = 1e-9);
+        approx::assert_relative_eq!(gv, rv, max_relative = 1e-9);
+        assert!((gm - rebuilt.mean_variance_at(&q).unwrap().0).abs() > 1e-12, "the twelfth point moved the mean");
     }
 
     /// Degenerate data never gives NaN: one point, constant values, duplicated inputs.
