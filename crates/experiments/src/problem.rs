@@ -92,10 +92,29 @@ impl PreparedProblem {
                 expert: respondent.expert,
             });
         }
-        let (base, title) = tabulate(problem)?;
         let scale = bohf_problems::Affine::new(respondent.scale, 0.0)?;
+        let (base, title, svm_low) = match problem {
+            ProblemSpec::Svm(p) => {
+                let (table, _) = crate::svm_table::svm_table(p, &|m| eprintln!("{m}"))?;
+                let title = format!(
+                    "SVM tuning on MAGIC (d = 2: log₁₀ h, log₁₀ C), {} grid points, f = validation accuracy with {} \
+                     training rows, f_c with {}",
+                    table.high.len(),
+                    p.train,
+                    p.comparison_train
+                );
+                (table.high, title, Some(table.low))
+            }
+            _ => {
+                let (base, title) = tabulate(problem)?;
+                (base, title, None)
+            }
+        };
         let comparisons = match (respondent.comparisons, problem) {
             (ComparisonSource::Same, _) => None,
+            (ComparisonSource::LowFidelity, ProblemSpec::Svm(_)) => {
+                svm_low.map(|low| Truth::Grid(Arc::new(low.rescaled(&scale))))
+            }
             (ComparisonSource::LowFidelity, ProblemSpec::Function(p)) => {
                 // f's raw values give the scaling's affine map; f_c gets the same map.
                 let grid = base.domain();
@@ -210,19 +229,21 @@ impl PreparedProblem {
 }
 
 /// An error naming `respondent.comparisons` unless the problem has the comparison source asked for:
-/// the low fidelity needs a `function` problem on a two-fidelity function.
+/// the low fidelity needs a `function` problem on a two-fidelity function, or an `svm` problem.
 fn respondent_fits(problem: &ProblemSpec, respondent: &RespondentSpec) -> Result<()> {
     if respondent.comparisons == ComparisonSource::Same {
         return Ok(());
     }
     let field = "respondent.comparisons";
     match problem {
+        ProblemSpec::Svm(_) => Ok(()),
         ProblemSpec::Function(p) => low_fidelity(&p.function).map(|_| ()).map_err(|e| {
             crate::error::ExperimentError::spec(field, format!("\"low-fidelity\" needs a two-fidelity function: {e}"))
         }),
         _ => Err(crate::error::ExperimentError::spec(
             field,
-            "\"low-fidelity\" needs a `function` problem on a two-fidelity function (currin_exp or borehole)",
+            "\"low-fidelity\" needs a `function` problem on a two-fidelity function (currin_exp or borehole) or an \
+             `svm` problem",
         )),
     }
 }
@@ -274,6 +295,11 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
                 scaling_note(&p.scaling)
             );
             (f, title)
+        }
+        // Tabulated with both fidelities by `PreparedProblem::build` (through `svm_table`).
+        ProblemSpec::Svm(p) => {
+            let (table, _) = crate::svm_table::svm_table(p, &|m| eprintln!("{m}"))?;
+            (table.high, "SVM tuning on MAGIC".into())
         }
         ProblemSpec::Function(p) => {
             let f = bohf_problems::by_name(&p.function, p.dim)?;
