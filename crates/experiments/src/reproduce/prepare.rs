@@ -97,6 +97,7 @@ pub fn write_panel_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::ProblemSpec;
 
     const CATALYST: &str = r#"
         name = "pfts-x"
