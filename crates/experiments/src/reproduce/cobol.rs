@@ -508,17 +508,7 @@ fn cobol_markdown(
     index: bool,
 ) -> String {
     let spec = experiment.spec();
-    let mut s = String::new();
-    report_header(
-        &mut s,
-        &p.title,
-        p.quick,
-        command,
-        &format!("{}.toml", p.name),
-        spec_link,
-        index,
-        experiment.problem().title(),
-    );
+    let mut s = report_header(&p.title, p.quick, experiment, command, &format!("{}.toml", p.name), spec_link, index);
     let _ = writeln!(
         s,
         "- Domain: {}; u(x*) = {} on the respondent's scale (COBOL minimises f = −u: f* = {}).",

@@ -355,17 +355,7 @@ fn comp_markdown(
     plots: &[&str],
 ) -> String {
     let spec = experiment.spec();
-    let mut s = String::new();
-    report_header(
-        &mut s,
-        &p.title,
-        p.quick,
-        command,
-        &format!("{}.toml", p.name),
-        spec_link,
-        index,
-        experiment.problem().title(),
-    );
+    let mut s = report_header(&p.title, p.quick, experiment, command, &format!("{}.toml", p.name), spec_link, index);
     let _ = writeln!(
         s,
         "- Budget Λ = {}, λ_c = {} per duel, λ_l = {} per evaluation (cost ratio λ_l/λ_c = {}); a run stops once its \

@@ -22,19 +22,17 @@ pub(crate) fn signed(d: f64, se: f64) -> String {
 
 /// The opening of a panel's report: the title, the `--quick` warning, the line saying which
 /// command generated it from which spec (`spec_name` shown, `spec_link` the link; a link back to
-/// the index when `index`), and the "Settings" heading with the problem's line.
-#[allow(clippy::too_many_arguments)]
+/// the index when `index`), and the "Settings" heading with the experiment's problem.
 pub(crate) fn report_header(
-    s: &mut String,
     title: &str,
     quick: bool,
+    experiment: &Experiment,
     command: &str,
     spec_name: &str,
     spec_link: &str,
     index: bool,
-    problem: &str,
-) {
-    let _ = writeln!(s, "# {title}\n");
+) -> String {
+    let mut s = format!("# {title}\n\n");
     if quick {
         let _ = writeln!(s, "> **Quick smoke test** (`--quick`): few runs and a short horizon; not a reproduction.\n");
     }
@@ -44,7 +42,8 @@ pub(crate) fn report_header(
         if index { " Back to the [index](README.md)." } else { "" }
     );
     let _ = writeln!(s, "## Settings\n");
-    let _ = writeln!(s, "- Problem: {problem}.");
+    let _ = writeln!(s, "- Problem: {}.", experiment.problem().title());
+    s
 }
 
 /// The spec's leading comment block quoted (after `intro`, e.g. "From the spec file (…):"), and
@@ -72,17 +71,8 @@ pub(crate) fn panel_markdown(
     let spec = experiment.spec();
     let paper = spec.reproduces.as_ref().map_or(Paper::Other, |rep| rep.paper());
     let u = experiment.problem().utility();
-    let mut s = String::new();
-    report_header(
-        &mut s,
-        &r.title,
-        r.quick,
-        command,
-        &format!("specs/{}.toml", r.name),
-        spec_link,
-        index,
-        experiment.problem().title(),
-    );
+    let spec_name = format!("specs/{}.toml", r.name);
+    let mut s = report_header(&r.title, r.quick, experiment, command, &spec_name, spec_link, index);
     match u {
         Some(u) => {
             let _ = writeln!(
