@@ -175,7 +175,7 @@ enum Command {
         /// A reduced version: at most 3 runs and T = 40 (seconds).
         #[arg(long)]
         quick: bool,
-        /// The data file (catalyst preset).
+        /// The data file (the catalyst preset's OCx24 CSV, the SVM presets' magic04.data).
         #[arg(long)]
         data: Option<PathBuf>,
         /// The presets folder (default: the specs/ folder of the source tree bohf was built from).

@@ -4,8 +4,8 @@
 //! The folder is `--specs DIR`, by default the `specs/` folder of the source tree the binary was
 //! built from ([`DEFAULT_SPECS_DIR`], fixed at build time); if it is missing (the binary was moved
 //! to a machine without the source tree), the error says so and asks for `--specs DIR`. A preset's
-//! relative data path (the catalyst panel's OCx24 CSV) is resolved against that folder, as
-//! `bohf run specs/….toml` would; `--data FILE` points it elsewhere.
+//! relative data path (the catalyst panel's OCx24 CSV, the SVM panels' magic04.data) is resolved
+//! against that folder, as `bohf run specs/….toml` would; `--data FILE` points it elsewhere.
 
 use crate::CliError;
 use bohf_experiments::folder::{Outcome, RunOptions, run_experiment, stored_spec};
@@ -63,7 +63,7 @@ pub struct ReproduceOptions {
     pub quick: bool,
     /// Runs per algorithm (overrides the preset's, after `quick`).
     pub runs: Option<usize>,
-    /// The data file of the catalyst preset.
+    /// The data file of the catalyst preset or of the SVM presets.
     pub data: Option<PathBuf>,
     /// Threads, shard, resume, output folder.
     pub run: RunOptions,

@@ -93,23 +93,7 @@ impl PreparedProblem {
             });
         }
         let scale = bohf_problems::Affine::new(respondent.scale, 0.0)?;
-        let (base, title, svm_low) = match problem {
-            ProblemSpec::Svm(p) => {
-                let (table, _) = crate::svm_table::svm_table(p, &|m| eprintln!("{m}"))?;
-                let title = format!(
-                    "SVM tuning on MAGIC (d = 2: log₁₀ h, log₁₀ C), {} grid points, f = validation accuracy with {} \
-                     training rows, f_c with {}",
-                    table.high.len(),
-                    p.train,
-                    p.comparison_train
-                );
-                (table.high, title, Some(table.low))
-            }
-            _ => {
-                let (base, title) = tabulate(problem)?;
-                (base, title, None)
-            }
-        };
+        let (base, title, svm_low) = tabulate(problem)?;
         let comparisons = match (respondent.comparisons, problem) {
             (ComparisonSource::Same, _) => None,
             (ComparisonSource::LowFidelity, ProblemSpec::Svm(_)) => {
@@ -256,8 +240,9 @@ fn with_source(title: String, source: ComparisonSource) -> String {
     }
 }
 
-/// The utility of a problem spec (before the respondent's scale) and its description.
-fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
+/// The utility of a problem spec (before the respondent's scale), its description, and for an
+/// svm problem its low fidelity f_c (tabulated with f, [`crate::svm_table`]).
+fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridFunction>)> {
     let scaling_note = |s: &bohf_problems::Scaling| match s {
         bohf_problems::Scaling::None => String::new(),
         bohf_problems::Scaling::Multiply(c) => format!(", ×{c}"),
@@ -265,7 +250,7 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
         bohf_problems::Scaling::Range([lo, hi]) => format!(", scaled to [{lo}, {hi}]"),
         bohf_problems::Scaling::Standardise => ", standardised".into(),
     };
-    Ok(match problem {
+    let (utility, title) = match problem {
         ProblemSpec::Rkhs(p) => {
             let kernel = p.kernel.name();
             (
@@ -296,10 +281,17 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
             );
             (f, title)
         }
-        // Tabulated with both fidelities by `PreparedProblem::build` (through `svm_table`).
+        // Both fidelities at once (the table is cached, `svm_table`).
         ProblemSpec::Svm(p) => {
             let (table, _) = crate::svm_table::svm_table(p, &|m| eprintln!("{m}"))?;
-            (table.high, "SVM tuning on MAGIC".into())
+            let title = format!(
+                "SVM tuning on MAGIC (d = 2: log₁₀ h, log₁₀ C), {} grid points, f = validation accuracy with {} \
+                 training rows, f_c with {}",
+                table.high.len(),
+                p.train,
+                p.comparison_train
+            );
+            return Ok((table.high, title, Some(table.low)));
         }
         ProblemSpec::Function(p) => {
             let f = bohf_problems::by_name(&p.function, p.dim)?;
@@ -313,7 +305,8 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
                 format!("{} (d = {}), {} grid points{}", f.name(), f.dim(), grid.len(), scaling_note(&p.scaling));
             (g, title)
         }
-    })
+    };
+    Ok((utility, title, None))
 }
 
 #[cfg(test)]
