@@ -160,7 +160,12 @@ fn run_table2(preset: &Preset, opts: &Options) -> Result<(), BoxError> {
 /// Runs one preset (a panel) and writes its report; a COBOL or COMP-GP-UCB preset's result (its
 /// `<name>.cobol.json` / `<name>.compgpucb.json`) is not a [`PanelResult`] (`None`).
 fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, BoxError> {
-    let panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, None)?;
+    let mut panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, None)?;
+    // The SVM presets share one cached table, kept under target/ (not in the published folder).
+    panel.spec = bohf::experiments::folder::with_default_cache(
+        panel.spec.clone(),
+        &opts.specs_dir.join("..").join("target").join("reproduction"),
+    );
     let name = panel.spec.name.clone();
     let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
     eprintln!(

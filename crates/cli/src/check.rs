@@ -38,7 +38,7 @@ pub fn detect(path: &Path) -> SpecKind {
 pub fn check(path: &Path, kind: Option<SpecKind>) -> Result<String, CliError> {
     match kind.unwrap_or_else(|| detect(path)) {
         SpecKind::Experiment => {
-            let experiment = crate::load_experiment(path)?;
+            let experiment = crate::load_experiment(path, None)?;
             let spec = experiment.spec();
             Ok(format!(
                 "{}: experiment spec `{}` is valid\n  algorithms: {}\n  runs: {}\n  horizon: {}\n  {}\n",

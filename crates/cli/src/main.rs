@@ -79,12 +79,15 @@ fn with_variant_hint(message: String) -> String {
     }
 }
 
-/// Reads and checks a spec file and builds the experiment (loading its data).
-pub fn load_experiment(path: &Path) -> Result<Experiment, CliError> {
+/// Reads and checks a spec file and builds the experiment (loading its data). An svm problem
+/// without a `cache` caches its table beside the results folder `out` (default `results/NAME`).
+pub fn load_experiment(path: &Path, out: Option<&Path>) -> Result<Experiment, CliError> {
     let spec = ExperimentSpec::from_file(path).map_err(|e| match e {
         ExperimentError::Toml { .. } => CliError::msg(with_variant_hint(e.to_string())),
         other => CliError::Experiment(other),
     })?;
+    let out = out.map_or_else(|| PathBuf::from("results").join(&spec.name), Path::to_path_buf);
+    let spec = bohf_experiments::folder::with_default_cache(spec, &out);
     // A relative data path made absolute, so that a missing file is reported by its full path.
     let spec = bohf_experiments::folder::stored_spec(spec);
     Experiment::new(spec, &Registry::builtin()).map_err(|e| {
@@ -172,7 +175,7 @@ enum Command {
         /// A reduced version: at most 3 runs and T = 40 (seconds).
         #[arg(long)]
         quick: bool,
-        /// The data file (catalyst preset).
+        /// The data file (the catalyst preset's OCx24 CSV, the SVM presets' magic04.data).
         #[arg(long)]
         data: Option<PathBuf>,
         /// The presets folder (default: the specs/ folder of the source tree bohf was built from).
@@ -352,7 +355,7 @@ fn main() {
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
         Command::Run { spec, run } => {
-            let experiment = load_experiment(&spec)?;
+            let experiment = load_experiment(&spec, run.out.as_deref())?;
             let opts = run_options(&run, PathBuf::from("results").join(&experiment.spec().name));
             match folder::run_experiment(&experiment, &opts, &*progress::for_stderr())? {
                 folder::Outcome::Complete(results) => {

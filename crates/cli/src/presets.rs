@@ -4,8 +4,8 @@
 //! The folder is `--specs DIR`, by default the `specs/` folder of the source tree the binary was
 //! built from ([`DEFAULT_SPECS_DIR`], fixed at build time); if it is missing (the binary was moved
 //! to a machine without the source tree), the error says so and asks for `--specs DIR`. A preset's
-//! relative data path (the catalyst panel's OCx24 CSV) is resolved against that folder, as
-//! `bohf run specs/….toml` would; `--data FILE` points it elsewhere.
+//! relative data path (the catalyst panel's OCx24 CSV, the SVM panels' magic04.data) is resolved
+//! against that folder, as `bohf run specs/….toml` would; `--data FILE` points it elsewhere.
 
 use crate::CliError;
 use bohf_experiments::folder::{Outcome, RunOptions, run_experiment, stored_spec};
@@ -63,7 +63,7 @@ pub struct ReproduceOptions {
     pub quick: bool,
     /// Runs per algorithm (overrides the preset's, after `quick`).
     pub runs: Option<usize>,
-    /// The data file of the catalyst preset.
+    /// The data file of the catalyst preset or of the SVM presets.
     pub data: Option<PathBuf>,
     /// Threads, shard, resume, output folder.
     pub run: RunOptions,
@@ -80,23 +80,35 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
         return reproduce_table2(preset, opts).map(Some);
     }
     let mut panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), opts.quick, opts.runs)?;
-    if let ProblemSpec::Catalyst(c) = &mut panel.spec.problem {
+    let svm = matches!(panel.spec.problem, ProblemSpec::Svm(_));
+    if let Some(path) = panel.spec.problem.data_path_mut() {
         if let Some(d) = &opts.data {
-            c.path = d.clone();
+            *path = d.clone();
         }
-        if !c.path.exists() {
+        if !path.exists() {
+            let (what, hint) = match svm {
+                true => (
+                    "the MAGIC data file",
+                    "get `magic04.data` from the UCI repository (archive.ics.uci.edu/dataset/159/magic+gamma+telescope)",
+                ),
+                false => (
+                    "the OCx24 data file",
+                    "get `ExpDataDump_241113_clean.csv` from github.com/facebookresearch/fairchem \
+                     (src/fairchem/applications/ocx/data/experimental_data/)",
+                ),
+            };
             return Err(CliError::msg(format!(
-                "preset `{}` needs the OCx24 data file, not found at `{}`; get `ExpDataDump_241113_clean.csv` \
-                 from github.com/facebookresearch/fairchem (src/fairchem/applications/ocx/data/experimental_data/) \
-                 and pass --data FILE",
+                "preset `{}` needs {what}, not found at `{}`; {hint} and pass --data FILE",
                 preset.name,
-                c.path.display()
+                path.display()
             )));
         }
-        if let ProblemSpec::Catalyst(shown) = &mut panel.shown.problem {
-            shown.path = stored_spec(panel.spec.clone()).problem_path().unwrap_or_default();
+        let stored = stored_spec(panel.spec.clone()).problem.data_path().map(Path::to_path_buf).unwrap_or_default();
+        if let Some(shown) = panel.shown.problem.data_path_mut() {
+            *shown = stored;
         }
     }
+    panel.spec = bohf_experiments::folder::with_default_cache(panel.spec.clone(), &opts.run.out);
     let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
     let start = Instant::now();
     let results = match run_experiment(&experiment, &opts.run, &*crate::progress::for_stderr())? {
@@ -159,18 +171,4 @@ fn reproduce_table2(preset: &Preset, opts: &ReproduceOptions) -> Result<PathBuf,
         .map_err(|e| CliError::msg(format!("cannot start {} threads: {e}", opts.run.threads)))?;
     pool.install(|| write_table2(&spec, runs, gp_runs, &out, &command))?;
     Ok(out)
-}
-
-/// The data path of a catalyst problem.
-trait ProblemPath {
-    fn problem_path(&self) -> Option<PathBuf>;
-}
-
-impl ProblemPath for bohf_experiments::ExperimentSpec {
-    fn problem_path(&self) -> Option<PathBuf> {
-        match &self.problem {
-            ProblemSpec::Catalyst(c) => Some(c.path.clone()),
-            _ => None,
-        }
-    }
 }

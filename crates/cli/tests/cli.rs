@@ -788,3 +788,46 @@ fn serve_refuses_a_missing_session_or_study_and_prints_the_address() {
     let token = url.split("/p/").nth(1).unwrap().trim_end_matches('/');
     assert!(token.len() == 32 && token.chars().all(|c| c.is_ascii_hexdigit()), "{line}");
 }
+
+/// A MAGIC-format file of `n` records (10 attributes, class `g`/`h` from the first two).
+fn tiny_magic(path: &Path, n: usize) {
+    let mut text = String::new();
+    for i in 0..n {
+        let row: Vec<f64> = (0..10).map(|j| ((i * 7 + j * 13) % 23) as f64 - 11.0).collect();
+        let class = if row[0] + 0.3 * row[1] > 0.0 { "g" } else { "h" };
+        let fields: Vec<String> = row.iter().map(|v| format!("{v}")).collect();
+        text.push_str(&format!("{},{class}\n", fields.join(",")));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn svm_runs_share_one_cached_table_and_a_missing_data_file_is_named() {
+    let tmp = TempDir::new("svm-cache");
+    tiny_magic(&tmp.join("tiny.data"), 60);
+    let spec = "name = \"svm\"\nhorizon = 6\nruns = 2\n[problem]\nkind = \"svm\"\ndata = \"tiny.data\"\n\
+                points_per_dim = 3\ntrain = 30\nvalidation = 20\ncomparison_train = 10\n[respondent]\n\
+                model = \"deterministic\"\nnoise_sd = 0.0\ncomparisons = \"low-fidelity\"\n\
+                [[algorithms]]\nname = \"random\"\n";
+    std::fs::write(tmp.join("svm.toml"), spec).unwrap();
+    // The first run tabulates (a progress line on stderr) into `.svm-cache` beside the results.
+    let first = bohf(&["run", "svm.toml", "--out", "res/a"], &tmp.0);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("tabulating the SVM task"));
+    let cached: Vec<_> = std::fs::read_dir(tmp.join("res/.svm-cache")).unwrap().collect();
+    assert_eq!(cached.len(), 1);
+    // Another results folder beside it and the summary of the first reuse the table.
+    let second = bohf(&["run", "svm.toml", "--out", "res/b"], &tmp.0);
+    assert!(second.status.success());
+    assert!(!String::from_utf8_lossy(&second.stderr).contains("tabulating"));
+    let s = bohf(&["summary", "res/a"], &tmp.0);
+    assert!(s.status.success() && !String::from_utf8_lossy(&s.stderr).contains("tabulating"));
+    // The same values: the two folders' steps are equal (same seed; the timings aside).
+    assert_eq!(deterministic_steps(&tmp.join("res/a")), deterministic_steps(&tmp.join("res/b")));
+    // A missing data file: the error names it.
+    let e = fails(&["reproduce", "compgpucb-fig1c-svm", "--quick", "--data", "nowhere/magic.data"], &tmp.0);
+    assert!(e.contains("MAGIC data file") && e.contains("nowhere/magic.data") && e.contains("--data"), "{e}");
+    std::fs::write(tmp.join("svm.toml"), spec.replace("tiny.data", "missing.data")).unwrap();
+    let e = fails(&["run", "svm.toml", "--out", "res/c"], &tmp.0);
+    assert!(e.contains("missing.data"), "{e}");
+}

@@ -122,14 +122,36 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((k, n))
 }
 
-/// The spec as it is stored in a results folder: a relative catalyst path made absolute, so that
-/// the stored spec runs from anywhere.
+/// The spec as it is stored in a results folder: a relative data path (catalyst `path`, svm
+/// `data` and `cache`) made absolute, so that the stored spec runs from anywhere.
 pub fn stored_spec(mut spec: ExperimentSpec) -> ExperimentSpec {
-    if let ProblemSpec::Catalyst(c) = &mut spec.problem {
-        // Canonical when the file exists (no `..`), else at least absolute.
-        if let Ok(p) = std::fs::canonicalize(&c.path).or_else(|_| std::path::absolute(&c.path)) {
-            c.path = p;
+    // Canonical when the file exists (no `..`), else at least absolute.
+    let absolute = |p: &mut std::path::PathBuf| {
+        if let Ok(a) = std::fs::canonicalize(&*p).or_else(|_| std::path::absolute(&*p)) {
+            *p = a;
         }
+    };
+    if let Some(p) = spec.problem.data_path_mut() {
+        absolute(p);
+    }
+    if let ProblemSpec::Svm(s) = &mut spec.problem
+        && let Some(c) = &mut s.cache
+    {
+        absolute(c);
+    }
+    spec
+}
+
+/// An svm problem without a `cache` folder gets `<out>/../.svm-cache` (beside the results folder
+/// `out`), so that the presets, `--resume` and later summaries of the folder share one table;
+/// other problems are left alone.
+pub fn with_default_cache(mut spec: ExperimentSpec, out: &Path) -> ExperimentSpec {
+    if let ProblemSpec::Svm(s) = &mut spec.problem
+        && s.cache.is_none()
+    {
+        let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+        let parent = out.parent().map_or_else(|| out.clone(), Path::to_path_buf);
+        s.cache = Some(parent.join(".svm-cache"));
     }
     spec
 }

@@ -58,6 +58,7 @@ pub mod results;
 pub mod runner;
 pub mod spec;
 pub mod summary;
+pub mod svm_table;
 
 #[cfg(test)]
 mod test_support;

@@ -92,10 +92,13 @@ impl PreparedProblem {
                 expert: respondent.expert,
             });
         }
-        let (base, title) = tabulate(problem)?;
         let scale = bohf_problems::Affine::new(respondent.scale, 0.0)?;
+        let (base, title, svm_low) = tabulate(problem)?;
         let comparisons = match (respondent.comparisons, problem) {
             (ComparisonSource::Same, _) => None,
+            (ComparisonSource::LowFidelity, ProblemSpec::Svm(_)) => {
+                svm_low.map(|low| Truth::Grid(Arc::new(low.rescaled(&scale))))
+            }
             (ComparisonSource::LowFidelity, ProblemSpec::Function(p)) => {
                 // f's raw values give the scaling's affine map; f_c gets the same map.
                 let grid = base.domain();
@@ -210,19 +213,21 @@ impl PreparedProblem {
 }
 
 /// An error naming `respondent.comparisons` unless the problem has the comparison source asked for:
-/// the low fidelity needs a `function` problem on a two-fidelity function.
+/// the low fidelity needs a `function` problem on a two-fidelity function, or an `svm` problem.
 fn respondent_fits(problem: &ProblemSpec, respondent: &RespondentSpec) -> Result<()> {
     if respondent.comparisons == ComparisonSource::Same {
         return Ok(());
     }
     let field = "respondent.comparisons";
     match problem {
+        ProblemSpec::Svm(_) => Ok(()),
         ProblemSpec::Function(p) => low_fidelity(&p.function).map(|_| ()).map_err(|e| {
             crate::error::ExperimentError::spec(field, format!("\"low-fidelity\" needs a two-fidelity function: {e}"))
         }),
         _ => Err(crate::error::ExperimentError::spec(
             field,
-            "\"low-fidelity\" needs a `function` problem on a two-fidelity function (currin_exp or borehole)",
+            "\"low-fidelity\" needs a `function` problem on a two-fidelity function (currin_exp or borehole) or an \
+             `svm` problem",
         )),
     }
 }
@@ -235,8 +240,9 @@ fn with_source(title: String, source: ComparisonSource) -> String {
     }
 }
 
-/// The utility of a problem spec (before the respondent's scale) and its description.
-fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
+/// The utility of a problem spec (before the respondent's scale), its description, and for an
+/// svm problem its low fidelity f_c (tabulated with f, [`crate::svm_table`]).
+fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridFunction>)> {
     let scaling_note = |s: &bohf_problems::Scaling| match s {
         bohf_problems::Scaling::None => String::new(),
         bohf_problems::Scaling::Multiply(c) => format!(", ×{c}"),
@@ -244,7 +250,7 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
         bohf_problems::Scaling::Range([lo, hi]) => format!(", scaled to [{lo}, {hi}]"),
         bohf_problems::Scaling::Standardise => ", standardised".into(),
     };
-    Ok(match problem {
+    let (utility, title) = match problem {
         ProblemSpec::Rkhs(p) => {
             let kernel = p.kernel.name();
             (
@@ -275,6 +281,18 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
             );
             (f, title)
         }
+        // Both fidelities at once (the table is cached, `svm_table`).
+        ProblemSpec::Svm(p) => {
+            let (table, _) = crate::svm_table::svm_table(p, &|m| eprintln!("{m}"))?;
+            let title = format!(
+                "SVM tuning on MAGIC (d = 2: log₁₀ h, log₁₀ C), {} grid points, f = validation accuracy with {} \
+                 training rows, f_c with {}",
+                table.high.len(),
+                p.train,
+                p.comparison_train
+            );
+            return Ok((table.high, title, Some(table.low)));
+        }
         ProblemSpec::Function(p) => {
             let f = bohf_problems::by_name(&p.function, p.dim)?;
             let domain = match (&p.lower, &p.upper) {
@@ -287,7 +305,8 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String)> {
                 format!("{} (d = {}), {} grid points{}", f.name(), f.dim(), grid.len(), scaling_note(&p.scaling));
             (g, title)
         }
-    })
+    };
+    Ok((utility, title, None))
 }
 
 #[cfg(test)]

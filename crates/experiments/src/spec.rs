@@ -14,7 +14,7 @@
 //! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
 //!
 //! [problem]                      # the utility and its candidate set (or box)
-//! kind = "ackley"                # rkhs | ackley | catalyst | function
+//! kind = "ackley"                # rkhs | ackley | catalyst | function | svm
 //! points = 40
 //! sign = "negated"
 //! scaling = "none"
@@ -52,6 +52,7 @@
 //! | `rkhs` | `kernel` (`matern52`; any stationary kernel kind), `points` (100), `scaling` (`{ multiply = 5.0 }`) | MR-LPF §5.1(a) on linspace(0, 1, points); PF-TS uses 30 points |
 //! | `ackley` | `points` (100), `lower` (−5), `upper` (5), `sign` (`raw`; or `negated`), `scaling` (`{ difference_range = 3.0 }`) | MR-LPF §5.1(b); PF-TS: 40 points, `negated`, `none` |
 //! | `catalyst` | `path` (required), `filter` (PF-TS's: `{ reaction = "CO2R", current_density = 300.0, elements = ["Ag", "Au", "Zn"], composition_column = "composition", utility_column = "fe_h2", divisor = 10.0 }`), `scaling` (`none`) | PF-TS §5.2, OCx24 |
+//! | `svm` | `data` (required: `magic04.data`), `seed` (0: the split's shuffle), `points_per_dim` (20), `train` (2000), `validation` (500), `comparison_train` (500), `cache` (`<out>/../.svm-cache` under `bohf run`/`reproduce`) | COMP-GP-UCB §5.1: f and f_c on a grid of (log₁₀ h, log₁₀ C) ∈ [−3, 1] × [−1, 5] |
 //! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `domain` (`grid`; or `box`), `points_per_dim` (10; grid only), `lower`/`upper` (the function's box), `scaling` (`none`) | any test function on a tensor grid, or on the box itself |
 //!
 //! A `function` problem with `domain = "box"` is continuous: the algorithms work on the box
@@ -62,7 +63,8 @@
 //!
 //! `scaling` is one of `"none"`, `{ multiply = c }`, `{ difference_range = b }`,
 //! `{ range = [lo, hi] }`, `"standardise"` (see [`bohf_problems::Scaling`]). A relative catalyst
-//! `path` is resolved against the spec file's folder by [`ExperimentSpec::from_file`].
+//! `path` (svm `data`, `cache`) is resolved against the spec file's folder by
+//! [`ExperimentSpec::from_file`].
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{self, Allocation, Bytes, MemoryEstimate, MemoryLimit, ProblemShape};
@@ -268,6 +270,8 @@ pub enum ProblemSpec {
     Catalyst(CatalystProblem),
     /// A benchmark test function on a tensor grid, or on its box (`domain = "box"`).
     Function(FunctionProblem),
+    /// COMP-GP-UCB's SVM-tuning task on the MAGIC data (both fidelities) on a grid.
+    Svm(SvmProblem),
 }
 
 /// `kind = "rkhs"`.
@@ -330,6 +334,52 @@ pub struct CatalystProblem {
     pub scaling: Scaling,
 }
 
+/// `kind = "svm"`: COMP-GP-UCB's SVM-tuning task (notes 002 §5.1; [`bohf_problems::SvmTask`]) on a
+/// `points_per_dim × points_per_dim` grid of (log₁₀ h, log₁₀ C) ∈ [−3, 1] × [−1, 5]: f is the
+/// validation accuracy of the RBF SVM trained on `train` rows, its low fidelity f_c (the source of
+/// duels with `respondent.comparisons = "low-fidelity"`) that of the SVM trained on the first
+/// `comparison_train` of them. The table of both is cached on disk (see [`crate::svm_table`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SvmProblem {
+    /// The MAGIC data file `magic04.data` (a relative path is resolved against the spec file's
+    /// folder; `bohf reproduce --data FILE` overrides it).
+    pub data: PathBuf,
+    /// The seed of the shuffle that splits the records into training and validation rows.
+    #[serde(default)]
+    pub seed: u64,
+    /// Grid points per dimension (≥ 2; the presets: 20, i.e. 400 points and 800 SVM trainings).
+    #[serde(default = "default_svm_points_per_dim")]
+    pub points_per_dim: usize,
+    /// Training rows of f's SVM (the paper's 2,000).
+    #[serde(default = "default_svm_train")]
+    pub train: usize,
+    /// Validation rows (the paper's 500).
+    #[serde(default = "default_svm_validation")]
+    pub validation: usize,
+    /// The fixed subset of the training rows f_c's SVM is trained on (the paper's 500).
+    #[serde(default = "default_svm_comparison_train")]
+    pub comparison_train: usize,
+    /// The folder of the table cache (a relative path is resolved against the spec file's folder).
+    /// Without it, `bohf run` and `bohf reproduce` use `.svm-cache` beside the results folder
+    /// (`<out>/../.svm-cache`); a program that builds the experiment itself tabulates in memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<PathBuf>,
+}
+
+fn default_svm_points_per_dim() -> usize {
+    20
+}
+fn default_svm_train() -> usize {
+    bohf_problems::svm::MAGIC_TRAIN
+}
+fn default_svm_validation() -> usize {
+    bohf_problems::svm::MAGIC_VALIDATION
+}
+fn default_svm_comparison_train() -> usize {
+    bohf_problems::svm::MAGIC_COMPARISON_TRAIN
+}
+
 /// `kind = "function"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -388,7 +438,8 @@ impl ExperimentSpec {
         toml::from_str(text).map_err(|e| ExperimentError::Toml { path: None, source: Box::new(e) })
     }
 
-    /// Reads a spec file; a relative catalyst `path` is resolved against the file's folder.
+    /// Reads a spec file; a relative data path (catalyst `path`, svm `data` and `cache`) is resolved
+    /// against the file's folder.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ExperimentError::Io {
@@ -398,11 +449,8 @@ impl ExperimentSpec {
         })?;
         let mut spec: Self = toml::from_str(&text)
             .map_err(|e| ExperimentError::Toml { path: Some(path.to_path_buf()), source: Box::new(e) })?;
-        if let ProblemSpec::Catalyst(c) = &mut spec.problem
-            && c.path.is_relative()
-            && let Some(dir) = path.parent()
-        {
-            c.path = dir.join(&c.path);
+        if let Some(dir) = path.parent() {
+            spec.problem.resolve_paths(dir);
         }
         Ok(spec)
     }
@@ -644,6 +692,39 @@ impl RespondentSpec {
 }
 
 impl ProblemSpec {
+    /// The data file of a problem that reads one: a catalyst `path`, an svm `data`.
+    pub fn data_path(&self) -> Option<&Path> {
+        match self {
+            ProblemSpec::Catalyst(c) => Some(&c.path),
+            ProblemSpec::Svm(p) => Some(&p.data),
+            _ => None,
+        }
+    }
+
+    /// The data file, to change it (e.g. `bohf reproduce --data`).
+    pub fn data_path_mut(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            ProblemSpec::Catalyst(c) => Some(&mut c.path),
+            ProblemSpec::Svm(p) => Some(&mut p.data),
+            _ => None,
+        }
+    }
+
+    /// Resolves the relative paths of the problem (its data file, an svm `cache`) against `dir`.
+    pub fn resolve_paths(&mut self, dir: &Path) {
+        if let Some(p) = self.data_path_mut()
+            && p.is_relative()
+        {
+            *p = dir.join(&*p);
+        }
+        if let ProblemSpec::Svm(s) = self
+            && let Some(c) = &mut s.cache
+            && c.is_relative()
+        {
+            *c = dir.join(&*c);
+        }
+    }
+
     /// Checks the fields that can be checked without loading data; errors name `problem.<field>`.
     /// Returns the size of the candidate set and its dimension when the spec fixes them (not for
     /// `catalyst`, whose size comes from the data).
@@ -688,6 +769,43 @@ impl ProblemSpec {
                 })?;
                 scaling(&p.scaling)?;
                 Ok(None)
+            }
+            ProblemSpec::Svm(p) => {
+                if p.data.as_os_str().is_empty() {
+                    return Err(ExperimentError::spec("problem.data", "the path of the MAGIC data file is empty"));
+                }
+                empty(p.points_per_dim, "points_per_dim", 2)?;
+                let n = p
+                    .points_per_dim
+                    .checked_mul(p.points_per_dim)
+                    .filter(|&n| n <= limits::MAX_CANDIDATES)
+                    .ok_or_else(|| {
+                        ExperimentError::spec(
+                            "problem.points_per_dim",
+                            format!(
+                                "{} points per dimension in 2 dimensions make more than {} candidates (the limit)",
+                                p.points_per_dim,
+                                limits::MAX_CANDIDATES
+                            ),
+                        )
+                    })?;
+                for (field, v) in
+                    [("train", p.train), ("validation", p.validation), ("comparison_train", p.comparison_train)]
+                {
+                    if v == 0 {
+                        return Err(ExperimentError::spec(format!("problem.{field}"), "need at least one row, got 0"));
+                    }
+                }
+                if p.comparison_train > p.train {
+                    return Err(ExperimentError::spec(
+                        "problem.comparison_train",
+                        format!(
+                            "the comparison SVM trains on a subset of the {} training rows, got {}",
+                            p.train, p.comparison_train
+                        ),
+                    ));
+                }
+                Ok(Some((n, 2)))
             }
             ProblemSpec::Function(p) => {
                 empty(p.points_per_dim, "points_per_dim", 2)?;

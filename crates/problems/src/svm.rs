@@ -261,6 +261,12 @@ impl SvmTask {
     /// The log₁₀-C range.
     pub const LOG_C: [f64; 2] = [-1.0, 5.0];
 
+    /// The box of x = (log₁₀ h, log₁₀ C): [−3, 1] × [−1, 5].
+    pub fn search_box() -> BoxDomain {
+        BoxDomain::new(vec![Self::LOG_BANDWIDTH[0], Self::LOG_C[0]], vec![Self::LOG_BANDWIDTH[1], Self::LOG_C[1]])
+            .expect("valid constant bounds")
+    }
+
     /// The paper's task on MAGIC at `fidelity`: a seeded split of `data` into 2,000 training and 500
     /// validation rows, attributes standardised by the training rows. An error if `data` has fewer
     /// than 2,500 records.
@@ -346,8 +352,7 @@ impl TestFunction for SvmTask {
         2
     }
     fn domain(&self) -> BoxDomain {
-        BoxDomain::new(vec![Self::LOG_BANDWIDTH[0], Self::LOG_C[0]], vec![Self::LOG_BANDWIDTH[1], Self::LOG_C[1]])
-            .expect("valid constant bounds")
+        Self::search_box()
     }
     fn sense(&self) -> Sense {
         Sense::Maximise

@@ -112,6 +112,25 @@ fn parity_claim(panel: &str, v: Values, a: &str, b: &str) -> Option<Claim> {
     })
 }
 
+/// "A `what` > t": A's value m (mean ± s.e. over its runs) lies above the threshold t by more
+/// than [`SE_MULTIPLE`] s.e.: m.mean − t > 2·m.se (the rule of [`compare`] against a constant, whose
+/// s.e. is 0). `statement` is the claim's text.
+pub(crate) fn above_claim(panel: &str, statement: &str, a: &str, what: &str, m: MeanSe, t: f64) -> Claim {
+    let (d, se, order) = compare(m, MeanSe { mean: t, se: 0.0 });
+    let (holds, verdict) = match order {
+        Order::Higher => (true, "reproduced".to_string()),
+        Order::Indistinguishable => (false, format!("not reproduced: within {SE_MULTIPLE} s.e. of {t}")),
+        Order::Lower => (false, format!("not reproduced: {a}'s {what} is below {t}")),
+    };
+    Claim {
+        panel: panel.to_string(),
+        statement: statement.to_string(),
+        evidence: format!("{a} {what} {}; minus {t}: {}", pm(m), signed(d, se)),
+        holds,
+        verdict,
+    }
+}
+
 /// "A lowest" (`strict`: significantly below every other) or "A best" (no other significantly
 /// below A).
 fn lowest_claim(panel: &str, v: Values, labels: &[&str], a: &str, strict: bool) -> Option<Claim> {
@@ -152,7 +171,8 @@ pub(crate) fn judge(panel: &str, labels: &[&str], v: Values, rule: &ClaimRule) -
         ClaimRule::AtMost(a, b) => at_most_claim(panel, v, a, b),
         ClaimRule::Lowest(a) => lowest_claim(panel, v, labels, a, true),
         ClaimRule::Best(a) => lowest_claim(panel, v, labels, a, false),
-        ClaimRule::HandsOver(_) | ClaimRule::Within(..) => None,
+        // Judged by `cobol` (expert queries) and `compgpucb` (the error rate, [`above_claim`]).
+        ClaimRule::HandsOver(_) | ClaimRule::Within(..) | ClaimRule::ErrorAbove(..) => None,
     }
 }
 
@@ -183,4 +203,31 @@ pub(crate) fn claims_table(claims: &[Claim], with_panel: bool) -> String {
         }
     }
     s
+}
+
+/// One line per statement: its verdict over the `claims` that make it ("reproduced" when it holds
+/// on every panel, "partly reproduced", "not reproduced") and the panels it holds on. `complete`:
+/// every panel of the paper has been run; otherwise a claim holding on all of them reads
+/// "reproduced on the panels run".
+pub(crate) fn verdict_lines(s: &mut String, claims: &[Claim], statements: &[&str], complete: bool) {
+    for statement in statements {
+        let these: Vec<&Claim> = claims.iter().filter(|c| c.statement == *statement).collect();
+        let held: Vec<&str> = these.iter().filter(|c| c.holds).map(|c| c.panel.as_str()).collect();
+        let _ = writeln!(
+            s,
+            "- **{statement}: {}** — holds on {} of {} panels{}.",
+            if held.len() == these.len() && complete {
+                "reproduced"
+            } else if held.len() == these.len() {
+                "reproduced on the panels run"
+            } else if held.is_empty() {
+                "not reproduced"
+            } else {
+                "partly reproduced"
+            },
+            held.len(),
+            these.len(),
+            if held.is_empty() { String::new() } else { format!(" ({})", held.join(", ")) }
+        );
+    }
 }

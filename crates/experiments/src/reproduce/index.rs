@@ -1,6 +1,6 @@
 //! The index of the reproduction (`README.md`): every panel, the claims' verdicts, the timings.
 
-use super::claims::{Claim, SE_MULTIPLE, claims_of, claims_table};
+use super::claims::{Claim, SE_MULTIPLE, claims_of, claims_table, verdict_lines};
 use super::cobol::{CobolPanel, index_section, is_paper_experiment};
 use super::compgpucb::CompPanel;
 use super::panel::PanelResult;
@@ -174,26 +174,8 @@ fn paper_section(s: &mut String, paper: Paper, panels: &[&(PanelResult, Option<&
     );
     s.push_str(&claims_table(&claims, true));
     s.push('\n');
-    for (statement, _) in &statements {
-        let these: Vec<&Claim> = claims.iter().filter(|c| &c.statement == statement).collect();
-        let held: Vec<&str> = these.iter().filter(|c| c.holds).map(|c| c.panel.as_str()).collect();
-        let _ = writeln!(
-            s,
-            "- **{statement}: {}** — holds on {} of {} panels{}.",
-            if held.len() == these.len() && panels.len() == expected {
-                "reproduced"
-            } else if held.len() == these.len() {
-                "reproduced on the panels run"
-            } else if held.is_empty() {
-                "not reproduced"
-            } else {
-                "partly reproduced"
-            },
-            held.len(),
-            these.len(),
-            if held.is_empty() { String::new() } else { format!(" ({})", held.join(", ")) }
-        );
-    }
+    let names: Vec<&str> = statements.iter().map(|(st, _)| st.as_str()).collect();
+    verdict_lines(s, &claims, &names, panels.len() == expected);
     if panels.len() < expected {
         let _ = writeln!(s, "\n{} of the paper's {expected} panels have been run.", panels.len());
     }

@@ -5,7 +5,7 @@ use super::report::panel_markdown;
 use super::{QUICK_HORIZON, QUICK_RUNS};
 use crate::error::{ExperimentError, Result};
 use crate::runner::Experiment;
-use crate::spec::{ExperimentSpec, ProblemSpec};
+use crate::spec::ExperimentSpec;
 use crate::summary::Summary;
 use crate::{Metric, plot_atomic, write_atomic};
 use std::path::Path;
@@ -41,11 +41,7 @@ impl PreparedPanel {
             shown.runs = r;
         }
         let mut spec = shown.clone();
-        if let ProblemSpec::Catalyst(c) = &mut spec.problem
-            && c.path.is_relative()
-        {
-            c.path = base_dir.join(&c.path);
-        }
+        spec.problem.resolve_paths(base_dir);
         Ok(Self { spec, shown, text: text.to_string(), quick })
     }
 
@@ -101,6 +97,7 @@ pub fn write_panel_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::ProblemSpec;
 
     const CATALYST: &str = r#"
         name = "pfts-x"

@@ -13,7 +13,9 @@
 //! Also: "A ≤ B" (A not significantly above B) and "A best" (no other algorithm significantly
 //! below A: best or tied with the best); and, for COBOL presets only (`paper = "cobol"`, judged
 //! by [`super::cobol`]), "A hands over" (A's expert queries plateau) and "A within F× B" (no harm:
-//! A's simple regret stays within F times B's and reaches B's level).
+//! A's simple regret stays within F times B's and reaches B's level); for COMP-GP-UCB presets on
+//! the SVM task only (`paper = "compgpucb"`, judged by [`super::compgpucb`]), "A error > t" (A's
+//! error rate 1 − max f over the queried points, at the total budget, significantly above t).
 //!
 //! The names in a claim are the spec's algorithm labels; the metric is the paper's
 //! ([`Paper::metric`]); the rule is [`super::compare`].
@@ -130,11 +132,15 @@ pub enum ClaimRule {
     /// "A within F× B" (COBOL only, no harm): A's simple regret stays within F times B's and
     /// reaches B's level ([`super::cobol`]).
     Within(String, f64, String),
+    /// "A error > t" (COMP-GP-UCB's SVM presets only): A's mean error rate 1 − max f over the
+    /// queried points at the total budget is above t by more than [`super::SE_MULTIPLE`] s.e.
+    /// ([`super::compgpucb`]).
+    ErrorAbove(String, f64),
 }
 
 impl ClaimRule {
-    /// Parses "A < B", "A ≈ B", "A ≤ B", "A lowest", "A best", "A hands over" or "A within F× B"
-    /// (names trimmed; F a finite number ≥ 1); `None` for anything else.
+    /// Parses "A < B", "A ≈ B", "A ≤ B", "A lowest", "A best", "A hands over", "A within F× B"
+    /// (names trimmed; F a finite number ≥ 1) or "A error > t" (t finite); `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         let name = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         if let Some(a) = text.strip_suffix(" lowest") {
@@ -145,6 +151,10 @@ impl ClaimRule {
         }
         if let Some(a) = text.strip_suffix(" hands over") {
             return Some(ClaimRule::HandsOver(name(a)?));
+        }
+        if let Some((a, t)) = text.split_once(" error > ") {
+            let t: f64 = t.trim().parse().ok().filter(|t: &f64| t.is_finite())?;
+            return Some(ClaimRule::ErrorAbove(name(a)?, t));
         }
         if let Some((a, rest)) = text.split_once(" within ") {
             let (f, b) = rest.split_once("× ")?;
@@ -169,7 +179,9 @@ impl ClaimRule {
         match self {
             ClaimRule::Lower(a, b) | ClaimRule::Parity(a, b) | ClaimRule::AtMost(a, b) => vec![a, b],
             ClaimRule::Within(a, _, b) => vec![a, b],
-            ClaimRule::Lowest(a) | ClaimRule::Best(a) | ClaimRule::HandsOver(a) => vec![a],
+            ClaimRule::Lowest(a) | ClaimRule::Best(a) | ClaimRule::HandsOver(a) | ClaimRule::ErrorAbove(a, _) => {
+                vec![a]
+            }
         }
     }
 
@@ -215,10 +227,16 @@ impl Reproduces {
                     &field,
                     format!(
                         "cannot read `{c}`: write \"A < B\", \"A ≈ B\", \"A ≤ B\", \"A lowest\", \"A best\", \
-                         \"A hands over\" or \"A within F× B\" (F ≥ 1)"
+                         \"A hands over\", \"A within F× B\" (F ≥ 1) or \"A error > t\""
                     ),
                 )
             })?;
+            if matches!(rule, ClaimRule::ErrorAbove(..)) && self.paper() != Paper::CompGpUcb {
+                return Err(ExperimentError::spec(
+                    field,
+                    format!("`{c}` is judged only for `paper = \"compgpucb\"` (the error rate of the SVM task)"),
+                ));
+            }
             if rule.cobol_only() && self.paper() != Paper::Cobol {
                 return Err(ExperimentError::spec(
                     field,

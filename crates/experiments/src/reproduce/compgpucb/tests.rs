@@ -114,7 +114,13 @@ fn panel(name: &str, ratio: f64, values: &[(&str, f64, f64)]) -> CompPanel {
                 runs: 20,
                 duels: ms(0.0, 0.0),
                 evaluations: ms(0.0, 0.0),
-                at: vec![CompAt { budget: 100.0, simple: Some(ms(mean, se)), comparisons: None, labels: None }],
+                at: vec![CompAt {
+                    budget: 100.0,
+                    simple: Some(ms(mean, se)),
+                    comparisons: None,
+                    labels: None,
+                    error: None,
+                }],
                 wall_seconds: ms(0.1, 0.0),
             })
             .collect(),
@@ -181,4 +187,74 @@ fn the_ratio_table_orders_the_panels_of_one_figure_by_cost_ratio() {
     // "<" holds on r10 and a, not on r1.
     assert!(s.contains("**COMP-GP-UCB < GP-UCB: partly reproduced** — holds on 2 of 3 panels (r10, a)"), "{s}");
     assert!(s.contains("3 of the paper's 12 COMP-GP-UCB presets have been run"), "{s}");
+}
+
+/// An svm problem's spec (the data is not read: the panel is built from hand-made runs).
+const SVM_SPEC: &str = "name = \"s\"\nhorizon = 100\nruns = 2\n[problem]\nkind = \"svm\"\ndata = \"unused.data\"\n\
+                        [respondent]\nscale = 2.0\n[budget]\ntotal = 4.0\nduel = 1.0\nevaluate = 2.0\n\
+                        [reproduces]\npaper = \"compgpucb\"\nfigure = \"Figure 1(c)\"\n\
+                        claims = [\"K error > 0.16\", \"K error > 0.3\"]\n\
+                        [[algorithms]]\nname = \"kss\"\nlabel = \"K\"\n";
+
+#[test]
+fn the_error_rate_is_one_minus_the_best_accuracy_queried() {
+    let spec = ExperimentSpec::from_toml_str(SVM_SPEC).unwrap();
+    spec.reproduces.as_ref().unwrap().validate(Some(&spec.labels())).unwrap();
+    // Accuracies f on five candidates; the respondent's scale 2 makes the regret's utility 2f.
+    let f = [0.88, 0.86, 0.8, 0.7, 0.65];
+    let d = FiniteDomain::from_rows(&[vec![0.0], vec![1.0], vec![2.0], vec![3.0], vec![4.0]]).unwrap();
+    let u: Vec<f64> = f.iter().map(|v| 2.0 * v).collect();
+    let regret = RegretModel::new(&GridFunction::new(d, u).unwrap(), DuelModel::Deterministic);
+    use QueryKind::{Duel as D, Evaluate as E};
+    // Run 0: duel (3 vs 2) at spent 1, evaluation of 4 at 3 (the rest of the budget, 4, is not
+    // reached). Run 1: duel (4 vs 1) at 1, duel (3 vs 3) at 2, evaluation of 2 at 4.
+    let runs = vec![
+        RunRecord {
+            id: RunId { algorithm: 0, run: 0 },
+            label: "K".into(),
+            steps: vec![step(D, 3, Some(2)), step(E, 4, None)],
+        },
+        RunRecord {
+            id: RunId { algorithm: 0, run: 1 },
+            label: "K".into(),
+            steps: vec![step(D, 4, Some(1)), step(D, 3, Some(3)), step(E, 2, None)],
+        },
+    ];
+    let p = CompPanel::from_runs(&spec, "t", &runs, &regret, false, 0.0).unwrap();
+    // By hand: run 0 queried {3, 2, 4}: 1 − 0.8 = 0.2; run 1 {4, 1, 3, 2}: 1 − 0.86 = 0.14 (the duel's
+    // second point counts). Mean 0.17, s.e. = std(ddof 0)/√2 = 0.03/√2.
+    let at = p.rows[0].at_total().unwrap();
+    let e = at.error.unwrap();
+    assert!((e.mean - 0.17).abs() < 1e-12 && (e.se - 0.03 / 2f64.sqrt()).abs() < 1e-12, "{e:?}");
+    // At Λ = 1 (first step only): run 0 {3, 2}: 0.2; run 1 {4, 1}: 0.14.
+    let first = p.rows[0].at.iter().find(|a| (a.budget - 1.0).abs() < 1e-12).unwrap();
+    assert!((first.error.unwrap().mean - 0.17).abs() < 1e-12);
+    // At Λ = 0.4 no run has a query: no value.
+    assert_eq!(p.rows[0].at[0].error, None);
+    // The claims: 0.17 ± 0.0212 is not 2 s.e. above 0.16 (not reproduced), and below 0.3.
+    let claims = comp_claims(&p, spec.reproduces.as_ref());
+    assert_eq!(claims.len(), 2);
+    assert!(!claims[0].holds && claims[0].verdict.contains("within"), "{:?}", claims[0]);
+    assert!(!claims[1].holds && claims[1].verdict.contains("below 0.3"), "{:?}", claims[1]);
+    assert_eq!(claims[0].statement, "K error > 0.16");
+    // Another rate well above: run 1 queries only candidate 4 (error 0.35), run 0 too.
+    let far: Vec<_> = (0..2)
+        .map(|r| RunRecord { id: RunId { algorithm: 0, run: r }, label: "K".into(), steps: vec![step(D, 4, Some(4))] })
+        .collect();
+    let p2 = CompPanel::from_runs(&spec, "t", &far, &regret, false, 0.0).unwrap();
+    let c2 = comp_claims(&p2, spec.reproduces.as_ref());
+    assert!(c2[0].holds && c2[1].holds, "{c2:?}");
+    // The report shows the column; a panel on another problem has none (and its JSON no `error`).
+    assert!(p.to_json().unwrap().contains("\"error\""));
+    let other = ExperimentSpec::from_toml_str(SPEC).unwrap();
+    let runs_o =
+        vec![RunRecord { id: RunId { algorithm: 0, run: 0 }, label: "C".into(), steps: vec![step(E, 1, None)] }];
+    let po = CompPanel::from_runs(&other, "t", &runs_o, &regret, false, 0.0).unwrap();
+    assert!(po.rows.iter().all(|r| r.at.iter().all(|a| a.error.is_none())));
+    assert!(!po.to_json().unwrap().contains("\"error\""));
+    // "A error > t" is refused outside COMP-GP-UCB presets, by field.
+    let mut rep = spec.reproduces.clone().unwrap();
+    rep.paper = "pfts".into();
+    let e = rep.validate(None).unwrap_err().to_string();
+    assert!(e.contains("reproduces.claims[0]") && e.contains("compgpucb"), "{e}");
 }
