@@ -260,12 +260,16 @@ impl EvidenceObjective<'_> {
     }
 
     /// The model at `theta` with Newton started from the previous evaluation's utilities f̂ (the mode
-    /// to the Newton tolerance, in fewer steps); updates `warm`.
-    fn model_warm(&self, warm: &mut Option<DVector<f64>>, theta: &[f64]) -> Result<LaplacePreferenceGp> {
-        let model =
-            LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, warm.as_ref())?;
-        *warm = Some(model.utilities().clone());
-        Ok(model)
+    /// to the Newton tolerance, in fewer steps), kept in `warm` as its last evaluation; nothing is
+    /// recomputed if `theta` is the last evaluation's (bit for bit).
+    fn model_warm<'w>(&self, warm: &'w mut EvidenceWarm, theta: &[f64]) -> Result<&'w mut LastEvaluation> {
+        if warm.last.as_ref().is_none_or(|l| l.theta != theta) {
+            let f0 = warm.last.as_ref().map(|l| l.model.utilities());
+            let model =
+                LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, f0)?;
+            warm.last = Some(LastEvaluation { theta: theta.to_vec(), model, result: None });
+        }
+        Ok(warm.last.as_mut().expect("just set"))
     }
 
     /// (log prior, its gradient in θ).
@@ -288,17 +292,36 @@ impl EvidenceObjective<'_> {
     }
 }
 
+/// The last evaluation of one local search ([`EvidenceObjective::model_warm`]): its utilities start
+/// the next Newton iteration, and an evaluation at the same θ (the search's final point, re-evaluated
+/// by `optimise`, then the fitted model) is not recomputed: the objective is a function of θ.
+#[derive(Default)]
+struct EvidenceWarm {
+    last: Option<LastEvaluation>,
+}
+
+struct LastEvaluation {
+    theta: Vec<f64>,
+    model: LaplacePreferenceGp,
+    /// (objective, log evidence, objective gradient) once evaluated.
+    result: Option<(f64, f64, Vec<f64>)>,
+}
+
 impl LogSpaceObjective for EvidenceObjective<'_> {
-    type Warm = Option<DVector<f64>>;
+    type Warm = EvidenceWarm;
 
     fn value(&self, theta: &[f64]) -> Result<f64> {
         Ok(-(self.model(theta)?.log_evidence() + self.log_prior(theta).0))
     }
 
     fn evaluate(&self, warm: &mut Self::Warm, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
-        let model = self.model_warm(warm, theta)?;
-        let evidence = model.log_evidence();
-        let g = model.log_evidence_gradient()?;
+        let last = self.model_warm(warm, theta)?;
+        if let Some((value, evidence, g)) = &last.result {
+            grad.copy_from_slice(g);
+            return Ok((*value, *evidence));
+        }
+        let evidence = last.model.log_evidence();
+        let g = last.model.log_evidence_gradient()?;
         let (lp, glp) = self.log_prior(theta);
         let m = self.start.lengthscales().len();
         for j in 0..m {
@@ -307,7 +330,9 @@ impl LogSpaceObjective for EvidenceObjective<'_> {
         if self.config.learn_outputscale {
             grad[m] = -(g[m] + glp[m]);
         }
-        Ok((-(evidence + lp), evidence))
+        let value = -(evidence + lp);
+        last.result = Some((value, evidence, grad.to_vec()));
+        Ok((value, evidence))
     }
 }
 
@@ -383,8 +408,9 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
     match optimise(&objective, &theta0, &lower, &upper, config.restarts, config.screen, &config.local)? {
         None => keep_start(LaplaceFitOutcome::NoFiniteOptimum),
         Some(mut best) => {
-            // Warm from the best search's last mode (at best.theta): one Newton step confirms it.
-            let model = objective.model_warm(&mut best.warm, &best.theta)?;
+            // The best search's last evaluation is at best.theta: its model, not recomputed.
+            objective.model_warm(&mut best.warm, &best.theta)?;
+            let model = best.warm.last.take().expect("model_warm keeps its model").model;
             Ok(LaplaceFit {
                 model,
                 objective: -best.value,
