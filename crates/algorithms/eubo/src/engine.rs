@@ -241,7 +241,9 @@ impl LaplaceBo {
         let every = self.model_config.refit_every;
         let hyper = every > 0 && (self.model.is_none() || self.answered().is_multiple_of(every));
         let model = if hyper {
-            let fit = fit_laplace(&self.fit, &self.warm_kernel()?, &data)?;
+            // The current kernel is a valid start: the start kernel, or a fit's result, which
+            // `fit_laplace` clamps into its bounds (exp(log bound) can round an ulp outside).
+            let fit = fit_laplace(&self.fit, &self.kernel, &data)?;
             self.kernel = fit.model.kernel().clone();
             fit.model
         } else {
@@ -253,26 +255,6 @@ impl LaplaceBo {
         };
         self.model = Some(model);
         Ok(())
-    }
-
-    /// The current kernel as the start of a hyperparameter fit, clamped into the fit's bounds: a
-    /// fit's optimum on a bound comes back as exp(log bound), which can lie an ulp outside it, and
-    /// [`fit_laplace`] refuses a start outside its bounds.
-    fn warm_kernel(&self) -> Result<Stationary> {
-        let fit = &self.model_config.fit;
-        let [lo, hi] = fit.effective_lengthscale_bounds();
-        let ls: Vec<f64> = self.kernel.lengthscales().iter().map(|l| l.clamp(lo, hi)).collect();
-        let k = if ls.len() == 1 {
-            Stationary::new(self.kernel.kind(), ls[0])?
-        } else {
-            Stationary::new(self.kernel.kind(), ls[0])?.with_ard(ls)?
-        };
-        let v = self.kernel.variance();
-        k.with_variance(if fit.learn_outputscale {
-            v.clamp(fit.outputscale_bounds[0], fit.outputscale_bounds[1])
-        } else {
-            v
-        })
     }
 
     /// A uniformly random duel of two distinct candidates, or two uniform points of the box.
