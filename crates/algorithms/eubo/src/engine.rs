@@ -11,7 +11,7 @@ use bohf_core::{
     Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
     check_pending,
 };
-use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, warm_start};
+use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, fit_laplace_warm, warm_start};
 use bohf_gp::{LaplacePreferenceGp, PreferenceData, fit_laplace};
 use bohf_kernels::Stationary;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, maximize_on_box, sobol_design};
@@ -243,7 +243,10 @@ impl LaplaceBo {
         let model = if hyper {
             // The current kernel is a valid start: the start kernel, or a fit's result, which
             // `fit_laplace` clamps into its bounds (exp(log bound) can round an ulp outside).
-            let fit = fit_laplace(&self.fit, &self.kernel, &data)?;
+            let fit = match &self.model {
+                Some(m) => fit_laplace_warm(&self.fit, &self.kernel, &data, &warm_start(m, &data))?,
+                None => fit_laplace(&self.fit, &self.kernel, &data)?,
+            };
             self.kernel = fit.model.kernel().clone();
             fit.model
         } else {

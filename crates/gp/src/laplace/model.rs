@@ -610,6 +610,15 @@ impl LaplacePreferenceGp {
         })
     }
 
+    /// [`LaplacePreferenceGp::pair_variances`] with its own B⁻¹ and S (for the tests).
+    #[cfg(test)]
+    pub(super) fn difference_row_variances(&self) -> DVector<f64> {
+        let binv = self.chol_b.inverse();
+        let p = binv.nrows();
+        let s = DMatrix::from_fn(p, p, |r, c| self.sqrt_w[r] * binv[(r, c)] * self.sqrt_w[c]);
+        self.pair_variances(&binv, &s)
+    }
+
     /// Adds the choice blocks' part of s₂ = −½ Σ_r σ_r ∇_f w_r (GPML eq. (5.23)) to `s2`, with
     /// σ_r = (D Σ Dᵀ)_rr (`sigma_d`; the choices' rows start at `first_row`). For a block with
     /// probabilities p and w_uv = N p_u p_v/s², ∂w_uv/∂f_{o_t} = w_uv (δ_ut + δ_vt − 2 p_t)/s (from
