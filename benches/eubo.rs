@@ -16,9 +16,8 @@
 //! Data: 100 uniformly random duels answered by a probit comparison of u(x) = sin(3 x₀) + x₁²
 //! (2-D) or u(x) = Σ_j sin(3 x_j) (6-D) with noise scale 0.3; fixed seeds.
 //!
-//! Medians on the loaded 2-core machine (3 other helpers' builds and a background job), two runs of
-//! the same code: step 84.2 ms, acquisition 33.0 / 45.2 ms, refit 37.5 ms, qEUBO q = 4 6-D
-//! 179.4 / 249.8 ms; targets not met (docs/eubo.md, "Performance").
+//! Medians on the loaded 2-core machine: see docs/eubo.md, "Performance" (before/after of issue 15's
+//! speed work, measured in one session).
 
 use bohf::core::{Answer, BoxDomain, Link, Optimizer, Point, Query, SearchContext, rng};
 use bohf::eubo::{Eubo, EuboConfig, Qeubo, QeuboConfig, base_samples, maximize_options_on_unit_box};

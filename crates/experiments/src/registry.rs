@@ -783,12 +783,20 @@ impl Registry {
         // (a best-of-q choice is written as its q(q − 1)/2 pairs): an m×m Gram, and the p×p matrix
         // B, its inverse and S = Ŵ B⁻¹ Ŵ of the evidence gradient.
         let laplace = move |s: &ProblemShape, q: usize| {
-            let m = if s.candidates > 0 { s.candidates.min(q.saturating_mul(s.horizon)) } else { q.saturating_mul(s.horizon) };
+            let m = if s.candidates > 0 {
+                s.candidates.min(q.saturating_mul(s.horizon))
+            } else {
+                q.saturating_mul(s.horizon)
+            };
             let p = s.horizon.saturating_mul(q * (q - 1) / 2);
             vec![
                 Allocation::matrix(format!("an m×m latent Gram (m = {m} compared points)"), m, m),
                 Allocation::of(
-                    format!("three p×p matrices of the difference rows (p = {p}: T = {} queries × {} pairs)", s.horizon, q * (q - 1) / 2),
+                    format!(
+                        "three p×p matrices of the difference rows (p = {p}: T = {} queries × {} pairs)",
+                        s.horizon,
+                        q * (q - 1) / 2
+                    ),
                     3 * std::mem::size_of::<f64>(),
                     &[p, p],
                 ),

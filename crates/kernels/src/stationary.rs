@@ -353,7 +353,9 @@ impl Kernel for Stationary {
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_points("Gram matrix points", x)?;
         let rows = self.scaled_rows(x);
-        Ok(symmetric_from_fn(x.nrows(), |i, j| self.variance * profile_sq(self.kind, sq_dist(rows.row(i), rows.row(j)))))
+        Ok(symmetric_from_fn(x.nrows(), |i, j| {
+            self.variance * profile_sq(self.kind, sq_dist(rows.row(i), rows.row(j)))
+        }))
     }
 
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
@@ -579,11 +581,7 @@ mod tests {
     /// (φ underflows to 0 for SE).
     #[test]
     fn from_value_shortcuts_match_direct_computations() {
-        let x = DMatrix::from_row_slice(
-            6,
-            2,
-            &[0.1, 0.2, 0.4, 0.9, 0.1, 0.2, 0.75, 0.3, 0.5, 0.5, 60.0, -40.0],
-        );
+        let x = DMatrix::from_row_slice(6, 2, &[0.1, 0.2, 0.4, 0.9, 0.1, 0.2, 0.75, 0.3, 0.5, 0.5, 60.0, -40.0]);
         let q = DMatrix::from_fn(6, 6, |i, j| ((i * 7 + j * 3) % 5) as f64 - 2.0 + 0.1 * i as f64);
         for kind in [KernelKind::Se, KernelKind::Matern12, KernelKind::Matern32, KernelKind::Matern52] {
             for k in [

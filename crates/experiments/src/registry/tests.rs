@@ -101,7 +101,10 @@ fn laplace_memory_estimates_count_the_rows_of_a_choice() {
     assert_eq!(total("qeubo", &boxed, &q2), 3 * 8 * 50 * 50 + 8 * 100 * 100);
     assert_eq!(total("eubo", &boxed, &q2), total("qeubo", &boxed, &q2));
     // The shape-only estimate is the default params' (q = 2).
-    assert_eq!(r.get("qeubo").unwrap().memory(&boxed).iter().map(|a| a.bytes).sum::<u128>(), total("qeubo", &boxed, &q2));
+    assert_eq!(
+        r.get("qeubo").unwrap().memory(&boxed).iter().map(|a| a.bytes).sum::<u128>(),
+        total("qeubo", &boxed, &q2)
+    );
     // On 60 candidates the latent points are at most 60.
     let finite = ProblemShape { candidates: 60, dim: 2, horizon: 50 };
     assert_eq!(total("qeubo", &finite, &q8), 3 * 8 * 1400 * 1400 + 8 * 60 * 60);
