@@ -355,7 +355,7 @@ impl RegisteredAlgorithm<BoxDomain> for bohf_eubo::Dts {
 }
 
 type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
-type MemoryFn = dyn Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync;
+type MemoryFn = dyn Fn(&ProblemShape, &toml::Table) -> Vec<Allocation> + Send + Sync;
 type BuildFn = dyn Fn(&SearchContext<Domain>, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
 type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
 type CostsFn = dyn Fn(&toml::Table, Option<&QueryCosts>) -> bohf_core::Result<()> + Send + Sync;
@@ -555,7 +555,7 @@ impl AlgorithmEntry {
             name: name.into(),
             description: description.into(),
             modes: vec![mode],
-            memory: Arc::new(|_| Vec::new()),
+            memory: Arc::new(|_, _| Vec::new()),
             about: None,
         }
     }
@@ -642,16 +642,29 @@ impl AlgorithmEntry {
     }
 
     /// The same entry with its memory estimate: `memory(shape)` lists the dominant allocations one
-    /// run makes for n candidates, dimension d and horizon T (see [`crate::limits`]). Without it an
-    /// entry reports none.
-    pub fn with_memory(mut self, memory: impl Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync + 'static) -> Self {
+    /// run needs on a problem of that shape (whatever the entry's `params`).
+    pub fn with_memory(self, memory: impl Fn(&ProblemShape) -> Vec<Allocation> + Send + Sync + 'static) -> Self {
+        self.with_memory_for_params(move |shape, _| memory(shape))
+    }
+
+    /// [`AlgorithmEntry::with_memory`] for an estimate that depends on the run's `params` too (e.g.
+    /// qEUBO's options per query q).
+    pub fn with_memory_for_params(
+        mut self,
+        memory: impl Fn(&ProblemShape, &toml::Table) -> Vec<Allocation> + Send + Sync + 'static,
+    ) -> Self {
         self.memory = Arc::new(memory);
         self
     }
 
-    /// The dominant allocations of one run on a problem of this shape.
+    /// The dominant allocations of one run on a problem of this shape, with the default params.
     pub fn memory(&self, shape: &ProblemShape) -> Vec<Allocation> {
-        (self.memory)(shape)
+        (self.memory)(shape, &toml::Table::new())
+    }
+
+    /// The dominant allocations of one run on a problem of this shape with these `params`.
+    pub fn memory_for(&self, shape: &ProblemShape, params: &toml::Table) -> Vec<Allocation> {
+        (self.memory)(shape, params)
     }
 
     /// The default `params` table of the entry's first mode: the default config written as TOML
@@ -764,6 +777,30 @@ impl Registry {
         };
         let square = |s: &ProblemShape, what: &str| {
             Allocation::matrix(format!("{what} (n = {})", s.candidates), s.candidates, s.candidates)
+        };
+        // The Laplace preference GP (EUBO, qEUBO, DTS) after T queries of q options each: at most
+        // m = q·T latent points (at most n on a finite domain) and p = T·q(q − 1)/2 difference rows
+        // (a best-of-q choice is written as its q(q − 1)/2 pairs): an m×m Gram, and the p×p matrix
+        // B, its inverse and S = Ŵ B⁻¹ Ŵ of the evidence gradient.
+        let laplace = move |s: &ProblemShape, q: usize| {
+            let m = if s.candidates > 0 {
+                s.candidates.min(q.saturating_mul(s.horizon))
+            } else {
+                q.saturating_mul(s.horizon)
+            };
+            let p = s.horizon.saturating_mul(q * (q - 1) / 2);
+            vec![
+                Allocation::matrix(format!("an m×m latent Gram (m = {m} compared points)"), m, m),
+                Allocation::of(
+                    format!(
+                        "three p×p matrices of the difference rows (p = {p}: T = {} queries × {} pairs)",
+                        s.horizon,
+                        q * (q - 1) / 2
+                    ),
+                    3 * std::mem::size_of::<f64>(),
+                    &[p, p],
+                ),
+            ]
         };
         // GP-UCB and GP-TS: the Gram, the T×T system of the evaluated points, and its T×n cross-covariance.
         let scalar = move |s: &ProblemShape| {
@@ -883,7 +920,7 @@ impl Registry {
                 "Lin, Astudillo, Frazier & Bakshy (2022), EUBO, eq. (6) (closed form by Clark 1961); Laplace preference GP of Chu & Ghahramani (2005)",
                 "duels (x, x′), one per step: argmax E[max(f(x), f(x′))] over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
             )
-            .with_memory(move |s| vec![pairs_t(s)]),
+            .with_memory(move |s| laplace(s, 2)),
             AlgorithmEntry::of::<bohf_eubo::Qeubo>(
                 "qeubo",
                 "qEUBO: Monte Carlo expected utility of the best of q options with fixed base samples, on the Laplace preference GP (duels at q = 2, best-of-q choices at q ≥ 3)",
@@ -893,7 +930,16 @@ impl Registry {
                 "Astudillo, Lin, Bakshy & Frazier (2023), qEUBO, eq. (2) (sample-average approximation); choices learnt by the multinomial-logit likelihood in the Laplace GP",
                 "one query per step: at q = 2 a duel, the argmax of the qEUBO sample average over screened candidate pairs; at q ≥ 3 a best-of-q choice, exact over the q-subsets of the screened candidates (at most 4096) or greedy with swaps; on a box: multistart L-BFGS over the product box",
             )
-            .with_memory(move |s| vec![pairs_t(s)]),
+            .with_memory_for_params(move |s, params| {
+                // q from the params (default 2, bounded by the config's check to [2, MAX_Q]).
+                let q = params
+                    .get("q")
+                    .and_then(toml::Value::as_integer)
+                    .and_then(|q| usize::try_from(q).ok())
+                    .unwrap_or(bohf_eubo::QeuboConfig::default().q)
+                    .clamp(2, bohf_eubo::MAX_Q);
+                laplace(s, q)
+            }),
             AlgorithmEntry::of::<bohf_eubo::Dts>(
                 "dts",
                 "DTS: dueling Thompson sampling on the Laplace preference GP (González et al. 2017)",
@@ -903,7 +949,11 @@ impl Registry {
                 "González, Dai, Damianou & Lawrence (2017), PBO, dueling Thompson sampling (§4.3), on the Laplace utility GP",
                 "duels (x, x′), one per step: x the argmax of a joint posterior sample of f, x′ the argmax of the variance of P(x ≻ x′) (on a box: over a Sobol pool)",
             )
-            .with_memory(move |s| vec![square(s, "an n×n posterior covariance"), pairs_t(s)]),
+            .with_memory(move |s| {
+                let mut parts = laplace(s, 2);
+                parts.push(square(s, "an n×n posterior covariance"));
+                parts
+            }),
         ];
         for e in entries {
             r.register(e).expect("built-in names are distinct");

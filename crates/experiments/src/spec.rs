@@ -571,7 +571,7 @@ impl ExperimentSpec {
         let heaviest = self
             .algorithms
             .iter()
-            .filter_map(|a| registry.get(&a.name).map(|e| (a.label(), e.memory(&shape))))
+            .filter_map(|a| registry.get(&a.name).map(|e| (a.label(), e.memory_for(&shape, &a.params))))
             .max_by_key(|(_, parts)| parts.iter().fold(0u128, |acc, p| acc.saturating_add(p.bytes)));
         let parallel = parallel.max(1).min(self.runs.saturating_mul(self.algorithms.len()).max(1));
         if let Some((label, own)) = heaviest {

@@ -1,6 +1,6 @@
 //! Stationary kernels k(x, y) = σ² φ(r), r = ‖(x − y) ⊘ ℓ‖₂, and the linear kernel.
 
-use crate::{Kernel, KernelKind, rows_of, symmetric_from_fn};
+use crate::{Kernel, KernelKind, symmetric_from_fn};
 use bohf_core::error::ensure_positive;
 use bohf_core::{Error, Result};
 use nalgebra::{DMatrix, DVector};
@@ -40,6 +40,24 @@ fn profile_slope_sq(kind: KernelKind, r2: f64) -> f64 {
         KernelKind::Matern52 => {
             let s = (5.0 * r2).sqrt();
             -5.0 / 3.0 * (1.0 + s) * (-s).exp()
+        }
+        KernelKind::Linear => unreachable!("Stationary::new refuses the linear kernel"),
+    }
+}
+
+/// ψ(r) of [`profile_slope_sq`] from φ(r) (`phi`, already computed, e.g. a Gram entry over σ²) at
+/// r² > 0, without another exponential: SE −φ; Matérn-½ −φ/r; Matérn-3⁄2 −3φ/(1 + √3 r);
+/// Matérn-5⁄2 −(5/3)(1 + √5 r) φ/(1 + √5 r + 5r²/3) (the closed forms of [`profile_sq`] and
+/// [`profile_slope_sq`] share their exponential factor).
+#[inline]
+fn profile_slope_from_value(kind: KernelKind, r2: f64, phi: f64) -> f64 {
+    match kind {
+        KernelKind::Se => -phi,
+        KernelKind::Matern12 => -phi / r2.sqrt(),
+        KernelKind::Matern32 => -3.0 * phi / (1.0 + (3.0 * r2).sqrt()),
+        KernelKind::Matern52 => {
+            let s = (5.0 * r2).sqrt();
+            -5.0 / 3.0 * (1.0 + s) * phi / (1.0 + s + 5.0 * r2 / 3.0)
         }
         KernelKind::Linear => unreachable!("Stationary::new refuses the linear kernel"),
     }
@@ -139,18 +157,90 @@ impl Stationary {
         let ard = out.len() > 1;
         for k in 0..n {
             for i in k + 1..n {
-                let r2 = sq_dist(&rows[i], &rows[k]);
+                let r2 = sq_dist(rows.row(i), rows.row(k));
                 if r2 == 0.0 {
                     continue;
                 }
                 let w = -(q[(i, k)] + q[(k, i)]) * self.variance * profile_slope_sq(self.kind, r2);
                 if ard {
-                    for (o, (u, v)) in out.iter_mut().zip(rows[i].iter().zip(&rows[k])) {
+                    for (o, (u, v)) in out.iter_mut().zip(rows.row(i).iter().zip(rows.row(k))) {
                         *o += w * (u - v) * (u - v);
                     }
                 } else {
                     out[0] += w * r2;
                 }
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Stationary::log_lengthscale_grad_contraction`] given the Gram matrix `gram` = K of the rows
+    /// of `x` under this kernel (as [`Kernel::gram`] returns it): ψ(r) is recovered from
+    /// K_ik/σ² = φ(r) without recomputing the exponentials ([`profile_slope_from_value`]), which
+    /// halves the cost of a marginal-likelihood gradient that has K already. Same formula, same
+    /// result to rounding.
+    pub fn log_lengthscale_grad_contraction_with_gram(
+        &self,
+        x: &DMatrix<f64>,
+        q: &DMatrix<f64>,
+        gram: &DMatrix<f64>,
+    ) -> Result<Vec<f64>> {
+        self.check_points("Gram matrix points", x)?;
+        let n = x.nrows();
+        for (what, m) in [("lengthscale gradient weights (n×n)", q), ("Gram matrix (n×n)", gram)] {
+            if m.nrows() != n || m.ncols() != n {
+                return Err(Error::dims(what, n, if m.nrows() != n { m.nrows() } else { m.ncols() }));
+            }
+        }
+        let rows = self.scaled_rows(x);
+        let mut out = vec![0.0; self.lengthscales.len()];
+        let ard = out.len() > 1;
+        for k in 0..n {
+            let (qk, gk) = (q.column(k), gram.column(k));
+            for i in k + 1..n {
+                let r2 = sq_dist(rows.row(i), rows.row(k));
+                if r2 == 0.0 {
+                    continue;
+                }
+                let psi = profile_slope_from_value(self.kind, r2, gk[i] / self.variance);
+                let w = -(qk[i] + q[(k, i)]) * self.variance * psi;
+                if ard {
+                    for (o, (u, v)) in out.iter_mut().zip(rows.row(i).iter().zip(rows.row(k))) {
+                        *o += w * (u - v) * (u - v);
+                    }
+                } else {
+                    out[0] += w * r2;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// ∇ₓk(x, y_r) for every row y_r of `y` (rows of the result, `y.nrows()` × d), given the kernel
+    /// values `values[r]` = k(x, y_r) (e.g. a row of [`Kernel::cross_gram`]): the formula of
+    /// [`Kernel::grad_x`], σ² ψ(r) (x_j − y_j)/ℓ_j², with ψ from the value
+    /// ([`profile_slope_from_value`]) and one allocation for all rows.
+    pub fn grad_x_rows_with_values(&self, x: &[f64], y: &DMatrix<f64>, values: &[f64]) -> Result<DMatrix<f64>> {
+        let d = x.len();
+        if y.ncols() != d {
+            return Err(Error::dims("kernel gradient: dimension of the points", d, y.ncols()));
+        }
+        if values.len() != y.nrows() {
+            return Err(Error::dims("kernel gradient: kernel values per point", y.nrows(), values.len()));
+        }
+        if let Some(m) = self.input_dim() {
+            crate::check_dim("kernel gradient: ARD lengthscales vs point dimension", m, d)?;
+        }
+        let mut out = DMatrix::zeros(y.nrows(), d);
+        let inv_l2: Vec<f64> = (0..d).map(|j| self.lengthscale(j).powi(-2)).collect();
+        for (r, &kv) in values.iter().enumerate() {
+            let r2: f64 = (0..d).map(|j| (x[j] - y[(r, j)]) * (x[j] - y[(r, j)]) * inv_l2[j]).sum();
+            if r2 == 0.0 {
+                continue;
+            }
+            let c = self.variance * profile_slope_from_value(self.kind, r2, kv / self.variance);
+            for j in 0..d {
+                out[(r, j)] = c * (x[j] - y[(r, j)]) * inv_l2[j];
             }
         }
         Ok(out)
@@ -171,15 +261,15 @@ impl Stationary {
         &self.lengthscales
     }
 
-    /// Points scaled by their lengthscales, as contiguous rows.
-    fn scaled_rows(&self, x: &DMatrix<f64>) -> Vec<Vec<f64>> {
-        let mut rows = rows_of(x);
-        for r in &mut rows {
-            for (j, v) in r.iter_mut().enumerate() {
-                *v /= self.lengthscale(j);
-            }
+    /// Points scaled by their lengthscales, row after row in one buffer (one allocation; row i is
+    /// `rows[i * d..(i + 1) * d]`).
+    fn scaled_rows(&self, x: &DMatrix<f64>) -> ScaledRows {
+        let d = x.ncols();
+        let mut data = Vec::with_capacity(x.nrows() * d);
+        for r in x.row_iter() {
+            data.extend(r.iter().enumerate().map(|(j, v)| v / self.lengthscale(j)));
         }
-        rows
+        ScaledRows { data, d }
     }
 
     /// The lengthscale of dimension j (the single one if isotropic).
@@ -192,6 +282,19 @@ impl Stationary {
     #[inline]
     fn scaled_sq_dist(&self, x: &[f64], y: &[f64]) -> f64 {
         x.iter().zip(y).enumerate().map(|(j, (u, v))| ((u - v) / self.lengthscale(j)).powi(2)).sum()
+    }
+}
+
+/// Scaled points stored row after row ([`Stationary::scaled_rows`]).
+struct ScaledRows {
+    data: Vec<f64>,
+    d: usize,
+}
+
+impl ScaledRows {
+    #[inline]
+    fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.d..(i + 1) * self.d]
     }
 }
 
@@ -250,13 +353,17 @@ impl Kernel for Stationary {
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_points("Gram matrix points", x)?;
         let rows = self.scaled_rows(x);
-        Ok(symmetric_from_fn(rows.len(), |i, j| self.variance * profile_sq(self.kind, sq_dist(&rows[i], &rows[j]))))
+        Ok(symmetric_from_fn(x.nrows(), |i, j| {
+            self.variance * profile_sq(self.kind, sq_dist(rows.row(i), rows.row(j)))
+        }))
     }
 
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_cross(x, y)?;
         let (rx, ry) = (self.scaled_rows(x), self.scaled_rows(y));
-        Ok(DMatrix::from_fn(rx.len(), ry.len(), |i, j| self.variance * profile_sq(self.kind, sq_dist(&rx[i], &ry[j]))))
+        Ok(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| {
+            self.variance * profile_sq(self.kind, sq_dist(rx.row(i), ry.row(j)))
+        }))
     }
 
     fn diagonal(&self, x: &DMatrix<f64>) -> Result<DVector<f64>> {
@@ -466,5 +573,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The from-values shortcuts (ψ from φ, no second exponential) against the direct computations
+    /// (`log_lengthscale_grad_contraction`, `grad_x`, which evaluate ψ by its own exponential), for
+    /// every stationary kind, isotropic and ARD, with a duplicated point (r = 0) and a far pair
+    /// (φ underflows to 0 for SE).
+    #[test]
+    fn from_value_shortcuts_match_direct_computations() {
+        let x = DMatrix::from_row_slice(6, 2, &[0.1, 0.2, 0.4, 0.9, 0.1, 0.2, 0.75, 0.3, 0.5, 0.5, 60.0, -40.0]);
+        let q = DMatrix::from_fn(6, 6, |i, j| ((i * 7 + j * 3) % 5) as f64 - 2.0 + 0.1 * i as f64);
+        for kind in [KernelKind::Se, KernelKind::Matern12, KernelKind::Matern32, KernelKind::Matern52] {
+            for k in [
+                Stationary::new(kind, 0.3).unwrap().with_variance(2.5).unwrap(),
+                Stationary::new(kind, 0.3).unwrap().with_ard(vec![0.3, 0.7]).unwrap().with_variance(0.4).unwrap(),
+            ] {
+                let gram = k.gram(&x).unwrap();
+                let direct = k.log_lengthscale_grad_contraction(&x, &q).unwrap();
+                let shortcut = k.log_lengthscale_grad_contraction_with_gram(&x, &q, &gram).unwrap();
+                for (a, b) in direct.iter().zip(&shortcut) {
+                    assert_relative_eq!(a, b, max_relative = 1e-12, epsilon = 1e-14);
+                }
+                let p = [0.45, 0.25];
+                let kx = k.cross_gram(&DMatrix::from_row_slice(1, 2, &p), &x).unwrap();
+                let rows = k.grad_x_rows_with_values(&p, &x, kx.as_slice()).unwrap();
+                for r in 0..x.nrows() {
+                    let y: Vec<f64> = x.row(r).iter().copied().collect();
+                    let g = k.grad_x(&p, &y);
+                    for j in 0..2 {
+                        assert_relative_eq!(rows[(r, j)], g[j], max_relative = 1e-12, epsilon = 1e-15);
+                    }
+                }
+                // At a latent point itself (r = 0) the gradient is 0, as grad_x's.
+                let at = k.grad_x_rows_with_values(&[0.1, 0.2], &x, gram.column(0).as_slice()).unwrap();
+                assert_eq!((at[(0, 0)], at[(0, 1)], at[(2, 0)]), (0.0, 0.0, 0.0));
+            }
+        }
+        // Shape errors, not panics.
+        let k = Stationary::se(0.5).unwrap();
+        assert!(k.log_lengthscale_grad_contraction_with_gram(&x, &q, &DMatrix::zeros(5, 6)).is_err());
+        assert!(k.grad_x_rows_with_values(&[0.1, 0.2], &x, &[1.0; 5]).is_err());
+        assert!(k.grad_x_rows_with_values(&[0.1], &x, &[1.0; 6]).is_err());
     }
 }

@@ -86,7 +86,10 @@ fn check_q(mean: &DVector<f64>, cov: &DMatrix<f64>, z: &DMatrix<f64>) -> Result<
 /// (point 1's, then point 2's, …): with i*(s) the maximising option of sample s,
 /// ∂/∂x_{k,l} = (1/S) Σ_s (∂m_{i*}/∂x_{k,l} + (∂L/∂x_{k,l} z_s)_{i*}), and the Cholesky factor's
 /// derivative by the forward-mode rule dL = L Φ(L⁻¹ dΣ L⁻ᵀ), Φ the lower triangle with the
-/// diagonal halved (Murray 2016, "Differentiation of the Cholesky decomposition", eq. (9)).
+/// diagonal halved (Murray 2016, "Differentiation of the Cholesky decomposition", eq. (9)),
+/// contracted without forming dL: Σ_ij (dL)_ij A_ij = Σ_{i≥j} Φ_ij (Lᵀ A)_ij, where only row and
+/// column k of dΣ are non-zero, so L⁻¹ dΣ L⁻ᵀ = g hᵀ + h gᵀ (g = L⁻¹ e_k, h = L⁻¹ c, c the k-th
+/// row of dΣ with its diagonal entry halved).
 pub fn qeubo_mc_with_gradient(jp: &JointPosterior, z: &DMatrix<f64>) -> Result<(f64, Vec<f64>)> {
     let q = check_q(&jp.mean, &jp.covariance, z)?;
     let d = jp.mean_gradient.ncols();
@@ -117,26 +120,27 @@ pub fn qeubo_mc_with_gradient(jp: &JointPosterior, z: &DMatrix<f64>) -> Result<(
         .clone()
         .solve_lower_triangular(&DMatrix::identity(q, q))
         .ok_or_else(|| Error::NonFinite("qEUBO: singular Cholesky factor of the options' covariance".into()))?;
+    // Σ_ij (dL ∘ A)_ij = tr(Φᵀ Lᵀ A) = Σ_{i≥j} Φ_ij P_ij with P = Lᵀ A, and dΣ = e_k cᵀ + c e_kᵀ (c_j
+    // = ∂Σ_kj/∂x_{k,l} for j ≠ k, c_k half of ∂Σ_kk), so L⁻¹ dΣ L⁻ᵀ = g hᵀ + h gᵀ with g = L⁻¹ e_k,
+    // h = L⁻¹ c: O(q²) per coordinate, no q×q products.
+    let p = l.transpose() * &a;
     let mut grad = vec![0.0; q * d];
-    let mut d_sigma = DMatrix::zeros(q, q);
+    let mut c = DVector::zeros(q);
     for k in 0..q {
         let ck = &jp.covariance_gradient[k];
+        let g = l_inv.column(k);
         for ll in 0..d {
-            d_sigma.fill(0.0);
             for j in 0..q {
-                let v = if j == k { 2.0 * ck[(ll, j)] } else { ck[(ll, j)] };
-                d_sigma[(k, j)] = v;
-                d_sigma[(j, k)] = v;
+                c[j] = ck[(ll, j)];
             }
-            let mut x = &l_inv * &d_sigma * l_inv.transpose();
-            for r in 0..q {
-                x[(r, r)] *= 0.5;
-                for c in r + 1..q {
-                    x[(r, c)] = 0.0;
+            let h = &l_inv * &c;
+            let mut chol_term = 0.0;
+            for j in 0..q {
+                chol_term += g[j] * h[j] * p[(j, j)];
+                for i in j + 1..q {
+                    chol_term += (g[i] * h[j] + h[i] * g[j]) * p[(i, j)];
                 }
             }
-            let dl = &l * x;
-            let chol_term = dl.component_mul(&a).sum();
             grad[k * d + ll] = inv_s * (wins[k] as f64 * jp.mean_gradient[(k, ll)] + chol_term);
         }
     }

@@ -11,7 +11,7 @@ use bohf_core::{
     Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
     check_pending,
 };
-use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, warm_start};
+use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, fit_laplace_warm, warm_start};
 use bohf_gp::{LaplacePreferenceGp, PreferenceData, fit_laplace};
 use bohf_kernels::Stationary;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, maximize_on_box, sobol_design};
@@ -241,7 +241,12 @@ impl LaplaceBo {
         let every = self.model_config.refit_every;
         let hyper = every > 0 && (self.model.is_none() || self.answered().is_multiple_of(every));
         let model = if hyper {
-            let fit = fit_laplace(&self.fit, &self.warm_kernel()?, &data)?;
+            // The current kernel is a valid start: the start kernel, or a fit's result, which
+            // `fit_laplace` clamps into its bounds (exp(log bound) can round an ulp outside).
+            let fit = match &self.model {
+                Some(m) => fit_laplace_warm(&self.fit, &self.kernel, &data, &warm_start(m, &data))?,
+                None => fit_laplace(&self.fit, &self.kernel, &data)?,
+            };
             self.kernel = fit.model.kernel().clone();
             fit.model
         } else {
@@ -253,26 +258,6 @@ impl LaplaceBo {
         };
         self.model = Some(model);
         Ok(())
-    }
-
-    /// The current kernel as the start of a hyperparameter fit, clamped into the fit's bounds: a
-    /// fit's optimum on a bound comes back as exp(log bound), which can lie an ulp outside it, and
-    /// [`fit_laplace`] refuses a start outside its bounds.
-    fn warm_kernel(&self) -> Result<Stationary> {
-        let fit = &self.model_config.fit;
-        let [lo, hi] = fit.effective_lengthscale_bounds();
-        let ls: Vec<f64> = self.kernel.lengthscales().iter().map(|l| l.clamp(lo, hi)).collect();
-        let k = if ls.len() == 1 {
-            Stationary::new(self.kernel.kind(), ls[0])?
-        } else {
-            Stationary::new(self.kernel.kind(), ls[0])?.with_ard(ls)?
-        };
-        let v = self.kernel.variance();
-        k.with_variance(if fit.learn_outputscale {
-            v.clamp(fit.outputscale_bounds[0], fit.outputscale_bounds[1])
-        } else {
-            v
-        })
     }
 
     /// A uniformly random duel of two distinct candidates, or two uniform points of the box.

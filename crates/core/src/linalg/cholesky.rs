@@ -220,10 +220,16 @@ fn factor_lower(a: &DMatrix<f64>, jitter: f64) -> Option<DMatrix<f64>> {
 /// The symmetric matrix A + jitter·I built from the lower triangle of `a`.
 fn lower_symmetrised(a: &DMatrix<f64>, jitter: f64) -> DMatrix<f64> {
     let n = a.nrows();
-    DMatrix::from_fn(n, n, |i, j| {
-        let v = if i >= j { a[(i, j)] } else { a[(j, i)] };
-        if i == j { v + jitter } else { v }
-    })
+    let mut out = a.clone();
+    let s = out.as_mut_slice();
+    // Column-major: entry (i, j) at j n + i. Copy each column's lower part into the matching row.
+    for j in 0..n {
+        s[j * n + j] += jitter;
+        for i in j + 1..n {
+            s[i * n + j] = s[j * n + i];
+        }
+    }
+    out
 }
 
 /// Pure-Rust factorisation (nalgebra), always compiled so the LAPACK path can be checked against it.

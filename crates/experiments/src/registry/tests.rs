@@ -83,3 +83,29 @@ fn box_modes_name_the_struct_of_their_box_search_table() {
     assert_eq!(named("gp-ucb"), Some("MultistartConfig"));
     assert_eq!(named("mr-lpf"), None);
 }
+
+/// The Laplace algorithms' memory estimates count what a query adds: a best-of-q choice is q(q − 1)/2
+/// difference rows and q latent points, so qEUBO at q = 8 and T = 50 holds p = 50·28 = 1400 rows
+/// (three 1400×1400 f64 matrices) and a 400×400 latent Gram; at q = 2 (and for EUBO) p = T and
+/// m = 2T, capped by the n candidates of a finite domain. Sizes computed by hand from those counts.
+#[test]
+fn laplace_memory_estimates_count_the_rows_of_a_choice() {
+    let r = Registry::builtin();
+    let total = |name: &str, shape: &ProblemShape, params: &toml::Table| -> u128 {
+        r.get(name).unwrap().memory_for(shape, params).iter().map(|a| a.bytes).sum()
+    };
+    let boxed = ProblemShape { candidates: 0, dim: 6, horizon: 50 };
+    let q8: toml::Table = toml::from_str("q = 8").unwrap();
+    assert_eq!(total("qeubo", &boxed, &q8), 3 * 8 * 1400 * 1400 + 8 * 400 * 400);
+    let q2 = toml::Table::new();
+    assert_eq!(total("qeubo", &boxed, &q2), 3 * 8 * 50 * 50 + 8 * 100 * 100);
+    assert_eq!(total("eubo", &boxed, &q2), total("qeubo", &boxed, &q2));
+    // The shape-only estimate is the default params' (q = 2).
+    assert_eq!(
+        r.get("qeubo").unwrap().memory(&boxed).iter().map(|a| a.bytes).sum::<u128>(),
+        total("qeubo", &boxed, &q2)
+    );
+    // On 60 candidates the latent points are at most 60.
+    let finite = ProblemShape { candidates: 60, dim: 2, horizon: 50 };
+    assert_eq!(total("qeubo", &finite, &q8), 3 * 8 * 1400 * 1400 + 8 * 60 * 60);
+}

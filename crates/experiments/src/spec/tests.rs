@@ -242,3 +242,20 @@ fn the_memory_estimate_names_the_dominant_allocation() {
     assert!(msg.contains("pf-ts on 1000000 candidates needs an n×n Gram") && msg.contains("8.0 TB"), "{msg}");
     assert!(msg.contains("BOHF_MEMORY_LIMIT"), "{msg}");
 }
+
+/// The spec's estimate passes each algorithm's `params` to its registry entry: qEUBO with q = 8
+/// on a box (no candidates) and T = 50 needs 3 × 8 bytes × (50 · 28)² for its difference rows, against
+/// 3 × 8 × 50² at the default q = 2 (computed by hand).
+#[test]
+fn the_memory_estimate_reads_the_algorithms_params() {
+    let text = "name = \"x\"\nhorizon = 50\nruns = 1\n[problem]\nkind = \"rkhs\"\npoints = 100\n\
+                [[algorithms]]\nname = \"qeubo\"\n";
+    let b = Registry::builtin();
+    let rows = |s: &ExperimentSpec| -> u128 {
+        s.memory_estimate(&b, 0, 6, 1).parts().iter().filter(|p| p.what.contains("p×p")).map(|p| p.bytes).sum()
+    };
+    let q2 = ExperimentSpec::from_toml_str(text).unwrap();
+    assert_eq!(rows(&q2), 3 * 8 * 50 * 50);
+    let q8 = ExperimentSpec::from_toml_str(&format!("{text}params = {{ q = 8 }}\n")).unwrap();
+    assert_eq!(rows(&q8), 3 * 8 * 1400 * 1400);
+}

@@ -220,6 +220,9 @@ struct EvidenceObjective<'a> {
     data: &'a PreferenceData,
     config: &'a LaplaceFitConfig,
     start: Stationary,
+    /// Utilities near the mode that start each search's first Newton iteration
+    /// ([`fit_laplace_warm`]); later evaluations start from the previous one's.
+    f0: Option<&'a DVector<f64>>,
 }
 
 impl EvidenceObjective<'_> {
@@ -260,12 +263,16 @@ impl EvidenceObjective<'_> {
     }
 
     /// The model at `theta` with Newton started from the previous evaluation's utilities f̂ (the mode
-    /// to the Newton tolerance, in fewer steps); updates `warm`.
-    fn model_warm(&self, warm: &mut Option<DVector<f64>>, theta: &[f64]) -> Result<LaplacePreferenceGp> {
-        let model =
-            LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, warm.as_ref())?;
-        *warm = Some(model.utilities().clone());
-        Ok(model)
+    /// to the Newton tolerance, in fewer steps), kept in `warm` as its last evaluation; nothing is
+    /// recomputed if `theta` is the last evaluation's (bit for bit).
+    fn model_warm<'w>(&self, warm: &'w mut EvidenceWarm, theta: &[f64]) -> Result<&'w mut LastEvaluation> {
+        if warm.last.as_ref().is_none_or(|l| l.theta != theta) {
+            let f0 = warm.last.as_ref().map(|l| l.model.utilities()).or(self.f0);
+            let model =
+                LaplacePreferenceGp::fit_from(self.decode(theta)?, self.data.clone(), &self.config.laplace, f0)?;
+            warm.last = Some(LastEvaluation { theta: theta.to_vec(), model, result: None });
+        }
+        Ok(warm.last.as_mut().expect("just set"))
     }
 
     /// (log prior, its gradient in θ).
@@ -288,17 +295,36 @@ impl EvidenceObjective<'_> {
     }
 }
 
+/// The last evaluation of one local search ([`EvidenceObjective::model_warm`]): its utilities start
+/// the next Newton iteration, and an evaluation at the same θ (the search's final point, re-evaluated
+/// by `optimise`, then the fitted model) is not recomputed: the objective is a function of θ.
+#[derive(Default)]
+struct EvidenceWarm {
+    last: Option<LastEvaluation>,
+}
+
+struct LastEvaluation {
+    theta: Vec<f64>,
+    model: LaplacePreferenceGp,
+    /// (objective, log evidence, objective gradient) once evaluated.
+    result: Option<(f64, f64, Vec<f64>)>,
+}
+
 impl LogSpaceObjective for EvidenceObjective<'_> {
-    type Warm = Option<DVector<f64>>;
+    type Warm = EvidenceWarm;
 
     fn value(&self, theta: &[f64]) -> Result<f64> {
         Ok(-(self.model(theta)?.log_evidence() + self.log_prior(theta).0))
     }
 
     fn evaluate(&self, warm: &mut Self::Warm, theta: &[f64], grad: &mut [f64]) -> Result<(f64, f64)> {
-        let model = self.model_warm(warm, theta)?;
-        let evidence = model.log_evidence();
-        let g = model.log_evidence_gradient()?;
+        let last = self.model_warm(warm, theta)?;
+        if let Some((value, evidence, g)) = &last.result {
+            grad.copy_from_slice(g);
+            return Ok((*value, *evidence));
+        }
+        let evidence = last.model.log_evidence();
+        let g = last.model.log_evidence_gradient()?;
         let (lp, glp) = self.log_prior(theta);
         let m = self.start.lengthscales().len();
         for j in 0..m {
@@ -307,7 +333,9 @@ impl LogSpaceObjective for EvidenceObjective<'_> {
         if self.config.learn_outputscale {
             grad[m] = -(g[m] + glp[m]);
         }
-        Ok((-(evidence + lp), evidence))
+        let value = -(evidence + lp);
+        last.result = Some((value, evidence, grad.to_vec()));
+        Ok((value, evidence))
     }
 }
 
@@ -324,6 +352,28 @@ impl LogSpaceObjective for EvidenceObjective<'_> {
 /// hyperparameters than the Sobol design supports with `restarts` > 0 (`restarts`), and a failed
 /// Newton iteration at the start when it must be evaluated.
 pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &PreferenceData) -> Result<LaplaceFit> {
+    fit_with(config, start, data, None)
+}
+
+/// [`fit_laplace`] with utilities `f0` near the mode at the start's hyperparameters (e.g. the
+/// previous fit's, extended by [`warm_start`] after new duels): each search's first Newton iteration
+/// starts there ([`LaplacePreferenceGp::fit_warm`]; an `f0` of the wrong length or not finite is
+/// ignored). The same optimum to the tolerances, in fewer Newton steps.
+pub fn fit_laplace_warm(
+    config: &ValidLaplaceFitConfig,
+    start: &Stationary,
+    data: &PreferenceData,
+    f0: &DVector<f64>,
+) -> Result<LaplaceFit> {
+    fit_with(config, start, data, Some(f0))
+}
+
+fn fit_with(
+    config: &ValidLaplaceFitConfig,
+    start: &Stationary,
+    data: &PreferenceData,
+    f0: Option<&DVector<f64>>,
+) -> Result<LaplaceFit> {
     let config = config.config();
     let d = data.dim();
     let start = match (config.ard, start.lengthscales().len()) {
@@ -356,7 +406,7 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
             format!("the start outputscale {} lies outside [{vlo}, {vhi}]", start.variance()),
         ));
     }
-    let objective = EvidenceObjective { data, config, start: start.clone() };
+    let objective = EvidenceObjective { data, config, start: start.clone(), f0 };
     let theta0 = objective.encode(&start);
     let keep_start = |outcome: LaplaceFitOutcome| -> Result<LaplaceFit> {
         let model = objective.model(&theta0)?;
@@ -383,8 +433,9 @@ pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &Pr
     match optimise(&objective, &theta0, &lower, &upper, config.restarts, config.screen, &config.local)? {
         None => keep_start(LaplaceFitOutcome::NoFiniteOptimum),
         Some(mut best) => {
-            // Warm from the best search's last mode (at best.theta): one Newton step confirms it.
-            let model = objective.model_warm(&mut best.warm, &best.theta)?;
+            // The best search's last evaluation is at best.theta: its model, not recomputed.
+            objective.model_warm(&mut best.warm, &best.theta)?;
+            let model = best.warm.last.take().expect("model_warm keeps its model").model;
             Ok(LaplaceFit {
                 model,
                 objective: -best.value,

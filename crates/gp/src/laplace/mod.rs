@@ -85,7 +85,8 @@ mod model;
 
 pub use data::{ChoiceCounts, Comparison, PairCounts, PreferenceData};
 pub use fit::{
-    LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace, warm_start,
+    LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace,
+    fit_laplace_warm, warm_start,
 };
 pub use model::{JointPosterior, LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
 

@@ -202,6 +202,10 @@ fn factor_b(m: &DMatrix<f64>, sqrt_w: &DVector<f64>) -> Result<Cholesky> {
     Cholesky::with_jitter(&b, JitterPolicy::default())
 }
 
+/// The smallest 1 − (B⁻¹)_kk ≈ w_k σ_k for which [`LaplacePreferenceGp::pair_variances`] uses the
+/// O(1) identity: its relative rounding error is about ε κ(B)/(w_k σ_k), ≤ 10⁻¹⁰ for κ(B) ≤ 10⁴.
+const PAIR_VARIANCE_SHORTCUT: f64 = 0.05;
+
 /// The joint Laplace posterior of q points and its gradient in their coordinates
 /// ([`LaplacePreferenceGp::joint_with_gradient`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -323,6 +327,7 @@ impl LaplacePreferenceGp {
             let (a_new, f_new) = newton_target(&gram, &m, &rows, &f, &terms, &grad)?;
             // Backtracking on Ψ(a) = −½ aᵀKa + log p(y | Ka), concave: halve until Ψ does not drop
             // (allowing a rounding-level drop of 4ε|Ψ| so that a converged iterate is accepted).
+            let slack = rounding_slack(&a, &f, loglik);
             let mut step = 1.0;
             let mut accepted = false;
             for _ in 0..50 {
@@ -330,7 +335,7 @@ impl LaplacePreferenceGp {
                 let f_t = &f + (&f_new - &f) * step;
                 let (l_t, terms_t, grad_t) = likelihood_at(config, &data, &f_t);
                 let psi_t = -0.5 * a_t.dot(&f_t) + l_t;
-                if psi_t.is_finite() && psi_t >= psi - 4.0 * f64::EPSILON * psi.abs() {
+                if psi_t.is_finite() && psi_t >= psi - slack {
                     (a, f, loglik, terms, grad, psi) = (a_t, f_t, l_t, terms_t, grad_t, psi_t);
                     accepted = true;
                     break;
@@ -480,46 +485,39 @@ impl LaplacePreferenceGp {
     /// ∂₁v(x_k, x_j) = ∇ₓk(x_k, x_j) − J_kᵀ v_j,   J_k = L_B⁻¹ Ŵ D ∇ₓk(X, x_k),  v_j = L_B⁻¹ Ŵ D k(X, x_j),
     /// ```
     ///
-    /// (X the latent points, k(x)ᵀ R k(x′) = v(x)ᵀ v(x′)). What acquisitions of several points (EUBO,
-    /// qEUBO) need for a gradient search over the points. Cost O(q n d + q p² d).
+    /// (X the latent points, k(x)ᵀ R k(x′) = v(x)ᵀ v(x′)), computed as J_kᵀ v_j = (Ŵ D ∇ₓk(X, x_k))ᵀ u_j
+    /// with u_j = L_B⁻ᵀ v_j (= B⁻¹ Ŵ D k(X, x_j)), and ∇ₓk from the cross-Gram's values
+    /// ([`Stationary::grad_x_rows_with_values`]). What acquisitions of several points (EUBO,
+    /// qEUBO) need for a gradient search over the points. Cost O(q p² + q n d + q p d).
     pub fn joint_with_gradient(&self, xs: &DMatrix<f64>) -> Result<JointPosterior> {
         self.check_query(xs)?;
         let (q, d) = (xs.nrows(), xs.ncols());
         let latent = self.data.points();
-        let n = latent.nrows();
         let kx = self.kernel.cross_gram(xs, latent)?;
         let v = self.whitened(&kx)?;
-        let mut covariance = self.kernel.gram(xs)? - v.transpose() * &v;
+        let kq = self.kernel.gram(xs)?;
+        let mut covariance = &kq - v.transpose() * &v;
         crate::regression::symmetrise(&mut covariance);
         let mean = &kx * &self.a;
+        // J_kᵀ v_j = (Ŵ D ∇ₓk(X, x_k))ᵀ u_j with u_j = L_B⁻ᵀ v_j: q back substitutions instead of
+        // q·d forward substitutions for the J_k.
+        let u = self.chol_b.solve_upper(&v)?;
         let mut mean_gradient = DMatrix::zeros(q, d);
         let mut covariance_gradient = Vec::with_capacity(q);
-        // Points as contiguous columns (d × count), so that each is a slice.
-        let (lt, xt) = (latent.transpose(), xs.transpose());
         for k in 0..q {
-            let xk = xt.column(k);
-            let xk = xk.as_slice();
-            // ∇ₓk(x_k, x_r) per latent point r (n×d).
-            let mut dk = DMatrix::zeros(n, d);
-            for r in 0..n {
-                let g = self.kernel.grad_x(xk, lt.column(r).as_slice());
-                for (l, gl) in g.into_iter().enumerate() {
-                    dk[(r, l)] = gl;
-                }
-            }
+            let xk: Vec<f64> = xs.row(k).iter().copied().collect();
+            // ∇ₓk(x_k, x_r) per latent point r (n×d), from the cross-Gram's row k.
+            let kxk: Vec<f64> = kx.row(k).iter().copied().collect();
+            let dk = self.kernel.grad_x_rows_with_values(&xk, latent, &kxk)?;
             mean_gradient.row_mut(k).copy_from(&(dk.transpose() * &self.a).transpose());
             let mut jk = diff_rows(&self.rows, &dk);
             for (i, s) in self.sqrt_w.iter().enumerate() {
                 jk.row_mut(i).scale_mut(*s);
             }
-            let jk = self.chol_b.solve_lower(&jk)?;
-            let mut gk = -(jk.transpose() * &v);
-            for j in 0..q {
-                let g = self.kernel.grad_x(xk, xt.column(j).as_slice());
-                for (l, gl) in g.into_iter().enumerate() {
-                    gk[(l, j)] += gl;
-                }
-            }
+            let mut gk = -(jk.transpose() * &u);
+            let kqk: Vec<f64> = kq.row(k).iter().copied().collect();
+            let own = self.kernel.grad_x_rows_with_values(&xk, xs, &kqk)?;
+            gk += own.transpose();
             covariance_gradient.push(gk);
         }
         Ok(JointPosterior { mean, covariance, mean_gradient, covariance_gradient })
@@ -554,9 +552,7 @@ impl LaplacePreferenceGp {
         let binv = self.chol_b.inverse();
         let p = rows.len();
         let s = DMatrix::from_fn(p, p, |r, c| self.sqrt_w[r] * binv[(r, c)] * self.sqrt_w[c]);
-        // diag(D Σ Dᵀ) = diag(M − M S M) (Σ = K − K R K), with S M by one matrix product.
-        let sm = &s * &self.pair_gram;
-        let sigma_d = DVector::from_fn(p, |k, _| self.pair_gram[(k, k)] - self.pair_gram.column(k).dot(&sm.column(k)));
+        let sigma_d = self.pair_variances(&binv, &s);
         let np = self.third.len();
         let mut s2 = if np == p {
             diff_t(rows, &sigma_d.component_mul(&self.third), n) * -0.5
@@ -569,22 +565,60 @@ impl LaplacePreferenceGp {
         let mut q = DMatrix::zeros(n, n);
         q.ger(0.5, &self.a, &self.a, 0.0);
         q.ger(1.0, &u, &self.a, 1.0);
-        for (l, &(bi, bj)) in rows.iter().enumerate() {
+        // Q −= ½ Dᵀ S D, as E = Dᵀ S (n×p, column by column), then Q's columns b_i, b_j of pair l
+        // −= / += ½ E_l: contiguous column updates instead of 4p² scattered ones.
+        let mut e = DMatrix::zeros(n, p);
+        for l in 0..p {
+            let (sl, mut el) = (s.column(l), e.column_mut(l));
             for (r, &(ai, aj)) in rows.iter().enumerate() {
-                let v = 0.5 * s[(r, l)];
-                q[(ai, bi)] -= v;
-                q[(ai, bj)] += v;
-                q[(aj, bi)] += v;
-                q[(aj, bj)] -= v;
+                el[ai] += sl[r];
+                el[aj] -= sl[r];
             }
         }
-        let mut grad = self.kernel.log_lengthscale_grad_contraction(self.data.points(), &q)?;
+        for (l, &(bi, bj)) in rows.iter().enumerate() {
+            q.column_mut(bi).axpy(-0.5, &e.column(l), 1.0);
+            q.column_mut(bj).axpy(0.5, &e.column(l), 1.0);
+        }
+        let mut grad = self.kernel.log_lengthscale_grad_contraction_with_gram(self.data.points(), &q, &self.gram)?;
         grad.push(q.dot(&self.gram));
         Ok(grad)
     }
 }
 
 impl LaplacePreferenceGp {
+    /// σ_k = (D Σ Dᵀ)_kk = (M − M S M)_kk per difference row (Σ = K − K R K), from B⁻¹ (`binv`)
+    /// and S = Ŵ B⁻¹ Ŵ (`s`) in O(p) per row instead of the O(p³) product S M: since
+    /// Ŵ M Ŵ = B − I, (M S M)_kk = (B − 2I + B⁻¹)_kk / w_k for w_k > 0, so
+    ///
+    /// ```text
+    /// σ_k = (1 − (B⁻¹)_kk) / w_k.
+    /// ```
+    ///
+    /// 1 − (B⁻¹)_kk ≈ w_k σ_k cancels when w_k σ_k is small; below [`PAIR_VARIANCE_SHORTCUT`] (and
+    /// for w_k = 0) the row is computed directly as M_kk − M_kᵀ S M_k, O(p²).
+    fn pair_variances(&self, binv: &DMatrix<f64>, s: &DMatrix<f64>) -> DVector<f64> {
+        let m = &self.pair_gram;
+        DVector::from_fn(m.nrows(), |k, _| {
+            let w = self.sqrt_w[k] * self.sqrt_w[k];
+            let c = 1.0 - binv[(k, k)];
+            if w > 0.0 && c >= PAIR_VARIANCE_SHORTCUT {
+                c / w
+            } else {
+                let mk = m.column(k);
+                m[(k, k)] - mk.dot(&(s * mk))
+            }
+        })
+    }
+
+    /// [`LaplacePreferenceGp::pair_variances`] with its own B⁻¹ and S (for the tests).
+    #[cfg(test)]
+    pub(super) fn difference_row_variances(&self) -> DVector<f64> {
+        let binv = self.chol_b.inverse();
+        let p = binv.nrows();
+        let s = DMatrix::from_fn(p, p, |r, c| self.sqrt_w[r] * binv[(r, c)] * self.sqrt_w[c]);
+        self.pair_variances(&binv, &s)
+    }
+
     /// Adds the choice blocks' part of s₂ = −½ Σ_r σ_r ∇_f w_r (GPML eq. (5.23)) to `s2`, with
     /// σ_r = (D Σ Dᵀ)_rr (`sigma_d`; the choices' rows start at `first_row`). For a block with
     /// probabilities p and w_uv = N p_u p_v/s², ∂w_uv/∂f_{o_t} = w_uv (δ_ut + δ_vt − 2 p_t)/s (from
@@ -613,6 +647,14 @@ impl LaplacePreferenceGp {
             }
         }
     }
+}
+
+/// The rounding error bound of Ψ = −½ aᵀf + log p(y | f) as computed: 8ε (½ Σ_i |a_i f_i| +
+/// |log p(y | f)|) (the terms' magnitudes, not |Ψ|: near the mode the two parts cancel partly, and
+/// a Newton step that changes Ψ by less than this is at the precision limit and is accepted).
+fn rounding_slack(a: &DVector<f64>, f: &DVector<f64>, loglik: f64) -> f64 {
+    let af: f64 = a.iter().zip(f.iter()).map(|(x, y)| (x * y).abs()).sum();
+    8.0 * f64::EPSILON * (0.5 * af + loglik.abs())
 }
 
 /// The full Newton step from f (GPML Alg. 3.1 with W = G Gᵀ, G = Dᵀ Ŵ): b = W f + ∇log p(y | f),

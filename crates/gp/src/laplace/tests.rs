@@ -694,3 +694,45 @@ fn a_fit_on_the_outputscale_bound_restarts_the_next_fit() {
     let again = fit_laplace(&cfg, fit.model.kernel(), &data).unwrap();
     assert!(again.objective >= fit.objective - 1e-9 * fit.objective.abs().max(1.0));
 }
+
+/// The O(1)-per-row identity σ_k = (1 − B⁻¹_kk)/w_k of the evidence gradient (with its direct
+/// fallback for small w_k σ_k) against the variance of each difference row from the latent
+/// covariance, Σ_ii + Σ_jj − 2Σ_ij (Σ = K − K R K, another path), on 100 duels in 2-D with a large
+/// outputscale (many confident pairs: small w_k, the fallback) and a small one (the identity).
+#[test]
+fn difference_row_variances_match_the_latent_covariance() {
+    let data = PreferenceData::from_points(&box_duels(3, 100), 1e-9).unwrap();
+    for var in [13.0, 0.3] {
+        let gp = LaplacePreferenceGp::fit(ard(KernelKind::Se, &[0.35, 0.74], var), data.clone(), &tight(Link::Probit))
+            .unwrap();
+        let sigma = gp.latent_covariance().unwrap();
+        let got = gp.difference_row_variances();
+        for (k, &(i, j)) in data.difference_rows().iter().enumerate() {
+            let want = sigma[(i, i)] + sigma[(j, j)] - 2.0 * sigma[(i, j)];
+            assert!((got[k] - want).abs() <= 1e-9 * want.abs().max(1e-3), "σ² {var}, row {k}: {} vs {want}", got[k]);
+        }
+    }
+}
+
+/// `fit_laplace_warm` (the first Newton iteration started from the previous fit's utilities, as a
+/// BO loop refits after one more duel) reaches the cold fit's optimum: the same objective to 10⁻⁸
+/// and hyperparameters to 10⁻⁴ (both searches stop at the same L-BFGS tolerances); an `f0` of the
+/// wrong length is ignored (the cold fit exactly).
+#[test]
+fn warm_fit_reaches_the_cold_optimum() {
+    let duels = box_duels(8, 60);
+    let cfg = LaplaceFitConfig::default().check().unwrap();
+    let start = cfg.start_kernel(KernelKind::Se, 2).unwrap();
+    let before = fit_laplace(&cfg, &start, &PreferenceData::from_points(&duels[..59], 1e-9).unwrap()).unwrap();
+    let data = PreferenceData::from_points(&duels, 1e-9).unwrap();
+    let kernel = before.model.kernel().clone();
+    let cold = fit_laplace(&cfg, &kernel, &data).unwrap();
+    let warm = fit_laplace_warm(&cfg, &kernel, &data, &warm_start(&before.model, &data)).unwrap();
+    assert!((warm.objective - cold.objective).abs() <= 1e-8 * cold.objective.abs().max(1.0));
+    for (a, b) in warm.model.kernel().lengthscales().iter().zip(cold.model.kernel().lengthscales()) {
+        assert!((a / b - 1.0).abs() < 1e-4, "lengthscale {a} vs {b}");
+    }
+    assert!((warm.model.kernel().variance() / cold.model.kernel().variance() - 1.0).abs() < 1e-4);
+    let ignored = fit_laplace_warm(&cfg, &kernel, &data, &DVector::zeros(3)).unwrap();
+    assert_eq!(ignored.objective, cold.objective);
+}
