@@ -167,7 +167,7 @@ mod tests {
         let presets: Vec<Preset> =
             discover(&dir).unwrap().into_iter().filter(|p| p.paper() == Paper::CompGpUcb).collect();
         let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(presets.len(), 17, "{names:?}");
+        assert_eq!(presets.len(), 18, "{names:?}");
         let tiny = crate::test_support::scratch_dir("compgpucb-presets");
         let tiny_magic = crate::test_support::tiny_data(&tiny, 60);
         for p in &presets {
