@@ -204,7 +204,7 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&tiny);
 
-        // Fig. 1(a) in --quick: the runs spend duels first (the initial design), both claims are
+        // Fig. 1(a) in --quick: the runs spend duels first (the initial design), its three claims are
         // judged.
         let p = presets.iter().find(|p| p.name == "compgpucb-fig1a-currin").unwrap();
         let panel = PreparedPanel::new(&p.text, &p.path, p.dir(), true, None).unwrap();
@@ -221,7 +221,7 @@ mod tests {
                 .unwrap();
         assert!(comp_panel.rows.iter().all(|r| r.at_total().is_some_and(|a| a.simple.is_some())));
         let claims = crate::reproduce::compgpucb::comp_claims(&comp_panel, p.reproduces.as_ref());
-        assert_eq!(claims.len(), 2, "{claims:?}");
+        assert_eq!(claims.len(), 3, "{claims:?}");
         assert!(claims.iter().all(|c| !c.verdict.is_empty()));
     }
 }
