@@ -152,26 +152,7 @@ impl Stationary {
                 if q.nrows() != n { q.nrows() } else { q.ncols() },
             ));
         }
-        let rows = self.scaled_rows(x);
-        let mut out = vec![0.0; self.lengthscales.len()];
-        let ard = out.len() > 1;
-        for k in 0..n {
-            for i in k + 1..n {
-                let r2 = sq_dist(rows.row(i), rows.row(k));
-                if r2 == 0.0 {
-                    continue;
-                }
-                let w = -(q[(i, k)] + q[(k, i)]) * self.variance * profile_slope_sq(self.kind, r2);
-                if ard {
-                    for (o, (u, v)) in out.iter_mut().zip(rows.row(i).iter().zip(rows.row(k))) {
-                        *o += w * (u - v) * (u - v);
-                    }
-                } else {
-                    out[0] += w * r2;
-                }
-            }
-        }
-        Ok(out)
+        Ok(self.contraction_with(x, q, |_, _, r2| profile_slope_sq(self.kind, r2)))
     }
 
     /// [`Stationary::log_lengthscale_grad_contraction`] given the Gram matrix `gram` = K of the rows
@@ -192,18 +173,24 @@ impl Stationary {
                 return Err(Error::dims(what, n, if m.nrows() != n { m.nrows() } else { m.ncols() }));
             }
         }
+        Ok(self
+            .contraction_with(x, q, |i, k, r2| profile_slope_from_value(self.kind, r2, gram[(i, k)] / self.variance)))
+    }
+
+    /// The loop shared by the two lengthscale contractions: Σ_{i>k} −(q_ik + q_ki) σ² ψ_ik times
+    /// (u_j − v_j)² per dimension (ARD) or r² (isotropic), with ψ_ik = `psi(i, k, r²)` at r² > 0.
+    fn contraction_with(&self, x: &DMatrix<f64>, q: &DMatrix<f64>, psi: impl Fn(usize, usize, f64) -> f64) -> Vec<f64> {
+        let n = x.nrows();
         let rows = self.scaled_rows(x);
         let mut out = vec![0.0; self.lengthscales.len()];
         let ard = out.len() > 1;
         for k in 0..n {
-            let (qk, gk) = (q.column(k), gram.column(k));
             for i in k + 1..n {
                 let r2 = sq_dist(rows.row(i), rows.row(k));
                 if r2 == 0.0 {
                     continue;
                 }
-                let psi = profile_slope_from_value(self.kind, r2, gk[i] / self.variance);
-                let w = -(qk[i] + q[(k, i)]) * self.variance * psi;
+                let w = -(q[(i, k)] + q[(k, i)]) * self.variance * psi(i, k, r2);
                 if ard {
                     for (o, (u, v)) in out.iter_mut().zip(rows.row(i).iter().zip(rows.row(k))) {
                         *o += w * (u - v) * (u - v);
@@ -213,7 +200,7 @@ impl Stationary {
                 }
             }
         }
-        Ok(out)
+        out
     }
 
     /// ∇ₓk(x, y_r) for every row y_r of `y` (rows of the result, `y.nrows()` × d), given the kernel
