@@ -4,7 +4,10 @@
 //! Layout of a results folder `DIR`:
 //!
 //! * `DIR/spec.toml`: the spec being run (a relative data path made absolute), written first;
-//!   every process that writes into `DIR` (a resume, another shard) must run the same spec.
+//!   every process that writes into `DIR` (a resume, another shard) must run the same spec, with
+//!   one exception: a whole `--resume` (no shard) of a spec that only appends algorithms to the
+//!   stored one ([`appends_algorithms`]) replaces it and runs the new algorithms beside the
+//!   finished runs, which stay valid (e.g. a new method added to a finished comparison).
 //! * `DIR/.lock`: an OS file lock (released when the process ends, even by kill -9) held
 //!   exclusively by a whole `bohf run` or `merge` and shared by the shards (`--shard K/N`, each of
 //!   which also holds `DIR/.lock-shard-K-of-N` exclusively): a second writer that conflicts is
@@ -40,7 +43,8 @@ pub struct RunOptions {
     pub threads: usize,
     /// Run only tasks k, k + n, … (0-based k).
     pub shard: Option<(usize, usize)>,
-    /// Skip runs already finished in `out`.
+    /// Skip runs already finished in `out` (and, without a shard, accept a stored spec that this
+    /// one extends by appended algorithms: [`appends_algorithms`]).
     pub resume: bool,
 }
 
@@ -202,12 +206,29 @@ pub fn spec_differences(a: &ExperimentSpec, b: &ExperimentSpec) -> Vec<String> {
     keys.into_iter().filter(|k| ta.get(*k) != tb.get(*k)).cloned().collect()
 }
 
-/// Writes `DIR/spec.toml`, or checks that the one there is the same spec.
-fn claim_folder(dir: &Path, spec: &ExperimentSpec) -> Result<(), ExperimentError> {
+/// True when `new` is `old` with algorithms appended: the two differ only in `algorithms`, and
+/// `old`'s list is a strict prefix of `new`'s, entry for entry. Every run of `old` is then a run of
+/// `new` (a run's streams depend only on its algorithm's index and its run number, docs in
+/// [`crate::runner`]), so a folder of `old` can be continued as a folder of `new`.
+pub fn appends_algorithms(old: &ExperimentSpec, new: &ExperimentSpec) -> bool {
+    let value = |a: &crate::spec::AlgorithmSpec| toml::Value::try_from(a).ok();
+    spec_differences(old, new) == ["algorithms"]
+        && old.algorithms.len() < new.algorithms.len()
+        && old.algorithms.iter().zip(&new.algorithms).all(|(a, b)| value(a).is_some() && value(a) == value(b))
+}
+
+/// Writes `DIR/spec.toml`, or checks that the one there is the same spec. With `extend`, a stored
+/// spec that `spec` extends by appended algorithms ([`appends_algorithms`]) is replaced by `spec`
+/// (its runs stay valid) and the number of new algorithms returned.
+fn claim_folder(dir: &Path, spec: &ExperimentSpec, extend: bool) -> Result<usize, ExperimentError> {
     std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
     let path = dir.join("spec.toml");
     if path.exists() {
         let there = read_stored_spec(dir)?;
+        if extend && appends_algorithms(&there, spec) {
+            write_atomic(&path, spec.to_toml_string()?.as_bytes())?;
+            return Ok(spec.algorithms.len() - there.algorithms.len());
+        }
         let diff = spec_differences(&there, spec);
         if !diff.is_empty() {
             return Err(ExperimentError::Folder(format!(
@@ -219,7 +240,7 @@ fn claim_folder(dir: &Path, spec: &ExperimentSpec) -> Result<(), ExperimentError
     } else {
         write_atomic(&path, spec.to_toml_string()?.as_bytes())?;
     }
-    Ok(())
+    Ok(0)
 }
 
 /// What is in the file of one run.
@@ -349,7 +370,15 @@ pub fn run_experiment(
         Some(shard) => lock_folder_for_shard(&opts.out, shard, &mine, progress)?,
         None => lock_folder(&opts.out, progress)?,
     };
-    claim_folder(&opts.out, &spec)?;
+    // Only a whole run (no shard: the shards of a folder must agree on its spec) may extend it.
+    let added = claim_folder(&opts.out, &spec, opts.resume && opts.shard.is_none())?;
+    if added > 0 {
+        progress.note(&format!(
+            "`{}`: the spec appends {added} algorithm(s) to the folder's; its finished runs are kept and the new \
+             algorithms' runs added",
+            opts.out.display()
+        ));
+    }
     let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
     if !done_before.is_empty() && !opts.resume {
         return Err(ExperimentError::Folder(format!(
@@ -563,7 +592,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, progress: &dyn FolderProgress) -> Res
     };
     let results = collect(dirs, &spec, &title, progress)?;
     let _lock = lock_folder(out, progress)?;
-    claim_folder(out, &spec)?;
+    claim_folder(out, &spec, false)?;
     for r in results.runs() {
         let path = run_file(out, r.id);
         if !path.exists() {
@@ -642,6 +671,52 @@ mod tests {
         };
         let csv = |r: &Results| r.runs().iter().map(|r| r.to_csv(Timing::Omit)).collect::<Vec<_>>();
         assert_eq!(csv(&resumed), csv(&whole));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+    #[test]
+    fn a_resume_may_append_algorithms_and_nothing_else() {
+        let text = |algs: &str| format!("name = \"x\"\nhorizon = 4\nruns = 2\n[problem]\nkind = \"ackley\"\n{algs}");
+        let one = "[[algorithms]]\nname = \"random\"\n";
+        let two = format!("{one}[[algorithms]]\nname = \"pf-ts\"\n");
+        let spec = |t: &str| ExperimentSpec::from_toml_str(t).unwrap();
+        let (a, b) = (spec(&text(one)), spec(&text(&two)));
+        assert!(appends_algorithms(&a, &b));
+        assert!(!appends_algorithms(&b, &a), "removing an algorithm is not appending");
+        assert!(!appends_algorithms(&a, &a));
+        // Inserting before, changing an entry, or changing anything else: not an extension.
+        let swapped = spec(&text("[[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"random\"\n"));
+        assert!(!appends_algorithms(&a, &swapped));
+        let mut c = b.clone();
+        c.runs = 3;
+        assert!(!appends_algorithms(&a, &c));
+
+        let base = std::env::temp_dir().join(format!("bohf-folder-append-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let opts = |dir: &str, resume, shard| RunOptions { out: base.join(dir), threads: 1, shard, resume };
+        let registry = Registry::builtin();
+        let (ea, eb) = (Experiment::new(a, &registry).unwrap(), Experiment::new(b.clone(), &registry).unwrap());
+        run_experiment(&ea, &opts("old", false, None), &Quiet).unwrap();
+        // Without --resume, or as a shard, the folder of the shorter spec is refused.
+        let e = run_experiment(&eb, &opts("old", false, None), &Quiet).unwrap_err().to_string();
+        assert!(e.contains("different spec") && e.contains("algorithms"), "{e}");
+        let e = run_experiment(&eb, &opts("old", true, Some((0, 2))), &Quiet).unwrap_err().to_string();
+        assert!(e.contains("different spec"), "{e}");
+        let before = std::fs::read(base.join("old/runs/a0-r1.csv")).unwrap();
+        let Outcome::Complete(extended) = run_experiment(&eb, &opts("old", true, None), &Quiet).unwrap() else {
+            panic!("not complete")
+        };
+        // The old runs are untouched, the spec replaced, and the whole equals a fresh run of it.
+        assert_eq!(std::fs::read(base.join("old/runs/a0-r1.csv")).unwrap(), before);
+        assert_eq!(
+            spec_differences(&read_stored_spec(&base.join("old")).unwrap(), &stored_spec(b)),
+            Vec::<String>::new()
+        );
+        let Outcome::Complete(fresh) = run_experiment(&eb, &opts("new", false, None), &Quiet).unwrap() else {
+            panic!("not complete")
+        };
+        let csv = |r: &Results| r.runs().iter().map(|r| r.to_csv(Timing::Omit)).collect::<Vec<_>>();
+        assert_eq!(csv(&extended).len(), 4);
+        assert_eq!(csv(&extended), csv(&fresh));
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -18,6 +18,7 @@ use crate::reproduce::{Order, PreparedPanel, Preset, SE_MULTIPLE, compare, pm};
 use crate::runner::{Experiment, Results};
 use crate::spec::ExperimentSpec;
 use crate::summary::{MeanSe, mean_se};
+use crate::{FailedRun, RunRecord};
 use crate::{Metric, Registry, plot_atomic, write_atomic};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -165,6 +166,9 @@ pub struct ProblemBoard {
     /// Wall time of the call that finished it, seconds (runs finished earlier and resumed are
     /// not in it).
     pub elapsed_s: f64,
+    /// The runs this call ran; the others of the board were finished by an earlier call
+    /// (`--resume`), so [`ProblemBoard::elapsed_s`] does not cover them.
+    pub runs_in_call: usize,
     /// The algorithms that ran, in spec order.
     pub entries: Vec<BoardEntry>,
     /// The algorithms that cannot run the problem.
@@ -198,8 +202,15 @@ pub fn ranks(values: &[MeanSe]) -> Vec<usize> {
 }
 
 impl ProblemBoard {
-    /// The board of a problem's finished results (`elapsed_s`: the wall time of the call).
-    pub fn of(problem: &SuiteProblem, experiment: &Experiment, results: &Results, elapsed_s: f64) -> Result<Self> {
+    /// The board of a problem's finished results (`elapsed_s`: the wall time of the call, which
+    /// ran `runs_in_call` of the runs).
+    pub fn of(
+        problem: &SuiteProblem,
+        experiment: &Experiment,
+        results: &Results,
+        elapsed_s: f64,
+        runs_in_call: usize,
+    ) -> Result<Self> {
         let summary = results.summary()?;
         let regret = experiment.problem().regret();
         let scale = problem.spec.respondent.scale;
@@ -246,6 +257,7 @@ impl ProblemBoard {
             respondent,
             quick: problem.quick,
             elapsed_s,
+            runs_in_call,
             entries,
             not_applicable: problem.not_applicable.clone(),
             failures: summary.failures.iter().map(ToString::to_string).collect(),
@@ -274,6 +286,39 @@ impl ProblemBoard {
     pub fn cpu_s(&self) -> f64 {
         self.entries.iter().map(|e| e.run_mean_s * e.runs as f64).sum()
     }
+
+    /// The finished runs on the board (every algorithm's).
+    pub fn runs_total(&self) -> usize {
+        self.entries.iter().map(|e| e.runs).sum()
+    }
+}
+
+/// A [`FolderProgress`] that passes every event on and keeps the number of runs the call has to do.
+struct CountingProgress<'a> {
+    inner: &'a dyn FolderProgress,
+    todo: std::sync::atomic::AtomicUsize,
+}
+
+impl FolderProgress for CountingProgress<'_> {
+    fn start(&self, line: &str, todo: usize) {
+        self.todo.store(todo, std::sync::atomic::Ordering::Relaxed);
+        self.inner.start(line, todo);
+    }
+    fn note(&self, message: &str) {
+        self.inner.note(message);
+    }
+    fn finished(&self, k: usize, total: usize, record: &RunRecord) {
+        self.inner.finished(k, total, record);
+    }
+    fn failed(&self, k: usize, total: usize, failure: &FailedRun) {
+        self.inner.failed(k, total, failure);
+    }
+    fn end(&self, total: usize, seconds: f64) {
+        self.inner.end(total, seconds);
+    }
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
 }
 
 /// Runs one problem of the suite into `out/<name>/` (the runner's folder: spec, one file per
@@ -291,7 +336,8 @@ pub fn run_problem(
     let experiment = Experiment::new(problem.spec.clone(), registry)?;
     let opts = RunOptions { out: out.join(problem.name()), threads, shard: None, resume };
     let start = std::time::Instant::now();
-    let results = match run_experiment(&experiment, &opts, progress)? {
+    let counting = CountingProgress { inner: progress, todo: std::sync::atomic::AtomicUsize::new(0) };
+    let results = match run_experiment(&experiment, &opts, &counting)? {
         Outcome::Complete(results) => results,
         Outcome::ShardDone { .. } => unreachable!("no shard was asked for"),
     };
@@ -310,7 +356,7 @@ pub fn run_problem(
             plot_atomic(&summary, metric, images.join(format!("{}-{}.{ext}", problem.name(), metric.as_str())))?;
         }
     }
-    ProblemBoard::of(problem, &experiment, &results, elapsed)
+    ProblemBoard::of(problem, &experiment, &results, elapsed, counting.todo.into_inner())
 }
 
 fn seconds(s: f64) -> String {
@@ -354,10 +400,23 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
              little. To be replaced by the full run (30 runs, the specs' horizons).\n\n",
         );
     }
+    let (in_call, total): (usize, usize) =
+        boards.iter().fold((0, 0), |(a, b), x| (a + x.runs_in_call, b + x.runs_total()));
+    let cpu: f64 = boards.iter().map(ProblemBoard::cpu_s).sum();
+    let resumed = if in_call < total {
+        format!(
+            " This call ran {in_call} of the {total} runs; the others were finished by earlier calls (`--resume`), \
+             so this wall time is not the suite's. The runs' time in the algorithms, which does not \
+             depend on how they were split, sums to {cpu:.0} s ≈ {:.2} h (Timings, at the end).",
+            cpu / 3600.0
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
         "Generated by `{command}` in {wall_s:.1} s of wall time (release build; the runs of a problem in parallel), \
-         from the specs in [`specs/leaderboard/`](../specs/leaderboard). Regenerate it with the same command \
+         from the specs in [`specs/leaderboard/`](../specs/leaderboard).{resumed} Regenerate it with the same command \
          (`--resume` continues an interrupted run; `-j N` sets the threads; results do not depend on them).\n"
     );
     let _ = writeln!(
@@ -415,7 +474,7 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
         let _ = writeln!(
             s,
             "Spec [`specs/leaderboard/{n}.toml`](../specs/leaderboard/{n}.toml). Domain: {}. T = {}{}, {} runs, \
-             {} shared initial duels, {}. Wall time of this problem: {:.1} s.\n",
+             {} shared initial duels, {}. Wall time of this problem: {:.1} s{}.\n",
             b.domain,
             b.horizon,
             if b.quick { format!(" (full: {})", b.full.0) } else { String::new() },
@@ -423,6 +482,11 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
             b.initial_duels,
             b.respondent,
             b.elapsed_s,
+            if b.runs_in_call < b.runs_total() {
+                format!(" for {} of its {} runs (the others were finished earlier)", b.runs_in_call, b.runs_total())
+            } else {
+                String::new()
+            },
             n = b.name
         );
         if b.initial_duels > 0 && !b.own_start.is_empty() {
@@ -461,7 +525,9 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
         );
     }
 
-    s.push_str("## Timings\n\n| problem | T × runs × algorithms run | wall time (s) | CPU in the algorithms (s) |");
+    s.push_str(
+        "## Timings\n\n| problem | T × runs × algorithms run | wall time of the call (s) | CPU in the algorithms (s) |",
+    );
     if quick {
         s.push_str(" full suite, estimated CPU (s) |\n|---|---|---|---|---|\n");
     } else {
@@ -471,12 +537,17 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
     for b in boards {
         let _ = write!(
             s,
-            "| {} | {} × {} × {} | {:.1} | {:.1} |",
+            "| {} | {} × {} × {} | {:.1}{} | {:.1} |",
             b.name,
             b.horizon,
             b.runs,
             b.entries.len(),
             b.elapsed_s,
+            if b.runs_in_call < b.runs_total() {
+                format!(" ({} of {} runs)", b.runs_in_call, b.runs_total())
+            } else {
+                String::new()
+            },
             b.cpu_s()
         );
         if quick {

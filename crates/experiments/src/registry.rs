@@ -93,6 +93,17 @@ impl RegisteredAlgorithm for bohf_baselines::GpUcb {
 registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
 registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
 registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
+
+impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::RandomDuelsBox {
+    type Config = bohf_baselines::RandomDuelsConfig;
+    type Checked = bohf_baselines::ValidRandomDuelsConfig;
+    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
+        config.check()
+    }
+    fn build(ctx: &SearchContext<BoxDomain>, config: Self::Checked) -> bohf_core::Result<Self> {
+        Self::new(ctx, config)
+    }
+}
 registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
 
 /// The registration of an algorithm that reads the run's costs ([`bohf_compgpucb::Costs`]).
@@ -856,7 +867,8 @@ impl Registry {
                 )
                 .with_memory(scalar),
             AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels")
-                .documented("baseline", "uniformly random duels"),
+                .with_box::<bohf_baselines::RandomDuelsBox>()
+                .documented("baseline", "uniformly random duels (on a box: uniform draws, `RandomDuelsBox`)"),
             AlgorithmEntry::of::<bohf_popbo::PopBo>(
                 "pop-bo",
                 "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",

@@ -124,7 +124,7 @@ function = "branin"
 domain = "box"
 scaling = { multiply = 0.1 }
 [[algorithms]]
-name = "random"
+name = "pf-ts"
 [[algorithms]]
 name = "eubo"
 label = "EUBO"
@@ -142,11 +142,11 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
     let presets = discover(&specs).unwrap();
     let problems: Vec<SuiteProblem> =
         presets.iter().map(|p| SuiteProblem::prepare(p, false, None, &registry).unwrap()).collect();
-    // The box problem: `random` works on a finite candidate set only, so it is n/a, with the reason.
+    // The box problem: `pf-ts` works on a finite candidate set only, so it is n/a, with the reason.
     let boxed = problems.iter().find(|p| p.name() == "tiny-box").unwrap();
     assert_eq!(boxed.spec.algorithms.len(), 1);
     assert_eq!(boxed.not_applicable.len(), 1);
-    assert_eq!(boxed.not_applicable[0].label, "random");
+    assert_eq!(boxed.not_applicable[0].label, "pf-ts");
     assert!(boxed.not_applicable[0].reason.contains("finite candidate set only"), "{:?}", boxed.not_applicable);
     assert_eq!(boxed.full, (2, 2));
 
@@ -183,10 +183,13 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
     }
     let path = write_page(&page, &boards, "bohf leaderboard --test", 1.5).unwrap();
     let md = std::fs::read_to_string(path).unwrap();
-    assert!(md.contains("| n/a | random | 0 | `random` works on a finite candidate set only"), "{md}");
+    assert!(md.contains("| n/a | pf-ts | 0 | `pf-ts` works on a finite candidate set only"), "{md}");
+    // A call that ran every run says nothing of resumed runs.
+    assert!(boards.iter().all(|b| b.runs_in_call == b.runs_total() && b.runs_total() > 0));
+    assert!(!md.contains("This call ran") && !md.contains("finished earlier"), "{md}");
     assert!(md.contains("](leaderboard/tiny-box-simple.png)"), "{md}");
     assert!(md.contains("`bohf leaderboard --test` in 1.5 s"), "{md}");
-    // Overview columns: labels in order of appearance (EUBO, random, MaxMinLCB).
+    // Overview columns: labels in order of appearance (EUBO, pf-ts, random, MaxMinLCB).
     assert!(md.contains("| [tiny-box](#tiny-box) | 1 (1) | n/a | — |"), "{md}");
     assert!(!md.contains("Quick smoke test"));
 
@@ -196,7 +199,14 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
     for (a, b) in boards.iter().zip(&again) {
         let values = |b: &ProblemBoard| b.entries.iter().map(|e| (e.gap, e.simple, e.cumulative)).collect::<Vec<_>>();
         assert_eq!(values(a), values(b));
+        // The resumed call ran nothing: its wall time is not the runs', and the page says so.
+        assert_eq!((b.runs_in_call, b.runs_total()), (0, a.runs_total()));
     }
+    let total: usize = again.iter().map(ProblemBoard::runs_total).sum();
+    let md = page_markdown(&again, "bohf leaderboard --test", 0.2, "leaderboard");
+    assert!(md.contains(&format!("This call ran 0 of the {total} runs")), "{md}");
+    assert!(md.contains("for 0 of its 4 runs (the others were finished earlier)"), "{md}");
+    assert!(md.contains("(0 of 4 runs)"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

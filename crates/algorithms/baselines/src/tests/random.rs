@@ -2,7 +2,7 @@
 
 use crate::random::*;
 use bohf_core::testing::duel_indices as indices;
-use bohf_core::{Answer, FiniteDomain, Optimizer, Point, Query, SearchContext};
+use bohf_core::{Answer, BoxDomain, FiniteDomain, Optimizer, Point, Query, SearchContext};
 use bohf_core::{Link, rng};
 
 fn ctx(n: usize) -> SearchContext {
@@ -128,4 +128,90 @@ fn mean_regret_matches_its_closed_form() {
 fn random_duels_is_send() {
     fn assert_send<T: Send>() {}
     assert_send::<RandomDuels>();
+}
+
+fn box_ctx() -> SearchContext<BoxDomain> {
+    SearchContext::new(BoxDomain::new(vec![-5.0, 0.0], vec![10.0, 15.0]).unwrap(), 100).unwrap()
+}
+
+fn new_box() -> RandomDuelsBox {
+    RandomDuelsBox::new(&box_ctx(), RandomDuelsConfig::default().check().unwrap()).unwrap()
+}
+
+fn coords(q: &Query) -> (Vec<f64>, Vec<f64>) {
+    match q {
+        Query::Duel(p, r) => (p.coords.clone(), r.coords.clone()),
+        other => panic!("not a duel: {other:?}"),
+    }
+}
+
+#[test]
+fn box_duels_are_uniform_independent_and_inside() {
+    // 20 000 duels: every coordinate of both points inside its interval; each coordinate's mean
+    // and variance those of the uniform law (centre, width²/12) within 4 standard errors; the
+    // two points uncorrelated (|r| < 4/√n).
+    let mut alg = new_box();
+    let mut r = rng::seeded(3);
+    let n = 20_000;
+    let (lo, hi) = ([-5.0, 0.0], [10.0, 15.0]);
+    let mut xs: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(n)).collect();
+    for _ in 0..n {
+        let (p, q) = coords(&alg.suggest(&mut r).unwrap());
+        for (k, v) in p.iter().chain(&q).enumerate() {
+            assert!((lo[k % 2]..=hi[k % 2]).contains(v), "{v}");
+            xs[k].push(*v);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    for (k, v) in xs.iter().enumerate() {
+        let (w, c) = (hi[k % 2] - lo[k % 2], 0.5 * (hi[k % 2] + lo[k % 2]));
+        let se = w / 12f64.sqrt() / (n as f64).sqrt();
+        assert!((mean(v) - c).abs() < 4.0 * se, "coordinate {k}: mean {}", mean(v));
+        let var = v.iter().map(|x| (x - mean(v)).powi(2)).sum::<f64>() / (n - 1) as f64;
+        // Var of the sample variance of a uniform: (μ₄ − σ⁴)/n with μ₄ = w⁴/80, σ⁴ = w⁴/144.
+        let se_var = (w.powi(4) / 80.0 - w.powi(4) / 144.0).sqrt() / (n as f64).sqrt();
+        assert!((var - w * w / 12.0).abs() < 4.0 * se_var, "coordinate {k}: variance {var}");
+    }
+    let (a, b) = (&xs[0], &xs[2]);
+    let (ma, mb) = (mean(a), mean(b));
+    let cov = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum::<f64>();
+    let corr = cov
+        / (a.iter().map(|x| (x - ma).powi(2)).sum::<f64>() * b.iter().map(|y| (y - mb).powi(2)).sum::<f64>()).sqrt();
+    assert!(corr.abs() < 4.0 / (n as f64).sqrt(), "corr {corr}");
+}
+
+#[test]
+fn box_recommends_the_latest_winner_and_checks_answers() {
+    let mut alg = new_box();
+    // Nothing suggested: the centre.
+    assert_eq!(alg.recommend().unwrap().coords, vec![2.5, 7.5]);
+    let q = alg.suggest(&mut rng::seeded(5)).unwrap();
+    let (p, r) = coords(&q);
+    assert_eq!(alg.recommend().unwrap().coords, p, "before any duel: the first point of the suggestion");
+    // Only the pending duel is accepted while one is pending.
+    let other = Query::Duel(Point::continuous(r.clone()), Point::continuous(p.clone()));
+    let yes = Answer::Duel { first_wins: true };
+    assert!(alg.observe(&other, yes).unwrap_err().to_string().contains("pending suggestion"));
+    alg.observe(&q, Answer::Duel { first_wins: false }).unwrap();
+    assert_eq!(alg.recommend().unwrap().coords, r);
+    // A replayed duel (nothing pending), then another: the latest winner.
+    let d = |a: [f64; 2], b: [f64; 2]| Query::Duel(Point::continuous(a.to_vec()), Point::continuous(b.to_vec()));
+    alg.observe(&d([0.0, 1.0], [1.0, 2.0]), yes).unwrap();
+    assert_eq!(alg.recommend().unwrap().coords, vec![0.0, 1.0]);
+    assert_eq!(alg.len(), 2);
+    // Bad input names the problem and changes nothing.
+    assert!(alg.observe(&d([11.0, 1.0], [1.0, 2.0]), yes).unwrap_err().to_string().contains("outside the box"));
+    assert!(alg.observe(&d([0.0, 1.0], [1.0, 2.0]), Answer::Value(1.0)).unwrap_err().to_string().contains("`answer`"));
+    let nan = Query::Duel(Point::continuous(vec![f64::NAN, 1.0]), Point::continuous(vec![1.0, 2.0]));
+    assert!(alg.observe(&nan, yes).is_err());
+    assert_eq!(alg.len(), 2);
+    assert_eq!(alg.recommend().unwrap().coords, vec![0.0, 1.0]);
+    // Same seed, same duels.
+    let run = |seed| {
+        let mut a = new_box();
+        let mut r = rng::seeded(seed);
+        (0..20).map(|_| a.suggest(&mut r).unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
 }
