@@ -232,11 +232,8 @@ where
     }
     bohf_core::error::ensure_finite("objective gradient at the start x0", &g)?;
     // Pairs (s, y), oldest first.
-    let mut memory: std::collections::VecDeque<(Vec<f64>, Vec<f64>)> = curvature
-        .iter()
-        .filter(|(s, y)| dot(s, y) > 1e-10 * dot(y, y))
-        .cloned()
-        .collect();
+    let mut memory: std::collections::VecDeque<(Vec<f64>, Vec<f64>)> =
+        curvature.iter().filter(|(s, y)| dot(s, y) > 1e-10 * dot(y, y)).cloned().collect();
     while memory.len() > config.memory {
         memory.pop_front();
     }
