@@ -195,11 +195,12 @@ fn pair_gram(rows: &[(usize, usize)], k: &DMatrix<f64>) -> DMatrix<f64> {
 }
 
 /// B = I + Ŵ M Ŵ with Ŵ = diag(√w), factorised (eigenvalues ≥ 1: no jitter is ever needed for a
-/// finite M; the default policy only guards against rounding).
+/// finite M; the default policy only guards against rounding) by the gaxpy Cholesky
+/// ([`Cholesky::with_jitter_gaxpy`]: several per evidence evaluation, the fit's largest cost).
 fn factor_b(m: &DMatrix<f64>, sqrt_w: &DVector<f64>) -> Result<Cholesky> {
     let p = m.nrows();
     let b = DMatrix::from_fn(p, p, |r, c| f64::from(u8::from(r == c)) + sqrt_w[r] * m[(r, c)] * sqrt_w[c]);
-    Cholesky::with_jitter(&b, JitterPolicy::default())
+    Cholesky::with_jitter_gaxpy(&b, JitterPolicy::default())
 }
 
 /// The smallest 1 − (B⁻¹)_kk ≈ w_k σ_k for which [`LaplacePreferenceGp::pair_variances`] uses the
