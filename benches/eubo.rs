@@ -17,7 +17,10 @@
 //! (2-D) or u(x) = Σ_j sin(3 x_j) (6-D) with noise scale 0.3; fixed seeds.
 //!
 //! Medians on the loaded 2-core machine: see docs/eubo.md, "Performance" (before/after of issue 15's
-//! speed work, measured in one session).
+//! speed work, measured in one session). Status after the second pass (load average 4–5.5):
+//! `eubo/step_t100_d2` 14.2–19.8 ms (target < 20 ms met; before 31.7–33.9 ms), `eubo/refit_t100_d2`
+//! 3.4–5.0 ms (before 17.1–17.5 ms), `qeubo/step_q4_d6` 88–103 ms (target < 100 ms met in 3 of 4
+//! runs under load; CPU 63 ms per step).
 
 use bohf::core::{Answer, BoxDomain, Link, Optimizer, Point, Query, SearchContext, rng};
 use bohf::eubo::{Eubo, EuboConfig, Qeubo, QeuboConfig, base_samples, maximize_options_on_unit_box};

@@ -25,7 +25,7 @@
 pub mod local;
 pub mod multistart;
 
-pub use local::{LocalConfig, LocalResult, LocalStop, ValidLocalConfig, minimize_bounded};
+pub use local::{LocalConfig, LocalResult, LocalStop, ValidLocalConfig, minimize_bounded, minimize_bounded_warm};
 pub use multistart::{
     BoxMaximum, BoxRace, Climb, MAX_DESIGN, MAX_SOBOL_DIM, MultistartConfig, Objective, RaceConfig,
     ValidMultistartConfig, ValidRaceConfig, maximize_on_box, race_on_box, screening_pool, sobol_design,

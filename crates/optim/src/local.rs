@@ -23,6 +23,11 @@
 //!    condition); the oldest is dropped beyond `memory` pairs. Stop when the relative decrease
 //!    (f − f⁺)/max(|f|, |f⁺|, 1) ≤ `value_tolerance`.
 //!
+//! [`minimize_bounded_warm`] starts the memory from given pairs (a previous search's
+//! [`LocalResult::curvature`], e.g. of the same objective after a small change of its data), so
+//! that the first step is a quasi-Newton step instead of a steepest-descent step; the iteration and
+//! its stopping rules are the same.
+//!
 //! Why not argmin: its L-BFGS has no bound constraints, and argmin-math supports nalgebra only up
 //! to 0.34 (bohf uses 0.35); see `docs/optim.md`.
 
@@ -120,6 +125,9 @@ pub struct LocalResult {
     pub evaluations: usize,
     /// Why the search stopped.
     pub stop: LocalStop,
+    /// The L-BFGS memory at the end, oldest first: the pairs (s, y) of step 5 of the module
+    /// documentation, at most `memory` of them (a start for [`minimize_bounded_warm`]).
+    pub curvature: Vec<(Vec<f64>, Vec<f64>)>,
 }
 
 /// Checks bounds and a start: equal lengths, finite, lower ≤ upper, x0 inside. Errors name the
@@ -178,18 +186,42 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// config ([`LocalConfig::check`]), an error returned by `f`, and [`Error::NonFinite`] when f(x0) or
 /// a gradient at an accepted point is NaN or infinite (a non-finite value at a trial point only
 /// shortens the step). Reaching `max_iterations` is not an error: see [`LocalResult::stop`].
-pub fn minimize_bounded<F>(
+pub fn minimize_bounded<F>(f: F, x0: &[f64], lower: &[f64], upper: &[f64], config: &LocalConfig) -> Result<LocalResult>
+where
+    F: FnMut(&[f64], &mut [f64]) -> Result<f64>,
+{
+    minimize_bounded_warm(f, x0, lower, upper, config, &[])
+}
+
+/// [`minimize_bounded`] with the L-BFGS memory started from `curvature`, pairs (s, y) oldest first
+/// (a previous search's [`LocalResult::curvature`]): pairs that fail the curvature condition
+/// sᵀy > 10⁻¹⁰·yᵀy are dropped and at most the newest `memory` are kept; with a memory the first
+/// line search starts at α = 1 (a quasi-Newton step) instead of a step of at most 10 % of the box.
+/// With no pairs this is [`minimize_bounded`], step for step. The stopping rules are unchanged.
+///
+/// Errors: those of [`minimize_bounded`], and a pair of the wrong length or not finite (naming
+/// `curvature[k]`).
+pub fn minimize_bounded_warm<F>(
     mut f: F,
     x0: &[f64],
     lower: &[f64],
     upper: &[f64],
     config: &LocalConfig,
+    curvature: &[(Vec<f64>, Vec<f64>)],
 ) -> Result<LocalResult>
 where
     F: FnMut(&[f64], &mut [f64]) -> Result<f64>,
 {
     config.check()?;
     check_bounds(x0, lower, upper, "x0")?;
+    for (k, (s, y)) in curvature.iter().enumerate() {
+        if s.len() != x0.len() || y.len() != x0.len() {
+            return Err(Error::dims(format!("`curvature[{k}]` vs bounds"), x0.len(), s.len().max(y.len())));
+        }
+        if !s.iter().chain(y).all(|v| v.is_finite()) {
+            return Err(Error::invalid(format!("curvature[{k}]"), "must be finite"));
+        }
+    }
     let n = x0.len();
     let mut x = x0.to_vec();
     let mut g = vec![0.0; n];
@@ -200,7 +232,11 @@ where
     }
     bohf_core::error::ensure_finite("objective gradient at the start x0", &g)?;
     // Pairs (s, y), oldest first.
-    let mut memory: std::collections::VecDeque<(Vec<f64>, Vec<f64>)> = std::collections::VecDeque::new();
+    let mut memory: std::collections::VecDeque<(Vec<f64>, Vec<f64>)> =
+        curvature.iter().filter(|(s, y)| dot(s, y) > 1e-10 * dot(y, y)).cloned().collect();
+    while memory.len() > config.memory {
+        memory.pop_front();
+    }
     let sides: Vec<f64> = lower.iter().zip(upper).map(|(l, u)| u - l).collect();
     let (mut trial, mut g_trial, mut d) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let mut iterations = 0;
@@ -289,7 +325,8 @@ where
         }
     };
     let projected_gradient = projected_gradient_norm(&x, &g, lower, upper);
-    Ok(LocalResult { x, value, gradient: g, projected_gradient, iterations, evaluations, stop })
+    let curvature = memory.into_iter().collect();
+    Ok(LocalResult { x, value, gradient: g, projected_gradient, iterations, evaluations, stop, curvature })
 }
 
 /// d = −H g on the free coordinates (two-loop recursion over the pairs restricted to them,

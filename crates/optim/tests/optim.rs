@@ -4,8 +4,8 @@
 
 use bohf_core::{BoxDomain, Error, Result, rng};
 use bohf_optim::{
-    Climb, LocalConfig, LocalStop, MultistartConfig, RaceConfig, maximize_on_box, minimize_bounded, race_on_box,
-    sobol_design,
+    Climb, LocalConfig, LocalStop, MultistartConfig, RaceConfig, maximize_on_box, minimize_bounded,
+    minimize_bounded_warm, race_on_box, sobol_design,
 };
 use bohf_problems::functions::{TestFunction, by_name};
 
@@ -70,6 +70,45 @@ fn rosenbrock_free_and_with_an_active_bound() {
     let r = minimize_bounded(rosenbrock, &[-1.2, 1.0], &[-2.0, -2.0], &[0.5, 2.0], &cfg).unwrap();
     assert!((r.x[0] - 0.5).abs() < 1e-12 && (r.x[1] - 0.25).abs() < 1e-6, "{r:?}");
     assert!((r.value - 0.25).abs() < 1e-10 && r.projected_gradient < 1e-6, "{r:?}");
+}
+
+/// Rosenbrock with its minimiser moved to (1 + t, (1 + t)²): f(x) = r(x₀ − t, x₁ − (1+t)² + 1).
+fn shifted_rosenbrock(t: f64) -> impl FnMut(&[f64], &mut [f64]) -> Result<f64> {
+    move |x, g| rosenbrock(&[x[0] - t, x[1] - (1.0 + t) * (1.0 + t) + 1.0], g)
+}
+
+#[test]
+fn warm_curvature_reaches_the_same_minimiser_in_fewer_evaluations() {
+    let cfg = LocalConfig { max_iterations: 1000, ..LocalConfig::default() };
+    let (lo, hi) = ([-2.0, -2.0], [3.0, 5.0]);
+    // No pairs: minimize_bounded, step for step.
+    let cold = minimize_bounded(rosenbrock, &[-1.2, 1.0], &lo, &hi, &cfg).unwrap();
+    let same = minimize_bounded_warm(rosenbrock, &[-1.2, 1.0], &lo, &hi, &cfg, &[]).unwrap();
+    assert_eq!(cold, same);
+    assert!(!cold.curvature.is_empty() && cold.curvature.len() <= cfg.memory);
+    for (s, y) in &cold.curvature {
+        assert!(s.iter().zip(y).map(|(a, b)| a * b).sum::<f64>() > 0.0);
+    }
+    // A refit after a small change: the minimiser moves from (1, 1) to (1.02, 1.0404) (closed
+    // form). From the old minimiser, the old search's pairs give the same minimiser in fewer
+    // evaluations than a search without them.
+    let t = 0.02;
+    let fresh = minimize_bounded(shifted_rosenbrock(t), &cold.x, &lo, &hi, &cfg).unwrap();
+    let warm = minimize_bounded_warm(shifted_rosenbrock(t), &cold.x, &lo, &hi, &cfg, &cold.curvature).unwrap();
+    for r in [&fresh, &warm] {
+        assert!((r.x[0] - 1.02).abs() < 1e-5 && (r.x[1] - 1.0404).abs() < 1e-5 && r.stop.converged(), "{r:?}");
+    }
+    assert!(warm.evaluations < fresh.evaluations, "warm {} vs fresh {}", warm.evaluations, fresh.evaluations);
+    // Pairs of the wrong length or not finite are named errors; pairs without curvature are dropped.
+    let bad = [(vec![1.0], vec![1.0])];
+    let e = minimize_bounded_warm(rosenbrock, &[0.0, 0.0], &lo, &hi, &cfg, &bad).unwrap_err();
+    assert!(e.to_string().contains("curvature[0]"), "{e}");
+    let nan = [(vec![1.0, f64::NAN], vec![1.0, 1.0])];
+    let e = minimize_bounded_warm(rosenbrock, &[0.0, 0.0], &lo, &hi, &cfg, &nan).unwrap_err();
+    assert!(e.to_string().contains("curvature[0]"), "{e}");
+    let flat = [(vec![1.0, 0.0], vec![-1.0, 0.0])];
+    let r = minimize_bounded_warm(rosenbrock, &[-1.2, 1.0], &lo, &hi, &cfg, &flat).unwrap();
+    assert_eq!(r, minimize_bounded(rosenbrock, &[-1.2, 1.0], &lo, &hi, &cfg).unwrap());
 }
 
 #[test]

@@ -11,7 +11,7 @@ use bohf_core::{
     Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
     check_pending,
 };
-use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, fit_laplace_warm, warm_start};
+use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, fit_laplace_refit, warm_start};
 use bohf_gp::{LaplacePreferenceGp, PreferenceData, fit_laplace};
 use bohf_kernels::Stationary;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, maximize_on_box, sobol_design};
@@ -81,6 +81,9 @@ pub struct LaplaceBo {
     /// Answered duels and choices on a box, in unit-cube coordinates.
     box_history: Vec<Comparison<Vec<f64>>>,
     kernel: Stationary,
+    /// The last hyperparameter fit's L-BFGS memory ([`bohf_gp::laplace::LaplaceFit::curvature`]),
+    /// the start of the next refit's search.
+    curvature: Vec<(Vec<f64>, Vec<f64>)>,
     model: Option<LaplacePreferenceGp>,
     /// The options (candidate indices) of the pending suggestion on a finite domain.
     pending_options: Option<Vec<usize>>,
@@ -115,6 +118,7 @@ impl LaplaceBo {
             finite_history: Vec::new(),
             box_history: Vec::new(),
             kernel,
+            curvature: Vec::new(),
             model: None,
             pending_options: None,
             pending_points: None,
@@ -242,12 +246,14 @@ impl LaplaceBo {
         let hyper = every > 0 && (self.model.is_none() || self.answered().is_multiple_of(every));
         let model = if hyper {
             // The current kernel is a valid start: the start kernel, or a fit's result, which
-            // `fit_laplace` clamps into its bounds (exp(log bound) can round an ulp outside).
+            // `fit_laplace` clamps into its bounds (exp(log bound) can round an ulp outside). A
+            // refit starts its search with the previous fit's L-BFGS curvature.
             let fit = match &self.model {
-                Some(m) => fit_laplace_warm(&self.fit, &self.kernel, &data, &warm_start(m, &data))?,
+                Some(m) => fit_laplace_refit(&self.fit, &self.kernel, &data, &warm_start(m, &data), &self.curvature)?,
                 None => fit_laplace(&self.fit, &self.kernel, &data)?,
             };
             self.kernel = fit.model.kernel().clone();
+            self.curvature = fit.curvature;
             fit.model
         } else {
             let warm = match &self.model {

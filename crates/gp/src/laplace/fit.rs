@@ -3,7 +3,7 @@
 use super::data::PreferenceData;
 use super::model::{LaplaceConfig, LaplacePreferenceGp};
 use crate::regression::hyper::{
-    LengthscalePrior, LogSpaceObjective, check_bound_entries, check_bounds, check_lengthscale_range,
+    LengthscalePrior, LogSpaceObjective, Start, check_bound_entries, check_bounds, check_lengthscale_range,
     check_prior_parameters, gamma_log_density, log_normal_log_density, optimise,
 };
 use bohf_core::{AtField, Error, Result};
@@ -213,6 +213,10 @@ pub struct LaplaceFit {
     pub objective: f64,
     /// How the hyperparameters were obtained.
     pub outcome: LaplaceFitOutcome,
+    /// The L-BFGS memory of the best search at its end, pairs (s, y) in the log hyperparameters
+    /// ([`bohf_optim::LocalResult::curvature`]; empty if no search ran): the start of the next
+    /// refit's search ([`fit_laplace_refit`]).
+    pub curvature: Vec<(Vec<f64>, Vec<f64>)>,
 }
 
 /// The negative log posterior of the hyperparameters: −(log q(y | θ) + priors).
@@ -352,7 +356,7 @@ impl LogSpaceObjective for EvidenceObjective<'_> {
 /// hyperparameters than the Sobol design supports with `restarts` > 0 (`restarts`), and a failed
 /// Newton iteration at the start when it must be evaluated.
 pub fn fit_laplace(config: &ValidLaplaceFitConfig, start: &Stationary, data: &PreferenceData) -> Result<LaplaceFit> {
-    fit_with(config, start, data, None)
+    fit_with(config, start, data, None, &[])
 }
 
 /// [`fit_laplace`] with utilities `f0` near the mode at the start's hyperparameters (e.g. the
@@ -365,7 +369,28 @@ pub fn fit_laplace_warm(
     data: &PreferenceData,
     f0: &DVector<f64>,
 ) -> Result<LaplaceFit> {
-    fit_with(config, start, data, Some(f0))
+    fit_with(config, start, data, Some(f0), &[])
+}
+
+/// [`fit_laplace_warm`] for a refit after new duels or choices: `start` the previous fit's kernel,
+/// `f0` its utilities extended by [`warm_start`], and `curvature` its
+/// [`LaplaceFit::curvature`], the initial L-BFGS memory of the search from `start`
+/// ([`bohf_optim::minimize_bounded_warm`]). The objective changes little with a few more
+/// comparisons, so the old curvature makes the first step a quasi-Newton step (a search without it
+/// starts along the steepest descent and rebuilds the curvature, about 12 evaluations); the
+/// stopping rules (`config.local`) are the same, and so is the optimum to their tolerances. Extra
+/// Sobol starts (`restarts`) are searched without it.
+///
+/// Errors: those of [`fit_laplace`], and `curvature` pairs of the wrong length (naming
+/// `curvature[k]`).
+pub fn fit_laplace_refit(
+    config: &ValidLaplaceFitConfig,
+    start: &Stationary,
+    data: &PreferenceData,
+    f0: &DVector<f64>,
+    curvature: &[(Vec<f64>, Vec<f64>)],
+) -> Result<LaplaceFit> {
+    fit_with(config, start, data, Some(f0), curvature)
 }
 
 fn fit_with(
@@ -373,6 +398,7 @@ fn fit_with(
     start: &Stationary,
     data: &PreferenceData,
     f0: Option<&DVector<f64>>,
+    curvature: &[(Vec<f64>, Vec<f64>)],
 ) -> Result<LaplaceFit> {
     let config = config.config();
     let d = data.dim();
@@ -411,7 +437,7 @@ fn fit_with(
     let keep_start = |outcome: LaplaceFitOutcome| -> Result<LaplaceFit> {
         let model = objective.model(&theta0)?;
         let objective = model.log_evidence() + objective.log_prior(&theta0).0;
-        Ok(LaplaceFit { model, objective, outcome })
+        Ok(LaplaceFit { model, objective, outcome, curvature: Vec::new() })
     };
     if !data.is_informative() {
         return keep_start(LaplaceFitOutcome::NoInformation);
@@ -430,7 +456,14 @@ fn fit_with(
             format!("the Sobol starts support at most {MAX_SOBOL_DIM} hyperparameters, this fit has {}", lower.len()),
         ));
     }
-    match optimise(&objective, &theta0, &lower, &upper, config.restarts, config.screen, &config.local)? {
+    for (k, (s, y)) in curvature.iter().enumerate() {
+        let got = if s.len() == lower.len() { y.len() } else { s.len() };
+        if got != lower.len() {
+            return Err(Error::dims(format!("Laplace refit: `curvature[{k}]` vs hyperparameters"), lower.len(), got));
+        }
+    }
+    let start = Start { theta: &theta0, curvature };
+    match optimise(&objective, start, &lower, &upper, config.restarts, config.screen, &config.local)? {
         None => keep_start(LaplaceFitOutcome::NoFiniteOptimum),
         Some(mut best) => {
             // The best search's last evaluation is at best.theta: its model, not recomputed.
@@ -440,6 +473,7 @@ fn fit_with(
                 model,
                 objective: -best.value,
                 outcome: LaplaceFitOutcome::Optimised { starts: best.starts, evaluations: best.evaluations },
+                curvature: best.curvature,
             })
         }
     }

@@ -86,7 +86,7 @@ mod model;
 pub use data::{ChoiceCounts, Comparison, PairCounts, PreferenceData};
 pub use fit::{
     LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace,
-    fit_laplace_warm, warm_start,
+    fit_laplace_refit, fit_laplace_warm, warm_start,
 };
 pub use model::{JointPosterior, LaplaceConfig, LaplacePreferenceGp, NewtonReport, ValidLaplaceConfig};
 

@@ -195,11 +195,12 @@ fn pair_gram(rows: &[(usize, usize)], k: &DMatrix<f64>) -> DMatrix<f64> {
 }
 
 /// B = I + Ŵ M Ŵ with Ŵ = diag(√w), factorised (eigenvalues ≥ 1: no jitter is ever needed for a
-/// finite M; the default policy only guards against rounding).
+/// finite M; the default policy only guards against rounding) by the gaxpy Cholesky
+/// ([`Cholesky::with_jitter_gaxpy`]: several per evidence evaluation, the fit's largest cost).
 fn factor_b(m: &DMatrix<f64>, sqrt_w: &DVector<f64>) -> Result<Cholesky> {
     let p = m.nrows();
     let b = DMatrix::from_fn(p, p, |r, c| f64::from(u8::from(r == c)) + sqrt_w[r] * m[(r, c)] * sqrt_w[c]);
-    Cholesky::with_jitter(&b, JitterPolicy::default())
+    Cholesky::with_jitter_gaxpy(&b, JitterPolicy::default())
 }
 
 /// The smallest 1 − (B⁻¹)_kk ≈ w_k σ_k for which [`LaplacePreferenceGp::pair_variances`] uses the
@@ -598,16 +599,20 @@ impl LaplacePreferenceGp {
     /// for w_k = 0) the row is computed directly as M_kk − M_kᵀ S M_k, O(p²).
     fn pair_variances(&self, binv: &DMatrix<f64>, s: &DMatrix<f64>) -> DVector<f64> {
         let m = &self.pair_gram;
-        DVector::from_fn(m.nrows(), |k, _| {
+        let p = m.nrows();
+        let direct = |k: usize| {
             let w = self.sqrt_w[k] * self.sqrt_w[k];
-            let c = 1.0 - binv[(k, k)];
-            if w > 0.0 && c >= PAIR_VARIANCE_SHORTCUT {
-                c / w
-            } else {
-                let mk = m.column(k);
-                m[(k, k)] - mk.dot(&(s * mk))
-            }
-        })
+            !(w > 0.0 && 1.0 - binv[(k, k)] >= PAIR_VARIANCE_SHORTCUT)
+        };
+        // The direct rows' S M_k in one matrix product (S M_F, p × |F|) rather than |F| products.
+        let rows: Vec<usize> = (0..p).filter(|&k| direct(k)).collect();
+        let mf = DMatrix::from_fn(p, rows.len(), |r, c| m[(r, rows[c])]);
+        let smf = s * &mf;
+        let mut out = DVector::from_fn(p, |k, _| (1.0 - binv[(k, k)]) / (self.sqrt_w[k] * self.sqrt_w[k]));
+        for (c, &k) in rows.iter().enumerate() {
+            out[k] = m[(k, k)] - mf.column(c).dot(&smf.column(c));
+        }
+        out
     }
 
     /// [`LaplacePreferenceGp::pair_variances`] with its own B⁻¹ and S (for the tests).

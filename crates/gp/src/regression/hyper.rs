@@ -19,7 +19,7 @@ use bohf_core::error::ensure_positive;
 use bohf_core::linalg::{Cholesky, JitterPolicy};
 use bohf_core::{AtField, BoxDomain, Error, Result};
 use bohf_kernels::{Kernel, Stationary};
-use bohf_optim::{LocalConfig, LocalResult, MAX_SOBOL_DIM, minimize_bounded, sobol_design};
+use bohf_optim::{LocalConfig, LocalResult, MAX_SOBOL_DIM, minimize_bounded_warm, sobol_design};
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -764,7 +764,8 @@ pub fn fit_hyperparameters(
     }
     let (lower, upper) = log_box(config, &objective);
     let theta0 = objective.encode(&start, start_noise);
-    match optimise(&objective, &theta0, &lower, &upper, config.restarts, config.screen, &config.local)? {
+    let start = Start { theta: &theta0, curvature: &[] };
+    match optimise(&objective, start, &lower, &upper, config.restarts, config.screen, &config.local)? {
         None => fallback(Fallback::NoFiniteOptimum),
         Some(best) => {
             let (kernel, noise) = objective.decode(&best.theta)?;
@@ -851,6 +852,16 @@ pub(crate) struct Best<W> {
     pub(crate) evaluations: usize,
     /// The warm-start state of the best start's search after its last evaluation (at `theta`).
     pub(crate) warm: W,
+    /// The L-BFGS memory of the best start's search at its end ([`LocalResult::curvature`]).
+    pub(crate) curvature: Vec<(Vec<f64>, Vec<f64>)>,
+}
+
+/// The given start of [`optimise`]: the free coordinates and L-BFGS curvature pairs (s, y) for its
+/// search ([`bohf_optim::minimize_bounded_warm`]; empty: none, a plain L-BFGS search).
+#[derive(Clone, Copy)]
+pub(crate) struct Start<'a> {
+    pub(crate) theta: &'a [f64],
+    pub(crate) curvature: &'a [(Vec<f64>, Vec<f64>)],
 }
 
 /// A negative log posterior over log hyperparameters, minimised by [`optimise`]: GP regression's
@@ -876,20 +887,20 @@ impl LogSpaceObjective for HyperObjective {
 }
 
 /// Multistart bounded minimisation of the objective; `None` if no start reached a finite value.
-/// Starts: `theta0`, then the `restarts` best (lowest objective value, ties: earlier) of `screen`
+/// Starts: `start` (its search with `start.curvature` as the initial L-BFGS memory), then the `restarts` best (lowest objective value, ties: earlier) of `screen`
 /// scrambled Sobol points of the box. The local searches run in parallel (rayon); each is
 /// sequential and the best is chosen in start order, so the result does not depend on the number
 /// of threads.
 pub(crate) fn optimise<O: LogSpaceObjective>(
     objective: &O,
-    theta0: &[f64],
+    start: Start<'_>,
     lower: &[f64],
     upper: &[f64],
     restarts: usize,
     screen: usize,
     local: &LocalConfig,
 ) -> Result<Option<Best<O::Warm>>> {
-    let mut starts = vec![theta0.to_vec()];
+    let mut starts = vec![start.theta.to_vec()];
     let mut evaluations = 0;
     if restarts > 0 {
         if lower.len() > MAX_SOBOL_DIM {
@@ -915,14 +926,16 @@ pub(crate) fn optimise<O: LogSpaceObjective>(
     }
     let refined: Vec<Option<Refined<O::Warm>>> = starts
         .par_iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             // An objective that fails (K + ρI not positive definite even with jitter) reads as +∞,
             // which the line search treats as a rejected step; a start where it fails is skipped.
             let mut warm = O::Warm::default();
             let f = |t: &[f64], g: &mut [f64]| -> Result<f64> {
                 Ok(objective.evaluate(&mut warm, t, g).map_or(f64::INFINITY, |(v, _)| v))
             };
-            let r = minimize_bounded(f, s, lower, upper, local).ok()?;
+            let curvature = if i == 0 { start.curvature } else { &[] };
+            let r = minimize_bounded_warm(f, s, lower, upper, local, curvature).ok()?;
             // The log marginal likelihood at the returned point (the last evaluation need not be there).
             let mut g = vec![0.0; r.x.len()];
             let (value, lml) = objective.evaluate(&mut warm, &r.x, &mut g).ok()?;
@@ -933,7 +946,9 @@ pub(crate) fn optimise<O: LogSpaceObjective>(
     for (r, value, lml, warm) in refined.into_iter().flatten() {
         evaluations += r.evaluations + 1;
         if best.as_ref().is_none_or(|b| value < b.value) {
-            best = Some(Best { theta: r.x, value, log_marginal: lml, starts: starts.len(), evaluations: 0, warm });
+            let (theta, curvature) = (r.x, r.curvature);
+            best =
+                Some(Best { theta, value, log_marginal: lml, starts: starts.len(), evaluations: 0, warm, curvature });
         }
     }
     Ok(best.map(|b| Best { evaluations, ..b }))
