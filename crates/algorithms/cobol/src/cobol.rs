@@ -149,12 +149,12 @@ pub struct Cobol {
     space: Space,
     scaling: BoxDomain,
     evals: Vec<(Pt, f64)>,
-    labels: Vec<(Vec<f64>, bool)>,
+    pub(crate) labels: Vec<(Vec<f64>, bool)>,
     initial_label_queries: usize,
     initial_done: bool,
     lambda: f64,
-    norm_bound: f64,
-    c_alpha: f64,
+    pub(crate) norm_bound: f64,
+    pub(crate) c_alpha: f64,
     model: Option<FModel>,
     pub(crate) iteration: usize,
     /// x^c after an accepted label: the next query evaluates it.
@@ -318,7 +318,7 @@ impl Cobol {
     }
 
     /// App. F: one doubling test with the current labels; doubles B_g and c_α if B_g is rejected.
-    fn doubling_test(&mut self, upto: usize) -> Result<()> {
+    pub(crate) fn doubling_test(&mut self, upto: usize) -> Result<()> {
         self.model()?;
         let (pts, rejects) = self.label_data()?;
         let check = self.config.check()?;
