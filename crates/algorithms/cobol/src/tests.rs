@@ -346,6 +346,45 @@ fn the_pruned_search_decides_as_the_exact_reference_at_every_step() {
     assert!(compared >= 10 && pruned >= compared / 2, "{compared} iterations compared, {pruned} pruned");
 }
 
+/// Reusing the doubling test's MLE for the next iteration's set decides exactly as solving it
+/// afresh: along a seeded run with many labels (an expert who rejects 90 % of the points, as the
+/// a = 2 expert on Ackley-4D does, on a 2-D box; doubling every 3 labels),
+/// every query and every step's figures (λ, g's width, B_g, the programs solved) are identical,
+/// bit for bit, and the reuse happened.
+#[test]
+fn reusing_the_doubling_tests_mle_decides_as_solving_it_afresh() {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let mut cobol = Cobol::new_box(&ctx, quick_config().check().unwrap(), search.check().unwrap()).unwrap();
+    let mut fresh = cobol.clone();
+    fresh.reuse_mles = false;
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    let (mut reused, mut iterations) = (0, 0);
+    for step in 0..60 {
+        if cobol.deciding_next() {
+            iterations += 1;
+            reused += usize::from(cobol.clone().g_model().unwrap().reused_mle);
+            assert!(!fresh.clone().g_model().unwrap().reused_mle);
+        }
+        let q = cobol.suggest(&mut alg.clone()).unwrap();
+        let q_fresh = fresh.suggest(&mut alg).unwrap();
+        assert_eq!(q, q_fresh, "step {step}");
+        // Debug prints every f64 to the last bit (and NaN equal to NaN).
+        assert_eq!(format!("{:?}", cobol.last_step()), format!("{:?}", fresh.last_step()), "step {step}");
+        assert_eq!(cobol.lambda().to_bits(), fresh.lambda().to_bits());
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.1 },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+        fresh.observe(&q, ans).unwrap();
+    }
+    eprintln!("{iterations} iterations, {reused} reused MLEs, {} labels", cobol.labels().len());
+    assert!(iterations >= 20 && reused >= 5, "{iterations} iterations, {reused} reused");
+}
+
 #[test]
 fn replaying_the_history_reproduces_the_state_and_the_next_suggestion() {
     let ctx = finite_ctx(31);
