@@ -587,6 +587,13 @@ fn diagnostic_box_many_labels() {
     let n = c2.labels.len();
     c2.doubling_test(n).unwrap();
     eprintln!("doubling test: wall {:?} cpu {:.0} ms, B_g after {}", t.elapsed(), thread_cpu_ms() - c0, c2.norm_bound);
+    for reuse in [false, true] {
+        c2.reuse_mles = reuse;
+        let (t, c0) = (std::time::Instant::now(), thread_cpu_ms());
+        let g = c2.g_model().unwrap();
+        let (wall, cpu) = (t.elapsed(), thread_cpu_ms() - c0);
+        eprintln!("g model after the test: reused {} wall {wall:?} cpu {cpu:.0} ms", g.reused_mle);
+    }
     // Five pointwise programs (g_lower and g_upper) at uniform points, unless BOHF_SUGGEST is set.
     if std::env::var("BOHF_SUGGEST").is_err() {
         let mut c3 = c.clone();
