@@ -263,6 +263,7 @@ impl Cobol {
 
     /// Whether the next query is an iteration's decision (not an initial query, nor the
     /// evaluation after an accepted label).
+    #[cfg(test)]
     pub(crate) fn deciding_next(&self) -> bool {
         self.phase() == Phase::Iteration && self.awaiting_evaluation.is_none()
     }

@@ -562,7 +562,7 @@ fn box_ackley_state(labels: usize, accuracy: f64) -> Cobol {
         c.labels.push((p.clone(), !accept));
     }
     c.norm_bound = std::env::var("BOHF_BG").ok().and_then(|v| v.parse().ok()).unwrap_or(16.0);
-    c.c_alpha = c.norm_bound / 16.0 * c.c_alpha;
+    c.c_alpha *= c.norm_bound / 16.0;
     c
 }
 
