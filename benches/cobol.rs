@@ -11,7 +11,17 @@
 //!   (docs/cobol.md, "Measured").
 //! * `cobol_step/box_ackley4_labels100`: one box-mode iteration on Ackley-4D ([−1, 1]⁴) with 100
 //!   labels and 20 evaluations (default box search: LCB and UCB multistart, 512 candidates for
-//!   x^c): < 500 ms. Measured: 120 ms (174 ms before, at lighter load).
+//!   x^c): < 500 ms. Measured: 120 ms (174 ms before, at lighter load); 44 ms on 2026-11-25
+//!   (load ~5), where the iteration reuses the last pre-training doubling test's MLE.
+//! * `cobol_step/box_ackley4_labels500`: the same with 500 labels of the a = 2 expert (486
+//!   rejects; issue 13's Experiment A at a = 2, where a run asks 600+ labels before its 50th
+//!   evaluation). Its setup runs the pre-training doubling test on all 500 prefixes (~5 min).
+//!   Measured 2026-11-25 (load 5–6): **2.61 s before → 1.30 s** with the doubling test's MLE
+//!   reused (this state is one where it applies: the last label's doubling test solved the MLE
+//!   the iteration needs; in a run that holds for about a third of the label iterations). The
+//!   rest is clarabel's KKT factorisation (QDLDL) of programs with a dense 500×500 block: one
+//!   MLE ≈ 0.8 s CPU, one pointwise g program ≈ 0.58 s CPU (diagnostic
+//!   `diagnostic_box_many_labels`), see docs/cobol.md, "Measured".
 //!
 //! The state is built by observing an initial design of that size (no iteration is replayed), and
 //! each sample runs `suggest` on a clone of it.
