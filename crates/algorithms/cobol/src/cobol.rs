@@ -4,7 +4,7 @@
 use crate::config::{
     CobolBoxSearch, CobolConfig, DualRule, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant,
 };
-use crate::model::{Bounds, FModel, GModel, GPoint, alpha1, doubling_says_double};
+use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, alpha1, doubling_says_double};
 use bohf_core::rand::Rng;
 use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_kernels::Stationary;
@@ -149,12 +149,12 @@ pub struct Cobol {
     space: Space,
     scaling: BoxDomain,
     evals: Vec<(Pt, f64)>,
-    labels: Vec<(Vec<f64>, bool)>,
+    pub(crate) labels: Vec<(Vec<f64>, bool)>,
     initial_label_queries: usize,
     initial_done: bool,
     lambda: f64,
-    norm_bound: f64,
-    c_alpha: f64,
+    pub(crate) norm_bound: f64,
+    pub(crate) c_alpha: f64,
     model: Option<FModel>,
     pub(crate) iteration: usize,
     /// x^c after an accepted label: the next query evaluates it.
@@ -164,6 +164,10 @@ pub struct Cobol {
     expert_queries: usize,
     /// Reference mode (tests): x^c from every candidate's exact program, no pruning.
     pub(crate) exact_all: bool,
+    /// The MLEs of the last doubling test (B_g and 2B_g), reused by the next iteration's set when
+    /// it poses the same program ([`GModel::with_known_mles`]); off in tests' reference mode.
+    known_mles: Vec<KnownMle>,
+    pub(crate) reuse_mles: bool,
 }
 
 impl std::fmt::Debug for Cobol {
@@ -217,6 +221,8 @@ impl Cobol {
             last_step: None,
             expert_queries: 0,
             exact_all: false,
+            known_mles: Vec::new(),
+            reuse_mles: true,
         }
     }
 
@@ -253,6 +259,13 @@ impl Cobol {
     /// Expert queries made by the iterations (Q^g_t; the initial labels excluded, as in the code).
     pub fn expert_queries(&self) -> usize {
         self.expert_queries
+    }
+
+    /// Whether the next query is an iteration's decision (not an initial query, nor the
+    /// evaluation after an accepted label).
+    #[cfg(test)]
+    pub(crate) fn deciding_next(&self) -> bool {
+        self.phase() == Phase::Iteration && self.awaiting_evaluation.is_none()
     }
 
     /// What the last suggestion computed.
@@ -314,17 +327,21 @@ impl Cobol {
         let (pts, rejects) = self.label_data()?;
         let alpha = alpha1(&self.config.alpha, self.c_alpha, self.norm_bound, pts.len(), self.iteration)?;
         let check = self.config.check()?;
-        GModel::new(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha)
+        let known = if self.reuse_mles { &self.known_mles[..] } else { &[] };
+        GModel::with_known_mles(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha, known)
     }
 
     /// App. F: one doubling test with the current labels; doubles B_g and c_α if B_g is rejected.
-    fn doubling_test(&mut self, upto: usize) -> Result<()> {
+    pub(crate) fn doubling_test(&mut self, upto: usize) -> Result<()> {
         self.model()?;
         let (pts, rejects) = self.label_data()?;
         let check = self.config.check()?;
         let kernel = self.kernel()?;
         let (pts, rejects) = (&pts[..upto], &rejects[..upto]);
-        if doubling_says_double(&check, &kernel, pts, rejects, self.norm_bound, self.c_alpha, self.iteration)? {
+        let (double, known) =
+            doubling_says_double(&check, &kernel, pts, rejects, self.norm_bound, self.c_alpha, self.iteration)?;
+        self.known_mles = known;
+        if double {
             self.norm_bound *= 2.0;
             self.c_alpha *= 2.0;
         }

@@ -120,6 +120,8 @@ pub struct GModel {
     /// Pointwise programs whose solve failed (after bohf-confidence's cautious retry) and whose
     /// bound fell back to the certified outer end of the point's enclosure (see [`GModel::lower`]).
     pub fallbacks: usize,
+    /// Whether the MLE was taken from an earlier solve ([`GModel::with_known_mles`]).
+    pub reused_mle: bool,
 }
 
 struct GSet {
@@ -191,13 +193,38 @@ impl GModel {
         norm_bound: f64,
         alpha: f64,
     ) -> Result<Self> {
+        Self::with_known_mles(config, kernel, points, rejects, norm_bound, alpha, &[])
+    }
+
+    /// [`GModel::new`], taking the MLE from `known` (MLEs solved earlier, with their problems)
+    /// when one of them solved the same program ([`ConfidenceProblem::same_program`]: the same
+    /// support factor, labels and B): App. F's doubling test solves the MLEs with B_g and 2B_g on
+    /// the labels of the next iteration, so one of them is that iteration's MLE. The same program
+    /// solved by the same deterministic solver gives the same maximiser, so the set is the one
+    /// [`GModel::new`] builds, bit for bit (tested).
+    pub fn with_known_mles(
+        config: &ValidCobolConfig,
+        kernel: &Stationary,
+        points: &[Vec<f64>],
+        rejects: &[bool],
+        norm_bound: f64,
+        alpha: f64,
+        known: &[KnownMle],
+    ) -> Result<Self> {
         let confidence = bohf_confidence::ConfidenceConfig { norm_bound, ..config.confidence.clone() };
+        let mut reused_mle = false;
         let inner = if points.is_empty() {
             None
         } else {
             let gram = gram(kernel, points);
             let problem = ConfidenceProblem::new(&gram, &observations(rejects), &confidence)?;
-            let mle = problem.mle()?;
+            let mle = match known.iter().find(|k| problem.same_program(&k.problem)) {
+                Some(k) => {
+                    reused_mle = true;
+                    problem.mle_from(&k.problem, &k.mle)?
+                }
+                None => problem.mle()?,
+            };
             let set = ConfidenceSet::new(&problem, &mle, alpha)?;
             Some(GSet { problem, mle, set })
         };
@@ -209,6 +236,7 @@ impl GModel {
             latent_box: config.confidence.latent_box,
             alpha,
             fallbacks: 0,
+            reused_mle,
         })
     }
 
@@ -318,8 +346,18 @@ pub fn alpha1(rule: &AlphaRule, c_alpha: f64, norm_bound: f64, labels: usize, t:
     }
 }
 
+/// An MLE solved earlier with the problem it solved (see [`GModel::with_known_mles`]).
+#[derive(Debug, Clone)]
+pub struct KnownMle {
+    /// The problem.
+    pub problem: ConfidenceProblem,
+    /// Its MLE.
+    pub mle: MleFit,
+}
+
 /// App. F's doubling test on the labels (working units): ℓ_t(ĝ_{B}) < ℓ_t(ĝ_{2B}) − α₁(·|2B);
-/// with the practical rule α₁(·|2B) = 2c_α√(n+1) (the code). Returns whether to double.
+/// with the practical rule α₁(·|2B) = 2c_α√(n+1) (the code). Returns whether to double, and the
+/// two MLEs it solved (with B and with 2B; none without labels).
 pub fn doubling_says_double(
     config: &ValidCobolConfig,
     kernel: &Stationary,
@@ -328,14 +366,17 @@ pub fn doubling_says_double(
     norm_bound: f64,
     c_alpha: f64,
     t: usize,
-) -> Result<bool> {
+) -> Result<(bool, Vec<KnownMle>)> {
     if points.is_empty() {
-        return Ok(false);
+        return Ok((false, Vec::new()));
     }
     let confidence = bohf_confidence::ConfidenceConfig { norm_bound, ..config.confidence.clone() };
     let problem = ConfidenceProblem::new(&gram(kernel, points), &observations(rejects), &confidence)?;
     let alpha_doubled = alpha1(&config.alpha, 2.0 * c_alpha, 2.0 * norm_bound, points.len(), t)?;
-    Ok(bohf_confidence::doubling_test(&problem, alpha_doubled)?.double)
+    let test = bohf_confidence::doubling_test(&problem, alpha_doubled)?;
+    let doubled = problem.with_norm_bound(2.0 * norm_bound)?;
+    let known = vec![KnownMle { problem, mle: test.mle }, KnownMle { problem: doubled, mle: test.mle_doubled }];
+    Ok((test.double, known))
 }
 
 #[cfg(test)]

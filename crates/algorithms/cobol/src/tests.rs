@@ -346,6 +346,45 @@ fn the_pruned_search_decides_as_the_exact_reference_at_every_step() {
     assert!(compared >= 10 && pruned >= compared / 2, "{compared} iterations compared, {pruned} pruned");
 }
 
+/// Reusing the doubling test's MLE for the next iteration's set decides exactly as solving it
+/// afresh: along a seeded run with many labels (an expert who rejects 90 % of the points, as the
+/// a = 2 expert on Ackley-4D does, on a 2-D box; doubling every 3 labels),
+/// every query and every step's figures (λ, g's width, B_g, the programs solved) are identical,
+/// bit for bit, and the reuse happened.
+#[test]
+fn reusing_the_doubling_tests_mle_decides_as_solving_it_afresh() {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let mut cobol = Cobol::new_box(&ctx, quick_config().check().unwrap(), search.check().unwrap()).unwrap();
+    let mut fresh = cobol.clone();
+    fresh.reuse_mles = false;
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    let (mut reused, mut iterations) = (0, 0);
+    for step in 0..60 {
+        if cobol.deciding_next() {
+            iterations += 1;
+            reused += usize::from(cobol.clone().g_model().unwrap().reused_mle);
+            assert!(!fresh.clone().g_model().unwrap().reused_mle);
+        }
+        let q = cobol.suggest(&mut alg.clone()).unwrap();
+        let q_fresh = fresh.suggest(&mut alg).unwrap();
+        assert_eq!(q, q_fresh, "step {step}");
+        // Debug prints every f64 to the last bit (and NaN equal to NaN).
+        assert_eq!(format!("{:?}", cobol.last_step()), format!("{:?}", fresh.last_step()), "step {step}");
+        assert_eq!(cobol.lambda().to_bits(), fresh.lambda().to_bits());
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.1 },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+        fresh.observe(&q, ans).unwrap();
+    }
+    eprintln!("{iterations} iterations, {reused} reused MLEs, {} labels", cobol.labels().len());
+    assert!(iterations >= 20 && reused >= 5, "{iterations} iterations, {reused} reused");
+}
+
 #[test]
 fn replaying_the_history_reproduces_the_state_and_the_next_suggestion() {
     let ctx = finite_ctx(31);
@@ -481,4 +520,98 @@ fn diagnostic_bench_state() {
     }
     times.sort_by(f64::total_cmp);
     eprintln!("median cpu {:.1} ms", times[times.len() / 2]);
+}
+
+/// −Ackley(x) (maximisation), written out for the diagnostic below.
+fn neg_ackley(x: &[f64]) -> f64 {
+    let d = x.len() as f64;
+    let s2 = x.iter().map(|v| v * v).sum::<f64>() / d;
+    let sc = x.iter().map(|v| (2.0 * std::f64::consts::PI * v).cos()).sum::<f64>() / d;
+    -(-20.0 * (-0.2 * s2.sqrt()).exp() - sc.exp() + 20.0 + std::f64::consts::E)
+}
+
+fn thread_cpu_ms() -> f64 {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+    s.split_whitespace().next().unwrap().parse::<f64>().unwrap() * 1e-6
+}
+
+/// The state of `cobol_step/box_ackley4_labels{100,500}` built without the pre-training doubling
+/// tests (the labels are set directly; B_g from `BOHF_BG`, default 16).
+fn box_ackley_state(labels: usize, accuracy: f64) -> Cobol {
+    let cube = BoxDomain::cube(-1.0, 1.0, 4).unwrap();
+    let ctx = SearchContext::new(cube.clone(), 300).unwrap();
+    let config = CobolConfig { initial_evaluations: 20, initial_labels: 0, ..CobolConfig::default() };
+    let mut r = rng::seeded(1);
+    for _ in 0..200 {
+        let _ = r.random_range(0..400usize);
+    }
+    let _: Vec<Vec<f64>> = (0..120).map(|_| cube.sample(&mut r)).collect();
+    let points: Vec<Vec<f64>> = (0..20 + labels).map(|_| cube.sample(&mut r)).collect();
+    let mut c =
+        Cobol::new_box(&ctx, config.check().unwrap(), crate::CobolBoxSearch::default().check().unwrap()).unwrap();
+    let history: Vec<(Query, Answer)> = points[..20]
+        .iter()
+        .map(|p| (Query::Evaluate(Point::continuous(p.clone())), Answer::Value(neg_ackley(p))))
+        .collect();
+    c.observe_batch(&history).unwrap();
+    let mut r = rng::seeded(9);
+    let range = 3.6253849384403627;
+    for p in &points[20..] {
+        let rho = 6.0 * (-neg_ackley(p)) / range - 3.0;
+        let accept = r.random::<f64>() >= 1.0 / (1.0 + (-accuracy * rho).exp());
+        c.labels.push((p.clone(), !accept));
+    }
+    c.norm_bound = std::env::var("BOHF_BG").ok().and_then(|v| v.parse().ok()).unwrap_or(16.0);
+    c.c_alpha *= c.norm_bound / 16.0;
+    c
+}
+
+#[test]
+#[ignore = "diagnostic: where one box iteration with many labels spends its time"]
+fn diagnostic_box_many_labels() {
+    let labels = std::env::var("BOHF_LABELS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    let c = box_ackley_state(labels, 2.0);
+    let rejects = c.labels.iter().filter(|l| l.1).count();
+    eprintln!("labels {labels}, rejects {rejects}, B_g {}", c.norm_bound);
+    let mut c1 = c.clone();
+    let (t, c0) = (std::time::Instant::now(), thread_cpu_ms());
+    let g = c1.g_model().unwrap();
+    eprintln!(
+        "g model (MLE + set): wall {:?} cpu {:.0} ms, ll* {:?}",
+        t.elapsed(),
+        thread_cpu_ms() - c0,
+        g.mle_log_likelihood()
+    );
+    let mut c2 = c.clone();
+    let (t, c0) = (std::time::Instant::now(), thread_cpu_ms());
+    let n = c2.labels.len();
+    c2.doubling_test(n).unwrap();
+    eprintln!("doubling test: wall {:?} cpu {:.0} ms, B_g after {}", t.elapsed(), thread_cpu_ms() - c0, c2.norm_bound);
+    for reuse in [false, true] {
+        c2.reuse_mles = reuse;
+        let (t, c0) = (std::time::Instant::now(), thread_cpu_ms());
+        let g = c2.g_model().unwrap();
+        let (wall, cpu) = (t.elapsed(), thread_cpu_ms() - c0);
+        eprintln!("g model after the test: reused {} wall {wall:?} cpu {cpu:.0} ms", g.reused_mle);
+    }
+    // Five pointwise programs (g_lower and g_upper) at uniform points, unless BOHF_SUGGEST is set.
+    if std::env::var("BOHF_SUGGEST").is_err() {
+        let mut c3 = c.clone();
+        let mut g = c3.g_model().unwrap();
+        let model = c3.f_model().unwrap().clone();
+        let mut r = rng::seeded(3);
+        let cube = BoxDomain::cube(-1.0, 1.0, 4).unwrap();
+        let (t, c0) = (std::time::Instant::now(), thread_cpu_ms());
+        for _ in 0..5 {
+            let p = g.point(&model.working(&cube.sample(&mut r)).unwrap()).unwrap();
+            let (lo, hi) = (g.lower(&p).unwrap(), g.upper(&p).unwrap());
+            eprintln!("  [{lo:.9}, {hi:.9}]");
+        }
+        eprintln!("10 pointwise programs: wall {:?} cpu {:.0} ms", t.elapsed(), thread_cpu_ms() - c0);
+        return;
+    }
+    let mut c3 = c.clone();
+    let (t, c0) = (std::time::Instant::now(), thread_cpu_ms());
+    let q = c3.suggest(&mut rng::seeded(2)).unwrap();
+    eprintln!("suggest: wall {:?} cpu {:.0} ms {:?} {q:?}", t.elapsed(), thread_cpu_ms() - c0, c3.last_step());
 }
