@@ -20,7 +20,8 @@
 //! speed work, measured in one session). Status after the second pass (load average 4–5.5):
 //! `eubo/step_t100_d2` 14.2–19.8 ms (target < 20 ms met; before 31.7–33.9 ms), `eubo/refit_t100_d2`
 //! 3.4–5.0 ms (before 17.1–17.5 ms), `qeubo/step_q4_d6` 88–103 ms (target < 100 ms met in 3 of 4
-//! runs under load; CPU 63 ms per step).
+//! runs under load; CPU 63 ms per step). On a quiet machine (load 1–2, 2026-11-25), before → after
+//! the second pass: `eubo/step_t100_d2` 22.2 → 10.0 ms, `qeubo/step_q4_d6` 77.5 → 67.5 ms.
 
 use bohf::core::{Answer, BoxDomain, Link, Optimizer, Point, Query, SearchContext, rng};
 use bohf::eubo::{Eubo, EuboConfig, Qeubo, QeuboConfig, base_samples, maximize_options_on_unit_box};

@@ -13,9 +13,9 @@
 //! Data: 100 duels between uniformly random points of [0, 1]² (200 distinct points), answered by a
 //! probit comparison of u(x) = sin(3 x₀) + x₁² with noise scale 0.3; fixed seed.
 //!
-//! Status (issue 15, second pass, load average 4–5.5; docs/gp.md, "Speed"): `fit_hyper_t100_d2`
-//! 14.3–15.0 ms before, 9.1–12.4 ms after (CPU 8.6 ms per fit, was 10.6–11.0 ms): the < 10 ms target
-//! is met by the CPU time, in wall time only in one of four runs on this loaded machine.
+//! Status (issue 15, docs/gp.md, "Speed"): on a quiet machine (load 1–2, 2026-11-25)
+//! `fit_hyper_t100_d2` 10.07 ms before the second pass, 7.49 / 8.07 ms after: the < 10 ms target is
+//! met. Under load 4–5.5: 14.3–15.0 ms before, 9.1–12.4 ms after (CPU 8.6 ms per fit).
 
 use bohf::core::{Link, rng};
 use bohf::gp::laplace::{LaplaceConfig, LaplaceFitConfig, LaplacePreferenceGp, PreferenceData, fit_laplace};
