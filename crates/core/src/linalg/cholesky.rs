@@ -46,35 +46,7 @@ impl Cholesky {
     /// Factorises `a + jitter·I`, escalating the jitter as `policy` allows; the error reports the
     /// largest jitter tried. Only the lower triangle of `a` is read.
     pub fn with_jitter(a: &DMatrix<f64>, policy: JitterPolicy) -> Result<Self> {
-        let n = a.nrows();
-        if a.ncols() != n {
-            return Err(Error::dims("Cholesky (square matrix)", n, a.ncols()));
-        }
-        crate::error::ensure_finite("matrix given to Cholesky", a.iter())?;
-        if n == 0 {
-            return Ok(Self { l: DMatrix::zeros(0, 0), jitter: 0.0 });
-        }
-        let scale = {
-            let s = a.diagonal().iter().map(|v| v.abs()).sum::<f64>() / n as f64;
-            if s > 0.0 { s } else { 1.0 }
-        };
-        let mut jitter = 0.0;
-        let mut rel = policy.initial;
-        loop {
-            if let Some(l) = factor_lower(a, jitter) {
-                return Ok(Self { l, jitter });
-            }
-            if rel.is_nan() || rel <= 0.0 || rel > policy.max * (1.0 + 1e-12) {
-                return Err(Error::NotPositiveDefinite {
-                    size: n,
-                    jitter,
-                    max_jitter: policy.max * scale,
-                    context: None,
-                });
-            }
-            jitter = rel * scale;
-            rel *= policy.growth.max(1.0 + 1e-3);
-        }
+        Self::with_jitter_by(a, policy, factor_lower)
     }
 
     /// [`Cholesky::with_jitter`] computed by the left-looking column ("gaxpy") Cholesky of Golub &
@@ -87,11 +59,23 @@ impl Cholesky {
     /// [`Cholesky::with_jitter`], so that their results stay bit-identical. Same jitter policy,
     /// errors and reading of the lower triangle only.
     pub fn with_jitter_gaxpy(a: &DMatrix<f64>, policy: JitterPolicy) -> Result<Self> {
+        Self::with_jitter_by(a, policy, factor_lower_gaxpy)
+    }
+
+    /// The jitter escalation shared by [`Cholesky::with_jitter`] and
+    /// [`Cholesky::with_jitter_gaxpy`], with `factor(a, jitter)` the factorisation of `a + jitter·I`
+    /// (`None` when it is not positive definite).
+    fn with_jitter_by(
+        a: &DMatrix<f64>,
+        policy: JitterPolicy,
+        factor: fn(&DMatrix<f64>, f64) -> Option<DMatrix<f64>>,
+    ) -> Result<Self> {
         let n = a.nrows();
         if a.ncols() != n {
             return Err(Error::dims("Cholesky (square matrix)", n, a.ncols()));
         }
-        // On the storage slice: nalgebra's element iterator costs as much as a third of the factorisation.
+        // On the storage slice (column-major, as nalgebra's element iterator, which costs as much
+        // as a third of a small factorisation).
         crate::error::ensure_finite("matrix given to Cholesky", a.as_slice().iter())?;
         if n == 0 {
             return Ok(Self { l: DMatrix::zeros(0, 0), jitter: 0.0 });
@@ -103,7 +87,7 @@ impl Cholesky {
         let mut jitter = 0.0;
         let mut rel = policy.initial;
         loop {
-            if let Some(l) = factor_lower_gaxpy(a, jitter) {
+            if let Some(l) = factor(a, jitter) {
                 return Ok(Self { l, jitter });
             }
             if rel.is_nan() || rel <= 0.0 || rel > policy.max * (1.0 + 1e-12) {
