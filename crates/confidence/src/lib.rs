@@ -88,6 +88,7 @@
 mod beta;
 mod config;
 mod conic;
+mod curvature;
 mod doubling;
 mod problem;
 mod set;

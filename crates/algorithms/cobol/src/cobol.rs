@@ -168,6 +168,9 @@ pub struct Cobol {
     /// it poses the same program ([`GModel::with_known_mles`]); off in tests' reference mode.
     known_mles: Vec<KnownMle>,
     pub(crate) reuse_mles: bool,
+    /// Whether the x^c search screens with the curvature bounds ([`GModel::tighten`]) before
+    /// solving a program (tests switch it off to compare).
+    pub(crate) curvature_screening: bool,
 }
 
 impl std::fmt::Debug for Cobol {
@@ -223,6 +226,7 @@ impl Cobol {
             exact_all: false,
             known_mles: Vec::new(),
             reuse_mles: true,
+            curvature_screening: true,
         }
     }
 
@@ -346,6 +350,23 @@ impl Cobol {
             self.c_alpha *= 2.0;
         }
         Ok(())
+    }
+
+    /// Test support: sets the state a recorded run had before an iteration (evaluations as
+    /// (x, utility), labels as (x, reject), λ, B_g, α₁'s constant and t), initial phase done, f's
+    /// model refitted.
+    #[cfg(test)]
+    pub(crate) fn restore_for_replay(
+        &mut self,
+        evals: &[(Vec<f64>, f64)],
+        labels: Vec<(Vec<f64>, bool)>,
+        (lambda, norm_bound, c_alpha, iteration): (f64, f64, f64, usize),
+    ) -> Result<()> {
+        self.evals = evals.iter().map(|(x, u)| (Pt { x: x.clone(), index: None }, cobol_objective(*u))).collect();
+        self.labels = labels;
+        self.initial_done = true;
+        (self.lambda, self.norm_bound, self.c_alpha, self.iteration) = (lambda, norm_bound, c_alpha, iteration);
+        self.refit()
     }
 
     /// Seeded by the first evaluated point (so a function of the history).
@@ -519,10 +540,18 @@ impl Cobol {
                     }
                     continue;
                 }
-                // Every solve adds cuts: tighten this point's enclosure before solving it.
+                // Every solve adds cuts: tighten this point's enclosure before solving it, then,
+                // if that is not enough, with the curvature bounds (dearer, but they certify far
+                // from the solved points).
                 g.refresh(&mut gpts[i])?;
                 if j_range_of(&gpts[i], bounds[i].lcb) > bj {
                     continue;
+                }
+                if self.curvature_screening {
+                    g.tighten(&mut gpts[i])?;
+                    if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                        continue;
+                    }
                 }
             }
             // A closed enclosure is the value itself (e.g. the box floor reached by a feasible

@@ -291,6 +291,19 @@ impl GModel {
         Ok(())
     }
 
+    /// Tightens `p`'s outer ends (lower_floor, upper_cap) with the curvature bounds of
+    /// bohf-confidence ([`ConfidenceSet::curvature_pointwise_bounds`]): certified like the cuts,
+    /// but they keep ℓ's curvature, so they also rule out points far from every solved one. Costs
+    /// O(n²) per point after an O(n³) eigendecomposition on the set's first call: call it only for
+    /// a point whose program would otherwise be solved.
+    pub fn tighten(&mut self, p: &mut GPoint) -> Result<()> {
+        let (Some(g), Some(c)) = (&mut self.inner, &p.candidate) else { return Ok(()) };
+        let (lo, hi) = g.set.curvature_pointwise_bounds(c)?;
+        p.lower_floor = p.lower_floor.max(lo).min(p.mle);
+        p.upper_cap = p.upper_cap.min(hi).max(p.mle);
+        Ok(())
+    }
+
     /// g_lower(x) = inf_{g̃ ∈ C} g̃(x) (eq. (39)), "protected" by the MLE: min(g_lower, ĝ(x)).
     ///
     /// **Solver failure.** If clarabel fails on the program even after bohf-confidence's cautious

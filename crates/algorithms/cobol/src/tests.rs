@@ -615,3 +615,146 @@ fn diagnostic_box_many_labels() {
     let q = c3.suggest(&mut rng::seeded(2)).unwrap();
     eprintln!("suggest: wall {:?} cpu {:.0} ms {:?} {q:?}", t.elapsed(), thread_cpu_ms() - c0, c3.last_step());
 }
+
+/// The state of a recorded box run just before the iteration of row `row` of its steps CSV
+/// (`runs/a*-r*.csv` of a reproduction, COBOL with g_thr = `g_thr` on [lo, hi]^d): evaluations and
+/// labels replayed from the earlier rows (the initial labels through the balanced filter), λ, B_g,
+/// α₁'s constant and t from the row's details.
+fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr: f64) -> Cobol {
+    let text = std::fs::read_to_string(path).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let coords = |s: &str| -> Vec<f64> { s.split(';').map(|v| v.parse().unwrap()).collect() };
+    let details = |r: &Vec<&str>| -> std::collections::HashMap<String, String> {
+        r.last().unwrap().split(';').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.into(), v.into())).collect()
+    };
+    let cube = BoxDomain::cube(lo, hi, d).unwrap();
+    let ctx = SearchContext::new(cube, 2000).unwrap();
+    let config = CobolConfig { g_thr, ..CobolConfig::default() };
+    let b0 = config.confidence.norm_bound;
+    let mut c =
+        Cobol::new_box(&ctx, config.check().unwrap(), crate::CobolBoxSearch::default().check().unwrap()).unwrap();
+    let evals: Vec<(Vec<f64>, f64)> =
+        rows[..row].iter().filter(|r| r[3] == "evaluate").map(|r| (coords(r[4]), r[6].parse().unwrap())).collect();
+    let (mut acc, mut rej, mut labels) = (0, 0, Vec::new());
+    for r in &rows[..row] {
+        if r[3] != "label" {
+            continue;
+        }
+        let accept = r[6] == "1";
+        if details(r)["phase"] == "initial-label" {
+            let same = if accept { &mut acc } else { &mut rej };
+            if *same >= 5 {
+                continue;
+            }
+            *same += 1;
+        }
+        labels.push((coords(r[4]), !accept));
+    }
+    let dt = details(&rows[row]);
+    let norm_bound: f64 = dt["norm_bound"].parse().unwrap();
+    let c_alpha = c.c_alpha() * norm_bound / b0;
+    let state = (dt["lambda"].parse().unwrap(), norm_bound, c_alpha, dt["iteration"].parse().unwrap());
+    c.restore_for_replay(&evals, labels, state).unwrap();
+    c
+}
+
+/// Replays rows of a recorded box run (env `BOHF_CSV`, `BOHF_ROWS` = comma-separated row
+/// numbers or `every:k` for every k-th iteration row, `BOHF_DIM`, `BOHF_LO`, `BOHF_HI`, `BOHF_GTHR`)
+/// and decides each with and without the curvature screening:
+/// programs solved, CPU time, and whether the decision and λ agree with each other and the record.
+#[test]
+#[ignore = "diagnostic: the curvature screening on recorded iterations"]
+fn diagnostic_replay_recorded_iterations() {
+    let path = std::env::var("BOHF_CSV").unwrap();
+    let var = |k: &str, default: f64| std::env::var(k).map_or(default, |v| v.parse::<f64>().unwrap());
+    let space = (var("BOHF_DIM", 4.0) as usize, var("BOHF_LO", -1.0), var("BOHF_HI", 1.0));
+    let g_thr = var("BOHF_GTHR", 0.1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let spec = std::env::var("BOHF_ROWS").unwrap();
+    let rows: Vec<usize> = match spec.strip_prefix("every:") {
+        Some(k) => {
+            let k: usize = k.parse().unwrap();
+            let its: Vec<usize> = (0..lines.len())
+                .filter(|&i| lines[i].contains("phase=iteration") && !lines[i].contains("branch=-"))
+                .collect();
+            its.into_iter().step_by(k).collect()
+        }
+        None => spec.split(',').map(|v| v.parse().unwrap()).collect(),
+    };
+    let (mut totals, mut count) = ([0.0; 4], 0);
+    for row in rows {
+        let line = lines[row].to_string();
+        let mut out = Vec::new();
+        for screening in [false, true] {
+            let mut c = state_from_csv(&path, row, space, g_thr);
+            c.curvature_screening = screening;
+            let c0 = thread_cpu_ms();
+            let dec = c.decide().unwrap();
+            out.push((dec.query.clone(), c.lambda(), dec.info.solved, thread_cpu_ms() - c0, c.labels.len()));
+        }
+        eprintln!(
+            "row {row} labels {}: off solved {} {:.0} ms | on solved {} {:.0} ms | same query {} same λ {} | record: {}",
+            out[0].4,
+            out[0].2,
+            out[0].3,
+            out[1].2,
+            out[1].3,
+            out[0].0 == out[1].0,
+            out[0].1 == out[1].1,
+            line.rsplit(',').next().unwrap()
+        );
+        assert_eq!(out[0].0, out[1].0);
+        assert_eq!(out[0].1.to_bits(), out[1].1.to_bits());
+        count += 1;
+        for (t, v) in totals.iter_mut().zip([out[0].2 as f64, out[0].3, out[1].2 as f64, out[1].3]) {
+            *t += v;
+        }
+    }
+    eprintln!(
+        "{count} rows: off solved {} cpu {:.0} ms | on solved {} cpu {:.0} ms",
+        totals[0], totals[1], totals[2], totals[3]
+    );
+}
+
+/// The curvature screening ([`GModel::tighten`]) only skips programs that cannot change the
+/// decision: over a seeded box run on Ackley-4D with an expert of accuracy a = 2 (who rejects
+/// almost everywhere, so labels pile up: issue 13's Experiment A at a = 2, the regime the
+/// screening is for), every query, λ and step record is the same with and without it (λ to the
+/// last bit), and it solves fewer programs.
+#[test]
+fn curvature_screening_decides_exactly_as_without_it() {
+    let labels_wanted: usize = std::env::var("BOHF_LABELS").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
+    let cube = BoxDomain::cube(-1.0, 1.0, 4).unwrap();
+    let ctx = SearchContext::new(cube, 2000).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 128, ..Default::default() };
+    let mut cobol = Cobol::new_box(&ctx, quick_config().check().unwrap(), search.check().unwrap()).unwrap();
+    let (mut alg, mut resp) = (rng::seeded(7), rng::seeded(8));
+    let (mut with, mut without, mut steps) = (0, 0, 0);
+    let expert = |x: &[f64], r: &mut bohf_core::BohfRng| {
+        let rho = 6.0 * (-neg_ackley(x)) / 3.6253849384403627 - 3.0;
+        r.random::<f64>() >= 1.0 / (1.0 + (-2.0 * rho).exp())
+    };
+    while cobol.labels().len() < labels_wanted && steps < 400 {
+        steps += 1;
+        let mut plain = cobol.clone();
+        plain.curvature_screening = false;
+        let q = cobol.suggest(&mut alg.clone()).unwrap();
+        let q_plain = plain.suggest(&mut alg).unwrap();
+        assert_eq!(q, q_plain, "step {steps}");
+        assert_eq!(cobol.lambda().to_bits(), plain.lambda().to_bits(), "λ at step {steps}");
+        let (s, p) = (cobol.last_step().unwrap(), plain.last_step().unwrap());
+        assert_eq!((s.primal.clone(), s.branch, s.g_width), (p.primal.clone(), p.branch, p.g_width));
+        with += s.solved;
+        without += p.solved;
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(neg_ackley(&p.coords)),
+            Query::Label(p) => Answer::Label { accept: expert(&p.coords, &mut resp) },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+    }
+    eprintln!("{steps} steps, {} labels: {with} programs with the screening, {without} without", cobol.labels().len());
+    assert!(cobol.labels().len() >= labels_wanted, "the run gathered labels");
+    assert!(with < without, "the screening saved programs: {with} vs {without}");
+}
