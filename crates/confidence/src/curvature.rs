@@ -1,6 +1,6 @@
 //! Certified pointwise bounds from a quadratic outer approximation of the likelihood constraint.
 //!
-//! The cheap bounds of [`crate::set`] (the ball and halfspaces) lose the curvature of ℓ, so where
+//! The cheap bounds of [`crate::ConfidenceSet`] (the ball and halfspaces) lose the curvature of ℓ, so where
 //! the set is narrow only because many labels pin f̃ down (COBOL with a hundred labels or more:
 //! g_lower ≈ 0…2 at explored points while ball ∩ halfspaces certify only the latent box −3) they
 //! certify nothing and every program must be solved. This module keeps the curvature.
@@ -14,7 +14,7 @@
 //! q_τ(t) = φ(a_τ) + d_τ (t − a_τ) − ½ m_τ (t − a_τ)²,
 //! ```
 //!
-//! chosen at the MLE's value t̂_τ ([`term_quadratic`]): the tangent at a = t̂ (d = φ′(a)), or, for
+//! chosen at the MLE's value t̂_τ: the tangent at a = t̂ (d = φ′(a)), or, for
 //! a term the box holds at its edge (t̂ = R, where φ still rises), the quadratic with its vertex
 //! there (a = R, d = 0), which leaves no likelihood to gain beyond the box the dual relaxes. m_τ is
 //! the largest curvature with q_τ ≥ φ on [−R_τ, R_τ], certified below (grid minimum of the
@@ -36,7 +36,7 @@
 //!
 //! the maximum over p of the Lagrangian (a concave quadratic in w, ω). With the eigendecomposition
 //! M = VΛVᵀ (once per set) every evaluation is O(n) in the rotated coordinates; the O(n²) per point
-//! is Vᵀg_w. D is convex; [`CurvatureOuter::upper`] minimises it by a safeguarded Newton method
+//! is Vᵀg_w. D is convex; it is minimised by a safeguarded Newton method
 //! over (ν, μ), and every value it evaluates is a valid bound, so the result is certified however
 //! far the search gets. At μ = 0 the minimum is B‖g‖ (the ball alone), so the bound is never
 //! worse than the ball's. It is not a cut of a solved program but a property of the data, so it
@@ -65,6 +65,8 @@ pub(crate) struct CurvatureOuter {
     lambda: DVector<f64>,
     centre: Centre,
     norm_bound: f64,
+    /// Q(ŵ).
+    pub(crate) q_centre: f64,
 }
 
 /// The range R_τ of each t_τ = r_τᵀw on the common set: B‖r_τ‖, and with the latent box b also
@@ -172,7 +174,7 @@ impl CurvatureOuter {
             return None;
         }
         let centre = Centre { w: &vt * w_hat, gamma: &vt * gamma, wnorm2: w_hat.norm_squared(), beta };
-        Some(Self { vt, lambda, centre, norm_bound: data.norm_bound })
+        Some(Self { vt, lambda, centre, norm_bound: data.norm_bound, q_centre: q_hat })
     }
 
     /// A certified upper bound on h(g) = max {g_wᵀw + g_ω ω : (w, ω) ∈ C′} (module docs): the
@@ -181,6 +183,47 @@ impl CurvatureOuter {
         let a = &self.vt * g_w;
         let gg = g_w.norm_squared() + g_omega * g_omega;
         dual_minimum(&a, g_omega, gg, &self.lambda, &self.centre, self.norm_bound)
+    }
+}
+
+impl CurvatureOuter {
+    /// A certified upper bound on max {ℓ(w) : ‖w‖ ≤ B} over the common set's box (B the norm
+    /// bound of the data this was built from), ℓ ≤ Q there: by weak duality, for every ν > 0,
+    ///
+    /// ```text
+    /// max_{‖w‖ ≤ B} Q(w) ≤ Q(ŵ) − ν‖ŵ‖² + ½ bᵀ(M + 2νI)⁻¹b + νB²,   b = γ − 2νŵ,
+    /// ```
+    ///
+    /// which is D(ν, 1) of the module docs with g = 0 and β′ = Q(ŵ) (`q_centre`), minimised over
+    /// ν by a safeguarded Newton method (every value evaluated is a valid bound). The B-doubling
+    /// test uses it to skip the MLE with 2B when even this bound cannot reject B.
+    pub(crate) fn likelihood_maximum_bound(&self, q_centre: f64) -> f64 {
+        let e = Centre { beta: q_centre, ..self.centre.clone() };
+        let zero = DVector::zeros(e.w.len());
+        let b = self.norm_bound;
+        let mut nu = 1.0 / (b * b);
+        let (mut value, mut grad, mut hess) = dual_value(&zero, 0.0, &self.lambda, &e, b, nu, 1.0);
+        let mut best = value;
+        for _ in 0..80 {
+            let step_full = -grad[0] / hess[0].max(f64::MIN_POSITIVE);
+            let mut step = 1.0;
+            let mut improved = false;
+            for _ in 0..50 {
+                let trial = (nu + step * step_full).max(0.1 * nu);
+                let (v, g, h) = dual_value(&zero, 0.0, &self.lambda, &e, b, trial, 1.0);
+                if v.is_finite() && v < value {
+                    improved = value - v > 1e-13 * value.abs().max(1.0);
+                    (nu, value, grad, hess) = (trial, v, g, h);
+                    best = best.min(v);
+                    break;
+                }
+                step *= 0.5;
+            }
+            if !improved {
+                break;
+            }
+        }
+        best
     }
 }
 

@@ -10,8 +10,12 @@ pub struct DoublingTest {
     pub norm_bound: f64,
     /// The MLE with bound B̂.
     pub mle: MleFit,
-    /// The MLE with bound 2B̂.
-    pub mle_doubled: MleFit,
+    /// The MLE with bound 2B̂; `None` when it was not needed: [`ConfidenceProblem::max_log_likelihood_bound`]
+    /// (centred at the MLE with B̂) already showed that B̂ is not rejected.
+    pub mle_doubled: Option<MleFit>,
+    /// The certified upper bound on the log-likelihood of the MLE with 2B̂ computed before
+    /// solving it.
+    pub doubled_bound: f64,
     /// β₁(·|2B̂), the width used in the test.
     pub beta_doubled: f64,
     /// Whether B̂ is rejected (and should be doubled).
@@ -26,15 +30,27 @@ pub struct DoublingTest {
 /// ```
 ///
 /// `beta_doubled` is β₁ computed with bound 2B̂ (e.g. [`crate::beta1`] or the practical schedule; the
-/// COBOL code uses 2c_α√(n+1)). Two MLE solves.
+/// COBOL code uses 2c_α√(n+1)).
+///
+/// One or two MLE solves: the MLE with 2B̂ is solved only if the certified bound U ≥ ℓ(f̂_{2B̂})
+/// of [`ConfidenceProblem::max_log_likelihood_bound`] (no solve; centred at f̂_{B̂}) leaves the
+/// rejection possible, i.e. unless ℓ(f̂_{B̂}) ≥ U − β₁ + 10⁻⁶(1 + |U|) (the margin covers the MLE
+/// solver's tolerance, 10⁻¹¹). The outcome is the same either way: the solved test would not
+/// reject either.
 pub fn doubling_test(problem: &ConfidenceProblem, beta_doubled: f64) -> Result<DoublingTest> {
     if !(beta_doubled.is_finite() && beta_doubled >= 0.0) {
         return Err(Error::invalid("beta_doubled", format!("must be finite and >= 0, got {beta_doubled}")));
     }
     let mle = problem.mle()?;
-    let mle_doubled = problem.with_norm_bound(2.0 * problem.norm_bound())?.mle()?;
+    let doubled = problem.with_norm_bound(2.0 * problem.norm_bound())?;
+    let doubled_bound = doubled.max_log_likelihood_bound(&mle.w)?;
+    let norm_bound = problem.norm_bound();
+    if mle.log_likelihood >= doubled_bound - beta_doubled + 1e-6 * (1.0 + doubled_bound.abs()) {
+        return Ok(DoublingTest { norm_bound, mle, mle_doubled: None, doubled_bound, beta_doubled, double: false });
+    }
+    let mle_doubled = doubled.mle()?;
     let double = mle.log_likelihood < mle_doubled.log_likelihood - beta_doubled;
-    Ok(DoublingTest { norm_bound: problem.norm_bound(), mle, mle_doubled, beta_doubled, double })
+    Ok(DoublingTest { norm_bound, mle, mle_doubled: Some(mle_doubled), doubled_bound, beta_doubled, double })
 }
 
 /// Repeats the test, doubling B̂ while it is rejected, at most `max_doublings` times. `beta_at` gives

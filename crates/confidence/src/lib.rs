@@ -21,7 +21,13 @@
 //!   [`bohf_core::WidthSchedule`];
 //!   [`beta_lemma35`] (β(ε, δ/2, t) of Lemma 3.5, for the reporting rule (19)) with the
 //!   [`SigmoidConstants`] of App. B; COBOL's [`alpha1_cobol`].
-//! * [`doubling_test`], [`adapt_norm_bound`]: the B-doubling hypothesis test (POP-BO App. G).
+//! * [`ConfidenceSet::curvature_pointwise_bounds`]: certified sup/inf f̃(x) bounds from a concave
+//!   quadratic Q ≥ ℓ on the set (per-observation quadratics above log σ on the range the ball and
+//!   latent box allow), through the 2-D dual of max gᵀp over {‖p‖ ≤ B, Q ≥ ℓ* − β}; unlike the cuts
+//!   they need no nearby solved program ([`ConfidenceProblem::max_log_likelihood_bound`]: the same Q
+//!   bounds the maximum likelihood without solving).
+//! * [`doubling_test`], [`adapt_norm_bound`]: the B-doubling hypothesis test (POP-BO App. G); the
+//!   MLE with 2B is solved only when the certified likelihood bound leaves a rejection possible.
 //!
 //! Every solve checks clarabel's status: anything but `Solved` (or an `AlmostSolved` whose gap and
 //! residuals meet [`ConfidenceConfig::acceptable_tolerance`]) is an [`bohf_core::Error::SolverFailed`]
@@ -88,7 +94,7 @@
 mod beta;
 mod config;
 mod conic;
-mod curvature;
+pub mod curvature;
 mod doubling;
 mod problem;
 mod set;

@@ -377,6 +377,22 @@ impl ConfidenceProblem {
         Ok(MleFit { log_likelihood, ..fit.clone() })
     }
 
+    /// A certified upper bound on the norm-constrained maximum likelihood max {ℓ(w) : ‖w‖ ≤ B}
+    /// (∩ the latent box), without solving: the concave quadratic Q ≥ ℓ of [`crate::curvature`]
+    /// centred at `w` (any point; the closer to the maximiser the tighter, e.g. the MLE with a
+    /// smaller B), maximised over the ball by its 1-D dual. `+∞` when there are no observation
+    /// terms to bound.
+    pub fn max_log_likelihood_bound(&self, w: &DVector<f64>) -> Result<f64> {
+        if w.len() != self.len() {
+            return Err(Error::dims("centre of the likelihood bound (support size)", self.len(), w.len()));
+        }
+        bohf_core::error::ensure_finite("centre of the likelihood bound", w.iter())?;
+        Ok(match crate::curvature::CurvatureOuter::new(&self.data, w, 0.0) {
+            Some(outer) => outer.likelihood_maximum_bound(outer.q_centre),
+            None => f64::INFINITY,
+        })
+    }
+
     /// The norm-constrained MLE max_Z ℓ(Z | D) s.t. ZᵀK⁻¹Z ≤ B² (POP-BO eq. (22), COBOL eq. (37)),
     /// solved as (C-MLE) of the notes: min Σu s.t. (B, w) ∈ SOC, softplus epigraphs, with Z = Lw.
     ///

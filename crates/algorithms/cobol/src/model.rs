@@ -370,7 +370,8 @@ pub struct KnownMle {
 
 /// App. F's doubling test on the labels (working units): ℓ_t(ĝ_{B}) < ℓ_t(ĝ_{2B}) − α₁(·|2B);
 /// with the practical rule α₁(·|2B) = 2c_α√(n+1) (the code). Returns whether to double, and the
-/// two MLEs it solved (with B and with 2B; none without labels).
+/// MLEs it solved (with B, and with 2B unless a certified bound made that solve unnecessary,
+/// [`bohf_confidence::doubling_test`]; none without labels).
 pub fn doubling_says_double(
     config: &ValidCobolConfig,
     kernel: &Stationary,
@@ -388,7 +389,10 @@ pub fn doubling_says_double(
     let alpha_doubled = alpha1(&config.alpha, 2.0 * c_alpha, 2.0 * norm_bound, points.len(), t)?;
     let test = bohf_confidence::doubling_test(&problem, alpha_doubled)?;
     let doubled = problem.with_norm_bound(2.0 * norm_bound)?;
-    let known = vec![KnownMle { problem, mle: test.mle }, KnownMle { problem: doubled, mle: test.mle_doubled }];
+    let mut known = vec![KnownMle { problem, mle: test.mle }];
+    if let Some(mle) = test.mle_doubled {
+        known.push(KnownMle { problem: doubled, mle });
+    }
     Ok((test.double, known))
 }
 
