@@ -166,7 +166,7 @@ pub struct Cobol {
     pub(crate) exact_all: bool,
     /// The MLEs of the last doubling test (B_g and 2B_g), reused by the next iteration's set when
     /// it poses the same program ([`GModel::with_known_mles`]); off in tests' reference mode.
-    known_mles: Vec<KnownMle>,
+    pub(crate) known_mles: Vec<KnownMle>,
     pub(crate) reuse_mles: bool,
     /// Whether the x^c search screens with the curvature bounds ([`GModel::tighten`]) before
     /// solving a program (tests switch it off to compare).

@@ -682,7 +682,7 @@ fn diagnostic_replay_recorded_iterations() {
         }
         None => spec.split(',').map(|v| v.parse().unwrap()).collect(),
     };
-    let (mut totals, mut count) = ([0.0; 4], 0);
+    let (mut totals, mut count, mut spared_count) = ([0.0; 4], 0, 0);
     for row in rows {
         let line = lines[row].to_string();
         let mut out = Vec::new();
@@ -706,13 +706,21 @@ fn diagnostic_replay_recorded_iterations() {
         );
         assert_eq!(out[0].0, out[1].0);
         assert_eq!(out[0].1.to_bits(), out[1].1.to_bits());
+        // The doubling test on this state's labels: did the certified bound spare the 2B MLE?
+        let mut c = state_from_csv(&path, row, space, g_thr);
+        let n = c.labels.len();
+        let c0 = thread_cpu_ms();
+        c.doubling_test(n).unwrap();
+        let spared = c.known_mles.len() == 1;
+        eprintln!("  doubling test at {n} labels: {:.0} ms, 2B MLE spared: {spared}", thread_cpu_ms() - c0);
+        spared_count += usize::from(spared);
         count += 1;
         for (t, v) in totals.iter_mut().zip([out[0].2 as f64, out[0].3, out[1].2 as f64, out[1].3]) {
             *t += v;
         }
     }
     eprintln!(
-        "{count} rows: off solved {} cpu {:.0} ms | on solved {} cpu {:.0} ms",
+        "{count} rows: off solved {} cpu {:.0} ms | on solved {} cpu {:.0} ms | 2B MLE spared in {spared_count}",
         totals[0], totals[1], totals[2], totals[3]
     );
 }
