@@ -8,6 +8,14 @@
 //! * `argmax_pruned_400_t30`: a whole POP-BO step's inner search: set setup, 400 candidates, pruned
 //!   argmax (prints how many programs were solved).
 //! * `argmax_all_400_t30`: the same solving all 400 programs (the unpruned reference).
+//! * COBOL's many-label regime: 300 unary labels on the same grid (an expert rejecting where f is
+//!   high, P(reject) = σ(2f)), latent box 3, B = 16, β = 3: `curvature_first_labels300` (a fresh
+//!   set's first curvature bound, with the eigendecomposition), `curvature_point_labels300` (one
+//!   point's bounds once built), and `lower_program_labels300` (one exact g_lower program, the
+//!   clarabel solve the bound may spare).
+//!
+//!   Medians (2026-11-25, two COBOL reproductions running on the 2 cores; 215 support points, 243
+//!   terms): first bound 19.8 ms, one point's bounds 41.5 µs, one g_lower program 203 ms.
 //!
 //! Medians measured (`--quick`, 2 cores shared with concurrent builds, load ≈ 5): MLE 6.7 ms
 //! (39 interior-point iterations at tolerance 1e-11), set setup 0.28 ms, one advantage 2.6 ms
@@ -86,6 +94,34 @@ fn bench(c: &mut Criterion) {
             let mut set = ConfidenceSet::new(&problem, &mle, s.beta).unwrap();
             black_box(set.maximise_advantage(&cands, reference, Some(&cands[s.reference])).unwrap().value)
         })
+    });
+    // COBOL's many-label regime (module docs).
+    let mut r = rng::seeded(5);
+    let labels: Vec<Observation> = (0..300)
+        .map(|_| {
+            let i = r.random_range(0..400usize);
+            let f = 2.0 * (3.0 * (i % 20) as f64 / 19.0).sin() * (2.0 * (i / 20) as f64 / 19.0).cos();
+            Observation::Label { point: i, positive: r.random::<f64>() < 1.0 / (1.0 + (-2.0 * f).exp()) }
+        })
+        .collect();
+    let config = ConfidenceConfig { latent_box: Some(3.0), nugget: 1e-6, ..ConfidenceConfig::with_norm_bound(16.0) };
+    let many = ConfidenceProblem::on_candidates(&s.base, &[], &labels, &config).unwrap();
+    let many_mle = many.mle().unwrap();
+    let many_cands = many.candidates_from_gram(&s.base, &all).unwrap();
+    eprintln!("labels300: {} support points, {} terms", many.len(), many.distinct_terms());
+    g.bench_function("curvature_first_labels300", |b| {
+        b.iter(|| {
+            let mut set = ConfidenceSet::new(&many, &many_mle, 3.0).unwrap();
+            black_box(set.curvature_pointwise_bounds(&many_cands[37]).unwrap())
+        })
+    });
+    let mut many_set = ConfidenceSet::new(&many, &many_mle, 3.0).unwrap();
+    many_set.curvature_pointwise_bounds(&many_cands[0]).unwrap();
+    g.bench_function("curvature_point_labels300", |b| {
+        b.iter(|| black_box(many_set.curvature_pointwise_bounds(&many_cands[37]).unwrap()))
+    });
+    g.bench_function("lower_program_labels300", |b| {
+        b.iter(|| black_box(many_set.lower_bound(&many_cands[37]).unwrap().value))
     });
     g.sample_size(10);
     g.bench_function("argmax_all_400_t30", |b| {

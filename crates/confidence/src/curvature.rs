@@ -201,29 +201,7 @@ impl CurvatureOuter {
         let e = Centre { beta: q_centre, ..self.centre.clone() };
         let zero = DVector::zeros(e.w.len());
         let b = self.norm_bound;
-        let mut nu = 1.0 / (b * b);
-        let (mut value, mut grad, mut hess) = dual_value(&zero, 0.0, &self.lambda, &e, b, nu, 1.0);
-        let mut best = value;
-        for _ in 0..80 {
-            let step_full = -grad[0] / hess[0].max(f64::MIN_POSITIVE);
-            let mut step = 1.0;
-            let mut improved = false;
-            for _ in 0..50 {
-                let trial = (nu + step * step_full).max(0.1 * nu);
-                let (v, g, h) = dual_value(&zero, 0.0, &self.lambda, &e, b, trial, 1.0);
-                if v.is_finite() && v < value {
-                    improved = value - v > 1e-13 * value.abs().max(1.0);
-                    (nu, value, grad, hess) = (trial, v, g, h);
-                    best = best.min(v);
-                    break;
-                }
-                step *= 0.5;
-            }
-            if !improved {
-                break;
-            }
-        }
-        best
+        minimise_dual(&zero, 0.0, &self.lambda, &e, b, (1.0 / (b * b), 1.0), true)
     }
 }
 
@@ -258,22 +236,35 @@ fn dual_value(
     (value, [g_nu, g_mu], [h_nn, h_nm, h_mm])
 }
 
-/// min over ν > 0, μ ≥ 0 of D(ν, μ) by a safeguarded projected Newton method from the ball's
-/// optimum (ν = ‖g‖/(2B), μ = 0); the smallest value evaluated (each is a valid bound).
+/// min over ν > 0, μ ≥ 0 of D(ν, μ) from the ball's optimum (ν = ‖g‖/(2B), μ = 0), by
+/// [`minimise_dual`].
 fn dual_minimum(a: &DVector<f64>, g_omega: f64, gg: f64, lambda: &DVector<f64>, e: &Centre, b: f64) -> f64 {
     let gnorm = gg.sqrt();
     if gnorm == 0.0 {
         return 0.0;
     }
-    let mut nu = gnorm / (2.0 * b);
-    let mut mu = 0.0;
+    minimise_dual(a, g_omega, lambda, e, b, (gnorm / (2.0 * b), 0.0), false)
+}
+
+/// min of D over ν > 0 and μ ≥ 0 (or over ν alone with μ held at its start when `mu_fixed`), by a
+/// safeguarded projected Newton method from `start`: the smallest value evaluated (each is a
+/// valid bound).
+fn minimise_dual(
+    a: &DVector<f64>,
+    g_omega: f64,
+    lambda: &DVector<f64>,
+    e: &Centre,
+    b: f64,
+    (mut nu, mut mu): (f64, f64),
+    mu_fixed: bool,
+) -> f64 {
     let (mut value, mut grad, mut hess) = dual_value(a, g_omega, lambda, e, b, nu, mu);
     let mut best = value;
     for _ in 0..60 {
         let [h_nn, h_nm, h_mm] = hess;
         // At μ = 0 with ∂D/∂μ ≥ 0 the constraint μ ≥ 0 is active: a Newton step in ν alone.
-        let fixed_mu = mu == 0.0 && grad[1] >= 0.0;
-        let (dn, dm) = if fixed_mu {
+        let nu_only = mu_fixed || (mu == 0.0 && grad[1] >= 0.0);
+        let (dn, dm) = if nu_only {
             (-grad[0] / h_nn.max(f64::MIN_POSITIVE), 0.0)
         } else {
             // Levenberg-damped 2×2 solve (H is positive semidefinite).
@@ -298,11 +289,7 @@ fn dual_minimum(a: &DVector<f64>, g_omega: f64, gg: f64, lambda: &DVector<f64>, 
             let (v, g, h) = dual_value(a, g_omega, lambda, e, b, nn, mm);
             if v.is_finite() && v < value {
                 improved = value - v > 1e-13 * value.abs().max(1.0);
-                nu = nn;
-                mu = mm;
-                value = v;
-                grad = g;
-                hess = h;
+                (nu, mu, value, grad, hess) = (nn, mm, v, g, h);
                 best = best.min(v);
                 break;
             }
