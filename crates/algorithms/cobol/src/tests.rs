@@ -728,8 +728,8 @@ fn diagnostic_replay_recorded_iterations() {
 /// The curvature screening ([`GModel::tighten`]) only skips programs that cannot change the
 /// decision: over a seeded box run on Ackley-4D with an expert of accuracy a = 2 (who rejects
 /// almost everywhere, so labels pile up: issue 13's Experiment A at a = 2, the regime the
-/// screening is for), every query, λ and step record is the same with and without it (λ to the
-/// last bit), and it solves fewer programs.
+/// screening is for), every query, x^c and branch is the same with and without it, λ and the
+/// g-width agree to the solver tolerance, and it solves fewer programs.
 #[test]
 fn curvature_screening_decides_exactly_as_without_it() {
     let labels_wanted: usize = std::env::var("BOHF_LABELS").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
@@ -750,9 +750,16 @@ fn curvature_screening_decides_exactly_as_without_it() {
         let q = cobol.suggest(&mut alg.clone()).unwrap();
         let q_plain = plain.suggest(&mut alg).unwrap();
         assert_eq!(q, q_plain, "step {steps}");
-        assert_eq!(cobol.lambda().to_bits(), plain.lambda().to_bits(), "λ at step {steps}");
+        // The values agree to the solver tolerance, not to the bit: a set's clarabel solver is
+        // reused across the step's programs and its results depend on the earlier solves at that
+        // level, so solving fewer programs moves them there (as in the exact-reference test).
+        assert!((cobol.lambda() - plain.lambda()).abs() <= 1e-7, "λ at step {steps}");
         let (s, p) = (cobol.last_step().unwrap(), plain.last_step().unwrap());
-        assert_eq!((s.primal.clone(), s.branch, s.g_width), (p.primal.clone(), p.branch, p.g_width));
+        assert_eq!((s.primal.clone(), s.branch), (p.primal.clone(), p.branch), "step {steps}");
+        match (s.g_width, p.g_width) {
+            (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-6, "g_width at step {steps}: {a} vs {b}"),
+            (a, b) => assert_eq!(a, b),
+        }
         with += s.solved;
         without += p.solved;
         let ans = match &q {
