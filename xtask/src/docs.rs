@@ -206,7 +206,7 @@ fn verification_page(root: &Path) -> Result<String, String> {
         report.seconds
     ));
     s.push_str(&markdown(&report.rows));
-    s.push_str("\n## Pending\n\nComponents being written; their checks join the catalogue when they land.\n\n");
+    s.push_str("\n## Pending\n\nClaims whose checks are not written yet, and claims that cannot be checked here (with the reason).\n\n");
     for (c, what) in &report.pending {
         s.push_str(&format!("* {c}: {what}\n"));
     }

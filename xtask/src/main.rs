@@ -75,7 +75,7 @@ pub struct VerifyReport {
     pub quick: bool,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// Components whose checks are pending.
+    /// Claims whose checks are pending (not written yet, or not checkable here; [`checks::PENDING`]).
     pub pending: Vec<(String, String)>,
     /// The rows.
     pub rows: Vec<Row>,
@@ -140,7 +140,7 @@ fn verify(args: &[String]) -> ExitCode {
         rows,
     };
     println!("{}", report::markdown(&report.rows));
-    println!("Pending (components being written; their checks join when they land):");
+    println!("Pending (checks not written yet, and claims that cannot be checked here):");
     for (c, what) in &report.pending {
         println!("  - {c}: {what}");
     }

@@ -72,10 +72,14 @@ pub fn catalogue() -> Vec<Check> {
     checks
 }
 
-/// Components whose checks are not in the catalogue yet because the component itself is not written
-/// yet (each joins when it lands), and claims that cannot be checked here (with the reason).
+/// Checkable claims whose checks are not written yet, and claims that cannot be checked here (with
+/// the reason).
 pub const PENDING: &[(&str, &str)] = &[
-    ("bohf-compgpucb (COMP-GP-UCB)", "β_t tables; regret rate; eq. (7)/(11) per step; Lemma 8 scaling; Φ(H^γ) ≪ Φ(X)"),
+    (
+        "COMP-GP-UCB, note 002 §6.2 items 6, 8 and 9",
+        "not written yet: eq. (7)/(11) per step; Lemma 8 scaling of the comparisons as γ shrinks; \
+         Φ(H^γ) ≪ Φ(X) by greedy on a grid (items 1–5 and 7 are the `compgpucb.*` rows)",
+    ),
     (
         "MR-LPF μ(h) ∈ [1/4, 3/4] on M₂ (after round 1)",
         "needs T ≥ T₀ of eq. (27): T₀ ∈ (8.9e17, 1.5e21] on the RKHS instance, not reachable; reported as info \
