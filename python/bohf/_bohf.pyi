@@ -44,6 +44,7 @@ def run(
     shard: str | tuple[int, int] | None = None,
     threads: int = 0,
     resume: bool = False,
+    checkpoint_every: float = 300.0,
 ) -> list[dict[str, Any]]: ...
 def algorithms() -> list[dict[str, Any]]: ...
 def gram(

@@ -98,9 +98,11 @@ fn records<'py>(py: Python<'py>, runs: &[RunRecord]) -> PyResult<Bound<'py, PyLi
 /// its steps as records (a list of dicts, one per step of every run, for `pandas.DataFrame`). A
 /// shard (`"K/N"` or `(K, N)`) returns the records of the whole experiment only when it finishes
 /// it, else an empty list. The GIL is released while it runs; Ctrl-C stops it after the runs in
-/// flight (they are saved; `resume=True` continues) and raises KeyboardInterrupt.
+/// flight (they are saved; `resume=True` continues) and raises KeyboardInterrupt. A run of an
+/// algorithm that saves its state (COBOL) saves a checkpoint at most every `checkpoint_every`
+/// seconds (0: never), from which `resume=True` continues it.
 #[pyfunction]
-#[pyo3(signature = (spec, out=None, shard=None, threads=0, resume=false))]
+#[pyo3(signature = (spec, out=None, shard=None, threads=0, resume=false, checkpoint_every=300.0))]
 pub fn run<'py>(
     py: Python<'py>,
     spec: &Bound<'py, PyAny>,
@@ -108,7 +110,13 @@ pub fn run<'py>(
     shard: Option<&Bound<'py, PyAny>>,
     threads: usize,
     resume: bool,
+    checkpoint_every: f64,
 ) -> PyResult<Bound<'py, PyList>> {
+    if !(checkpoint_every.is_finite() && checkpoint_every >= 0.0) {
+        return Err(SpecError::new_err(format!(
+            "checkpoint_every: need a finite number of seconds >= 0, got {checkpoint_every}"
+        )));
+    }
     let (spec, source) = spec_of(spec)?;
     let spec = folder::stored_spec(spec);
     let experiment =
@@ -129,6 +137,7 @@ pub fn run<'py>(
         threads,
         shard,
         resume,
+        checkpoint_every: (checkpoint_every > 0.0).then(|| Duration::from_secs_f64(checkpoint_every)),
     };
     let progress = Progress::default();
     let mut interrupt = None;

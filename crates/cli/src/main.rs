@@ -119,9 +119,14 @@ struct RunArgs {
     /// Run only every N-th run starting at K (0 ≤ K < N), e.g. --shard $SLURM_ARRAY_TASK_ID/4.
     #[arg(long, value_name = "K/N", value_parser = bohf_experiments::folder::parse_shard)]
     shard: Option<(usize, usize)>,
-    /// Continue in a folder that already holds finished runs of the same spec (skipping them).
+    /// Continue in a folder that already holds finished runs of the same spec (skipping them, and
+    /// continuing unfinished runs from their checkpoints).
     #[arg(long)]
     resume: bool,
+    /// Save a checkpoint of each unfinished run at most every SECONDS of wall time, for
+    /// algorithms that save their state (COBOL); 0 turns checkpoints off.
+    #[arg(long, value_name = "SECONDS", default_value_t = bohf_experiments::checkpoint::DEFAULT_CHECKPOINT_EVERY.as_secs())]
+    checkpoint_every: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -340,6 +345,7 @@ fn run_options(args: &RunArgs, default_out: PathBuf) -> folder::RunOptions {
         threads: usize::from(args.threads),
         shard: args.shard,
         resume: args.resume,
+        checkpoint_every: (args.checkpoint_every > 0).then(|| std::time::Duration::from_secs(args.checkpoint_every)),
     }
 }
 

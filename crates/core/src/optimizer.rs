@@ -473,6 +473,26 @@ pub trait Optimizer {
     fn step_details(&self) -> StepDetails {
         Vec::new()
     }
+    /// The algorithm's state between two steps (nothing pending), as text that
+    /// [`Optimizer::restore_state`] reads back, for a checkpoint of an unfinished run: a long run
+    /// (e.g. COBOL with many labels) then survives the end of its process. Replaying the history
+    /// ([`Optimizer::observe_batch`]) restores the same state but may cost as much as the run;
+    /// this skips the work.
+    ///
+    /// `Ok(None)` (the default) means the algorithm does not save its state: its runs are not
+    /// checkpointed and restart from step 1. An algorithm that saves must restore *exactly*: a
+    /// freshly built optimizer of the same configuration, restored, then continued with the same
+    /// random stream, makes the same queries, to the last bit, as the one that saved.
+    fn save_state(&self) -> Result<Option<String>> {
+        Ok(None)
+    }
+    /// Sets the state saved by [`Optimizer::save_state`] on a freshly built optimizer of the same
+    /// configuration. Errors name `state` (text that is not a saved state of this algorithm, or
+    /// one that does not fit its domain). The default refuses: the algorithm saves no state.
+    fn restore_state(&mut self, state: &str) -> Result<()> {
+        let _ = state;
+        Err(crate::Error::invalid("state", format!("{} does not save or restore its state", self.name())))
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@
 //!   rename) as soon as the run ends, so an interruption loses only the runs in flight. Its last line
 //!   is `# checksum fnv1a64:…` over the bytes before it; on `--resume` a file that fails the check
 //!   is reported, moved aside to `….csv.damaged` and the run is done again.
+//! * `DIR/runs/a{algorithm}-r{run}.partial.json`: the checkpoint of an unfinished run, for
+//!   algorithms that save their state (COBOL): `--resume` continues the run from it, with the same
+//!   result as an uninterrupted run ([`crate::checkpoint`]). Removed when the run's file is written.
 //! * `DIR/runs/a{algorithm}-r{run}.failed`: the error of a run that failed (algorithm, run, step,
 //!   reason). With the spec's `on_error = "stop"` (default) the first failure stops the experiment
 //!   (the finished runs stay; `--resume` retries the failed run); with `"continue"` the other runs go
@@ -24,6 +27,7 @@
 //! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
 
 use crate::ExperimentError;
+use crate::checkpoint::{Checkpoint, Checkpointing, checkpoint_file};
 use crate::checksum::{strip_checksum_line, with_checksum_line};
 use crate::lock::{LockGuard, lock_exclusive, lock_shared};
 use crate::{
@@ -43,9 +47,13 @@ pub struct RunOptions {
     pub threads: usize,
     /// Run only tasks k, k + n, … (0-based k).
     pub shard: Option<(usize, usize)>,
-    /// Skip runs already finished in `out` (and, without a shard, accept a stored spec that this
-    /// one extends by appended algorithms: [`appends_algorithms`]).
+    /// Skip runs already finished in `out`, and continue unfinished ones from their checkpoints
+    /// (and, without a shard, accept a stored spec that this one extends by appended algorithms:
+    /// [`appends_algorithms`]).
     pub resume: bool,
+    /// Save a checkpoint of each unfinished run at most this often (wall time), for algorithms
+    /// that save their state ([`crate::checkpoint`]); `None`: no checkpoints.
+    pub checkpoint_every: Option<std::time::Duration>,
 }
 
 /// What a folder run tells its caller while it works, and how the caller stops it. Every method
@@ -337,7 +345,8 @@ fn lock_folder_for_shard(
     let stems: std::collections::HashSet<String> =
         mine.iter().map(|id| format!("a{}-r{}", id.algorithm, id.run)).collect();
     let removed = remove_stale_temp_files(dir.join("runs"), |target| {
-        stems.contains(target.rsplit_once('.').map_or(target, |(stem, _)| stem))
+        // `a0-r4.csv`, `a0-r4.partial.json` (a checkpoint): the run's stem is before the first dot.
+        stems.contains(target.split_once('.').map_or(target, |(stem, _)| stem))
     })?;
     report_removed(dir, &removed, progress);
     Ok(vec![shared, own])
@@ -380,11 +389,14 @@ pub fn run_experiment(
         ));
     }
     let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
-    if !done_before.is_empty() && !opts.resume {
+    let partial: Vec<RunId> = mine.iter().copied().filter(|&id| checkpoint_file(&opts.out, id).exists()).collect();
+    if (!done_before.is_empty() || !partial.is_empty()) && !opts.resume {
         return Err(ExperimentError::Folder(format!(
-            "`{}` already holds {} finished run(s) of this spec; pass --resume to continue, or choose another --out",
+            "`{}` already holds {} finished run(s) and {} checkpoint(s) of unfinished runs of this spec; pass \
+             --resume to continue, or choose another --out",
             opts.out.display(),
-            done_before.len()
+            done_before.len(),
+            partial.len()
         )));
     }
     let mut todo = Vec::new();
@@ -427,8 +439,10 @@ pub fn run_experiment(
         if let Err(e) = write_atomic(&path, run_file_text(record).as_bytes()) {
             write_failures.lock().expect("no poisoning").push(e.to_string());
         }
-        // A run that failed before (and was retried with --resume) has finished now.
+        // A run that failed before (and was retried with --resume) has finished now, and its
+        // checkpoint is done with.
         let _ = std::fs::remove_file(failure_file(&opts.out, record.id));
+        let _ = std::fs::remove_file(checkpoint_file(&opts.out, record.id));
         progress.finished(counter.fetch_add(1, Ordering::SeqCst) + 1, total, record);
     };
     let on_failed = |failed: &FailedRun| {
@@ -452,7 +466,54 @@ pub fn run_experiment(
         })?;
     }
     let cancelled = || progress.cancelled();
-    let outcome = pool.install(|| experiment.run_tasks_until(&todo, &on_done, &on_failed, &cancelled));
+    let labels = spec.labels();
+    let name = |id: RunId| format!("`{}` run {}", labels[id.algorithm], id.run);
+    let set_aside = |id: RunId, why: &str| {
+        let path = checkpoint_file(&opts.out, id);
+        let aside =
+            move_aside(&path).map_or_else(|e| format!("(not moved: {e})"), |p| format!("moved to `{}`", p.display()));
+        progress.note(&format!(
+            "warning: the checkpoint `{}` of {} cannot be used ({why}); {aside}, and the run starts again from step 1",
+            path.display(),
+            name(id)
+        ));
+    };
+    let load = |id: RunId| {
+        let path = checkpoint_file(&opts.out, id);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                set_aside(id, &e.to_string());
+                return None;
+            }
+        };
+        match Checkpoint::from_text(&text, id, &labels[id.algorithm]) {
+            Ok(c) => {
+                progress.note(&format!("{}: continuing from its checkpoint after step {}", name(id), c.steps.len()));
+                Some(c)
+            }
+            Err(why) => {
+                set_aside(id, &why);
+                None
+            }
+        }
+    };
+    let save = |c: &Checkpoint| {
+        if let Err(e) = write_atomic(checkpoint_file(&opts.out, c.id), c.to_text().as_bytes()) {
+            progress.note(&format!("warning: {}: cannot save its checkpoint: {e}", name(c.id)));
+        }
+    };
+    let warn = |id: RunId, why: &str| progress.note(&format!("warning: {}: {why}", name(id)));
+    let checkpointing = opts.checkpoint_every.map(|every| Checkpointing {
+        every,
+        load: &load,
+        save: &save,
+        reject: &set_aside,
+        warn: &warn,
+    });
+    let outcome = pool
+        .install(|| experiment.run_tasks_checkpointed(&todo, &on_done, &on_failed, &cancelled, checkpointing.as_ref()));
     progress.end(total, start.elapsed().as_secs_f64());
     let failures = write_failures.into_inner().expect("no poisoning");
     if let Some(first) = failures.first() {
@@ -657,7 +718,13 @@ mod tests {
         let experiment = Experiment::new(spec, &Registry::builtin()).unwrap();
         let base = std::env::temp_dir().join(format!("bohf-folder-cancel-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
-        let opts = |dir: &str, resume| RunOptions { out: base.join(dir), threads: 1, shard: None, resume };
+        let opts = |dir: &str, resume| RunOptions {
+            out: base.join(dir),
+            threads: 1,
+            shard: None,
+            resume,
+            checkpoint_every: None,
+        };
         let e = run_experiment(&experiment, &opts("a", false), &StopAfter(1, AtomicUsize::new(0))).unwrap_err();
         let e = e.to_string();
         assert!(e.contains("interrupted: 1 run(s)") && e.contains("2 not started") && e.contains("--resume"), "{e}");
@@ -692,7 +759,13 @@ mod tests {
 
         let base = std::env::temp_dir().join(format!("bohf-folder-append-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
-        let opts = |dir: &str, resume, shard| RunOptions { out: base.join(dir), threads: 1, shard, resume };
+        let opts = |dir: &str, resume, shard| RunOptions {
+            out: base.join(dir),
+            threads: 1,
+            shard,
+            resume,
+            checkpoint_every: None,
+        };
         let registry = Registry::builtin();
         let (ea, eb) = (Experiment::new(a, &registry).unwrap(), Experiment::new(b.clone(), &registry).unwrap());
         run_experiment(&ea, &opts("old", false, None), &Quiet).unwrap();

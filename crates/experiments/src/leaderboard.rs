@@ -334,7 +334,13 @@ pub fn run_problem(
     progress: &dyn FolderProgress,
 ) -> Result<ProblemBoard> {
     let experiment = Experiment::new(problem.spec.clone(), registry)?;
-    let opts = RunOptions { out: out.join(problem.name()), threads, shard: None, resume };
+    let opts = RunOptions {
+        out: out.join(problem.name()),
+        threads,
+        shard: None,
+        resume,
+        checkpoint_every: Some(crate::checkpoint::DEFAULT_CHECKPOINT_EVERY),
+    };
     let start = std::time::Instant::now();
     let counting = CountingProgress { inner: progress, todo: std::sync::atomic::AtomicUsize::new(0) };
     let results = match run_experiment(&experiment, &opts, &counting)? {

@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 pub mod budget;
+pub mod checkpoint;
 pub mod checksum;
 pub mod error;
 pub mod feedback;

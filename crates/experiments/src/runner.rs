@@ -27,6 +27,7 @@
 //! the [`Results`] list the failures beside the finished runs. Finished runs are handed to the
 //! caller as they finish in both cases (the CLI writes each to disk at once).
 
+use crate::checkpoint::{CHECKPOINT_VERSION, Checkpoint, Checkpointing};
 use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
 use crate::registry::{AlgorithmEntry, Registry};
@@ -189,6 +190,12 @@ impl Experiment {
 
     /// Runs one task.
     pub fn run_one(&self, id: RunId) -> Result<RunRecord> {
+        self.run_one_checkpointed(id, None)
+    }
+
+    /// Runs one task, continuing from its checkpoint and saving checkpoints as `checkpointing`
+    /// says ([`crate::checkpoint`]); `None` runs it from step 1 without checkpoints.
+    pub fn run_one_checkpointed(&self, id: RunId, checkpointing: Option<&Checkpointing>) -> Result<RunRecord> {
         let spec_alg = self.spec.algorithms.get(id.algorithm).ok_or_else(|| {
             ExperimentError::spec(
                 "algorithm",
@@ -214,7 +221,28 @@ impl Experiment {
         let start = Instant::now();
         let mut optimizer = self.entries[id.algorithm].build(&self.context, &spec_alg.params).map_err(fail(0))?;
         let mut elapsed = start.elapsed().as_secs_f64();
-        if self.spec.initial_duels > 0 && spec_alg.shared_start {
+        let mut cumulative = 0.0;
+        let mut steps = Vec::with_capacity(self.spec.horizon);
+        let mut counts = crate::budget::QueryCounts::default();
+        // A checkpoint replaces the initial duels and the steps it holds.
+        let resumed = checkpointing.and_then(|c| {
+            let from = (c.load)(id)?;
+            let t0 = Instant::now();
+            match optimizer.restore_state(&from.optimizer) {
+                Ok(()) => Some((from, t0.elapsed().as_secs_f64())),
+                Err(e) => {
+                    (c.reject)(id, &e.to_string());
+                    None
+                }
+            }
+        });
+        if let Some((from, restore_s)) = resumed {
+            (alg_rng, resp_rng) = (from.algorithm_rng, from.respondent_rng);
+            steps = from.steps;
+            let last = steps.last().expect("a checkpoint holds a step");
+            (cumulative, elapsed) = (last.cumulative_regret, last.elapsed_s + restore_s);
+            steps.iter().for_each(|s| counts.add(s.query));
+        } else if self.spec.initial_duels > 0 && spec_alg.shared_start {
             // The shared start: the same duels and answers for every algorithm of this run, observed
             // before step 1 (the algorithm's time to observe them counts in `elapsed_s`).
             let (mut points_rng, mut answers_rng) = id.initial_rng(self.spec.seed);
@@ -227,10 +255,8 @@ impl Experiment {
                 elapsed += t0.elapsed().as_secs_f64();
             }
         }
-        let mut cumulative = 0.0;
-        let mut steps = Vec::with_capacity(self.spec.horizon);
-        let mut counts = crate::budget::QueryCounts::default();
-        for t in 1..=self.spec.horizon {
+        let mut saving = checkpointing.map(|c| (c, Instant::now()));
+        for t in steps.len() + 1..=self.spec.horizon {
             let t0 = Instant::now();
             let query = optimizer.suggest(&mut alg_rng).map_err(fail(t))?;
             let mut spent = t0.elapsed().as_secs_f64();
@@ -277,6 +303,34 @@ impl Experiment {
             {
                 break;
             }
+            if let Some((c, last)) = saving
+                && last.elapsed() >= c.every
+                && t < self.spec.horizon
+            {
+                saving = match optimizer.save_state() {
+                    Ok(Some(state)) => {
+                        (c.save)(&Checkpoint {
+                            version: CHECKPOINT_VERSION,
+                            id,
+                            label: label.clone(),
+                            steps: steps.clone(),
+                            algorithm_rng: alg_rng.clone(),
+                            respondent_rng: resp_rng.clone(),
+                            optimizer: state,
+                        });
+                        Some((c, Instant::now()))
+                    }
+                    // The algorithm does not save its state: no checkpoints for this run.
+                    Ok(None) => None,
+                    Err(e) => {
+                        (c.warn)(
+                            id,
+                            &format!("no checkpoints for this run: saving its state after step {t} failed: {e}"),
+                        );
+                        None
+                    }
+                };
+            }
         }
         Ok(RunRecord { id, label, steps })
     }
@@ -303,6 +357,19 @@ impl Experiment {
         on_failed: &(dyn Fn(&FailedRun) + Sync),
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> TaskOutcome {
+        self.run_tasks_checkpointed(ids, on_done, on_failed, cancelled, None)
+    }
+
+    /// [`Experiment::run_tasks_until`], each run continuing from its checkpoint and saving
+    /// checkpoints as `checkpointing` says ([`crate::checkpoint`]).
+    pub fn run_tasks_checkpointed(
+        &self,
+        ids: &[RunId],
+        on_done: &(dyn Fn(&RunRecord) + Sync),
+        on_failed: &(dyn Fn(&FailedRun) + Sync),
+        cancelled: &(dyn Fn() -> bool + Sync),
+        checkpointing: Option<&Checkpointing>,
+    ) -> TaskOutcome {
         enum Ran {
             Done(RunRecord),
             Failed(FailedRun),
@@ -315,7 +382,7 @@ impl Experiment {
                 if stop.load(Ordering::SeqCst) || cancelled() {
                     return Ran::NotStarted(id);
                 }
-                match self.run_one(id) {
+                match self.run_one_checkpointed(id, checkpointing) {
                     Ok(record) => {
                         on_done(&record);
                         Ran::Done(record)
@@ -512,5 +579,7 @@ mod tests;
 #[cfg(test)]
 mod box_tests;
 
+#[cfg(test)]
+mod checkpoint_tests;
 #[cfg(test)]
 mod cobol_tests;

@@ -10,6 +10,8 @@ use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query,
 use bohf_kernels::Stationary;
 use nalgebra::{DMatrix, DVector};
 
+mod state;
+
 /// bohf maximises a utility u; COBOL minimises f. **The one place of the negation**: every value
 /// u entering COBOL becomes f = −u, and everything inside (LCB, UCB, the no-harm test, regret)
 /// is in COBOL's minimisation convention.
@@ -156,6 +158,8 @@ pub struct Cobol {
     pub(crate) norm_bound: f64,
     pub(crate) c_alpha: f64,
     model: Option<FModel>,
+    /// The start kernel and the number of evaluations of the fit that made `model`.
+    model_fit: Option<(Stationary, usize)>,
     pub(crate) iteration: usize,
     /// x^c after an accepted label: the next query evaluates it.
     awaiting_evaluation: Option<Pt>,
@@ -218,6 +222,7 @@ impl Cobol {
             initial_label_queries: 0,
             initial_done: false,
             model: None,
+            model_fit: None,
             iteration: 0,
             awaiting_evaluation: None,
             pending: None,
@@ -304,12 +309,19 @@ impl Cobol {
     }
 
     fn refit(&mut self) -> Result<()> {
-        let d = self.scaling.dim();
-        let x = DMatrix::from_fn(self.evals.len(), d, |i, j| self.evals[i].0.x[j]);
-        let f = DVector::from_iterator(self.evals.len(), self.evals.iter().map(|e| e.1));
         let start = self.kernel()?;
+        self.fit_model(start, self.evals.len())
+    }
+
+    /// Fits f's model on the first `n` evaluations from `start`, and records both (the fit starts
+    /// from the previous fit, so a saved state keeps them: [`Optimizer::save_state`]).
+    fn fit_model(&mut self, start: Stationary, n: usize) -> Result<()> {
+        let d = self.scaling.dim();
+        let x = DMatrix::from_fn(n, d, |i, j| self.evals[i].0.x[j]);
+        let f = DVector::from_iterator(n, self.evals[..n].iter().map(|e| e.1));
         let check = self.config.check()?;
         self.model = Some(FModel::fit(&check, &start, &x, &f, &self.scaling)?);
+        self.model_fit = Some((start, n));
         Ok(())
     }
 
@@ -830,6 +842,18 @@ impl Optimizer for Cobol {
     /// was reached, else `-`), `norm_bound` (B_g) and `solved` (conic programs solved for x^c); and,
     /// only in a step where a pointwise program's solver failed, `fallbacks` (how many bounds fell
     /// back to their certified outer ends, [`crate::model::GModel::lower`]).
+    /// JSON: the evaluations, labels, λ, B_g, c_α, t, the counters, the evaluation awaited after an
+    /// accepted label, and the start kernel of f's last fit (the fit is redone from it on restore,
+    /// to the same bits). The MLEs kept from the last doubling test are not saved: the next
+    /// iteration solves them again, with the same result (tested with `reuse_mles` off).
+    fn save_state(&self) -> Result<Option<String>> {
+        state::save(self).map(Some)
+    }
+
+    fn restore_state(&mut self, state: &str) -> Result<()> {
+        state::restore(self, state)
+    }
+
     fn step_details(&self) -> bohf_core::StepDetails {
         let Some(s) = &self.last_step else { return Vec::new() };
         let phase = match s.phase {

@@ -773,3 +773,100 @@ fn curvature_screening_decides_exactly_as_without_it() {
     assert!(cobol.labels().len() >= labels_wanted, "the run gathered labels");
     assert!(with < without, "the screening saved programs: {with} vs {without}");
 }
+
+/// A saved state restored into a freshly built COBOL continues the run exactly: along a seeded
+/// box run with many labels (a 90 %-rejecting expert, doubling every 3 labels, so B_g doubles and
+/// f's fit has a history of warm starts), the state saved after step k and restored, then driven
+/// with the same random streams, asks the same queries with the same step figures, bit for bit,
+/// as the run that was never interrupted; and it saves the same state again.
+#[test]
+fn a_restored_state_continues_the_run_bit_for_bit() {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let config = CobolConfig { doubling_every: 3, ..quick_config() };
+    let build = || Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    let steps = 45;
+    // The uninterrupted run, with the state and the random streams after every step.
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    let mut cobol = build();
+    let answer = |q: &Query, resp: &mut rng::BohfRng| match q {
+        Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+        Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.1 },
+        _ => unreachable!(),
+    };
+    let mut trace = Vec::new();
+    let mut saved = Vec::new();
+    for _ in 0..steps {
+        let q = cobol.suggest(&mut alg).unwrap();
+        trace.push((q.clone(), format!("{:?}", cobol.last_step())));
+        let a = answer(&q, &mut resp);
+        cobol.observe(&q, a).unwrap();
+        saved.push((cobol.save_state().unwrap().unwrap(), alg.clone(), resp.clone()));
+    }
+    let (labels, doubled) = (cobol.labels().len(), cobol.norm_bound() > config.confidence.norm_bound);
+    assert!(labels >= 15 && doubled, "{labels} labels, B_g doubled: {doubled}");
+    for k in [0, 4, 12, 25, 37] {
+        let (state, mut alg, mut resp) = saved[k].clone();
+        let mut restored = build();
+        restored.restore_state(&state).unwrap();
+        assert_eq!(restored.save_state().unwrap().unwrap(), state, "saved again after step {k}");
+        for (step, (q, info)) in trace.iter().enumerate().skip(k + 1) {
+            let q2 = restored.suggest(&mut alg).unwrap();
+            assert_eq!(&q2, q, "restored after step {k}, step {step}");
+            assert_eq!(&format!("{:?}", restored.last_step()), info, "restored after step {k}, step {step}");
+            let a = answer(&q2, &mut resp);
+            restored.observe(&q2, a).unwrap();
+        }
+        assert_eq!(restored.save_state().unwrap(), Some(saved[steps - 1].0.clone()));
+    }
+}
+
+/// A state that is not COBOL's, of another variant, of another domain, damaged, or saved while a
+/// suggestion was pending is refused with an error naming `state`, and leaves the optimizer as
+/// it was.
+#[test]
+fn bad_states_are_refused_and_change_nothing() {
+    let ctx = finite_ctx(11);
+    let build = |variant| Cobol::new(&ctx, CobolConfig { variant, ..quick_config() }.check().unwrap()).unwrap();
+    let mut cobol = build(crate::Variant::Cobol);
+    run(&mut cobol, 12, 1.0, utility, |_, _| {});
+    let good = cobol.save_state().unwrap().unwrap();
+    let cube = SearchContext::new(BoxDomain::cube(0.0, 1.0, 1).unwrap(), 30).unwrap();
+    let mut boxed =
+        Cobol::new_box(&cube, quick_config().check().unwrap(), crate::CobolBoxSearch::default().check().unwrap())
+            .unwrap();
+    let damaged = good.replacen("\"lambda\":", "\"lambda\":\"x\",\"old\":", 1);
+    let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let i = v["evaluations"][0][1].as_u64().unwrap();
+    v["evaluations"][0][1] = ((i + 1) % 11).into();
+    let other_index = v.to_string();
+    let checks = vec![
+        ("not json", "{".to_string()),
+        ("damaged", damaged),
+        ("another version", good.replacen("\"version\":1", "\"version\":99", 1)),
+        ("another variant", good.replacen("\"algorithm\":\"COBOL\"", "\"algorithm\":\"GP-LCB\"", 1)),
+        ("a negative λ", good.replacen("\"lambda\":", "\"lambda\":-1.0,\"x\":", 1)),
+        ("a candidate with another's coordinates", other_index),
+    ];
+    for (what, text) in checks {
+        let mut fresh = build(crate::Variant::Cobol);
+        let err = fresh.restore_state(&text).unwrap_err().to_string();
+        assert!(err.contains("`state`"), "{what}: {err}");
+        assert!(fresh.evaluations().is_empty() && fresh.labels().is_empty(), "{what}");
+    }
+    // Another domain: the finite state's points carry candidate indices.
+    let err = boxed.restore_state(&good).unwrap_err().to_string();
+    assert!(err.contains("another kind of domain"), "{err}");
+    // Into an optimizer that has already made queries.
+    let err = cobol.clone().restore_state(&good).unwrap_err().to_string();
+    assert!(err.contains("freshly built"), "{err}");
+    // Pending suggestion.
+    let mut pending = cobol.clone();
+    pending.suggest(&mut rng::seeded(1)).unwrap();
+    assert!(pending.save_state().unwrap_err().to_string().contains("pending"));
+    // The good state restores.
+    let mut fresh = build(crate::Variant::Cobol);
+    fresh.restore_state(&good).unwrap();
+    assert_eq!(fresh.evaluations(), cobol.evaluations());
+}

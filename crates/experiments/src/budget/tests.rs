@@ -141,7 +141,13 @@ fn resumed_and_sharded_budget_runs_equal_an_uninterrupted_run() {
     let spec = ExperimentSpec::from_toml_str(COBOL_BUDGET).unwrap();
     let experiment = Experiment::new(spec, &Registry::builtin()).unwrap();
     let base = scratch_dir("budget-resume");
-    let opts = |dir: &str, shard, resume| RunOptions { out: base.join(dir), threads: 1, shard, resume };
+    let opts = |dir: &str, shard, resume| RunOptions {
+        out: base.join(dir),
+        threads: 1,
+        shard,
+        resume,
+        checkpoint_every: None,
+    };
     let Outcome::Complete(whole) = run_experiment(&experiment, &opts("whole", None, false), &Quiet).unwrap() else {
         panic!("not complete")
     };
