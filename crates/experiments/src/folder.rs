@@ -19,7 +19,8 @@
 //!   is reported, moved aside to `….csv.damaged` and the run is done again.
 //! * `DIR/runs/a{algorithm}-r{run}.partial.json`: the checkpoint of an unfinished run, for
 //!   algorithms that save their state (COBOL): `--resume` continues the run from it, with the same
-//!   result as an uninterrupted run ([`crate::checkpoint`]). Removed when the run's file is written.
+//!   result as an uninterrupted run ([`crate::checkpoint`]). Removed when the run's file is written
+//!   (a `--resume` also removes one left beside a finished run).
 //! * `DIR/runs/a{algorithm}-r{run}.failed`: the error of a run that failed (algorithm, run, step,
 //!   reason). With the spec's `on_error = "stop"` (default) the first failure stops the experiment
 //!   (the finished runs stay; `--resume` retries the failed run); with `"continue"` the other runs go
@@ -402,7 +403,13 @@ pub fn run_experiment(
     let mut todo = Vec::new();
     for &id in &mine {
         match load_run(&opts.out, experiment.spec(), id) {
-            RunFile::Good(_) => {}
+            RunFile::Good(_) => {
+                // A process stopped between writing the run file and removing its checkpoint.
+                let stale = checkpoint_file(&opts.out, id);
+                if stale.exists() {
+                    std::fs::remove_file(&stale).map_err(io("remove", &stale))?;
+                }
+            }
             RunFile::Absent => todo.push(id),
             RunFile::Damaged(why) => {
                 let path = run_file(&opts.out, id);

@@ -174,6 +174,10 @@ fn a_results_folder_continues_an_unfinished_run_from_its_checkpoint() {
     let said = notes.0.lock().unwrap().join("\n");
     assert!(said.contains("continuing from its checkpoint after step 8"), "{said}");
     assert!(!checkpoint::checkpoint_file(&stopped, id).exists());
+    // A checkpoint left beside a finished run (a process stopped between the two writes) is removed.
+    std::fs::write(checkpoint::checkpoint_file(&stopped, id), saved[7].to_text()).unwrap();
+    assert_eq!(csv(folder::run_experiment(&e, &opts("stopped", true), &notes).unwrap()), whole);
+    assert!(!checkpoint::checkpoint_file(&stopped, id).exists());
     // A damaged checkpoint is moved aside and the run starts again, with the same result.
     let damaged = base.join("damaged");
     std::fs::create_dir_all(damaged.join("runs")).unwrap();
