@@ -1,6 +1,7 @@
 //! How `bohf run`, `merge` and `reproduce` show their progress: a progress bar when stderr is a
 //! terminal, plain lines otherwise ([`bohf_experiments::folder::PlainLines`]).
 
+use bohf_experiments::checkpoint::Checkpoint;
 use bohf_experiments::folder::{FolderProgress, PlainLines};
 use bohf_experiments::{FailedRun, RunRecord};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -38,6 +39,11 @@ impl FolderProgress for Bar {
         if let Some(b) = self.0.get() {
             b.println(format!("FAILED: {failure}"));
             b.inc(1);
+        }
+    }
+    fn checkpointed(&self, c: &Checkpoint) {
+        if let Some(b) = self.0.get() {
+            b.set_message(format!("({} run {}: checkpoint after step {})", c.label, c.id.run, c.steps.len()));
         }
     }
     fn end(&self, total: usize, seconds: f64) {

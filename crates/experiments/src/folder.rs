@@ -70,6 +70,8 @@ pub trait FolderProgress: Sync {
     fn finished(&self, _k: usize, _total: usize, _record: &RunRecord) {}
     /// Run number `k` of `total` has failed; its error is saved.
     fn failed(&self, _k: usize, _total: usize, _failure: &FailedRun) {}
+    /// An unfinished run's checkpoint was saved ([`crate::checkpoint`]): how far a long run is.
+    fn checkpointed(&self, _checkpoint: &Checkpoint) {}
     /// Every run of this call is done (before the results are collected and written).
     fn end(&self, _total: usize, _seconds: f64) {}
     /// Asked before each run starts: true stops the call (runs in flight finish and are saved;
@@ -102,6 +104,15 @@ impl FolderProgress for PlainLines {
     }
     fn failed(&self, k: usize, total: usize, failure: &FailedRun) {
         eprintln!("[{k}/{total}] FAILED: {failure}");
+    }
+    fn checkpointed(&self, c: &Checkpoint) {
+        let last = c.steps.last().map_or(0.0, |s| s.elapsed_s);
+        eprintln!(
+            "{} run {}: checkpoint after step {} ({last:.0} s in the algorithm)",
+            c.label,
+            c.id.run,
+            c.steps.len()
+        );
     }
     fn end(&self, total: usize, seconds: f64) {
         eprintln!("{total} run(s) in {seconds:.1} s");
@@ -506,10 +517,9 @@ pub fn run_experiment(
             }
         }
     };
-    let save = |c: &Checkpoint| {
-        if let Err(e) = write_atomic(checkpoint_file(&opts.out, c.id), c.to_text().as_bytes()) {
-            progress.note(&format!("warning: {}: cannot save its checkpoint: {e}", name(c.id)));
-        }
+    let save = |c: &Checkpoint| match write_atomic(checkpoint_file(&opts.out, c.id), c.to_text().as_bytes()) {
+        Ok(()) => progress.checkpointed(c),
+        Err(e) => progress.note(&format!("warning: {}: cannot save its checkpoint: {e}", name(c.id))),
     };
     let warn = |id: RunId, why: &str| progress.note(&format!("warning: {}: {why}", name(id)));
     let checkpointing = opts.checkpoint_every.map(|every| Checkpointing {

@@ -132,13 +132,16 @@ fn checkpoint_files_are_checked() {
     assert!(Checkpoint::from_text(&text, id, "LCB").unwrap_err().contains("not run 0 of `LCB`"));
 }
 
-/// A progress that keeps the notes.
+/// A progress that keeps the notes and the steps of the checkpoints saved.
 #[derive(Default)]
-struct Notes(Mutex<Vec<String>>);
+struct Notes(Mutex<Vec<String>>, Mutex<Vec<usize>>);
 
 impl folder::FolderProgress for Notes {
     fn note(&self, message: &str) {
         self.0.lock().unwrap().push(message.to_string());
+    }
+    fn checkpointed(&self, c: &Checkpoint) {
+        self.1.lock().unwrap().push(c.steps.len());
     }
 }
 
@@ -159,7 +162,10 @@ fn a_results_folder_continues_an_unfinished_run_from_its_checkpoint() {
         folder::Outcome::Complete(r) => r.runs().iter().map(|r| r.to_csv(Timing::Omit)).collect::<Vec<_>>(),
         other => panic!("{other:?}"),
     };
-    let whole = csv(folder::run_experiment(&e, &opts("whole", false), &folder::Quiet).unwrap());
+    let notes = Notes::default();
+    let whole = csv(folder::run_experiment(&e, &opts("whole", false), &notes).unwrap());
+    // Told of every checkpoint: after each step but the last.
+    assert_eq!(*notes.1.lock().unwrap(), (1..saved.len() + 1).collect::<Vec<_>>());
     let ckpt = checkpoint::checkpoint_file(&base.join("whole"), id);
     assert!(!ckpt.exists(), "a finished run's checkpoint is removed");
     // A folder whose run stopped after step 8 (as if its process had been killed).
