@@ -111,6 +111,9 @@ def test_bad_specs_raise_spec_errors_naming_the_field(tmp_path):
         bohf.run(SPEC.replace('name = "random"', 'name = "no-such"'), out=tmp_path / "x")
     with pytest.raises(bohf.SpecError, match="shard"):
         bohf.run(SPEC, out=tmp_path / "x", shard="3/2")
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(bohf.SpecError, match="checkpoint_every"):
+            bohf.run(SPEC, out=tmp_path / "x", checkpoint_every=bad)
     with pytest.raises(bohf.SpecError):
         bohf.run({"name": "x", "horizon": object()}, out=tmp_path / "x")
     with pytest.raises(bohf.RunError, match="missing.toml"):
@@ -157,3 +160,42 @@ def test_ctrl_c_stops_a_run_keeping_finished_runs_and_resume_completes_it(tmp_pa
     assert len(records) == 2 * 200 * 150
     strip = lambda recs: [{k: v for k, v in r.items() if k != "elapsed_s"} for r in recs]
     assert strip(records) == strip(bohf.run(spec, out=tmp_path / "fresh"))
+
+
+COBOL_BOX = """
+name = "cobol-box"
+seed = 9
+horizon = 40
+runs = 1
+
+[problem]
+kind = "function"
+function = "rosenbrock"
+dim = 2
+domain = "box"
+lower = [-2.0, -2.0]
+upper = [2.0, 2.0]
+
+[respondent]
+noise_sd = 0.0
+expert = { accuracy = 2.0, f_range = [0.0, 40.0] }
+
+[budget]
+total = 8
+evaluate = 1
+label = 0
+
+[[algorithms]]
+name = "cobol"
+[algorithms.params]
+initial_labels = 6
+"""
+
+
+def test_checkpoints_leave_a_cobol_run_unchanged(tmp_path):
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "elapsed_s"} for r in recs]
+    plain = strip(bohf.run(COBOL_BOX, out=tmp_path / "plain", checkpoint_every=0))
+    # A checkpoint after every step; the finished run leaves none behind.
+    saved = strip(bohf.run(COBOL_BOX, out=tmp_path / "saved", checkpoint_every=1e-9))
+    assert saved == plain and len(plain) > 8
+    assert not list((tmp_path / "saved" / "runs").glob("*.partial.json"))
