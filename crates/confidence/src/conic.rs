@@ -48,6 +48,7 @@ use clarabel::solver::{
     SupportedConeT::{ExponentialConeT, NonnegativeConeT, SecondOrderConeT, ZeroConeT},
 };
 use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
 
 /// What one clarabel solve reported: its status and the figures that show how it went.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +72,37 @@ pub struct SolveInfo {
     pub gap_abs: f64,
     /// Relative duality gap at termination.
     pub gap_rel: f64,
+    /// Which solver produced the result.
+    pub method: SolveMethod,
+}
+
+/// Which solver produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolveMethod {
+    /// The dense interior-point method of [`crate::dense`] with a certificate: a strictly feasible
+    /// point and a dual bound whose gap meets the tolerance.
+    Dense,
+    /// Clarabel, the reference conic solver (also the fallback of the dense path).
+    Clarabel,
+}
+
+impl SolveInfo {
+    /// The record of a certified dense solve taking `seconds`.
+    pub(crate) fn dense(sol: &crate::dense::DenseSolution, seconds: f64) -> Self {
+        let gap = sol.upper - sol.lower;
+        SolveInfo {
+            status: SolverStatus::Solved,
+            iterations: sol.iterations,
+            solve_time: seconds,
+            primal_residual: 0.0,
+            dual_residual: sol.dual_residual,
+            retried: false,
+            gap_abs: gap,
+            gap_rel: gap / sol.upper.abs().max(sol.lower.abs()).max(1.0),
+            method: SolveMethod::Dense,
+        }
+    }
 }
 
 /// Solver settings derived from [`crate::ConfidenceConfig`].
@@ -184,6 +216,7 @@ pub(crate) fn solve_checked(
         dual_residual: i.res_dual,
         gap_abs: i.gap_abs,
         gap_rel: i.gap_rel,
+        method: SolveMethod::Clarabel,
     };
     let acc = acceptable_tolerance;
     let within = (i.gap_abs <= acc || i.gap_rel <= acc) && i.res_primal <= acc && i.res_dual <= acc;

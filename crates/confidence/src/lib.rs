@@ -95,6 +95,7 @@ mod beta;
 mod config;
 mod conic;
 pub mod curvature;
+mod dense;
 mod doubling;
 mod problem;
 mod set;
@@ -103,8 +104,8 @@ pub use beta::{
     BETA_RULES, SigmoidConstants, alpha1_cobol, beta_at, beta_lemma35, beta1, check_beta, lipschitz_constant,
 };
 pub use clarabel::solver::SolverStatus;
-pub use config::{ConfidenceConfig, ValidConfidenceConfig};
-pub use conic::SolveInfo;
+pub use config::{ConfidenceConfig, SolverChoice, ValidConfidenceConfig};
+pub use conic::{SolveInfo, SolveMethod};
 pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
 pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
 pub use set::{

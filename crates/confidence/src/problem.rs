@@ -1,7 +1,9 @@
 //! The x-independent part: observations, the whitened Gram factor, and the norm-constrained MLE.
 
 use crate::ConfidenceConfig;
+use crate::config::SolverChoice;
 use crate::conic::{self, ConicData, SolveInfo};
+use crate::dense::{self, Directions, Objective};
 use bohf_core::linalg::{Cholesky, JitterPolicy, max_asymmetry};
 use bohf_core::{Duel, Error, Result};
 use nalgebra::{DMatrix, DVector};
@@ -399,6 +401,30 @@ impl ConfidenceProblem {
     /// When the norm constraint is inactive the maximiser need not be unique (e.g. a common shift of
     /// all duel values); clarabel then returns one interior point of the optimal set.
     pub fn mle(&self) -> Result<MleFit> {
+        if self.config.solver == SolverChoice::Dense
+            && let Some(fit) = self.mle_dense()
+        {
+            return Ok(fit);
+        }
+        self.mle_clarabel()
+    }
+
+    /// The MLE by the certified dense interior-point method ([`crate::dense`]), from w = 0; `None`
+    /// when it cannot certify the result within `mle_tolerance`.
+    fn mle_dense(&self) -> Option<MleFit> {
+        let clock = std::time::Instant::now();
+        let dirs = Directions::new(&self.data);
+        let centre = DVector::zeros(self.len());
+        let sol =
+            dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, self.config.mle_tolerance)?;
+        let z = &self.data.l * &sol.p;
+        let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
+        let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());
+        Some(MleFit { z, w: sol.p, log_likelihood, norm_bound: self.config.norm_bound, info })
+    }
+
+    /// The MLE solved by clarabel (the reference implementation).
+    pub fn mle_clarabel(&self) -> Result<MleFit> {
         let asm = conic::assemble(&self.data, false, None);
         let mut q = vec![0.0; asm.layout.n_vars()];
         for tau in 0..asm.layout.m {

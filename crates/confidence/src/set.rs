@@ -20,8 +20,10 @@
 //!   maximiser already satisfies the halfspace);
 //! * lower: any feasible ŵ (the MLE, earlier optima) gives h(g) ≥ g_wᵀŵ + g_ω √(B² − ‖ŵ‖²).
 
+use crate::config::SolverChoice;
 use crate::conic::{self, ConicData, Layout, SolveInfo, SolverOptions};
 use crate::curvature::CurvatureOuter;
+use crate::dense::{self, Directions, Objective};
 use crate::problem::{Candidate, ConfidenceProblem, MleFit};
 use bohf_core::{Error, Result, SolverStatus};
 use clarabel::solver::DefaultSolver;
@@ -40,8 +42,23 @@ pub struct ConicSolution {
     pub w: DVector<f64>,
     /// The optimal candidate coordinate ω.
     pub omega: f64,
-    /// The clarabel solve.
+    /// The solve.
     pub info: SolveInfo,
+    /// A certified enclosure (lower, upper) of the optimal value, rounding included (the dense
+    /// path, [`crate::SolveMethod::Dense`]); `None` for clarabel's solutions, whose value is
+    /// accurate to its tolerance.
+    pub certified: Option<(f64, f64)>,
+}
+
+/// How the programs of one confidence set were solved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SolveCounts {
+    /// Programs certified by the dense interior-point method.
+    pub dense: usize,
+    /// Programs the dense method could not certify, solved by clarabel instead.
+    pub fallback: usize,
+    /// Programs solved by clarabel because the dense path is off ([`crate::SolverChoice::Clarabel`]).
+    pub clarabel: usize,
 }
 
 /// The result of maximising the optimistic advantage over a candidate list (POP-BO Alg. 1 line 4).
@@ -192,8 +209,10 @@ pub struct ValueBounds {
 }
 
 impl ValueBounds {
-    fn exact(v: f64) -> Self {
-        Self { lower: v, upper: v, solved: true }
+    /// The enclosure of a solved program: its certificate (the dense path), or its value.
+    fn solved(sol: &ConicSolution) -> Self {
+        let (lower, upper) = sol.certified.unwrap_or((sol.value, sol.value));
+        Self { lower, upper, solved: true }
     }
 
     /// The midpoint (the value itself once solved).
@@ -266,6 +285,11 @@ pub struct ConfidenceSet {
     /// The quadratic outer approximation ([`crate::curvature`]), built on first use (`None` before;
     /// `Some(None)` when the set has no observation terms).
     curvature: Option<Option<CurvatureOuter>>,
+    /// Whether the dense path runs first ([`crate::ConfidenceConfig::solver`]).
+    dense: bool,
+    /// The dense programs' direction matrix, built on first use.
+    directions: Option<Directions>,
+    counts: SolveCounts,
 }
 
 impl std::fmt::Debug for ConfidenceSet {
@@ -343,7 +367,15 @@ impl ConfidenceSet {
             cuts: Vec::new(),
             feasible: Vec::new(),
             curvature: None,
+            dense: problem.config().solver == SolverChoice::Dense,
+            directions: None,
+            counts: SolveCounts::default(),
         })
+    }
+
+    /// How the programs solved so far were solved (dense, fallback to clarabel, clarabel only).
+    pub fn solve_counts(&self) -> SolveCounts {
+        self.counts
     }
 
     /// The log-likelihood threshold ℓ* − β.
@@ -390,6 +422,15 @@ impl ConfidenceSet {
     /// −f̃(x) ≤ b (zero without the latent box).
     fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str) -> Result<(ConicSolution, (f64, f64))> {
         let n = self.layout.n;
+        if self.dense {
+            if let Some(found) = self.maximise_dense(g, c) {
+                self.counts.dense += 1;
+                return Ok(found);
+            }
+            self.counts.fallback += 1;
+        } else {
+            self.counts.clarabel += 1;
+        }
         let mut q = vec![0.0; self.layout.n_vars()];
         for j in 0..=n {
             q[j] = -g[j];
@@ -441,7 +482,38 @@ impl ConfidenceSet {
             }
             None => (0.0, 0.0),
         };
-        Ok((ConicSolution { value, z, z_candidate, w, omega, info }, duals))
+        Ok((ConicSolution { value, z, z_candidate, w, omega, info, certified: None }, duals))
+    }
+
+    /// [`Self::maximise`] by the certified dense interior-point method ([`crate::dense`]), started
+    /// inside the set near the MLE (w = 0 for a set built from a threshold); `None` when it cannot
+    /// certify the optimum within the tolerance.
+    fn maximise_dense(&mut self, g: &DVector<f64>, c: &Candidate) -> Option<(ConicSolution, (f64, f64))> {
+        let n = self.layout.n;
+        let clock = std::time::Instant::now();
+        let directions = self.directions.get_or_insert_with(|| Directions::new(&self.data));
+        let centre = self.feasible.first().cloned().unwrap_or_else(|| DVector::zeros(n));
+        let mut row = DVector::zeros(n + 1);
+        row.rows_mut(0, n).copy_from(c.coordinates());
+        row[n] = c.rho();
+        let objective = Objective::Linear(g);
+        let sol = dense::solve(
+            &self.data,
+            directions,
+            objective,
+            Some(self.threshold),
+            Some(row),
+            &centre,
+            self.options.tolerance,
+        )?;
+        let w = sol.p.rows(0, n).clone_owned();
+        let omega = sol.p[n];
+        let value = g.rows(0, n).dot(&w) + g[n] * omega;
+        let z = &self.data.l * &w;
+        let z_candidate = c.coordinates().dot(&w) + c.rho() * omega;
+        let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());
+        let solution = ConicSolution { value, z, z_candidate, w, omega, info, certified: Some((sol.lower, sol.upper)) };
+        Some((solution, sol.box_duals))
     }
 
     /// Solves the program of direction `g` at candidate `c` and records its cuts and feasible point.
@@ -464,7 +536,27 @@ impl ConfidenceSet {
             Some(b) => sol.z_candidate.abs() >= b * (1.0 - 1e-6),
         };
         let n = self.layout.n;
-        if !box_active {
+        if let Some((_, upper)) = sol.certified {
+            // The dense certificate bounds the Lagrangian with the candidate's box rows priced by
+            // its multipliers; the same bound, less (μ₊ + μ₋)b, bounds max (g − (μ₊ − μ₋)c)ᵀp over
+            // C′ (module docs of `crate::dense`): a certified cut whether or not the row is active.
+            let (mp, mm) = duals;
+            let bx = self.data.latent_box.unwrap_or(0.0);
+            let (shift, offset) = if self.data.latent_box.is_some() { (mp - mm, (mp + mm) * bx) } else { (0.0, 0.0) };
+            let mut u = g;
+            if shift != 0.0 {
+                for j in 0..n {
+                    u[j] -= shift * c.coordinates()[j];
+                }
+                u[n] -= shift * c.rho();
+            }
+            let h = upper - offset;
+            if u.norm() > 0.0 && h.is_finite() {
+                // Rounding of the subtraction (the certificate covers its own evaluation).
+                let h = h + 4.0 * f64::EPSILON * (upper.abs() + offset.abs());
+                self.cuts.push(Halfspace::new(u, h, shift));
+            }
+        } else if !box_active {
             if g.norm() > 0.0 {
                 let h = sol.value + self.slack(sol.value);
                 self.cuts.push(Halfspace::plain(g, h));
@@ -557,6 +649,7 @@ impl ConfidenceSet {
         let g = direction(candidate, -1.0);
         let mut sol = self.solve_recorded(&g, candidate, Program::NegLower)?;
         sol.value = -sol.value;
+        sol.certified = sol.certified.map(|(lo, hi)| (-hi, -lo));
         Ok(sol)
     }
 
@@ -802,8 +895,9 @@ impl ConfidenceSet {
             let sol = self.solve_recorded(&dirs[i], &candidates[i], program)?;
             count += 1;
             solved[i] = true;
-            upper[i] = sol.value;
-            lower[i] = sol.value;
+            let (lo, hi) = sol.certified.unwrap_or((sol.value, sol.value));
+            upper[i] = hi;
+            lower[i] = lo;
             for (j, (g, c)) in dirs.iter().zip(candidates).enumerate() {
                 if !solved[j] {
                     upper[j] = upper[j].min(self.upper_with_dots(g, c, &dots[j], known_cuts) + tol(upper[j]));
@@ -829,7 +923,7 @@ impl ConfidenceSet {
         let bounds = (0..candidates.len())
             .map(|j| {
                 if solved[j] {
-                    ValueBounds::exact(upper[j])
+                    ValueBounds { lower: lower[j], upper: upper[j], solved: true }
                 } else {
                     ValueBounds { lower: lower[j], upper: upper[j], solved: false }
                 }
@@ -870,9 +964,9 @@ impl ConfidenceSet {
             BoundsQuestion::All => {
                 let mut points = Vec::with_capacity(candidates.len());
                 for c in candidates {
-                    let sup = self.upper_bound(c)?.value;
-                    let inf = self.lower_bound(c)?.value;
-                    points.push(PointBounds { sup: ValueBounds::exact(sup), inf: ValueBounds::exact(inf) });
+                    let sup = ValueBounds::solved(&self.upper_bound(c)?);
+                    let inf = ValueBounds::solved(&self.lower_bound(c)?);
+                    points.push(PointBounds { sup, inf });
                 }
                 Ok(BatchBounds { points, wide: None, best: None, solved: 2 * candidates.len() })
             }
@@ -915,13 +1009,17 @@ impl ConfidenceSet {
                         if hi <= threshold {
                             break false;
                         }
+                        if p.sup.solved && p.inf.solved {
+                            // Both certified, the enclosures within the tolerance straddle the
+                            // threshold: decide by the values.
+                            break p.sup.mid() - p.inf.mid() > threshold;
+                        }
                         let sup_gap = if p.sup.solved { -1.0 } else { p.sup.upper - p.sup.lower };
                         let inf_gap = if p.inf.solved { -1.0 } else { p.inf.upper - p.inf.lower };
-                        // Both solved: lo = hi, decided above (lo > t or hi ≤ t).
                         if sup_gap >= inf_gap {
-                            p.sup = ValueBounds::exact(self.upper_bound(c)?.value);
+                            p.sup = ValueBounds::solved(&self.upper_bound(c)?);
                         } else {
-                            p.inf = ValueBounds::exact(self.lower_bound(c)?.value);
+                            p.inf = ValueBounds::solved(&self.lower_bound(c)?);
                         }
                         solved += 1;
                         // Refresh the other side from the cuts and points this solve added.
