@@ -54,7 +54,7 @@ use bohf_core::link::softplus;
 use nalgebra::{DMatrix, DVector};
 
 /// Unit roundoff.
-const U: f64 = f64::EPSILON / 2.0;
+pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 /// Step limit of one program: a program not certified by then goes to clarabel.
 const MAX_STEPS: u32 = 80;
@@ -90,13 +90,13 @@ pub(crate) struct DenseSolution {
 /// (k×n) whose rows carry every observation row and every box row, and which direction each uses.
 #[derive(Debug, Clone)]
 pub(crate) struct Directions {
-    a: DMatrix<f64>,
+    pub(crate) a: DMatrix<f64>,
     /// The direction of observation term τ (its row r_τ = s_τ · A[dir]; s_τ² = 1).
-    term_dir: Vec<usize>,
+    pub(crate) term_dir: Vec<usize>,
     /// The direction of support point i (row L_i), when the latent box uses it.
     point_dir: Vec<usize>,
     /// AAᵀ (k×k), built on first use by the observation-space solves ([`InnerFactor`]).
-    gram: std::sync::OnceLock<DMatrix<f64>>,
+    pub(crate) gram: std::sync::OnceLock<DMatrix<f64>>,
 }
 
 impl Directions {
@@ -123,46 +123,46 @@ impl Directions {
 }
 
 /// One program's data and state, borrowed from the caller.
-struct Program<'a> {
-    data: &'a ConicData,
-    dirs: &'a Directions,
-    objective: Objective<'a>,
+pub(crate) struct Program<'a> {
+    pub(crate) data: &'a ConicData,
+    pub(crate) dirs: &'a Directions,
+    pub(crate) objective: Objective<'a>,
     /// κ = ℓ₀ − threshold (confidence sets; `None` for the MLE).
-    kappa: Option<f64>,
+    pub(crate) kappa: Option<f64>,
     /// The candidate row c = (l_x, ρ_x) (confidence sets with the latent box).
-    candidate: Option<DVector<f64>>,
-    n: usize,
-    dim: usize,
-    total: f64,
+    pub(crate) candidate: Option<DVector<f64>>,
+    pub(crate) n: usize,
+    pub(crate) dim: usize,
+    pub(crate) total: f64,
 }
 
 /// Values at a point p: everything the step and the certificate need.
-struct Eval {
+pub(crate) struct Eval {
     /// v = R w.
-    v: DVector<f64>,
+    pub(crate) v: DVector<f64>,
     /// φ(w) and the sum of |terms| (for its rounding error).
-    phi: f64,
-    phi_abs: f64,
+    pub(crate) phi: f64,
+    pub(crate) phi_abs: f64,
     /// ∇φ(w) = −Rᵀ(c ⊙ σ(−v)).
-    grad_phi: DVector<f64>,
+    pub(crate) grad_phi: DVector<f64>,
     /// The constraint values f_j(p) in the order: norm, likelihood, box (+z_i, −z_i)_i, candidate (+, −).
-    f: Vec<f64>,
+    pub(crate) f: Vec<f64>,
     /// A bound on the rounding error of each f_j.
-    f_err: Vec<f64>,
+    pub(crate) f_err: Vec<f64>,
 }
 
 impl<'a> Program<'a> {
-    fn constraint_count(&self) -> usize {
+    pub(crate) fn constraint_count(&self) -> usize {
         1 + usize::from(self.kappa.is_some())
             + if self.data.latent_box.is_some() { 2 * self.n } else { 0 }
             + if self.candidate.is_some() { 2 } else { 0 }
     }
 
-    fn first_box(&self) -> usize {
+    pub(crate) fn first_box(&self) -> usize {
         1 + usize::from(self.kappa.is_some())
     }
 
-    fn eval(&self, p: &DVector<f64>) -> Eval {
+    pub(crate) fn eval(&self, p: &DVector<f64>) -> Eval {
         let n = self.n;
         let data = self.data;
         let w = p.rows(0, n);
@@ -211,7 +211,7 @@ impl<'a> Program<'a> {
     /// A strictly feasible point near `centre` (a feasible w, e.g. the MLE): (1 − θ)·centre for the
     /// largest θ ∈ {1/2, 1/4, …} that is strictly feasible, with ω chosen to put the candidate's
     /// value inside its box rows. `None` if no such point is found (e.g. β = 0: no interior).
-    fn interior_start(&self, centre: &DVector<f64>) -> Option<(DVector<f64>, Eval)> {
+    pub(crate) fn interior_start(&self, centre: &DVector<f64>) -> Option<(DVector<f64>, Eval)> {
         let n = self.n;
         let b = self.data.norm_bound;
         let mut theta = 0.5;
@@ -532,394 +532,6 @@ pub(crate) fn solve(
     None
 }
 
-/// The dual of a linear program over the confidence set without the latent box,
-///
-/// ```text
-/// D(λ, μ) = max_p gᵀp − λ(φ(w) − κ) − (μ/2)(‖p‖² − B²),     λ, μ ≥ 0,
-/// ```
-///
-/// evaluated at one (λ, μ): the inner maximiser p (unique for μ > 0: ω = g_ω/μ and w by Newton's
-/// method on the strongly concave inner objective), D's gradient (κ − φ(w), (B² − ‖p‖²)/2) (the
-/// envelope theorem) and Hessian [∇φ̃ᵀH⁻¹∇φ̃, ∇φ̃ᵀH⁻¹p; ·, pᵀH⁻¹p] with H = λ∇²φ̃ + μI (implicit
-/// differentiation of the inner optimality condition g = λ∇φ̃ + μp, ∇φ̃ = (∇φ, 0)).
-struct DualPoint {
-    lambda: f64,
-    mu: f64,
-    p: DVector<f64>,
-    /// An upper bound on D(λ, μ): the inner objective at p plus ‖∇‖²/(2μ) (strong concavity),
-    /// rounding included.
-    upper: f64,
-    /// D's value at p (the inner objective at the computed p, no margins), for the line search.
-    value: f64,
-    grad: [f64; 2],
-    hess: [[f64; 2]; 2],
-    /// H⁻¹[∇φ, w] (n×2): the first-order change of w is −H⁻¹(∇φ dλ + w dμ).
-    sensitivity: DMatrix<f64>,
-}
-
-impl DualPoint {
-    /// The inner maximiser predicted to first order at (λ + dλ, μ + dμ): a warm start.
-    fn predict(&self, dlambda: f64, dmu: f64) -> DVector<f64> {
-        let n = self.sensitivity.nrows();
-        let mut p = self.p.clone();
-        let dw = &self.sensitivity * nalgebra::Vector2::new(dlambda, dmu);
-        p.rows_mut(0, n).axpy(-1.0, &dw, 1.0);
-        p
-    }
-}
-
-impl Program<'_> {
-    /// α∇²φ(w) (n×n) = Rᵀ diag(α c_τ σ′(v_τ)) R, through the shared directions.
-    fn curvature(&self, e: &Eval, alpha: f64) -> DMatrix<f64> {
-        let k = self.dirs.a.nrows();
-        let mut weight = DVector::<f64>::zeros(k);
-        for (tau, &vt) in e.v.iter().enumerate() {
-            weight[self.dirs.term_dir[tau]] += alpha * self.data.weights[tau] * Link::Logistic.dmu(vt);
-        }
-        let mut scaled = self.dirs.a.clone();
-        for (d, mut row) in scaled.row_iter_mut().enumerate() {
-            row *= weight[d].max(0.0).sqrt();
-        }
-        scaled.transpose() * &scaled
-    }
-
-    /// Evaluates the dual at (λ, μ), μ > 0, from the inner starting point `start`. `None` if the
-    /// inner Newton iteration fails (a factorisation, or no convergence).
-    fn dual_point(
-        &self,
-        g: &DVector<f64>,
-        lambda: f64,
-        mu: f64,
-        start: &DVector<f64>,
-        tolerance: f64,
-    ) -> Option<DualPoint> {
-        let n = self.n;
-        let b = self.data.norm_bound;
-        let kappa = self.kappa?;
-        let gw = g.rows(0, n).clone_owned();
-        // Inner objective (to maximise) q(p) = gᵀp − λφ(w) − (μ/2)‖p‖².
-        let inner = |p: &DVector<f64>, e: &Eval| g.dot(p) - lambda * e.phi - 0.5 * mu * p.norm_squared();
-        let mut p = start.clone();
-        if self.dim > n {
-            p[n] = g[n] / mu;
-        }
-        let mut e = self.eval(&p);
-        let mut converged = false;
-        // Converged when the certificate's residual term ‖∇‖²/(2μ) is negligible against the
-        // tolerance (relative to the dual's scale).
-        let scale = 1.0 + lambda * kappa.abs() + mu * b * b;
-        for _ in 0..40 {
-            // ∇q over w: g_w − λ∇φ − μw.
-            let grad = &gw - &e.grad_phi * lambda - p.rows(0, n) * mu;
-            let q0 = inner(&p, &e);
-            // (Far below the certificate's need: the dual gradient and the primal point come from p.)
-            let accuracy = 1e-8 * tolerance * (scale + q0.abs());
-            let r2 = grad.norm_squared();
-            if !r2.is_finite() {
-                return None;
-            }
-            if r2 / (2.0 * mu) <= accuracy {
-                converged = true;
-                break;
-            }
-            let chol = InnerFactor::new(self, &e, lambda, mu)?;
-            let dw = chol.solve(&grad);
-            let decrement = grad.dot(&dw);
-            if !decrement.is_finite() {
-                return None;
-            }
-            if decrement <= 16.0 * U * (scale + q0.abs()) {
-                // The Newton decrement is at the rounding level of q: as far as f64 goes.
-                converged = r2 / (2.0 * mu) <= 1e5 * accuracy;
-                break;
-            }
-            let mut step = 1.0;
-            let mut moved = false;
-            for _ in 0..30 {
-                let mut pp = p.clone();
-                pp.rows_mut(0, n).axpy(step, &dw, 1.0);
-                let ee = self.eval(&pp);
-                if inner(&pp, &ee) >= q0 + 0.25 * step * decrement {
-                    p = pp;
-                    e = ee;
-                    moved = true;
-                    break;
-                }
-                step *= 0.5;
-            }
-            if !moved {
-                // No progress at rounding level: converged as far as f64 allows, or stuck.
-                converged = r2 / (2.0 * mu) <= 1e5 * accuracy;
-                break;
-            }
-        }
-        if !converged {
-            return None;
-        }
-        // At the final p: the residual (for the certificate) and D's Hessian.
-        let grad = &gw - &e.grad_phi * lambda - p.rows(0, n) * mu;
-        let chol = InnerFactor::new(self, &e, lambda, mu)?;
-        let mut rhs = DMatrix::zeros(n, 2);
-        rhs.column_mut(0).copy_from(&e.grad_phi);
-        rhs.column_mut(1).copy_from(&p.rows(0, n));
-        let sol = chol.solve_matrix(&rhs);
-        let omega2 = if self.dim > n { p[n] * p[n] } else { 0.0 };
-        let hll = e.grad_phi.dot(&sol.column(0));
-        let hlm = e.grad_phi.dot(&sol.column(1));
-        let hmm = p.rows(0, n).dot(&sol.column(1)) + omega2 / mu;
-        let pn2 = p.norm_squared();
-        let value = inner(&p, &e) + lambda * kappa + 0.5 * mu * b * b;
-        // Rounding: every term of the inner objective and of the gradient, with generous counts.
-        let dim_err = (self.dim + self.data.rows.nrows() + 16) as f64 * U;
-        let gp_abs = g.abs().dot(&p.abs());
-        let q_err = dim_err * 8.0 * (gp_abs + lambda * (e.phi_abs + kappa.abs()) + mu * (pn2 + b * b));
-        let gnorm = grad.norm();
-        let grad_err =
-            dim_err * 8.0 * (gw.abs().sum() + lambda * e.grad_phi.abs().sum() + mu * p.rows(0, n).abs().sum());
-        let r = gnorm + grad_err;
-        let upper = value + r * r / (2.0 * mu) + q_err;
-        Some(DualPoint {
-            lambda,
-            mu,
-            p,
-            upper,
-            value,
-            grad: [kappa - e.phi, 0.5 * (b * b - pn2)],
-            hess: [[hll, hlm], [hlm, hmm]],
-            sensitivity: sol,
-        })
-    }
-
-    /// The largest θ ∈ [0, 1] (to bisection precision) with anchor + θ(p − anchor) strictly
-    /// feasible, for a strictly feasible anchor; returns that point and its evaluation.
-    fn pull_inside(&self, anchor: &DVector<f64>, p: &DVector<f64>) -> Option<(DVector<f64>, Eval)> {
-        let e = self.eval(p);
-        if strictly_feasible(&e) {
-            return Some((p.clone(), e));
-        }
-        let d = p - anchor;
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        let mut best = None;
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            let q = anchor + &d * mid;
-            let eq = self.eval(&q);
-            if strictly_feasible(&eq) {
-                lo = mid;
-                best = Some((q, eq));
-            } else {
-                hi = mid;
-            }
-            if hi - lo <= 1e-15 {
-                break;
-            }
-        }
-        best
-    }
-}
-
-/// A factorisation of the inner Hessian H = λ∇²φ + μI = λAᵀDA + μI (A the k×n direction matrix,
-/// D = diag of the directions' curvature weights), in the cheaper of two forms: H itself (n×n,
-/// formed with one product, 2kn² + n³/3 flops), or, by the Woodbury identity,
-/// H⁻¹ = (I − Aᵀ M⁻¹ A)/μ with M = (μ/λ)D⁻¹ + AAᵀ over the directions of positive weight (k×k,
-/// AAᵀ computed once per set; k³/3 flops), which avoids the product altogether.
-enum InnerFactor {
-    Primal(nalgebra::Cholesky<f64, nalgebra::Dyn>),
-    Woodbury {
-        chol: nalgebra::Cholesky<f64, nalgebra::Dyn>,
-        /// The directions kept (positive weight) and their rows of A.
-        rows: DMatrix<f64>,
-        mu: f64,
-    },
-}
-
-impl InnerFactor {
-    fn new(program: &Program<'_>, e: &Eval, lambda: f64, mu: f64) -> Option<Self> {
-        let n = program.n;
-        let a = &program.dirs.a;
-        let k = a.nrows();
-        let primal_flops = 2.0 * (k * n * n) as f64 + (n * n * n) as f64 / 3.0;
-        let woodbury_flops = (k * k * k) as f64 / 3.0 + 4.0 * (k * n) as f64;
-        if lambda <= 0.0 || woodbury_flops >= primal_flops {
-            let mut h = program.curvature(e, lambda);
-            for i in 0..n {
-                h[(i, i)] += mu;
-            }
-            return nalgebra::Cholesky::new(h).map(InnerFactor::Primal);
-        }
-        let mut weight = vec![0.0f64; k];
-        for (tau, &vt) in e.v.iter().enumerate() {
-            weight[program.dirs.term_dir[tau]] += program.data.weights[tau] * Link::Logistic.dmu(vt);
-        }
-        let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
-        let gram = program.dirs.gram.get_or_init(|| a * a.transpose());
-        let m = DMatrix::from_fn(keep.len(), keep.len(), |i, j| {
-            gram[(keep[i], keep[j])] + if i == j { mu / (lambda * weight[keep[i]]) } else { 0.0 }
-        });
-        let rows = a.select_rows(&keep);
-        Some(InnerFactor::Woodbury { chol: nalgebra::Cholesky::new(m)?, rows, mu })
-    }
-
-    fn solve(&self, r: &DVector<f64>) -> DVector<f64> {
-        match self {
-            InnerFactor::Primal(c) => c.solve(r),
-            InnerFactor::Woodbury { chol, rows, mu } => {
-                let t = chol.solve(&(rows * r));
-                (r - rows.tr_mul(&t)) / *mu
-            }
-        }
-    }
-
-    fn solve_matrix(&self, r: &DMatrix<f64>) -> DMatrix<f64> {
-        match self {
-            InnerFactor::Primal(c) => c.solve(r),
-            InnerFactor::Woodbury { chol, rows, mu } => {
-                let t = chol.solve(&(rows * r));
-                (r - rows.tr_mul(&t)) / *mu
-            }
-        }
-    }
-}
-
-/// Maximises gᵀp over the confidence set without the latent box by Newton's method on the
-/// two-dimensional dual D(λ, μ) ([`DualPoint`]), each evaluation an inner Newton solve warm
-/// started from the last. Certified like [`solve`]: the upper end is D at the final (λ, μ) (weak
-/// duality) with the inner residual's strong-concavity term, the lower end gᵀq at a strictly
-/// feasible q, the inner maximiser pulled towards a strictly feasible anchor; both with their
-/// rounding. `None` (the caller falls back) when no certificate within the tolerance is found.
-pub(crate) fn solve_dual(
-    data: &ConicData,
-    dirs: &Directions,
-    g: &DVector<f64>,
-    threshold: f64,
-    centre: &DVector<f64>,
-    tolerance: f64,
-) -> Option<DenseSolution> {
-    let n = data.l.nrows();
-    if data.latent_box.is_some() || centre.len() != n || g.len() < n {
-        return None;
-    }
-    let program = Program {
-        data,
-        dirs,
-        objective: Objective::Linear(g),
-        kappa: Some(data.constant - threshold),
-        candidate: None,
-        n,
-        dim: g.len(),
-        total: data.total_weight(),
-    };
-    let (anchor, _) = program.interior_start(centre)?;
-    let b = data.norm_bound;
-    let gnorm = g.norm();
-    if gnorm == 0.0 {
-        return None;
-    }
-    // Start: the norm ball alone (λ = 0 gives p = g/μ, on the sphere for μ = ‖g‖/B), with a
-    // likelihood multiplier of the same scale.
-    // λ* = 0 when the maximiser over the ball alone, p = B g/‖g‖, is (strictly) inside the
-    // likelihood constraint: then max = B‖g‖ (Cauchy–Schwarz), attained there.
-    {
-        let p = g * (b / gnorm);
-        let e = program.eval(&p);
-        if e.f[1] + e.f_err[1] < 0.0 {
-            let (q, _) = program.pull_inside(&anchor, &p)?;
-            let lower = g.dot(&q) - (program.dim + 4) as f64 * U * g.abs().dot(&q.abs());
-            let upper = b * gnorm * (1.0 + (program.dim + 4) as f64 * U);
-            if upper - lower <= tolerance * upper.abs().max(1.0) {
-                return Some(DenseSolution {
-                    p: q,
-                    lower,
-                    upper,
-                    box_duals: (0.0, 0.0),
-                    iterations: 0,
-                    dual_residual: 0.0,
-                });
-            }
-        }
-    }
-    let mut mu = gnorm / b;
-    let mut lambda = gnorm * b / program.total.max(1.0);
-    let mut point = program.dual_point(g, lambda, mu, &anchor, tolerance)?;
-    const MIN_MU_FRACTION: f64 = 1e-12;
-    let (mut best_gap, mut stalled) = (f64::INFINITY, 0u32);
-    for iteration in 1..=40u32 {
-        // Certificate at this point.
-        let (q, _) = program.pull_inside(&anchor, &point.p)?;
-        let lower = g.dot(&q) - (program.dim + 4) as f64 * U * g.abs().dot(&q.abs());
-        let upper = point.upper;
-        let scale = upper.abs().max(lower.abs()).max(1.0);
-        let gap = (upper - lower) / scale;
-        if gap <= tolerance {
-            return Some(DenseSolution {
-                p: q,
-                lower,
-                upper,
-                box_duals: (0.0, 0.0),
-                iterations: iteration,
-                dual_residual: 0.0,
-            });
-        }
-        // Give up (the caller falls back) when the gap has stopped shrinking: six steps
-        // without halving it.
-        if gap < best_gap * 0.5 {
-            best_gap = gap;
-            stalled = 0;
-        } else {
-            stalled += 1;
-            if stalled >= 6 {
-                return None;
-            }
-        }
-        // Newton's step on D (convex; minimised over λ, μ > 0), or the diagonally scaled
-        // gradient step where the 2×2 Hessian is singular or the step is no descent.
-        let [gl, gm] = point.grad;
-        let [[a, bb], [_, c]] = point.hess;
-        let det = a * c - bb * bb;
-        let diagonal = [-gl / a.max(1e-300), -gm / c.max(1e-300)];
-        let mut d = if det > 0.0 && det.is_finite() {
-            [-(c * gl - bb * gm) / det, -(a * gm - bb * gl) / det]
-        } else {
-            diagonal
-        };
-        let slope0 = gl * d[0] + gm * d[1];
-        if slope0.is_nan() || slope0 >= 0.0 {
-            d = diagonal;
-        }
-        // At most a tenfold decrease of either multiplier per step (λ* = 0 is handled before
-        // the loop; μ* = 0, an inactive norm, is approached geometrically).
-        let mut t = 1.0f64;
-        if d[0] < 0.0 {
-            t = t.min(0.9 * lambda / -d[0]);
-        }
-        if d[1] < 0.0 {
-            t = t.min(0.9 * mu / -d[1]);
-        }
-        let mut next = None;
-        for _ in 0..20 {
-            let nl = (lambda + t * d[0]).max(0.0);
-            let nm = (mu + t * d[1]).max(MIN_MU_FRACTION * gnorm / b);
-            let start = point.predict(nl - lambda, nm - mu);
-            if let Some(np) = program.dual_point(g, nl, nm, &start, tolerance) {
-                let decrease = gl * (nl - lambda) + gm * (nm - mu);
-                // Armijo on D, or (near the optimum, where D's decrease is below its rounding)
-                // both components of D's gradient halved.
-                let halved = np.grad[0].abs() <= 0.5 * gl.abs() && np.grad[1].abs() <= 0.5 * gm.abs();
-                if np.value <= point.value + 1e-4 * decrease.min(0.0) || halved {
-                    next = Some(np);
-                    break;
-                }
-            }
-            t *= 0.5;
-        }
-        let np = next?;
-        lambda = np.lambda;
-        mu = np.mu;
-        point = np;
-    }
-    None
-}
-
 /// A factorisation of H₀ + Σ_i θ_i a_i a_iᵀ for repeated solves: one Cholesky factorisation of H₀
 /// and of the small capacitance matrix diag(1/θ) + AᵀH₀⁻¹A; a solve is
 /// x = H₀⁻¹(r − Aν) with (diag(1/θ) + AᵀH₀⁻¹A) ν = AᵀH₀⁻¹r (Sherman–Morrison–Woodbury in its
@@ -977,7 +589,7 @@ impl BorderedFactor {
 }
 
 /// Whether every constraint holds strictly, with its rounding error as a margin.
-fn strictly_feasible(e: &Eval) -> bool {
+pub(crate) fn strictly_feasible(e: &Eval) -> bool {
     e.f.iter().zip(&e.f_err).all(|(f, err)| f.is_finite() && *f + *err < 0.0)
 }
 

@@ -97,6 +97,7 @@ mod conic;
 pub mod curvature;
 mod dense;
 mod doubling;
+mod dual;
 mod problem;
 mod set;
 

@@ -4,6 +4,7 @@ use crate::ConfidenceConfig;
 use crate::config::SolverChoice;
 use crate::conic::{self, ConicData, SolveInfo};
 use crate::dense::{self, Directions, Objective};
+use crate::dual;
 use bohf_core::linalg::{Cholesky, JitterPolicy, max_asymmetry};
 use bohf_core::{Duel, Error, Result};
 use nalgebra::{DMatrix, DVector};
@@ -415,8 +416,9 @@ impl ConfidenceProblem {
         let clock = std::time::Instant::now();
         let dirs = Directions::new(&self.data);
         let centre = DVector::zeros(self.len());
-        let sol =
-            dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, self.config.mle_tolerance)?;
+        let tol = self.config.mle_tolerance;
+        let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol)
+            .or_else(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))?;
         let z = &self.data.l * &sol.p;
         let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());

@@ -23,7 +23,8 @@
 use crate::config::SolverChoice;
 use crate::conic::{self, ConicData, Layout, SolveInfo, SolverOptions};
 use crate::curvature::CurvatureOuter;
-use crate::dense::{self, Directions, Objective};
+use crate::dense::{Directions, Objective};
+use crate::dual;
 use crate::problem::{Candidate, ConfidenceProblem, MleFit};
 use bohf_core::{Error, Result, SolverStatus};
 use clarabel::solver::DefaultSolver;
@@ -497,19 +498,15 @@ impl ConfidenceSet {
         row.rows_mut(0, n).copy_from(c.coordinates());
         row[n] = c.rho();
         let objective = Objective::Linear(g);
-        let sol = if self.data.latent_box.is_none() {
-            dense::solve_dual(&self.data, directions, g, self.threshold, &centre, self.options.tolerance)?
-        } else {
-            dense::solve(
-                &self.data,
-                directions,
-                objective,
-                Some(self.threshold),
-                Some(row),
-                &centre,
-                self.options.tolerance,
-            )?
-        };
+        let sol = dual::solve(
+            &self.data,
+            directions,
+            objective,
+            Some(self.threshold),
+            Some(row),
+            &centre,
+            self.options.tolerance,
+        )?;
         let w = sol.p.rows(0, n).clone_owned();
         let omega = sol.p[n];
         let value = g.rows(0, n).dot(&w) + g[n] * omega;

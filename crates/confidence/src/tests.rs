@@ -815,6 +815,12 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
     use bohf_core::rand::RngExt;
     let (mut compared, mut dense_count, mut fallbacks, mut inexact) = (0usize, 0usize, 0usize, 0usize);
     let (mut worst_rel, mut worst_miss) = (0.0f64, 0.0f64);
+    let mut by_program = std::collections::BTreeMap::<String, (usize, usize)>::new();
+    let mut tally = |name: &str, latent_box: bool, dense: bool| {
+        let e = by_program.entry(format!("{name}{}", if latent_box { " (box)" } else { "" })).or_default();
+        e.0 += usize::from(dense);
+        e.1 += 1;
+    };
     for seed in seeds {
         let mut r = bohf_core::rng::seeded(10_000 + seed);
         // 1 to 60 points in 1-D or 2-D, lengthscales from 0.05 (well conditioned) to 2 (a Gram
@@ -865,6 +871,7 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
         };
         let md = pd.mle().unwrap();
         compared += 1;
+        tally("mle", latent_box.is_some(), md.info.method == SolveMethod::Dense);
         if md.info.method == SolveMethod::Dense {
             dense_count += 1;
         } else {
@@ -906,9 +913,10 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
                 (sd.lower_bound(c), sc.lower_bound(c)),
                 (sd.optimistic_advantage(c, reference), sc.optimistic_advantage(c, reference)),
             ];
-            for (d, cl) in pairs {
+            for ((d, cl), name) in pairs.into_iter().zip(["upper", "lower", "advantage"]) {
                 let (Ok(d), Ok(cl)) = (d, cl) else { continue };
                 compared += 1;
+                tally(name, latent_box.is_some(), d.certified.is_some());
                 let scale = cl.value.abs().max(1.0);
                 let rel = (d.value - cl.value).abs() / scale;
                 // A reference that stopped short of its tolerance (AlmostSolved: gaps up to 1e-4)
@@ -954,7 +962,7 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
             }
         }
     }
-    Agreement { compared, dense: dense_count, fallbacks, inexact, worst_rel, worst_miss }
+    Agreement { compared, dense: dense_count, fallbacks, inexact, worst_rel, worst_miss, by_program }
 }
 
 /// What [`dense_agreement`] found.
@@ -968,6 +976,8 @@ struct Agreement {
     inexact: usize,
     worst_rel: f64,
     worst_miss: f64,
+    /// (certified by the dense path, compared) per program and latent box.
+    by_program: std::collections::BTreeMap<String, (usize, usize)>,
 }
 
 #[test]
