@@ -40,13 +40,12 @@ pub struct ConfidenceConfig {
     /// Accept every `AlmostSolved` (clarabel's reduced tolerances, gap ~5e-5) whatever
     /// `acceptable_tolerance` says. Off by default.
     pub accept_almost_solved: bool,
-    /// Which solver runs the programs: clarabel (the default, the reference implementation), or
-    /// the certified dense interior-point method of `crate::dense` with clarabel as the fallback
-    /// for whatever it cannot certify. Library-level and experimental (not a spec key yet): the
-    /// dense path certifies the duel MLE 5–11× faster than clarabel but stalls short of the
-    /// tolerance on most pointwise programs and label MLEs, where the fallback doubles the cost
-    /// (docs/confidence.md, "The dense path").
-    #[serde(skip)]
+    /// Which solver runs the programs: `"clarabel"` (the default, the reference implementation),
+    /// or `"dense"`: the certified fast path (Newton's method on the programs' low-dimensional
+    /// dual, then a dense interior-point method for the MLE) with clarabel as the fallback for
+    /// whatever it cannot certify. Experimental: it certifies about 90% of the programs without
+    /// the latent box and a third of those with it (docs/confidence.md, "The dense path").
+    #[serde(skip_serializing_if = "SolverChoice::is_default")]
     pub solver: SolverChoice,
 }
 
@@ -54,11 +53,20 @@ pub struct ConfidenceConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverChoice {
-    /// The certified dense interior-point method first, clarabel for what it cannot certify.
+    /// The certified fast path first ([`crate::ConfidenceConfig::solver`]), clarabel for what it
+    /// cannot certify.
     Dense,
     /// Clarabel for every program (the default).
     #[default]
     Clarabel,
+}
+
+impl SolverChoice {
+    /// Whether this is the default (kept out of serialised configs, so that configs written
+    /// before the key existed serialise unchanged).
+    pub fn is_default(&self) -> bool {
+        *self == SolverChoice::default()
+    }
 }
 
 bohf_core::validated! {
