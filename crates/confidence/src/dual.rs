@@ -417,12 +417,7 @@ pub(crate) fn solve(
         dim: g.len(),
         total: data.total_weight(),
     };
-    let Some((anchor, _)) = program.interior_start(centre) else {
-        if std::env::var("BOHF_DENSE_TRACE").is_ok() {
-            eprintln!("TRACE nostart");
-        }
-        return None;
-    };
+    let (anchor, _) = program.interior_start(centre)?;
     let clip = program.candidate.as_ref().and_then(|c| {
         if c == &g {
             Some(true)
@@ -467,12 +462,7 @@ pub(crate) fn solve(
         Multipliers { lambda: 1.0, mu: (e.grad_phi.norm() / b).max(1e-3) }
     };
     let mut rows: Vec<BoxRow> = Vec::new();
-    let Some(mut point) = dual.point(m, &rows, &[], &anchor) else {
-        if std::env::var("BOHF_DENSE_TRACE").is_ok() {
-            eprintln!("TRACE first point failed");
-        }
-        return None;
-    };
+    let mut point = dual.point(m, &rows, &[], &anchor)?;
     let (mut best_gap, mut stalled) = (f64::INFINITY, 0u32);
     for iteration in 1..=MAX_OUTER {
         // The certificate at this point.
@@ -484,15 +474,6 @@ pub(crate) fn solve(
         let upper = if clipped { bound } else { point.upper };
         let scale = dual.scale(value);
         let gap = (upper - lower) / scale;
-        if std::env::var("BOHF_DENSE_TRACE").is_ok() {
-            eprintln!(
-                "TRACE it={iteration} lambda={:.4e} mu={:.4e} nu={:?} lo={lower:.10e} up={upper:.10e} gap={gap:.3e} grad={:?}",
-                m.lambda,
-                m.mu,
-                point.nu,
-                point.grad.as_slice()
-            );
-        }
         if gap <= tolerance {
             if clipped {
                 // The candidate's own row is the active constraint, priced 1, all others 0.
@@ -518,9 +499,6 @@ pub(crate) fn solve(
         } else {
             stalled += 1;
             if stalled >= 5 || (iteration >= 15 && progress > 1e-3) {
-                if std::env::var("BOHF_DENSE_TRACE").is_ok() {
-                    eprintln!("TRACE stalled");
-                }
                 return None;
             }
         }
@@ -558,12 +536,17 @@ pub(crate) fn solve(
         // Newton's step with a Levenberg–Marquardt ridge that grows when the line search fails
         // (nearly collinear box rows of close support points make the Hessian ill-conditioned).
         let pg_norm = projected_gradient(&point.grad, &x, &lower_bounds).norm();
+        // λ and μ fall at most tenfold per step: near μ → 0 D is steep (‖p‖ grows like 1/μ) and a
+        // full Newton step to the floor leaves a region where Newton's model is poor.
+        let step_floor: Vec<f64> = (0..x.len())
+            .map(|j| if j <= dual.offset() { lower_bounds[j].max(0.1 * x[j]) } else { lower_bounds[j] })
+            .collect();
         let mut next = None;
         'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
             let d = newton_direction(&point, &free, ridge);
             let mut t = 1.0f64;
             for _ in 0..12 {
-                let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(lower_bounds[j]));
+                let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
                 let delta = &xt - &x;
                 let (mt, nut) = split(&dual, &xt);
                 let start = point.predict(&delta);
@@ -580,9 +563,6 @@ pub(crate) fn solve(
                 }
                 t *= 0.5;
             }
-        }
-        if next.is_none() && std::env::var("BOHF_DENSE_TRACE").is_ok() {
-            eprintln!("TRACE linesearch fail");
         }
         point = next?;
         m = point.m;
