@@ -1,11 +1,14 @@
-//! The dense interior-point path against clarabel on the same programs (issue 30): one pointwise
-//! bound (duels and labels, with and without the latent box) and the MLE at n = 100, 300 and 500
-//! observations. Each benchmark prints which solver produced its result (a dense run that cannot
-//! certify falls back to clarabel, and its time then includes both).
+//! The fast path (`SolverChoice::Dense`: the dual Newton method of `crate::dual`, the dense
+//! interior-point method for MLEs it cannot certify) against clarabel on the same programs
+//! (issue 30): one pointwise bound and the MLE at 100, 300, 500 and 1,000 observations (duels and
+//! labels, with and without the latent box), and COBOL's batch question (is the width above a
+//! threshold?) over 500 candidates. Each benchmark prints which solver produced its result (a
+//! program the fast path cannot certify falls back to clarabel, and its time includes both).
 //!
-//! `cargo bench -p bohf-confidence --bench dense`.
+//! `cargo bench -p bohf-confidence --bench dense` (about 25 minutes: clarabel at 1,000
+//! observations takes seconds per program); `-- 'dense_vs_clarabel/duels_500'` for one size.
 
-use bohf_confidence::{ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation, SolverChoice};
+use bohf_confidence::{BoundsQuestion, ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation, SolverChoice};
 use bohf_core::Duel;
 use bohf_core::rand::RngExt;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -48,8 +51,8 @@ fn instance(count: usize, duels: bool, latent_box: bool, solver: SolverChoice) -
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("dense_vs_clarabel");
     g.sample_size(10);
-    for &count in &[100usize, 300, 500] {
-        for (duels, latent_box) in [(false, true), (false, false), (true, false)] {
+    for &count in &[100usize, 300, 500, 1000] {
+        for (duels, latent_box) in [(false, true), (false, false), (true, false), (true, true)] {
             let kind = format!("{}{}", if duels { "duels" } else { "labels" }, if latent_box { "_box" } else { "" });
             for solver in [SolverChoice::Dense, SolverChoice::Clarabel] {
                 let name = format!("{kind}_{count}_{solver:?}").to_lowercase();
@@ -79,6 +82,34 @@ fn bench(c: &mut Criterion) {
                 });
             }
         }
+    }
+    // COBOL's question over a batch: 500 off-support candidates (the grid's points), 300 labels
+    // with the latent box, width threshold 1 (a fresh set per iteration: the screening's cuts
+    // would otherwise carry over).
+    for solver in [SolverChoice::Dense, SolverChoice::Clarabel] {
+        let name = format!("batch500_labels_box_300_{solver:?}").to_lowercase();
+        let (gram, problem) = instance(300, false, true, solver);
+        let mle = problem.mle().unwrap();
+        let support = problem.support().unwrap().to_vec();
+        let cands: Vec<_> = (0..500)
+            .map(|c| {
+                let col = c % gram.ncols();
+                let kx =
+                    DVector::from_fn(support.len(), |i, _| gram[(support[i], col)] * (1.0 - 1e-3 * (c / 400) as f64));
+                problem.candidate(&kx, 1.0).unwrap()
+            })
+            .collect();
+        // One timed solve (not a criterion sample: with clarabel one batch takes a minute or more).
+        let clock = std::time::Instant::now();
+        let mut set = ConfidenceSet::new(&problem, &mle, 3.0).unwrap();
+        let batch = set.pointwise_bounds(&cands, BoundsQuestion::WidthAbove(1.0)).unwrap();
+        eprintln!(
+            "{name}: {:.2} s, {} of 500 wider than 1, {} programs solved, {:?}",
+            clock.elapsed().as_secs_f64(),
+            batch.wide.as_ref().map_or(0, |w| w.iter().filter(|&&x| x).count()),
+            batch.solved,
+            set.solve_counts()
+        );
     }
     g.finish();
 }

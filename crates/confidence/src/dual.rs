@@ -49,6 +49,9 @@ use nalgebra::{DMatrix, DVector};
 const MAX_OUTER: u32 = 40;
 /// Inner Newton step limit of one dual evaluation.
 const MAX_INNER: u32 = 40;
+/// Dual evaluations (inner solves) allowed per program: the certified programs measured take
+/// 7–25; the rest are the box programs whose working set churns, which clarabel solves faster.
+const MAX_EVALUATIONS: u32 = 40;
 
 /// A signed latent-box row s·(c_jᵀp) ≤ b: support point i's value z_i = L_iw, or the candidate's
 /// f̃(x) = l_xᵀw + ρ_xω; `true` for the + sign.
@@ -135,6 +138,9 @@ struct Dual<'a> {
     /// Whether the candidate's row duplicates a support point's row (a candidate on the support):
     /// the support row prices it.
     candidate_on_support: bool,
+    /// Dual evaluations left ([`MAX_EVALUATIONS`]): a program that needs more goes to the fallback
+    /// rather than cost more than clarabel would.
+    budget: std::cell::Cell<u32>,
 }
 
 impl Dual<'_> {
@@ -166,9 +172,10 @@ impl Dual<'_> {
         let b = program.data.norm_bound;
         let kappa = program.kappa.unwrap_or(0.0);
         let Multipliers { lambda, mu } = m;
-        if mu <= 0.0 || !mu.is_finite() || !lambda.is_finite() {
+        if mu <= 0.0 || !mu.is_finite() || !lambda.is_finite() || self.budget.get() == 0 {
             return None;
         }
+        self.budget.set(self.budget.get() - 1);
         let cols: Vec<DVector<f64>> = rows.iter().map(|r| r.vector(program)).collect();
         let mut g = self.g.clone();
         for (c, v) in cols.iter().zip(nu) {
@@ -292,9 +299,11 @@ impl Program<'_> {
         for (tau, &vt) in e.v.iter().enumerate() {
             weight[self.dirs.term_dir[tau]] += alpha * self.data.weights[tau] * Link::Logistic.dmu(vt);
         }
-        let mut scaled = self.dirs.a.clone();
-        for (d, mut row) in scaled.row_iter_mut().enumerate() {
-            row *= weight[d].max(0.0).sqrt();
+        // Only the directions that carry curvature (the latent box's own directions carry none).
+        let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
+        let mut scaled = self.dirs.a.select_rows(&keep);
+        for (r, mut row) in scaled.row_iter_mut().enumerate() {
+            row *= weight[keep[r]].sqrt();
         }
         scaled.tr_mul(&scaled)
     }
@@ -431,7 +440,8 @@ pub(crate) fn solve(
         .candidate
         .as_ref()
         .is_some_and(|c| (program.dim == n || c[n] == 0.0) && (0..n).any(|i| (0..n).all(|k| c[k] == data.l[(i, k)])));
-    let dual = Dual { program, g, lambda_free, bound, tolerance, clip, candidate_on_support };
+    let budget = std::cell::Cell::new(MAX_EVALUATIONS);
+    let dual = Dual { program, g, lambda_free, bound, tolerance, clip, candidate_on_support, budget };
     let program = &dual.program;
     let b = data.norm_bound;
     let gnorm = dual.g.norm();
@@ -566,9 +576,11 @@ pub(crate) fn solve(
         }
         point = next?;
         m = point.m;
-        // Rows priced at zero that hold leave the working set.
-        let keep: Vec<usize> =
-            (0..rows.len()).filter(|&j| point.nu[j] > 0.0 || point.e.f[rows[j].index(program)] > 0.0).collect();
+        // Rows priced at zero that hold with a margin (a tenth of b) leave the working set; rows
+        // near their bound stay, so that the set does not churn between steps.
+        let keep: Vec<usize> = (0..rows.len())
+            .filter(|&j| point.nu[j] > 0.0 || point.e.f[rows[j].index(program)] > -0.1 * bound)
+            .collect();
         if keep.len() < rows.len() {
             rows = keep.iter().map(|&j| rows[j]).collect();
             let nu: Vec<f64> = keep.iter().map(|&j| point.nu[j]).collect();
@@ -718,6 +730,7 @@ mod tests {
                 tolerance: 1e-9,
                 clip: None,
                 candidate_on_support: false,
+                budget: std::cell::Cell::new(u32::MAX),
             };
             let rows = [BoxRow::Support(2, true), BoxRow::Support(9, false), BoxRow::Candidate(true)];
             let x0 = DVector::from_vec(vec![0.7, 0.05, 0.2, 0.1, 0.3]);
@@ -788,6 +801,7 @@ mod tests {
                 tolerance: 1e-9,
                 clip: None,
                 candidate_on_support: false,
+                budget: std::cell::Cell::new(u32::MAX),
             };
             let mut r = bohf_core::rng::seeded(seed);
             let rows: Vec<BoxRow> =

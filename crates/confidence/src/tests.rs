@@ -919,9 +919,15 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
                 tally(name, latent_box.is_some(), d.certified.is_some());
                 let scale = cl.value.abs().max(1.0);
                 let rel = (d.value - cl.value).abs() / scale;
-                // A reference that stopped short of its tolerance (AlmostSolved: gaps up to 1e-4)
-                // is not a reference to 1e-7: counted apart, the dense result still checked below.
-                if cl.info.status != SolverStatus::Solved {
+                // A reference that stopped short of its tolerance (AlmostSolved: gaps up to 1e-4),
+                // or whose point violates the likelihood row by more than 1e-9 (its value can then
+                // exceed the exact optimum by the violation times the row's multiplier: seed 871's
+                // advantage, 7.2e-8 below the threshold, 1.3e-7 above the certified enclosure), is
+                // not a reference to 1e-7: counted apart, the dense result still checked below.
+                let (cl_ll, _) = pc.whitened_log_likelihood(&cl.w).unwrap();
+                let reference_feasible = cl_ll >= sc.threshold() - 1e-9 * sc.threshold().abs().max(1.0);
+                let exact_reference = cl.info.status == SolverStatus::Solved && reference_feasible;
+                if !exact_reference {
                     inexact += 1;
                 } else if d.certified.is_some() {
                     worst_rel = worst_rel.max(rel);
@@ -949,7 +955,7 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
                         }
                         // Clarabel's optimum may exceed the exact one by its tolerance (its point
                         // violates ℓ ≥ ℓ* − β by up to ~1e-9, times the multiplier).
-                        let slack = if cl.info.status == SolverStatus::Solved { 1e-7 * scale } else { 1e-4 * scale };
+                        let slack = if exact_reference { 1e-7 * scale } else { 1e-4 * scale };
                         worst_miss = worst_miss.max(lo - cl.value - slack).max(cl.value - hi - slack);
                         assert!(
                             lo <= hi && lo <= cl.value + slack && cl.value <= hi + slack,
@@ -990,11 +996,13 @@ fn dense_path_agrees_with_clarabel() {
     assert!(a.dense * 2 >= a.compared, "{a:?}");
 }
 
-/// The long campaign (issue 30: ≥ 5,000 instances): `cargo test -p bohf-confidence --release --
+/// The long campaign (issue 30 asks for ≥ 5,000 instances; 1,000 seeds pose about 22,000 programs,
+/// ~10 min): `cargo test -p bohf-confidence --release --
 /// --ignored dense_path_agrees_with_clarabel_long --nocapture`.
 #[test]
 #[ignore]
 fn dense_path_agrees_with_clarabel_long() {
-    let a = dense_agreement(0..5000);
+    let a = dense_agreement(0..1000);
     eprintln!("{a:?}");
 }
+
