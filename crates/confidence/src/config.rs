@@ -44,7 +44,8 @@ pub struct ConfidenceConfig {
     /// or `"dense"`: the certified fast path (Newton's method on the programs' low-dimensional
     /// dual, then a dense interior-point method for the MLE) with clarabel as the fallback for
     /// whatever it cannot certify. Experimental: it certifies about 90% of the programs without
-    /// the latent box and a third of those with it (docs/confidence.md, "The dense path").
+    /// the latent box, but only 15–65% of those with it, and gives up on a set where it mostly
+    /// fails (docs/confidence.md, "The fast path").
     #[serde(skip_serializing_if = "SolverChoice::is_default")]
     pub solver: SolverChoice,
 }
