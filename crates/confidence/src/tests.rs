@@ -1005,4 +1005,3 @@ fn dense_path_agrees_with_clarabel_long() {
     let a = dense_agreement(0..1000);
     eprintln!("{a:?}");
 }
-
