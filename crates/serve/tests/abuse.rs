@@ -283,7 +283,7 @@ fn one_client_holding_1000_idle_connections_does_not_stop_the_others() {
 
 /// Item 2: joins are bounded (`max_participants`) and rate-limited per address
 /// (`joins_per_minute`), with 503/429 and nothing created; the participants' sessions hold no
-/// descriptor while idle, so a study of 300 participants starts under `ulimit -n 64` (the old
+/// descriptor while idle, so a study of 300 participants starts under `ulimit -n 128` (the old
 /// server held one lock file per participant) and still saves answers.
 #[test]
 fn joins_are_bounded_and_rate_limited_and_idle_sessions_hold_no_descriptor() {
@@ -310,19 +310,19 @@ fn joins_are_bounded_and_rate_limited_and_idle_sessions_hold_no_descriptor() {
     assert_eq!(open_files(served.child.id(), "sessions"), Vec::<String>::new(), "idle sessions hold no descriptor");
     served.stop();
 
-    // A study of 300 listed participants under 64 descriptors.
+    // A study of 300 listed participants under 128 descriptors.
     let dir = tmp("abuse-many");
     std::fs::write(dir.join("study.toml"), spec_text("random", 3)).unwrap();
     let ids: Vec<String> = (1..=300).map(|i| format!("q{i:03}")).collect();
     std::fs::write(dir.join("participants.txt"), ids.join("\n")).unwrap();
-    let served = start("study", &dir, &[], Some(64)).unwrap_or_else(|e| panic!("did not start: {e}"));
+    let served = start("study", &dir, &[], Some(128)).unwrap_or_else(|e| panic!("did not start: {e}"));
     assert_eq!(answer_all(a, served.addr, &served.page("q300")), 3);
     assert_eq!(answer_all(a, served.addr, &served.page("q001")), 3);
     assert_eq!(open_files(served.child.id(), "sessions"), Vec::<String>::new());
     let err = served.stop();
     assert!(!err.contains("panicked"), "{err}");
     // Restarted, it serves them again (their answers kept).
-    let served = start("study", &dir, &[], Some(64)).unwrap_or_else(|e| panic!("did not restart: {e}"));
+    let served = start("study", &dir, &[], Some(128)).unwrap_or_else(|e| panic!("did not restart: {e}"));
     let (status, body) = request_from(a, served.addr, "GET", &format!("{}api/state", served.page("q300")), b"").unwrap();
     assert_eq!(status, 200);
     assert!(body.contains("\"answered\":3"), "{body}");
