@@ -613,15 +613,25 @@ fn at_most(field: &str, value: usize, max: usize) -> Result<()> {
     Ok(())
 }
 
-/// Display text: not blank (unless `may_be_empty`), no control characters, at most
-/// [`limits::MAX_NAME_LEN`] characters.
+/// Whether `c` reorders text on screen: the Unicode bidirectional controls (embeddings,
+/// overrides, isolates and the marks), which make a name display as something else (a
+/// right-to-left override shows `x\u{202E}gpj.exe` as `xexe.jpg`).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Display text: not blank (unless `may_be_empty`), no control characters (bidirectional
+/// controls included, [`is_bidi_control`]), at most [`limits::MAX_NAME_LEN`] characters.
 fn check_text(field: &str, text: &str, may_be_empty: bool) -> Result<()> {
     let len = text.chars().count();
-    if (!may_be_empty && text.trim().is_empty()) || text.chars().any(char::is_control) || len > limits::MAX_NAME_LEN {
+    if (!may_be_empty && text.trim().is_empty())
+        || text.chars().any(|c| c.is_control() || is_bidi_control(c))
+        || len > limits::MAX_NAME_LEN
+    {
         return Err(ExperimentError::spec(
             field,
             format!(
-                "must be {}text without control characters, at most {} characters, got {:?}",
+                "must be {}text without control characters (bidirectional controls such as U+202E included), at most {} characters, got {:?}",
                 if may_be_empty { "" } else { "non-empty " },
                 limits::MAX_NAME_LEN,
                 text.chars().take(limits::MAX_NAME_LEN + 1).collect::<String>()
