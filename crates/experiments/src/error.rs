@@ -34,10 +34,12 @@ pub enum ExperimentError {
     },
     /// The experiment would need more memory than the limit ([`crate::limits`]).
     #[error(
-        "the experiment needs about {needs} of memory, more than the limit of {limit} ({source_of_limit}; set \
+        "{what} needs about {needs} of memory, more than the limit of {limit} ({source_of_limit}; set \
          BOHF_MEMORY_LIMIT to change it): {detail}"
     )]
     Memory {
+        /// What needs it: "the experiment", "gram(x)", ….
+        what: String,
         /// The estimate, for people.
         needs: String,
         /// The limit, for people.

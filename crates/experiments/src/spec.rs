@@ -67,7 +67,7 @@
 //! [`ExperimentSpec::from_file`].
 
 use crate::error::{ExperimentError, Result};
-use crate::limits::{self, Allocation, Bytes, MemoryEstimate, MemoryLimit, ProblemShape};
+use crate::limits::{self, Allocation, MemoryEstimate, ProblemShape};
 use crate::registry::Registry;
 use crate::reproduce::source::Reproduces;
 use bohf_core::Link;
@@ -590,18 +590,7 @@ impl ExperimentSpec {
     /// Refuses the experiment if [`ExperimentSpec::memory_estimate`] exceeds the memory limit
     /// ([`MemoryLimit::from_env`]).
     pub fn check_memory(&self, registry: &Registry, candidates: usize, dim: usize, parallel: usize) -> Result<()> {
-        let limit =
-            MemoryLimit::from_env().map_err(|reason| ExperimentError::spec(limits::MEMORY_LIMIT_ENV, reason))?;
-        let estimate = self.memory_estimate(registry, candidates, dim, parallel);
-        if estimate.total() > limit.bytes {
-            return Err(ExperimentError::Memory {
-                needs: Bytes(estimate.total()).to_string(),
-                limit: Bytes(limit.bytes).to_string(),
-                source_of_limit: limit.source,
-                detail: estimate.largest(),
-            });
-        }
-        Ok(())
+        self.memory_estimate(registry, candidates, dim, parallel).check("the experiment")
     }
 }
 

@@ -115,8 +115,13 @@ fn candidates_given_directly_ask_what_the_same_options_from_a_box_ask_and_are_ch
     assert!(matches!(e, SessionError::Spec(ref m) if m.contains("option 4") && m.contains("`y` is not finite")), "{e}");
     let mut short = body_of(spec("pf-ts")).unwrap().candidates;
     short.names.pop();
-    let e = bohf_session::body_with(direct_spec, short).unwrap_err();
+    let e = bohf_session::body_with(direct_spec.clone(), short).unwrap_err();
     assert!(e.to_string().contains("name(s) for 16 rows"), "{e}");
+    // Issue 33, item 11: an attribute named twice is refused (one value per option would vanish).
+    let mut twice = body_of(spec("pf-ts")).unwrap().candidates;
+    twice.attributes[1] = "x".into();
+    let e = bohf_session::body_with(direct_spec, twice).unwrap_err();
+    assert!(e.to_string().contains("attributes 1 and 2 are both named `x`"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
