@@ -79,7 +79,10 @@ fn gram<'py>(
     let k = kernel(kind, lengthscale, lengthscales, variance)?;
     let x = matrix("x", "n points × d dimensions", x)?;
     let n = x.nrows();
-    check_memory("gram(x)", vec![Allocation::matrix("the n×n Gram", n, n), Allocation::matrix("its numpy copy", n, n)])?;
+    check_memory(
+        "gram(x)",
+        vec![Allocation::matrix("the n×n Gram", n, n), Allocation::matrix("its numpy copy", n, n)],
+    )?;
     let g = py.detach(|| k.gram(&x)).map_err(core_err)?;
     Ok(arrays::to_numpy(py, &g))
 }

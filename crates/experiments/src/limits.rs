@@ -108,8 +108,7 @@ impl MemoryEstimate {
     /// naming `what` needs it and the largest allocations: the one check that every front end
     /// makes before it allocates (`bohf run`'s specs, the Python package's arrays).
     pub fn check(&self, what: &str) -> Result<(), crate::ExperimentError> {
-        let limit =
-            MemoryLimit::from_env().map_err(|reason| crate::ExperimentError::spec(MEMORY_LIMIT_ENV, reason))?;
+        let limit = MemoryLimit::from_env().map_err(|reason| crate::ExperimentError::spec(MEMORY_LIMIT_ENV, reason))?;
         if self.total() > limit.bytes {
             return Err(crate::ExperimentError::Memory {
                 what: what.to_string(),

@@ -368,7 +368,9 @@ impl Kernel for Stationary {
         self.check_points("Gram matrix points", x)?;
         let rows = self.scaled_rows(x);
         if !rows.is_finite() {
-            return Ok(symmetric_from_fn(x.nrows(), |i, j| self.variance * profile_sq(self.kind, self.pair_r2(x, i, x, j))));
+            return Ok(symmetric_from_fn(x.nrows(), |i, j| {
+                self.variance * profile_sq(self.kind, self.pair_r2(x, i, x, j))
+            }));
         }
         Ok(symmetric_from_fn(x.nrows(), |i, j| {
             self.variance * profile_sq(self.kind, sq_dist(rows.row(i), rows.row(j)))

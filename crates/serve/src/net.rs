@@ -248,8 +248,7 @@ pub(crate) async fn serve(listener: tokio::net::TcpListener, router: Router, lim
         let last = Arc::new(AtomicU64::new(0));
         let io = TokioIo::new(Watched { inner: stream, start, last: last.clone() });
         // The peer's address for the handlers (the join rate limit), as axum's `ConnectInfo`.
-        let service =
-            TowerToHyperService::new(router.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer))));
+        let service = TowerToHyperService::new(router.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer))));
         let builder = builder.clone();
         let idle_limit = limits.idle_timeout;
         tokio::spawn(async move {

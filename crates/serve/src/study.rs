@@ -17,9 +17,9 @@ use axum::extract::{ConnectInfo, Path as UrlPath, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use bohf_core::{Abstention, Answer};
+use bohf_experiments::lock::{LockGuard, lock_exclusive};
 use bohf_session::{Session, SessionBody, StoredAnswer, StoredQuery};
 use serde::{Deserialize, Serialize};
-use bohf_experiments::lock::{LockGuard, lock_exclusive};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -128,7 +128,8 @@ impl Study {
     /// no descriptor while it waits; the study's lock keeps other servers out).
     fn open_session(&self, id: &str) -> Result<Session> {
         let path = self.session_path(id);
-        let mut s = if path.exists() { Session::open(&path)? } else { Session::create(&path, self.body.clone(), false)? };
+        let mut s =
+            if path.exists() { Session::open(&path)? } else { Session::create(&path, self.body.clone(), false)? };
         s.release_lock();
         Ok(s)
     }

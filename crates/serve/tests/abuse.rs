@@ -73,7 +73,12 @@ struct Served {
 impl Served {
     /// `who`'s page path (`p1` → `/p/TOKEN/`).
     fn page(&self, who: &str) -> String {
-        self.urls.iter().find(|(w, _)| w.ends_with(who)).unwrap_or_else(|| panic!("no {who} in {:?}", self.urls)).1.clone()
+        self.urls
+            .iter()
+            .find(|(w, _)| w.ends_with(who))
+            .unwrap_or_else(|| panic!("no {who} in {:?}", self.urls))
+            .1
+            .clone()
     }
     /// Still running (not exited, e.g. by a panic's 101).
     fn alive(&mut self) -> bool {
@@ -170,7 +175,13 @@ fn connect_from(from: Ipv4Addr, to: SocketAddr) -> std::io::Result<TcpStream> {
 }
 
 /// One request from `from` (Connection: close): status and body.
-fn request_from(from: Ipv4Addr, to: SocketAddr, method: &str, path: &str, body: &[u8]) -> std::io::Result<(u16, String)> {
+fn request_from(
+    from: Ipv4Addr,
+    to: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> std::io::Result<(u16, String)> {
     let mut s = connect_from(from, to)?;
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -289,8 +300,7 @@ fn one_client_holding_1000_idle_connections_does_not_stop_the_others() {
 fn joins_are_bounded_and_rate_limited_and_idle_sessions_hold_no_descriptor() {
     let dir = tmp("abuse-join");
     std::fs::write(dir.join("study.toml"), spec_text("pf-ts", 4)).unwrap();
-    let served =
-        start("study", &dir, &["max_participants=4", "joins_per_minute=3"], None).unwrap();
+    let served = start("study", &dir, &["max_participants=4", "joins_per_minute=3"], None).unwrap();
     let (a, b) = (Ipv4Addr::LOCALHOST, Ipv4Addr::new(127, 0, 0, 2));
     let join = |from| request_from(from, served.addr, "GET", "/join", b"").unwrap();
     for _ in 0..3 {
@@ -306,7 +316,14 @@ fn joins_are_bounded_and_rate_limited_and_idle_sessions_hold_no_descriptor() {
     let roster: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("tokens.json")).unwrap()).unwrap();
     assert_eq!(roster["participants"].as_array().unwrap().len(), 4);
-    assert_eq!(std::fs::read_dir(dir.join("sessions")).unwrap().flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")).count(), 4);
+    assert_eq!(
+        std::fs::read_dir(dir.join("sessions"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .count(),
+        4
+    );
     assert_eq!(open_files(served.child.id(), "sessions"), Vec::<String>::new(), "idle sessions hold no descriptor");
     served.stop();
 
@@ -323,7 +340,8 @@ fn joins_are_bounded_and_rate_limited_and_idle_sessions_hold_no_descriptor() {
     assert!(!err.contains("panicked"), "{err}");
     // Restarted, it serves them again (their answers kept).
     let served = start("study", &dir, &[], Some(128)).unwrap_or_else(|e| panic!("did not restart: {e}"));
-    let (status, body) = request_from(a, served.addr, "GET", &format!("{}api/state", served.page("q300")), b"").unwrap();
+    let (status, body) =
+        request_from(a, served.addr, "GET", &format!("{}api/state", served.page("q300")), b"").unwrap();
     assert_eq!(status, 200);
     assert!(body.contains("\"answered\":3"), "{body}");
     served.stop();
@@ -442,7 +460,10 @@ fn abuse_request(k: u64, rng: &mut Rng, addr: SocketAddr, page: &str, t: u64) ->
             )
             .into_bytes(),
         ),
-        5 => ("image", format!("GET {page}img/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", rng.below(20)).into_bytes()),
+        5 => (
+            "image",
+            format!("GET {page}img/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", rng.below(20)).into_bytes(),
+        ),
         6 => ("bad request line", b"GET /\r\x01 HTTP/1.1\r\nHost: x\r\n\r\n".to_vec()),
         7 => ("join", b"GET /join HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec()),
         8 => ("overview", b"GET /study/nope/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec()),
@@ -511,7 +532,9 @@ fn the_http_abuse_campaign() {
                 let page = pages[w as usize % 2].clone();
                 std::thread::spawn(move || {
                     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (round as u64 * 31 + w + 1));
-                    (0..per_round / 4).map(|_| abuse_request(rng.below(10), &mut rng, addr, &page, 1)).collect::<Vec<_>>()
+                    (0..per_round / 4)
+                        .map(|_| abuse_request(rng.below(10), &mut rng, addr, &page, 1))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();

@@ -21,7 +21,9 @@ fn new_session(dir: &Path, name: &str, algorithm: &str, budget: usize) -> std::p
 
 /// Starts a server for `mode` on a free loopback port; returns its address and printed URLs.
 fn start(mode: Mode) -> (SocketAddr, Vec<(String, String)>) {
-    let server = Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode, limits: Default::default() }).unwrap();
+    let server =
+        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode, limits: Default::default() })
+            .unwrap();
     let (addr, urls) = (server.addr(), server.urls().to_vec());
     std::thread::spawn(move || server.run());
     (addr, urls)
@@ -260,8 +262,13 @@ fn a_spec_can_hide_the_recommendation() {
 fn a_non_loopback_server_still_requires_the_token() {
     let dir = tmp("open");
     let path = new_session(&dir, "s", "pf-ts", 3);
-    let server =
-        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::UNSPECIFIED), port: 0, mode: Mode::Single(path), limits: Default::default() }).unwrap();
+    let server = Server::bind(&Options {
+        host: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        port: 0,
+        mode: Mode::Single(path),
+        limits: Default::default(),
+    })
+    .unwrap();
     let addr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), server.addr().port());
     let base = path_of(&server.urls()[0].1);
     std::thread::spawn(move || server.run());

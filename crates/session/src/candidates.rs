@@ -246,7 +246,10 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
                 // from a spec given as a bare `s.toml`, has the empty path as its parent).
                 Some(_) => {
                     let abs = csv.canonicalize().map_err(|e| {
-                        SessionError::Spec(format!("candidates.csv `{}`: cannot resolve its folder: {e}", csv.display()))
+                        SessionError::Spec(format!(
+                            "candidates.csv `{}`: cannot resolve its folder: {e}",
+                            csv.display()
+                        ))
                     })?;
                     Some(Images { dir: abs.parent().map(Path::to_path_buf).unwrap_or_default(), files })
                 }

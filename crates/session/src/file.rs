@@ -191,11 +191,7 @@ impl SessionBody {
         // exported as a map from attribute name to value, where a repeated name loses a value.
         for (j, a) in c.attributes.iter().enumerate() {
             if let Some(i) = c.attributes[..j].iter().position(|b| b == a) {
-                return Err(format!(
-                    "candidates: attributes {} and {} are both named `{a}`; rename one",
-                    i + 1,
-                    j + 1
-                ));
+                return Err(format!("candidates: attributes {} and {} are both named `{a}`; rename one", i + 1, j + 1));
             }
         }
         if !(2..=MAX_CANDIDATES).contains(&n) {

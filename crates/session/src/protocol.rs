@@ -84,9 +84,9 @@ pub fn strict_object(text: &str) -> Result<serde_json::Map<String, Value>, Strin
         }
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let obj = de.deserialize_map(Strict).map_err(|e| {
-        if e.is_data() { format!("not an answer: {e}") } else { format!("not JSON: {e}") }
-    })?;
+    let obj = de
+        .deserialize_map(Strict)
+        .map_err(|e| if e.is_data() { format!("not an answer: {e}") } else { format!("not JSON: {e}") })?;
     de.end().map_err(|e| format!("not JSON: {e}"))?;
     Ok(obj)
 }

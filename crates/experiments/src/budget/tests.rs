@@ -391,7 +391,9 @@ fn budget_runs_with_labels_write_the_feedback_plots() {
 /// on the budget axis (the tick loop allocated without bound).
 #[test]
 fn an_absurd_price_per_evaluation_still_plots() {
-    let text = COBOL_BUDGET.replace("total = 5\nevaluate = 1", "total = 5e100\nevaluate = 1e100").replace("runs = 3", "runs = 1");
+    let text = COBOL_BUDGET
+        .replace("total = 5\nevaluate = 1", "total = 5e100\nevaluate = 1e100")
+        .replace("runs = 3", "runs = 1");
     let spec = ExperimentSpec::from_toml_str(&text).unwrap();
     let results = run_with_threads(&spec, 1);
     let dir = scratch_dir("budget-1e100");
