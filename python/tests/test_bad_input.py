@@ -178,11 +178,13 @@ def _calls(tmp_path, case):
     }
 
 
-def test_the_bad_input_campaign(tmp_path, small_memory):
+def test_the_bad_input_campaign(tmp_path, small_memory, monkeypatch):
     """Generated bad inputs across every public function and argument: each call returns or
     raises an ordinary exception (a `BohfError`, or Python's TypeError/ValueError/OverflowError for
     an argument of the wrong type), never a PanicException (a BaseException, which fails this
     test) nor an abort (which ends it)."""
+    # A bad path (`out="x"`) is relative: keep everything the cases write in tmp_path.
+    monkeypatch.chdir(tmp_path)
     cases = int(os.environ.get("BOHF_PY_FUZZ_CASES", "300"))
     rng = random.Random(int(os.environ.get("BOHF_PY_FUZZ_SEED", "33")))
     arrays = _bad_arrays(np.random.default_rng(0))
