@@ -111,8 +111,7 @@ impl MemoryEstimate {
         let limit = MemoryLimit::from_env().map_err(|reason| crate::ExperimentError::spec(MEMORY_LIMIT_ENV, reason))?;
         if self.total() > limit.bytes {
             return Err(crate::ExperimentError::Memory {
-                what: what.to_string(),
-                needs: Bytes(self.total()).to_string(),
+                needs: format!("{what} needs about {}", Bytes(self.total())),
                 limit: Bytes(limit.bytes).to_string(),
                 source_of_limit: limit.source,
                 detail: self.largest(),
