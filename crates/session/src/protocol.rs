@@ -55,7 +55,8 @@ pub enum Reply {
 pub const ANSWER_KEYS: [&str; 6] = ["choice", "accept", "value", "no_preference", "skip", "quit"];
 
 /// Parses one JSON answer message to query `q`; the error is the message to send back. Strict
-/// ([`answer_of`]): one JSON object, no key twice, exactly one key of [`ANSWER_KEYS`], no other key.
+/// ([`answer_of`]): one JSON object, no key twice, no key outside [`ANSWER_KEYS`], exactly one key
+/// that answers `q`.
 pub fn parse_answer(q: &StoredQuery, line: &str) -> Result<Reply, String> {
     answer_of(q, &strict_object(line)?, &[])
 }
@@ -101,9 +102,10 @@ fn help(q: &StoredQuery) -> &'static str {
     }
 }
 
-/// The answer to query `q` that the message `m` ([`strict_object`]) gives. `m` has exactly one of
-/// [`ANSWER_KEYS`] and no other key but `extra` (the server's `t`): an unknown key, or two
-/// answers in one message, is refused naming them, with the help text of `q`'s kind.
+/// The answer to query `q` that the message `m` ([`strict_object`]) gives. `m` has keys of
+/// [`ANSWER_KEYS`] and `extra` (the server's `t`) only, and exactly one key that answers `q` (its
+/// kind's key, `no_preference`, `skip` or `quit`; keys of other kinds are ignored): an unknown key,
+/// or two answers to `q` in one message, is refused naming them, with the help text of `q`'s kind.
 pub fn answer_of(q: &StoredQuery, m: &serde_json::Map<String, Value>, extra: &[&str]) -> Result<Reply, String> {
     let unknown: Vec<&str> =
         m.keys().map(String::as_str).filter(|k| !ANSWER_KEYS.contains(k) && !extra.contains(k)).collect();
@@ -111,7 +113,16 @@ pub fn answer_of(q: &StoredQuery, m: &serde_json::Map<String, Value>, extra: &[&
         let list = unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
         return Err(format!("unknown key {list} in the answer; {}", help(q)));
     }
-    let given: Vec<&str> = m.keys().map(String::as_str).filter(|k| ANSWER_KEYS.contains(k)).collect();
+    // The keys that answer this query: its kind's own and the abstentions. A key that answers
+    // another kind only (`accept` to a duel) is ignored, so that a driving program may send one line
+    // that answers any kind; two keys that both answer this query are ambiguous.
+    let own = match q {
+        StoredQuery::Duel { .. } | StoredQuery::Choice { .. } => "choice",
+        StoredQuery::Label { .. } => "accept",
+        StoredQuery::Value { .. } => "value",
+    };
+    let given: Vec<&str> =
+        m.keys().map(String::as_str).filter(|k| *k == own || ["no_preference", "skip", "quit"].contains(k)).collect();
     let key = match given.as_slice() {
         [one] => *one,
         [] => return Err(help(q).into()),
@@ -261,6 +272,10 @@ mod tests {
         assert!(e.contains("unknown key `because`") && e.ends_with(DUEL_HELP), "{e}");
         let e = parse_answer(&d, r#"{"choice":"a","skip":true}"#).unwrap_err();
         assert!(e.contains("one answer at a time") && e.contains("`skip`"), "{e}");
+        // A key of another kind is ignored: one line may answer any kind of query.
+        let any = r#"{"choice":"b","accept":true,"value":0.5}"#;
+        assert_eq!(parse_answer(&d, any), Ok(Reply::Answer(Answer::Duel { first_wins: false })));
+        assert_eq!(parse_answer(&StoredQuery::Label { x: 0 }, any), Ok(Reply::Answer(Answer::Label { accept: true })));
         let e = parse_answer(&d, r#"{"t":1,"choice":"a"}"#).unwrap_err();
         assert!(e.contains("unknown key `t`"), "{e}");
         assert!(parse_answer(&d, r#"["choice","a"]"#).unwrap_err().starts_with("not an answer"));
