@@ -8,6 +8,22 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 /// A Python value (dict, list, tuple, str, bool, int, float; `None` is refused: TOML has no null)
 /// as TOML; `field` names it in errors (`params.beta`, `spec.algorithms[0]`).
 pub fn to_toml(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
+    to_toml_at(field, obj, 0)
+}
+
+/// The deepest nesting of dicts and lists accepted in a spec or a parameter table (every real one
+/// is a few levels deep): deeper is refused naming the field, so that the field names, which grow
+/// with the depth, cost linear time and no deep recursion (issue 33: 5,000 levels took over a
+/// minute).
+pub const MAX_DEPTH: usize = 64;
+
+fn to_toml_at(field: &str, obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<toml::Value> {
+    if depth > MAX_DEPTH {
+        let shown: String = field.chars().take(80).collect();
+        return Err(SpecError::new_err(format!(
+            "{shown}…: nested more than {MAX_DEPTH} levels deep (dicts and lists in a spec are a few levels deep)"
+        )));
+    }
     if obj.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(obj.extract()?));
     }
@@ -22,18 +38,18 @@ pub fn to_toml(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
         return Ok(toml::Value::String(obj.extract()?));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
-        return Ok(toml::Value::Table(table(field, d)?));
+        return Ok(toml::Value::Table(table_at(field, d, depth)?));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
-        let values = items.iter().enumerate().map(|(i, x)| to_toml(&format!("{field}[{i}]"), x));
+        let values = items.iter().enumerate().map(|(i, x)| to_toml_at(&format!("{field}[{i}]"), x, depth + 1));
         return Ok(toml::Value::Array(values.collect::<PyResult<_>>()?));
     }
     // numpy scalars and other numbers: through float / int.
     if let Ok(v) = obj.call_method0("item")
         && !v.is(obj)
     {
-        return to_toml(field, &v);
+        return to_toml_at(field, &v, depth + 1);
     }
     let ty = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     Err(SpecError::new_err(format!(
@@ -43,6 +59,10 @@ pub fn to_toml(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
 
 /// A dict with string keys as a TOML table.
 pub fn table(field: &str, d: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
+    table_at(field, d, 0)
+}
+
+fn table_at(field: &str, d: &Bound<'_, PyDict>, depth: usize) -> PyResult<toml::Table> {
     let mut t = toml::Table::new();
     for (k, v) in d.iter() {
         let key: String =
@@ -52,7 +72,7 @@ pub fn table(field: &str, d: &Bound<'_, PyDict>) -> PyResult<toml::Table> {
             // TOML has no null: a key set to None is left out (its default applies).
             continue;
         }
-        t.insert(key, to_toml(&sub, &v)?);
+        t.insert(key, to_toml_at(&sub, &v, depth + 1)?);
     }
     Ok(t)
 }

@@ -8,6 +8,7 @@ use crate::convert::table;
 use crate::errors::{InputError, SpecError, core_err};
 use bohf_confidence::{ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 use bohf_core::Duel;
+use bohf_experiments::limits::{Allocation, MemoryEstimate};
 use bohf_gp::preference::{KernelLogisticConfig, PreferenceModel as Model, Refit};
 use bohf_infogain::{PairKernel, greedy_pairs, greedy_points, information_gain as realised_gain};
 use bohf_kernels::{Kernel, KernelSpec};
@@ -28,6 +29,23 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// Refuses a call whose allocations ([`Allocation`]s, estimated from the arguments before anything
+/// is allocated) exceed the memory limit: the CLI's check ([`MemoryEstimate::check`], the limit
+/// of `BOHF_MEMORY_LIMIT` or the machine's memory), as an `InputError` naming the call and the
+/// largest allocations, instead of an allocation failure that aborts the interpreter.
+pub fn check_memory(what: &str, parts: Vec<Allocation>) -> PyResult<()> {
+    MemoryEstimate::new(parts).check(what).map_err(|e| InputError::new_err(e.to_string()))
+}
+
+/// A keyword argument that must be a finite number when given (NaN and ±inf would otherwise
+/// become JSON `null`, i.e. the default): an `InputError` naming it.
+fn finite(arg: &str, v: Option<f64>) -> PyResult<()> {
+    match v {
+        Some(x) if !x.is_finite() => Err(InputError::new_err(format!("{arg}: need a finite number, got {x}"))),
+        _ => Ok(()),
+    }
+}
+
 /// The kernel of a spec's `kernel` table (`KernelSpec`: kind, lengthscale, lengthscales, variance).
 fn kernel(
     kind: &str,
@@ -35,6 +53,11 @@ fn kernel(
     lengthscales: Option<Vec<f64>>,
     variance: Option<f64>,
 ) -> PyResult<Box<dyn Kernel>> {
+    finite("lengthscale", lengthscale)?;
+    finite("variance", variance)?;
+    for (j, l) in lengthscales.iter().flatten().enumerate() {
+        finite(&format!("lengthscales[{j}]"), Some(*l))?;
+    }
     let spec: KernelSpec = serde_json::from_value(serde_json::json!({
         "kind": kind, "lengthscale": lengthscale, "lengthscales": lengthscales, "variance": variance
     }))
@@ -55,6 +78,11 @@ fn gram<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let k = kernel(kind, lengthscale, lengthscales, variance)?;
     let x = matrix("x", "n points × d dimensions", x)?;
+    let n = x.nrows();
+    check_memory(
+        "gram(x)",
+        vec![Allocation::matrix("the n×n Gram", n, n), Allocation::matrix("its numpy copy", n, n)],
+    )?;
     let g = py.detach(|| k.gram(&x)).map_err(core_err)?;
     Ok(arrays::to_numpy(py, &g))
 }
@@ -74,6 +102,11 @@ fn cross_gram<'py>(
     let k = kernel(kind, lengthscale, lengthscales, variance)?;
     let x = matrix("x", "n points × d dimensions", x)?;
     let y = matrix("y", "m points × d dimensions", y)?;
+    let (n, m) = (x.nrows(), y.nrows());
+    check_memory(
+        "cross_gram(x, y)",
+        vec![Allocation::matrix("the n×m cross-Gram", n, m), Allocation::matrix("its numpy copy", n, m)],
+    )?;
     let g = py.detach(|| k.cross_gram(&x, &y)).map_err(core_err)?;
     Ok(arrays::to_numpy(py, &g))
 }
@@ -117,6 +150,13 @@ fn dueling_gram<'py>(
         Some(r) => pairs("right", r, n)?,
         None => l.clone(),
     };
+    check_memory(
+        "dueling_gram",
+        vec![
+            Allocation::matrix("the pair Gram (left × right)", l.len(), r.len()),
+            Allocation::matrix("its numpy copy", l.len(), r.len()),
+        ],
+    )?;
     let g = pk.gram(&base, &l, &r).map_err(core_err)?;
     Ok(arrays::to_numpy(py, &g))
 }
@@ -126,6 +166,7 @@ fn dueling_gram<'py>(
 #[pyfunction]
 fn information_gain(py: Python<'_>, gram: &Bound<'_, PyAny>, noise: f64) -> PyResult<f64> {
     let g = square("gram", gram)?;
+    check_memory("information_gain", vec![Allocation::matrix("the factorised n×n matrix", g.nrows(), g.nrows())])?;
     py.detach(|| realised_gain(&g, noise)).map_err(core_err)
 }
 
@@ -142,6 +183,17 @@ fn greedy_gamma<'py>(
     pairs: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let base = square("base_gram", base_gram)?;
+    let n = base.nrows();
+    // The posterior covariance (2n×2n for the additive pair kernel) and, per step, the chosen point
+    // or pair, its variance and the trajectory (in Rust and in numpy).
+    let side = if pairs == Some("additive") { n.saturating_mul(2) } else { n };
+    check_memory(
+        "greedy_gamma",
+        vec![
+            Allocation::matrix("the posterior covariance", side, side),
+            Allocation::of("the T chosen points, variances and trajectory", 48, &[steps]),
+        ],
+    )?;
     let d = PyDict::new(py);
     let (value, bracket, trajectory) = match pairs {
         None => {
@@ -186,6 +238,8 @@ impl PreferenceModel {
             None => KernelLogisticConfig::default(),
         };
         let estimator = config.check().map_err(core_err)?;
+        let n = base.nrows();
+        check_memory("PreferenceModel", vec![Allocation::of("the model's n×n matrices (4)", 32, &[n, n])])?;
         Ok(Self { model: Model::new(base, estimator, rho).map_err(core_err)? })
     }
 
@@ -209,13 +263,19 @@ impl PreferenceModel {
     }
 
     /// σ_t(i, j) for every pair: the n×n matrix of the dueling posterior's standard deviations.
-    fn sigma<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        arrays::to_numpy(py, &self.model.posterior().std_dev_matrix())
+    fn sigma<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let n = self.model.n_candidates();
+        check_memory("PreferenceModel.sigma", vec![Allocation::of("the n×n matrix and its numpy copy", 16, &[n, n])])?;
+        Ok(arrays::to_numpy(py, &self.model.posterior().std_dev_matrix()))
     }
 
     /// μ(g_t(i) − g_t(j)) for every pair: the modelled probability that i beats j (n×n).
     fn probability<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let n = self.model.n_candidates();
+        check_memory(
+            "PreferenceModel.probability",
+            vec![Allocation::of("the n×n matrix and its numpy copy", 16, &[n, n])],
+        )?;
         let mut p = nalgebra::DMatrix::zeros(n, n);
         for i in 0..n {
             for j in 0..n {
@@ -235,6 +295,11 @@ impl PreferenceModel {
         seed: u64,
         scale: f64,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let n = self.model.n_candidates();
+        check_memory(
+            "PreferenceModel.samples",
+            vec![Allocation::of("the count × n draws (sampled, transposed, numpy copy)", 24, &[count, n])],
+        )?;
         let sampler = self.model.sampler().map_err(core_err)?;
         let mut rng = bohf_core::rng::seeded(seed);
         let draws = sampler.sample(scale, count, &mut rng).map_err(core_err)?;
@@ -282,6 +347,7 @@ fn confidence_bounds<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let base = square("base_gram", base_gram)?;
     let n = base.nrows();
+    check_memory("confidence_bounds", vec![Allocation::of("the problem's n×n matrices (4)", 32, &[n, n])])?;
     let obs: Vec<Observation> = duel_list("duels", &duels, n)?.into_iter().map(Observation::Duel).collect();
     let config: ConfidenceConfig = match config {
         Some(d) => toml::Value::Table(table("config", d)?)

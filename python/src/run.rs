@@ -117,6 +117,16 @@ pub fn run<'py>(
             "checkpoint_every: need a finite number of seconds >= 0, got {checkpoint_every}"
         )));
     }
+    // 0: never; else a duration (1e300 s is more than a `Duration` holds: refused, not a panic).
+    let checkpoint_every = match checkpoint_every {
+        0.0 => None,
+        s => Some(Duration::try_from_secs_f64(s).map_err(|_| {
+            SpecError::new_err(format!(
+                "checkpoint_every: {s} seconds is more than can be waited (at most about {:e})",
+                Duration::MAX.as_secs_f64()
+            ))
+        })?),
+    };
     let (spec, source) = spec_of(spec)?;
     let spec = folder::stored_spec(spec);
     let experiment =
@@ -137,7 +147,7 @@ pub fn run<'py>(
         threads,
         shard,
         resume,
-        checkpoint_every: (checkpoint_every > 0.0).then(|| Duration::from_secs_f64(checkpoint_every)),
+        checkpoint_every,
     };
     let progress = Progress::default();
     let mut interrupt = None;

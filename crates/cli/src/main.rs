@@ -294,6 +294,27 @@ enum Command {
         /// The address to listen on (e.g. 0.0.0.0 for every interface; the pages still need their token).
         #[arg(long, default_value = "127.0.0.1")]
         host: std::net::IpAddr,
+        /// Open connections at most (lowered at start to fit the open-file limit, `ulimit -n`).
+        #[arg(long, default_value_t = bohf_serve::Limits::default().max_connections)]
+        max_connections: usize,
+        /// Open connections from one IP address at most.
+        #[arg(long, default_value_t = bohf_serve::Limits::default().max_per_client)]
+        max_per_client: usize,
+        /// Seconds a connection has to send a request's head (also closes a connection that sends nothing).
+        #[arg(long, default_value_t = bohf_serve::Limits::default().header_timeout.as_secs_f64())]
+        header_timeout: f64,
+        /// Seconds from a request's head to its response (reading the body included), else 408.
+        #[arg(long, default_value_t = bohf_serve::Limits::default().request_timeout.as_secs_f64())]
+        request_timeout: f64,
+        /// Seconds a connection may move no byte before it is closed (longer than --request-timeout).
+        #[arg(long, default_value_t = bohf_serve::Limits::default().idle_timeout.as_secs_f64())]
+        idle_timeout: f64,
+        /// A study without participants.txt: participants `/join` may create at most (in all).
+        #[arg(long, default_value_t = bohf_serve::Limits::default().max_participants)]
+        max_participants: usize,
+        /// A study without participants.txt: joins per minute at most from one IP address.
+        #[arg(long, default_value_t = bohf_serve::Limits::default().joins_per_minute)]
+        joins_per_minute: u32,
     },
 }
 
@@ -438,20 +459,48 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 return Err(CliError::msg("give a session file (bohf ask SESSION.json) or `bohf ask new`"));
             }
         },
-        Command::Serve { session, study, port, host } => {
+        Command::Serve {
+            session,
+            study,
+            port,
+            host,
+            max_connections,
+            max_per_client,
+            header_timeout,
+            request_timeout,
+            idle_timeout,
+            max_participants,
+            joins_per_minute,
+        } => {
             let mode = match (session, study) {
                 (_, Some(dir)) => bohf_serve::Mode::Study(dir),
                 (Some(path), None) => bohf_serve::Mode::Single(path),
                 (None, None) => return Err(CliError::msg("give a session file or --study DIR")),
             };
-            let server = bohf_serve::Server::bind(&bohf_serve::Options { host, port, mode })
+            let seconds = |name: &str, s: f64| {
+                std::time::Duration::try_from_secs_f64(s).map_err(|_| {
+                    CliError::msg(format!("--{name}: {s} is not a number of seconds (give a finite number ≥ 0)"))
+                })
+            };
+            let limits = bohf_serve::Limits {
+                max_connections,
+                max_per_client,
+                header_timeout: seconds("header-timeout", header_timeout)?,
+                request_timeout: seconds("request-timeout", request_timeout)?,
+                idle_timeout: seconds("idle-timeout", idle_timeout)?,
+                max_participants,
+                joins_per_minute,
+            };
+            let server = bohf_serve::Server::bind(&bohf_serve::Options { host, port, mode, limits })
                 .map_err(|e| CliError::msg(e.to_string()))?;
             if !host.is_loopback() {
                 eprintln!(
                     "warning: listening on {host}, reachable from other machines over plain HTTP; \
-                     only the addresses below (with their tokens) open a page"
+                     only the addresses below (with their tokens) open a page; put a TLS proxy in front \
+                     (docs/serve.md#security)"
                 );
             }
+            eprintln!("at most {} connections at once, {max_per_client} per address", server.max_connections());
             for (who, url) in server.urls() {
                 println!("{who}: {url}");
             }

@@ -370,3 +370,44 @@ fn a_spec_with_an_absurd_budget_is_refused_at_new() {
         assert!(e.contains("make more than 10000 options"), "{e}");
     }
 }
+
+/// Issue 33, item 5: a session created from a bare spec file name (`--spec a.toml`, so the CSV's
+/// folder is the empty path) records its images' folder absolute, so the pictures are found.
+#[test]
+fn a_bare_spec_name_records_the_images_folder_absolute() {
+    let tmp = TempDir::new("askh-bare-images");
+    std::fs::create_dir_all(tmp.join("img")).unwrap();
+    std::fs::write(tmp.join("img/a.png"), b"\x89PNG\r\n\x1a\n").unwrap();
+    std::fs::write(tmp.join("o.csv"), "name,sweetness,image\nA,1,img/a.png\nB,2,\n").unwrap();
+    std::fs::write(
+        tmp.join("a.toml"),
+        "name = \"d\"\nbudget = 2\nseed = 1\n[candidates]\ncsv = \"o.csv\"\n[algorithm]\nname = \"random\"\n",
+    )
+    .unwrap();
+    let out = bohf(&["ask", "new", "s.json", "--spec", "a.toml"], &tmp.0, b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(tmp.join("s.json")).unwrap()).unwrap();
+    let dir = v["body"]["candidates"]["images"]["dir"].as_str().unwrap();
+    assert_eq!(Path::new(dir), tmp.0.canonicalize().unwrap(), "the images' folder as recorded");
+}
+
+/// Issue 33, item 4: `bohf ask --json` refuses an answer with a key twice or an unknown key
+/// (naming it), records nothing, and asks the same query again.
+#[test]
+fn ask_json_refuses_duplicate_and_unknown_keys() {
+    let tmp = session("json-strict", 0);
+    let out = bohf(
+        &["ask", "s.json", "--json"],
+        &tmp.0,
+        b"{\"choice\":\"a\",\"choice\":\"b\"}\n{\"choice\":\"a\",\"why\":1}\n{\"quit\":true}\n",
+    );
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let errors: Vec<&str> =
+        lines.iter().filter(|m| m["type"] == "error").map(|m| m["message"].as_str().unwrap()).collect();
+    assert_eq!(errors.len(), 2, "{lines:?}");
+    assert!(errors[0].contains("`choice` appears twice"), "{}", errors[0]);
+    assert!(errors[1].contains("unknown key `why`"), "{}", errors[1]);
+    assert_eq!(history_len(&tmp.join("s.json")), 0);
+}

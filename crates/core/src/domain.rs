@@ -263,9 +263,25 @@ impl BoxDomain {
         Ok(&p.coords)
     }
 
-    /// A uniform draw from the box.
+    /// The point at unit-cube coordinates `u`: lower + u ⊙ (upper − lower), clamped into the box.
+    /// The one map from the unit cube to a box (every box proposal of an algorithm that searches
+    /// the unit cube goes through it): in floating point, lower + 1 · (upper − lower) can round past
+    /// upper (`[-4.999999, 9.999999]` gives 9.999999000000003, issue 33), and the clamp puts it back.
+    pub fn from_unit(&self, u: &[f64]) -> Vec<f64> {
+        u.iter().zip(self.lower.iter().zip(&self.upper)).map(|(v, (l, h))| (l + v * (h - l)).clamp(*l, *h)).collect()
+    }
+
+    /// `x` clamped into the box, coordinate by coordinate.
+    pub fn clamp(&self, x: &mut [f64]) {
+        for (v, (l, h)) in x.iter_mut().zip(self.lower.iter().zip(&self.upper)) {
+            *v = v.clamp(*l, *h);
+        }
+    }
+
+    /// A uniform draw from the box ([`BoxDomain::from_unit`] of a uniform draw from the unit cube).
     pub fn sample(&self, rng: &mut (impl Rng + ?Sized)) -> Vec<f64> {
-        self.lower.iter().zip(&self.upper).map(|(l, u)| l + (u - l) * rng.random::<f64>()).collect()
+        let u: Vec<f64> = (0..self.dim()).map(|_| rng.random::<f64>()).collect();
+        self.from_unit(&u)
     }
 
     /// A duel of two independent uniform draws from the box (first point drawn first).
@@ -496,6 +512,22 @@ mod tests {
         bad[2].1 = Answer::Value(0.0);
         let e = g.answered_duels(&bad, None, "X").unwrap_err().to_string();
         assert!(e.contains("history entry 2"), "{e}");
+    }
+
+    /// Issue 33, item 13: the unit-cube map stays in the box where plain arithmetic leaves it.
+    #[test]
+    fn from_unit_clamps_into_the_box() {
+        let b = BoxDomain::new(vec![-4.999999, 1e-6], vec![9.999999, 14.999999]).unwrap();
+        let (l, h) = (-4.999999f64, 9.999999f64);
+        assert!(l + 1.0 * (h - l) > h, "the rounding this test is about: {}", l + (h - l));
+        assert_eq!(b.from_unit(&[1.0, 0.0]), vec![9.999999, 1e-6]);
+        assert_eq!(b.from_unit(&[0.0, 1.0]), vec![-4.999999, 14.999999]);
+        assert_eq!(b.from_unit(&[1.5, -0.5]), vec![9.999999, 1e-6], "outside the cube: clamped");
+        let mut x = [10.0, -1.0];
+        b.clamp(&mut x);
+        assert_eq!(x, [9.999999, 1e-6]);
+        let mut rng = crate::rng::seeded(7);
+        assert!((0..1000).all(|_| b.contains(&b.sample(&mut rng))));
     }
 
     #[test]

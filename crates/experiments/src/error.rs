@@ -34,11 +34,11 @@ pub enum ExperimentError {
     },
     /// The experiment would need more memory than the limit ([`crate::limits`]).
     #[error(
-        "the experiment needs about {needs} of memory, more than the limit of {limit} ({source_of_limit}; set \
+        "{needs} of memory, more than the limit of {limit} ({source_of_limit}; set \
          BOHF_MEMORY_LIMIT to change it): {detail}"
     )]
     Memory {
-        /// The estimate, for people.
+        /// What needs how much, for people: "the experiment needs about 80.0 GB".
         needs: String,
         /// The limit, for people.
         limit: String,

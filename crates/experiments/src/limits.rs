@@ -104,6 +104,22 @@ impl MemoryEstimate {
         &self.parts
     }
 
+    /// Refuses the estimate when its total exceeds the memory limit ([`MemoryLimit::from_env`]),
+    /// naming `what` needs it and the largest allocations: the one check that every front end
+    /// makes before it allocates (`bohf run`'s specs, the Python package's arrays).
+    pub fn check(&self, what: &str) -> Result<(), crate::ExperimentError> {
+        let limit = MemoryLimit::from_env().map_err(|reason| crate::ExperimentError::spec(MEMORY_LIMIT_ENV, reason))?;
+        if self.total() > limit.bytes {
+            return Err(crate::ExperimentError::Memory {
+                needs: format!("{what} needs about {}", Bytes(self.total())),
+                limit: Bytes(limit.bytes).to_string(),
+                source_of_limit: limit.source,
+                detail: self.largest(),
+            });
+        }
+        Ok(())
+    }
+
     /// The three largest allocations as "what = size, …".
     pub fn largest(&self) -> String {
         self.parts.iter().take(3).map(|p| format!("{} = {}", p.what, Bytes(p.bytes))).collect::<Vec<_>>().join(", ")

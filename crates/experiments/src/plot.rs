@@ -285,10 +285,18 @@ pub struct Layout {
     pub legend: Corner,
 }
 
-/// Tick values: whole numbers in `[lo, hi]` at a step of 1, 2 or 5 × 10^k, at most about ten.
+/// Tick values: whole numbers in `[lo, hi]` at a step of 1, 2 or 5 × 10^k, at most about ten
+/// (none for a non-finite or empty range). The ticks are counted from the range and the step, not
+/// found by adding the step until `hi`: where the step is below the precision of `lo` (a spent
+/// budget of 1e100, issue 33) that sum never moves and the old loop allocated without bound; here
+/// equal ticks collapse into one.
 fn integer_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi < lo {
+        return Vec::new();
+    }
     let span = (hi - lo).max(1.0);
     let mut step = 1.0f64;
+    // Ends: the span is finite, so some 10^k (or the overflow to infinity) exceeds span / 10.
     'outer: loop {
         for m in [1.0, 2.0, 5.0] {
             if span / (step * m) <= 10.0 {
@@ -299,14 +307,14 @@ fn integer_ticks(lo: f64, hi: f64) -> Vec<f64> {
         step *= 10.0;
     }
     let first = (lo / step).ceil() * step;
-    let mut ticks = Vec::new();
-    let mut k = 0.0;
-    while first + k * step <= hi + 1e-9 {
-        let t = first + k * step;
-        if t >= 1.0 {
+    let count = ((hi + 1e-9 - first) / step).floor();
+    let count = if count >= 0.0 { (count.min(20.0) as usize) + 1 } else { 0 };
+    let mut ticks: Vec<f64> = Vec::with_capacity(count);
+    for k in 0..count {
+        let t = first + k as f64 * step;
+        if t >= 1.0 && t <= hi + 1e-9 && ticks.last() != Some(&t) {
             ticks.push(t);
         }
-        k += 1.0;
     }
     // Step 1 always has a tick, and T too when it is not far from the last tick.
     if ticks.is_empty() && lo <= 1.0 && hi >= 1.0 {
@@ -556,6 +564,16 @@ mod tests {
         }
         let l = layout(&summary(&[vec![0.1, 0.2]], 1), Metric::Instantaneous).unwrap();
         assert_eq!((l.x_range, l.x_ticks), ((1.0, 2.0), vec![1.0, 2.0]));
+        // Issue 33, item 12: ranges far beyond the step's precision (a `[budget]` of 1e100 per
+        // evaluation) give a few ticks, not an endless loop; non-finite ranges give none.
+        for (lo, hi) in [(1e100, 1e100), (1e100, 1e100 + 1e85), (1.0, 1e100), (0.5, 1e300), (1e300, f64::MAX)] {
+            let t = integer_ticks(lo, hi);
+            assert!(!t.is_empty() && t.len() <= 11, "({lo}, {hi}): {t:?}");
+            assert!(t.iter().all(|x| *x >= lo && *x <= hi + 1e-9), "({lo}, {hi}): {t:?}");
+        }
+        for (lo, hi) in [(1.0, f64::INFINITY), (f64::NAN, 3.0), (5.0, 2.0)] {
+            assert_eq!(integer_ticks(lo, hi), Vec::<f64>::new());
+        }
     }
 
     #[test]

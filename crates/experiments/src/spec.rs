@@ -67,7 +67,7 @@
 //! [`ExperimentSpec::from_file`].
 
 use crate::error::{ExperimentError, Result};
-use crate::limits::{self, Allocation, Bytes, MemoryEstimate, MemoryLimit, ProblemShape};
+use crate::limits::{self, Allocation, MemoryEstimate, ProblemShape};
 use crate::registry::Registry;
 use crate::reproduce::source::Reproduces;
 use bohf_core::Link;
@@ -590,18 +590,7 @@ impl ExperimentSpec {
     /// Refuses the experiment if [`ExperimentSpec::memory_estimate`] exceeds the memory limit
     /// ([`MemoryLimit::from_env`]).
     pub fn check_memory(&self, registry: &Registry, candidates: usize, dim: usize, parallel: usize) -> Result<()> {
-        let limit =
-            MemoryLimit::from_env().map_err(|reason| ExperimentError::spec(limits::MEMORY_LIMIT_ENV, reason))?;
-        let estimate = self.memory_estimate(registry, candidates, dim, parallel);
-        if estimate.total() > limit.bytes {
-            return Err(ExperimentError::Memory {
-                needs: Bytes(estimate.total()).to_string(),
-                limit: Bytes(limit.bytes).to_string(),
-                source_of_limit: limit.source,
-                detail: estimate.largest(),
-            });
-        }
-        Ok(())
+        self.memory_estimate(registry, candidates, dim, parallel).check("the experiment")
     }
 }
 
@@ -613,15 +602,25 @@ fn at_most(field: &str, value: usize, max: usize) -> Result<()> {
     Ok(())
 }
 
-/// Display text: not blank (unless `may_be_empty`), no control characters, at most
-/// [`limits::MAX_NAME_LEN`] characters.
+/// Whether `c` reorders text on screen: the Unicode bidirectional controls (embeddings,
+/// overrides, isolates and the marks), which make a name display as something else (a
+/// right-to-left override shows `x\u{202E}gpj.exe` as `xexe.jpg`).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Display text: not blank (unless `may_be_empty`), no control characters (bidirectional
+/// controls included, [`is_bidi_control`]), at most [`limits::MAX_NAME_LEN`] characters.
 fn check_text(field: &str, text: &str, may_be_empty: bool) -> Result<()> {
     let len = text.chars().count();
-    if (!may_be_empty && text.trim().is_empty()) || text.chars().any(char::is_control) || len > limits::MAX_NAME_LEN {
+    if (!may_be_empty && text.trim().is_empty())
+        || text.chars().any(|c| c.is_control() || is_bidi_control(c))
+        || len > limits::MAX_NAME_LEN
+    {
         return Err(ExperimentError::spec(
             field,
             format!(
-                "must be {}text without control characters, at most {} characters, got {:?}",
+                "must be {}text without control characters (bidirectional controls such as U+202E included), at most {} characters, got {:?}",
                 if may_be_empty { "" } else { "non-empty " },
                 limits::MAX_NAME_LEN,
                 text.chars().take(limits::MAX_NAME_LEN + 1).collect::<String>()

@@ -6,11 +6,20 @@ use bohf_core::{Error, Result};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
+/// The squared scaled distance beyond which every profile, and its slope, is 0 in f64: e^{−√r²}
+/// < e^{−1000} underflows (the smallest positive f64 is about e^{−745}) whatever polynomial factor
+/// multiplies it. Returning 0 there is exact, and avoids ∞ · 0 = NaN where r² overflows (finite
+/// points 2e200 apart, issue 33).
+const FAR_R2: f64 = 1e6;
+
 /// The profile φ of a stationary kind as a function of the squared scaled distance r² (formulas of
 /// MR-LPF App. A and PF-TS App. B.3; closed forms as in scikit-learn; the forms are listed on
 /// [`KernelKind`]). Only called for stationary kinds ([`Stationary::new`] refuses the others).
 #[inline]
 fn profile_sq(kind: KernelKind, r2: f64) -> f64 {
+    if r2 > FAR_R2 {
+        return 0.0;
+    }
     match kind {
         KernelKind::Se => (-0.5 * r2).exp(),
         KernelKind::Matern12 => (-r2.sqrt()).exp(),
@@ -30,6 +39,9 @@ fn profile_sq(kind: KernelKind, r2: f64) -> f64 {
 /// SE −e^{−r²/2}; Matérn-½ −e^{−r}/r; Matérn-3⁄2 −3e^{−√3 r}; Matérn-5⁄2 −(5/3)(1 + √5 r)e^{−√5 r}.
 #[inline]
 fn profile_slope_sq(kind: KernelKind, r2: f64) -> f64 {
+    if r2 > FAR_R2 {
+        return 0.0;
+    }
     match kind {
         KernelKind::Se => -(-0.5 * r2).exp(),
         KernelKind::Matern12 => {
@@ -51,6 +63,9 @@ fn profile_slope_sq(kind: KernelKind, r2: f64) -> f64 {
 /// [`profile_slope_sq`] share their exponential factor).
 #[inline]
 fn profile_slope_from_value(kind: KernelKind, r2: f64, phi: f64) -> f64 {
+    if r2 > FAR_R2 {
+        return 0.0;
+    }
     match kind {
         KernelKind::Se => -phi,
         KernelKind::Matern12 => -phi / r2.sqrt(),
@@ -267,6 +282,13 @@ impl Stationary {
 
     /// r² = ‖(x − y) ⊘ ℓ‖².
     #[inline]
+    /// r² between row i of `x` and row j of `y`, differences first: where scaling the points first
+    /// overflows (a tiny lengthscale, huge coordinates) and ∞ − ∞ would give NaN for a point and
+    /// itself (issue 33).
+    fn pair_r2(&self, x: &DMatrix<f64>, i: usize, y: &DMatrix<f64>, j: usize) -> f64 {
+        (0..x.ncols()).map(|k| ((x[(i, k)] - y[(j, k)]) / self.lengthscale(k)).powi(2)).sum()
+    }
+
     fn scaled_sq_dist(&self, x: &[f64], y: &[f64]) -> f64 {
         x.iter().zip(y).enumerate().map(|(j, (u, v))| ((u - v) / self.lengthscale(j)).powi(2)).sum()
     }
@@ -279,6 +301,11 @@ struct ScaledRows {
 }
 
 impl ScaledRows {
+    /// Whether every scaled coordinate is finite (else [`Stationary::pair_r2`] is used).
+    fn is_finite(&self) -> bool {
+        self.data.iter().all(|v| v.is_finite())
+    }
+
     #[inline]
     fn row(&self, i: usize) -> &[f64] {
         &self.data[i * self.d..(i + 1) * self.d]
@@ -340,6 +367,11 @@ impl Kernel for Stationary {
     fn gram(&self, x: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_points("Gram matrix points", x)?;
         let rows = self.scaled_rows(x);
+        if !rows.is_finite() {
+            return Ok(symmetric_from_fn(x.nrows(), |i, j| {
+                self.variance * profile_sq(self.kind, self.pair_r2(x, i, x, j))
+            }));
+        }
         Ok(symmetric_from_fn(x.nrows(), |i, j| {
             self.variance * profile_sq(self.kind, sq_dist(rows.row(i), rows.row(j)))
         }))
@@ -348,6 +380,11 @@ impl Kernel for Stationary {
     fn cross_gram(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_cross(x, y)?;
         let (rx, ry) = (self.scaled_rows(x), self.scaled_rows(y));
+        if !(rx.is_finite() && ry.is_finite()) {
+            return Ok(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| {
+                self.variance * profile_sq(self.kind, self.pair_r2(x, i, y, j))
+            }));
+        }
         Ok(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| {
             self.variance * profile_sq(self.kind, sq_dist(rx.row(i), ry.row(j)))
         }))
@@ -433,6 +470,33 @@ mod tests {
             (1.0 + s5 + 5.0 / 3.0) * (-s5).exp(),
             epsilon = 1e-15
         );
+    }
+
+    /// Issue 33, item 9: finite points so far apart that r² overflows give k = 0 (and slope 0),
+    /// not ∞ · 0 = NaN, for every kind; the cutoff is exact (the profiles are already 0 there).
+    #[test]
+    fn far_apart_points_give_zero_not_nan() {
+        let (x, y) = ([1e200, 0.0], [-1e200, 0.0]);
+        for k in [
+            Stationary::se(1.0).unwrap(),
+            Stationary::matern12(1.0).unwrap(),
+            Stationary::matern32(1.0).unwrap(),
+            Stationary::matern52(1.0).unwrap(),
+        ] {
+            assert_eq!(k.eval(&x, &y), 0.0, "{k:?}");
+            // A subnormal lengthscale: every scaled coordinate overflows; the diagonal stays σ².
+            let tiny = Stationary::new(k.kind, 1e-320).unwrap();
+            let pts = DMatrix::from_row_slice(2, 1, &[1.0, 2.0]);
+            assert_eq!(tiny.gram(&pts).unwrap(), DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, 1.0]), "{k:?}");
+            assert_eq!(tiny.cross_gram(&pts, &pts).unwrap(), tiny.gram(&pts).unwrap());
+            let g = k.gram(&DMatrix::from_row_slice(2, 2, &[1e200, 0.0, -1e200, 0.0])).unwrap();
+            assert!(g.iter().all(|v| v.is_finite()) && g[(0, 1)] == 0.0 && g[(0, 0)] == 1.0, "{k:?}: {g}");
+            for kind in [KernelKind::Se, KernelKind::Matern12, KernelKind::Matern32, KernelKind::Matern52] {
+                assert_eq!(profile_sq(kind, FAR_R2 * 0.999_999), 0.0, "{kind:?}: continuous at the cutoff");
+                assert_eq!(profile_slope_sq(kind, f64::INFINITY), 0.0);
+                assert_eq!(profile_slope_from_value(kind, f64::INFINITY, 0.0), 0.0);
+            }
+        }
     }
 
     #[test]

@@ -6,15 +6,19 @@
 //! whoever was given its address. The page is plain HTML, CSS and JavaScript compiled into the
 //! binary (no build step, no CDN: it works with no internet).
 //!
-//! Answers are validated by [`bohf_session::protocol::parse_answer`] (the code of `bohf ask
-//! --json`) and saved by [`Session::record`] (atomically, with the session's checksum) before the
+//! Answers are validated by [`bohf_session::protocol::answer_of`] (the code of `bohf ask
+//! --json` and the Python package: no key twice, no unknown key) and saved by [`Session::record`] (atomically, with the session's checksum) before the
 //! reply, and so before the page shows the next query. Each answer names the query number `t` it
 //! answers: a replayed answer, or a second tab's answer to a query already answered, gets 409 and
 //! nothing is written.
 
 #![warn(missing_docs)]
 
+pub mod html;
+pub mod net;
 pub mod study;
+
+pub use net::Limits;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -23,7 +27,7 @@ use axum::extract::{DefaultBodyLimit, Path as UrlPath, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use bohf_session::protocol::{Reply, parse_answer, query_message};
+use bohf_session::protocol::{Reply, answer_of, query_message, strict_object};
 use bohf_session::{Session, SessionError, StoredAnswer, StoredQuery};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -69,6 +73,8 @@ pub struct Options {
     pub port: u16,
     /// What to serve.
     pub mode: Mode,
+    /// Connection limits and timeouts.
+    pub limits: Limits,
 }
 
 /// A fresh unguessable token: 128 bits from the operating system (`/dev/urandom`), in hex.
@@ -88,6 +94,7 @@ pub(crate) type Shared = Arc<Mutex<Session>>;
 pub(crate) struct App {
     pub(crate) sessions: Mutex<HashMap<String, Shared>>,
     pub(crate) study: Option<study::Study>,
+    pub(crate) limits: Limits,
 }
 
 impl App {
@@ -101,6 +108,7 @@ pub struct Server {
     listener: std::net::TcpListener,
     app: Arc<App>,
     urls: Vec<(String, String)>,
+    max_connections: usize,
 }
 
 impl std::fmt::Debug for Server {
@@ -113,6 +121,7 @@ impl Server {
     /// Opens the session(s) (taking their locks) and binds the address; nothing is served until
     /// [`Server::run`].
     pub fn bind(opts: &Options) -> Result<Self> {
+        opts.limits.check().map_err(ServeError::Net)?;
         let listener = std::net::TcpListener::bind(SocketAddr::new(opts.host, opts.port))
             .map_err(|e| ServeError::Net(format!("cannot listen on {}:{}: {e}", opts.host, opts.port)))?;
         listener.set_nonblocking(true).map_err(|e| ServeError::Net(e.to_string()))?;
@@ -141,7 +150,18 @@ impl Server {
                 Some(study)
             }
         };
-        Ok(Self { listener, app: Arc::new(App { sessions: Mutex::new(sessions), study }), urls })
+        let max_connections = match net::open_file_limit() {
+            Some(n) => opts.limits.max_connections.min(net::descriptor_budget(n)),
+            None => opts.limits.max_connections,
+        };
+        let app = App { sessions: Mutex::new(sessions), study, limits: opts.limits.clone() };
+        Ok(Self { listener, app: Arc::new(app), urls, max_connections })
+    }
+
+    /// The connections served at once at most: [`Limits::max_connections`], lowered to fit the
+    /// process's open-file limit ([`net::descriptor_budget`]).
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
     }
 
     /// The address the server listens on.
@@ -157,21 +177,27 @@ impl Server {
 
     /// Serves until the process ends (or the server fails).
     pub fn run(self) -> Result<()> {
+        // Timers: the timeouts, and the accept loop's pause when it runs out of descriptors. A
+        // few blocking threads (each may hold a session's files while it saves an answer).
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
-            .enable_io()
+            .max_blocking_threads(8)
+            .enable_all()
             .build()
             .map_err(|e| ServeError::Net(format!("cannot start the server: {e}")))?;
+        let limits = self.app.limits.clone();
         let router = router(self.app);
         rt.block_on(async move {
             let listener =
                 tokio::net::TcpListener::from_std(self.listener).map_err(|e| ServeError::Net(e.to_string()))?;
-            axum::serve(listener, router).await.map_err(|e| ServeError::Net(format!("the server failed: {e}")))
+            net::serve(listener, router, limits, self.max_connections).await;
+            Ok(())
         })
     }
 }
 
 fn router(app: Arc<App>) -> Router {
+    let request_timeout = app.limits.request_timeout;
     Router::new()
         .route("/", get(index))
         .route(
@@ -182,10 +208,7 @@ fn router(app: Arc<App>) -> Router {
             "/assets/style.css",
             get(|| async { asset("text/css; charset=utf-8", include_str!("assets/style.css")) }),
         )
-        .route(
-            "/p/{key}",
-            get(|UrlPath(key): UrlPath<String>| async move { Redirect::permanent(&format!("/p/{key}/")) }),
-        )
+        .route("/p/{key}", get(page_without_slash))
         .route("/p/{key}/", get(page))
         .route("/p/{key}/api/state", get(state))
         .route("/p/{key}/api/answer", post(answer))
@@ -195,6 +218,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/study/{key}/answers.csv", get(study::export))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(request_timeout, net::request_timeout))
         .with_state(app)
 }
 
@@ -215,6 +239,25 @@ fn asset(content_type: &'static str, text: &'static str) -> Response {
 
 async fn index() -> Response {
     error(StatusCode::NOT_FOUND, "open the address that `bohf serve` printed (it holds the session's token)")
+}
+
+/// `/p/TOKEN` → `/p/TOKEN/` for a known token only (percent-encoded, so that no token, whatever a
+/// hand-edited `tokens.json` holds, can put a line break into the `Location` header); else 404.
+async fn page_without_slash(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
+    if app.session(&key).is_none() {
+        return unknown_token();
+    }
+    Redirect::permanent(&format!("/p/{}/", percent_encode(&key))).into_response()
+}
+
+/// `s` with every byte but ASCII letters, digits, `-`, `_`, `.` and `~` percent-encoded.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 fn unknown_token() -> Response {
@@ -293,7 +336,7 @@ async fn state(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Re
 /// accepted.
 pub fn answer_message(s: &mut Session, body: &[u8]) -> Result<Value, (StatusCode, String)> {
     let text = std::str::from_utf8(body).map_err(|e| (StatusCode::BAD_REQUEST, format!("not UTF-8 text: {e}")))?;
-    let v: Value = serde_json::from_str(text).map_err(|e| (StatusCode::BAD_REQUEST, format!("not JSON: {e}")))?;
+    let v = strict_object(text).map_err(|m| (StatusCode::BAD_REQUEST, m))?;
     let Some(t) = v.get("t").and_then(Value::as_u64) else {
         return Err((StatusCode::BAD_REQUEST, r#"an answer needs "t": the number of the query it answers"#.into()));
     };
@@ -318,7 +361,7 @@ pub fn answer_message(s: &mut Session, body: &[u8]) -> Result<Value, (StatusCode
         ));
     }
     refuse_choice(&q).map_err(|e| (StatusCode::NOT_IMPLEMENTED, format!("{e}; nothing was written")))?;
-    let reply = parse_answer(&q, text).map_err(|m| (StatusCode::BAD_REQUEST, m))?;
+    let reply = answer_of(&q, &v, &["t"]).map_err(|m| (StatusCode::BAD_REQUEST, m))?;
     let stored = match reply {
         Reply::Quit => {
             return Err((StatusCode::BAD_REQUEST, "`quit` means nothing to the server: close the page".into()));
@@ -402,17 +445,42 @@ async fn image(State(app): State<Arc<App>>, UrlPath((key, i)): UrlPath<(String, 
             "only .png, .jpg, .jpeg, .gif, .webp and .svg images are served",
         );
     };
-    match tokio::task::spawn_blocking(move || std::fs::read(path)).await {
-        Ok(Ok(bytes)) => (
+    // Streamed in chunks: a large picture never sits in memory whole.
+    let opened = match tokio::fs::File::open(&path).await {
+        Ok(file) => file.metadata().await.map(|m| (file, m.len())),
+        Err(e) => Err(e),
+    };
+    match opened {
+        Ok((file, len)) => (
             [
-                (header::CONTENT_TYPE, ct),
-                (header::CONTENT_SECURITY_POLICY, "sandbox"),
-                (header::CACHE_CONTROL, "private, max-age=3600"),
+                (header::CONTENT_TYPE, ct.to_string()),
+                (header::CONTENT_LENGTH, len.to_string()),
+                (header::CONTENT_SECURITY_POLICY, "sandbox".into()),
+                (header::CACHE_CONTROL, "private, max-age=3600".into()),
             ],
-            Body::from(bytes),
+            Body::from_stream(chunks(file)),
         )
             .into_response(),
-        Ok(Err(e)) => error(StatusCode::NOT_FOUND, &format!("image of option {i}: {e}")),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => error(StatusCode::NOT_FOUND, &format!("image of option {i}: {e}")),
     }
+}
+
+/// The size of one chunk of a streamed file.
+pub const CHUNK: usize = 64 * 1024;
+
+/// `file`'s bytes as a stream of chunks of at most [`CHUNK`] bytes (ends after an error).
+fn chunks(file: tokio::fs::File) -> impl futures_util::Stream<Item = std::io::Result<Bytes>> + Send {
+    use tokio::io::AsyncReadExt;
+    futures_util::stream::unfold(Some(file), |file| async move {
+        let mut file = file?;
+        let mut buf = vec![0u8; CHUNK];
+        match file.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some((Ok(Bytes::from(buf)), Some(file)))
+            }
+            Err(e) => Some((Err(e), None)),
+        }
+    })
 }

@@ -11,15 +11,20 @@
 //!   participant's id and token, so that the addresses stay the same across restarts;
 //! * `sessions/ID.json`: each participant's session file (the format of `bohf ask`).
 
+use crate::html::{self, Html};
 use crate::{App, Result, ServeError, Shared, error, token};
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{ConnectInfo, Path as UrlPath, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use bohf_core::{Abstention, Answer};
+use bohf_experiments::lock::{LockGuard, lock_exclusive};
 use bohf_session::{Session, SessionBody, StoredAnswer, StoredQuery};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// One participant: an id and the token of their address.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -51,6 +56,40 @@ pub(crate) struct Study {
     body: SessionBody,
     listed: bool,
     roster: Mutex<Roster>,
+    /// Recent joins per IP address (the rate limit of `/join`).
+    joins: Mutex<HashMap<IpAddr, Bucket>>,
+    /// The study's lock (`DIR/study.lock`), held while the server runs: the participants' sessions
+    /// let go of their own locks while they wait ([`Session::release_lock`]).
+    _lock: LockGuard,
+}
+
+/// A token bucket: `tokens` joins left, refilled at the per-minute rate since `at`.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Study {
+    /// Takes one join from `ip`'s bucket (of `per_minute`), or says how long to wait.
+    fn take_join(&self, ip: IpAddr, per_minute: u32) -> Result<(), Duration> {
+        let now = Instant::now();
+        let cap = f64::from(per_minute);
+        let mut joins = self.joins.lock().unwrap_or_else(|p| p.into_inner());
+        if joins.len() > 10_000 {
+            // Forget the addresses whose bucket is full again (bounded memory).
+            joins.retain(|_, b| b.tokens + now.duration_since(b.at).as_secs_f64() * cap / 60.0 < cap);
+        }
+        let b = joins.entry(ip).or_insert(Bucket { tokens: cap, at: now });
+        b.tokens = (b.tokens + now.duration_since(b.at).as_secs_f64() * cap / 60.0).min(cap);
+        b.at = now;
+        if b.tokens >= 1.0 {
+            b.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - b.tokens) * 60.0 / cap))
+        }
+    }
 }
 
 fn io(path: &Path, what: &str, e: impl std::fmt::Display) -> ServeError {
@@ -85,10 +124,14 @@ impl Study {
             .map_err(|e| io(&self.tokens_path(), "write", e))
     }
 
-    /// Opens (or creates) participant `id`'s session.
+    /// Opens (or creates) participant `id`'s session, and lets go of its lock (so that it holds
+    /// no descriptor while it waits; the study's lock keeps other servers out).
     fn open_session(&self, id: &str) -> Result<Session> {
         let path = self.session_path(id);
-        Ok(if path.exists() { Session::open(&path)? } else { Session::create(&path, self.body.clone(), false)? })
+        let mut s =
+            if path.exists() { Session::open(&path)? } else { Session::create(&path, self.body.clone(), false)? };
+        s.release_lock();
+        Ok(s)
     }
 
     /// Opens the study in `dir`: reads the spec, the participant list and the tokens (adding
@@ -102,6 +145,8 @@ impl Study {
                 spec.display()
             )));
         }
+        let lock = lock_exclusive(&dir.join("study.lock"), &format!("study `{}`", dir.display()))
+            .map_err(|e| ServeError::Study(e.to_string()))?;
         let body = bohf_session::prepare(&spec)?;
         let list_path = dir.join("participants.txt");
         let listed = list_path.exists();
@@ -147,6 +192,8 @@ impl Study {
             body,
             listed,
             roster: Mutex::new(roster.clone()),
+            joins: Mutex::new(HashMap::new()),
+            _lock: lock,
         };
         study.save_roster(&roster)?;
         let mut open = Vec::new();
@@ -157,8 +204,10 @@ impl Study {
     }
 }
 
-/// `GET /join`: a new participant (study without a list), sent to their own page.
-pub(crate) async fn join(State(app): State<Arc<App>>) -> Response {
+/// `GET /join`: a new participant (study without a list), sent to their own page; at most
+/// [`crate::Limits::max_participants`] in all, and [`crate::Limits::joins_per_minute`] per IP
+/// address (else 503 or 429, nothing created).
+pub(crate) async fn join(State(app): State<Arc<App>>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
     let Some(study) = &app.study else {
         return error(StatusCode::NOT_FOUND, "this server serves one session, not a study");
     };
@@ -168,27 +217,51 @@ pub(crate) async fn join(State(app): State<Arc<App>>) -> Response {
             "this study has a fixed list of participants: ask the researcher for your address",
         );
     }
+    let max = app.limits.max_participants;
+    let full = move |n: usize| format!("the study is full ({n} participants, at most {max}): nobody can join any more");
+    let known = study.roster.lock().unwrap_or_else(|p| p.into_inner()).participants.len();
+    if known >= max {
+        return error(StatusCode::SERVICE_UNAVAILABLE, &full(known));
+    }
+    if let Err(wait) = study.take_join(peer.ip(), app.limits.joins_per_minute) {
+        let mut r = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            &format!(
+                "too many joins from your address (at most {} a minute): try again in {} s",
+                app.limits.joins_per_minute,
+                wait.as_secs() + 1
+            ),
+        );
+        if let Ok(v) = header::HeaderValue::from_str(&(wait.as_secs() + 1).to_string()) {
+            r.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return r;
+    }
     let app2 = app.clone();
-    let made = tokio::task::spawn_blocking(move || -> Result<String> {
+    let made = tokio::task::spawn_blocking(move || -> Result<String, (StatusCode, String)> {
         let study = app2.study.as_ref().expect("checked above");
         let mut roster = study.roster.lock().unwrap_or_else(|p| p.into_inner());
+        if roster.participants.len() >= max {
+            return Err((StatusCode::SERVICE_UNAVAILABLE, full(roster.participants.len())));
+        }
+        let internal = |e: ServeError| (StatusCode::INTERNAL_SERVER_ERROR, format!("cannot add a participant: {e}"));
         let mut n = roster.participants.len() + 1;
         while roster.participants.iter().any(|p| p.id == format!("p{n:03}")) {
             n += 1;
         }
-        let p = Participant { id: format!("p{n:03}"), token: token()? };
+        let p = Participant { id: format!("p{n:03}"), token: token().map_err(internal)? };
         let mut next = roster.clone();
         next.participants.push(p.clone());
-        study.save_roster(&next)?;
+        study.save_roster(&next).map_err(internal)?;
         *roster = next;
-        let s = study.open_session(&p.id)?;
+        let s = study.open_session(&p.id).map_err(internal)?;
         app2.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(p.token.clone(), Arc::new(Mutex::new(s)));
         Ok(p.token)
     })
     .await;
     match made {
         Ok(Ok(key)) => Redirect::to(&format!("/p/{key}/")).into_response(),
-        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot add a participant: {e}")),
+        Ok(Err((status, m))) => error(status, &m),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }
@@ -205,9 +278,17 @@ fn participants(app: &App, key: &str) -> Result<Vec<Listed>, (StatusCode, &'stat
     Ok(roster.participants.into_iter().filter_map(|p| app.session(&p.token).map(|s| (p.id, p.token, s))).collect())
 }
 
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+/// One row of the overview.
+const OVERVIEW_ROW: &str = "<tr><td>{id}</td><td>{answered}</td><td>{abstained}</td><td>{budget}</td><td>{status}</td>\
+                            <td><a href=\"/p/{token}/\">page</a></td></tr>\n";
+
+/// The overview page (`{rows}`: [`OVERVIEW_ROW`]s).
+const OVERVIEW: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Study {name} — bohf</title>\
+    <link rel=\"stylesheet\" href=\"/assets/style.css\"></head><body><main>\
+    <h1>Study <q>{name}</q></h1><p id=\"summary\">{finished} of {total} participants finished. \
+    <a href=\"answers.csv\">All answers (CSV)</a></p>\
+    <table id=\"participants\"><thead><tr><th>participant</th><th>answered</th><th>of which no preference or skip</th>\
+    <th>budget</th><th>status</th><th>address</th></tr></thead><tbody>\n{rows}</tbody></table></main></body></html>\n";
 
 /// `GET /study/TOKEN/`: the researcher's overview (answers per participant, finished or not).
 pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
@@ -215,32 +296,36 @@ pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<
         Ok(l) => l,
         Err((status, m)) => return error(status, m),
     };
-    let mut rows = String::new();
+    let mut rows = Html::default();
     let (mut finished, total) = (0, list.len());
     for (id, token, s) in &list {
         let s = s.lock().unwrap_or_else(|p| p.into_inner());
         let abstained = s.body().history.iter().filter(|st| matches!(st.answer, StoredAnswer::Abstain(_))).count();
         finished += usize::from(s.done());
-        rows.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><a href=\"/p/{token}/\">page</a></td></tr>\n",
-            html_escape(id),
-            s.answered(),
-            abstained,
-            s.budget(),
-            if s.done() { "finished" } else { "in progress" }
+        rows.push(&html::render(
+            OVERVIEW_ROW,
+            &[
+                ("id", html::text(id)),
+                ("answered", html::text(s.answered())),
+                ("abstained", html::text(abstained)),
+                ("budget", html::text(s.budget())),
+                ("status", html::text(if s.done() { "finished" } else { "in progress" })),
+                ("token", html::text(token)),
+            ],
         ));
     }
     let name = app.study.as_ref().map(|s| s.body.spec.name.clone()).unwrap_or_default();
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Study {n} — bohf</title>\
-         <link rel=\"stylesheet\" href=\"/assets/style.css\"></head><body><main>\
-         <h1>Study <q>{n}</q></h1><p id=\"summary\">{finished} of {total} participants finished. \
-         <a href=\"answers.csv\">All answers (CSV)</a></p>\
-         <table id=\"participants\"><thead><tr><th>participant</th><th>answered</th><th>of which no preference or skip</th>\
-         <th>budget</th><th>status</th><th>address</th></tr></thead><tbody>\n{rows}</tbody></table></main></body></html>\n",
-        n = html_escape(&name)
+    let page = html::render(
+        OVERVIEW,
+        &[
+            ("name", html::text(name)),
+            ("finished", html::text(finished)),
+            ("total", html::text(total)),
+            ("rows", html::Value::Html(&rows)),
+        ],
     );
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], page.into_string())
+        .into_response()
 }
 
 /// One CSV field, quoted when it holds a comma, a quote or a line break.

@@ -94,9 +94,13 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
     };
     let dir = tmp("browser");
     let path = coffee_session(&dir);
-    let server =
-        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode: Mode::Single(path.clone()) })
-            .unwrap();
+    let server = Server::bind(&Options {
+        host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        port: 0,
+        mode: Mode::Single(path.clone()),
+        limits: Default::default(),
+    })
+    .unwrap();
     let url = server.urls()[0].1.clone();
     std::thread::spawn(move || server.run());
 

@@ -21,7 +21,9 @@ fn new_session(dir: &Path, name: &str, algorithm: &str, budget: usize) -> std::p
 
 /// Starts a server for `mode` on a free loopback port; returns its address and printed URLs.
 fn start(mode: Mode) -> (SocketAddr, Vec<(String, String)>) {
-    let server = Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode }).unwrap();
+    let server =
+        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode, limits: Default::default() })
+            .unwrap();
     let (addr, urls) = (server.addr(), server.urls().to_vec());
     std::thread::spawn(move || server.run());
     (addr, urls)
@@ -144,6 +146,14 @@ fn bad_requests_are_refused_with_a_status_and_a_message_and_nothing_is_written()
         (400, "not JSON", post(b"{\"t\": 1, ")),
         (400, "\"t\": the number of the query", post(br#"{"choice": "a"}"#)),
         (400, "a duel needs", post(br#"{"t": 1, "choice": "c"}"#)),
+        // Issue 33, item 4: the strict parser (no key twice, no unknown key, one answer).
+        (400, "`choice` appears twice", post(br#"{"t": 1, "choice": "a", "choice": "b"}"#)),
+        (400, "`t` appears twice", post(br#"{"t": 1, "t": 2, "choice": "a"}"#)),
+        (400, "unknown key `because`", post(br#"{"t": 1, "choice": "a", "because": "x"}"#)),
+        (400, "one answer at a time", post(br#"{"t": 1, "choice": "a", "skip": true}"#)),
+        // Issue 33, item 14: a CR/LF in the URL is a 404, not a 500.
+        (404, "unknown session token", http(addr, "GET", "/p/ab%0D%0ASet-Cookie:%20x=1", b"").unwrap()),
+        (404, "unknown session token", http(addr, "GET", "/p/ab%0D%0A/api/state", b"").unwrap()),
         (409, "query 2 has not been asked yet", post(br#"{"t": 2, "choice": "a"}"#)),
         (400, "not UTF-8", post(b"{\"t\": 1, \"choice\": \"\xff\"}")),
         (404, "unknown session token", http(addr, "POST", "/p/0123/api/answer", br#"{"t":1,"choice":"a"}"#).unwrap()),
@@ -252,8 +262,13 @@ fn a_spec_can_hide_the_recommendation() {
 fn a_non_loopback_server_still_requires_the_token() {
     let dir = tmp("open");
     let path = new_session(&dir, "s", "pf-ts", 3);
-    let server =
-        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::UNSPECIFIED), port: 0, mode: Mode::Single(path) }).unwrap();
+    let server = Server::bind(&Options {
+        host: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        port: 0,
+        mode: Mode::Single(path),
+        limits: Default::default(),
+    })
+    .unwrap();
     let addr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), server.addr().port());
     let base = path_of(&server.urls()[0].1);
     std::thread::spawn(move || server.run());
@@ -291,4 +306,32 @@ fn a_choice_query_is_refused_by_the_server_and_exported_by_name() {
         format!("p1,1,choice,{}|{}|{},,{}", names[options[0]], names[options[1]], names[options[2]], names[options[2]]);
     assert_eq!(csv.lines().nth(1), Some(want.as_str()), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 33, items 3 and 14: the researcher's overview escapes every value (a participant token
+/// from a hand-edited `tokens.json` holding `<script>` is shown as text, also inside the link),
+/// and the redirect to a page's address percent-encodes the token (a CR/LF in it cannot add a
+/// header: 308, not 500).
+#[test]
+fn the_overview_escapes_every_value_and_redirects_cannot_split_headers() {
+    let dir = tmp("xss");
+    std::fs::write(dir.join("study.toml"), spec_text("pf-ts", 3)).unwrap();
+    let evil = "<script>alert('x')</script>";
+    let crlf = "ab\r\nSet-Cookie: x=1";
+    let roster = serde_json::json!({
+        "researcher": "r0",
+        "participants": [{ "id": "p1", "token": evil }, { "id": "p2", "token": crlf }],
+    });
+    std::fs::write(dir.join("tokens.json"), roster.to_string()).unwrap();
+    let (addr, _) = start(Mode::Study(dir.clone()));
+    let page = http(addr, "GET", "/study/r0/", b"").unwrap();
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(!html.contains("<script"), "{html}");
+    assert!(html.contains("/p/&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;/"), "{html}");
+    assert_eq!(html.matches("<tr>").count(), 3, "a header row and two participants: {html}");
+    let r = http(addr, "GET", "/p/ab%0D%0ASet-Cookie:%20x=1", b"").unwrap();
+    assert_eq!(r.status, 308, "{}", r.text());
+    assert_eq!(r.header("location"), Some("/p/ab%0D%0ASet-Cookie%3A%20x%3D1/"));
+    assert!(r.header("set-cookie").is_none());
 }

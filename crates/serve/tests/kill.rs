@@ -20,9 +20,13 @@ const CHILD_ENV: &str = "BOHF_SERVE_CHILD_STUDY";
 #[test]
 fn child_server() {
     let Some(dir) = std::env::var_os(CHILD_ENV) else { return };
-    let server =
-        Server::bind(&Options { host: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, mode: Mode::Study(dir.into()) })
-            .unwrap();
+    let server = Server::bind(&Options {
+        host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        port: 0,
+        mode: Mode::Study(dir.into()),
+        limits: Default::default(),
+    })
+    .unwrap();
     // A line of its own (libtest has printed "test child_server ... " without a line break).
     println!("\nADDR {}", server.addr());
     for (who, url) in server.urls() {

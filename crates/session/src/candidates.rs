@@ -240,10 +240,20 @@ pub fn load_candidates(spec: &AskSpec) -> Result<Candidates, SessionError> {
                     names.len()
                 )));
             }
-            let images = image_col.map(|_| Images {
-                dir: csv.parent().map(|d| d.canonicalize().unwrap_or_else(|_| d.to_path_buf())).unwrap_or_default(),
-                files,
-            });
+            let images = match image_col {
+                None => None,
+                // The CSV's folder, absolute: from the CSV's own absolute path (a bare `beans.csv`,
+                // from a spec given as a bare `s.toml`, has the empty path as its parent).
+                Some(_) => {
+                    let abs = csv.canonicalize().map_err(|e| {
+                        SessionError::Spec(format!(
+                            "candidates.csv `{}`: cannot resolve its folder: {e}",
+                            csv.display()
+                        ))
+                    })?;
+                    Some(Images { dir: abs.parent().map(Path::to_path_buf).unwrap_or_default(), files })
+                }
+            };
             Ok(Candidates { attributes: attr_cols.iter().map(|&j| header[j].clone()).collect(), names, values, images })
         }
         (None, Some(b)) => {

@@ -187,6 +187,13 @@ impl SessionBody {
         if d == 0 {
             return Err("candidates: no attributes".into());
         }
+        // Each attribute once (as a CSV header must name each column once): an option is shown and
+        // exported as a map from attribute name to value, where a repeated name loses a value.
+        for (j, a) in c.attributes.iter().enumerate() {
+            if let Some(i) = c.attributes[..j].iter().position(|b| b == a) {
+                return Err(format!("candidates: attributes {} and {} are both named `{a}`; rename one", i + 1, j + 1));
+            }
+        }
         if !(2..=MAX_CANDIDATES).contains(&n) {
             return Err(format!("candidates: need 2 to {MAX_CANDIDATES} options, got {n}"));
         }

@@ -128,12 +128,14 @@ impl Live {
 }
 
 /// An open session: its file's lock is held until the session is dropped, so no other process
-/// (another `bohf ask`, `bohf serve` or Python) writes the same file meanwhile.
+/// (another `bohf ask`, `bohf serve` or Python) writes the same file meanwhile, unless it is let
+/// go with [`Session::release_lock`].
 pub struct Session {
     path: PathBuf,
     live: Live,
     removed: Vec<PathBuf>,
-    _lock: LockGuard,
+    /// `None` after [`Session::release_lock`]: each save takes it again.
+    lock: Option<LockGuard>,
 }
 
 impl std::fmt::Debug for Session {
@@ -211,7 +213,7 @@ impl Session {
         let text = session_text(&body)?;
         let live = Live::replay(body, text.clone(), registry)?;
         write_atomic(path, text.as_bytes())?;
-        Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
+        Ok(Self { path: path.to_path_buf(), live, removed, lock: Some(lock) })
     }
 
     /// Opens the session file at `path`: takes its lock, reads and checks it, and replays its
@@ -237,7 +239,16 @@ impl Session {
             String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
         let live =
             Live::replay(body, text, registry).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
-        Ok(Self { path: path.to_path_buf(), live, removed, _lock: lock })
+        Ok(Self { path: path.to_path_buf(), live, removed, lock: Some(lock) })
+    }
+
+    /// Lets go of the file's lock, so that the open session holds no file descriptor while it
+    /// waits (`bohf serve`'s studies keep thousands of sessions open). Every later save takes the
+    /// lock again for the write, and refuses (nothing written, the session unchanged) when the
+    /// lock is held by another process or the file is no longer what this session last read or
+    /// wrote (another process answered meanwhile).
+    pub fn release_lock(&mut self) {
+        self.lock = None;
     }
 
     /// The session file.
@@ -357,6 +368,23 @@ impl Session {
                     .map_err(|e| SessionError::Answer(format!("{e}; {}", protocol::CHOICE_HELP)))?;
             }
         }
+        // Released lock: take it for this save, and check that nobody wrote the file meanwhile.
+        let _relocked = match self.lock {
+            Some(_) => None,
+            None => {
+                let (guard, _) = lock_session(&self.path)?;
+                let on_disk = std::fs::read(&self.path)
+                    .map_err(|e| SessionError::File(format!("cannot read `{}`: {e}", self.path.display())))?;
+                if on_disk != self.live.last_good.as_bytes() {
+                    return Err(SessionError::File(format!(
+                        "`{}` was changed by another process since it was opened; nothing was written \
+                         (open the session again to continue from the file)",
+                        self.path.display()
+                    )));
+                }
+                Some(guard)
+            }
+        };
         let live = &mut self.live;
         let query = live.pending.take().expect("pending() set it");
         if let Err(e) = observe(&mut *live.optimizer, &query, answer) {

@@ -51,33 +51,108 @@ pub enum Reply {
     Abstain(Abstention),
 }
 
-/// Parses one JSON answer message to query `q`; the error is the message to send back.
+/// The keys an answer message may have (exactly one of them).
+pub const ANSWER_KEYS: [&str; 6] = ["choice", "accept", "value", "no_preference", "skip", "quit"];
+
+/// Parses one JSON answer message to query `q`; the error is the message to send back. Strict
+/// ([`answer_of`]): one JSON object, no key twice, no key outside [`ANSWER_KEYS`], exactly one key
+/// that answers `q`.
 pub fn parse_answer(q: &StoredQuery, line: &str) -> Result<Reply, String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
-    if v.get("quit").and_then(|x| x.as_bool()) == Some(true) {
-        return Ok(Reply::Quit);
+    answer_of(q, &strict_object(line)?, &[])
+}
+
+/// A JSON object whose keys are all different: the one parser of answer messages (`bohf ask
+/// --json`, `bohf serve`, the Python package), so that `{"choice": "a", "choice": "b"}` is refused
+/// everywhere instead of meaning whichever came last.
+pub fn strict_object(text: &str) -> Result<serde_json::Map<String, Value>, String> {
+    use serde::de::{Deserializer, Error, MapAccess, Visitor};
+    struct Strict;
+    impl<'de> Visitor<'de> for Strict {
+        type Value = serde_json::Map<String, Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = serde_json::Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(A::Error::custom(format!("the key `{key}` appears twice: which one is meant?")));
+                }
+                let v: Value = map.next_value()?;
+                out.insert(key, v);
+            }
+            Ok(out)
+        }
     }
-    if v.get("no_preference").and_then(|x| x.as_bool()) == Some(true) {
-        return Ok(Reply::Abstain(Abstention::NoPreference));
+    let mut de = serde_json::Deserializer::from_str(text);
+    let obj = de
+        .deserialize_map(Strict)
+        .map_err(|e| if e.is_data() { format!("not an answer: {e}") } else { format!("not JSON: {e}") })?;
+    de.end().map_err(|e| format!("not JSON: {e}"))?;
+    Ok(obj)
+}
+
+/// The help text of query `q`'s kind.
+fn help(q: &StoredQuery) -> &'static str {
+    match q {
+        StoredQuery::Duel { .. } => DUEL_HELP,
+        StoredQuery::Label { .. } => LABEL_HELP,
+        StoredQuery::Value { .. } => VALUE_HELP,
+        StoredQuery::Choice { .. } => CHOICE_HELP,
     }
-    if v.get("skip").and_then(|x| x.as_bool()) == Some(true) {
-        return Ok(Reply::Abstain(Abstention::Skip));
+}
+
+/// The answer to query `q` that the message `m` ([`strict_object`]) gives. `m` has keys of
+/// [`ANSWER_KEYS`] and `extra` (the server's `t`) only, and exactly one key that answers `q` (its
+/// kind's key, `no_preference`, `skip` or `quit`; keys of other kinds are ignored): an unknown key,
+/// or two answers to `q` in one message, is refused naming them, with the help text of `q`'s kind.
+pub fn answer_of(q: &StoredQuery, m: &serde_json::Map<String, Value>, extra: &[&str]) -> Result<Reply, String> {
+    let unknown: Vec<&str> =
+        m.keys().map(String::as_str).filter(|k| !ANSWER_KEYS.contains(k) && !extra.contains(k)).collect();
+    if !unknown.is_empty() {
+        let list = unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+        return Err(format!("unknown key {list} in the answer; {}", help(q)));
     }
-    let answer = match q {
-        StoredQuery::Duel { .. } => match v.get("choice").and_then(|x| x.as_str()) {
+    // The keys that answer this query: its kind's own and the abstentions. A key that answers
+    // another kind only (`accept` to a duel) is ignored, so that a driving program may send one line
+    // that answers any kind; two keys that both answer this query are ambiguous.
+    let own = match q {
+        StoredQuery::Duel { .. } | StoredQuery::Choice { .. } => "choice",
+        StoredQuery::Label { .. } => "accept",
+        StoredQuery::Value { .. } => "value",
+    };
+    let given: Vec<&str> =
+        m.keys().map(String::as_str).filter(|k| *k == own || ["no_preference", "skip", "quit"].contains(k)).collect();
+    let key = match given.as_slice() {
+        [one] => *one,
+        [] => return Err(help(q).into()),
+        more => {
+            let list = more.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            return Err(format!("one answer at a time: this message has {list}; {}", help(q)));
+        }
+    };
+    let v = &m[key];
+    match key {
+        "quit" if v.as_bool() == Some(true) => return Ok(Reply::Quit),
+        "no_preference" if v.as_bool() == Some(true) => return Ok(Reply::Abstain(Abstention::NoPreference)),
+        "skip" if v.as_bool() == Some(true) => return Ok(Reply::Abstain(Abstention::Skip)),
+        _ => {}
+    }
+    let answer = match (q, key) {
+        (StoredQuery::Duel { .. }, "choice") => match v.as_str() {
             Some("a" | "A") => Answer::Duel { first_wins: true },
             Some("b" | "B") => Answer::Duel { first_wins: false },
             _ => return Err(DUEL_HELP.into()),
         },
-        StoredQuery::Label { .. } => match v.get("accept").and_then(|x| x.as_bool()) {
+        (StoredQuery::Label { .. }, "accept") => match v.as_bool() {
             Some(accept) => Answer::Label { accept },
             None => return Err(LABEL_HELP.into()),
         },
-        StoredQuery::Value { .. } => match v.get("value").and_then(|x| x.as_f64()) {
+        (StoredQuery::Value { .. }, "value") => match v.as_f64() {
             Some(x) if x.is_finite() => Answer::Value(x),
             _ => return Err(VALUE_HELP.into()),
         },
-        StoredQuery::Choice { options } => match v.get("choice").and_then(|x| x.as_u64()) {
+        (StoredQuery::Choice { options }, "choice") => match v.as_u64() {
             Some(i) => {
                 let index = usize::try_from(i).unwrap_or(usize::MAX);
                 let answer = Answer::Choice { index };
@@ -86,6 +161,7 @@ pub fn parse_answer(q: &StoredQuery, line: &str) -> Result<Reply, String> {
             }
             None => return Err(CHOICE_HELP.into()),
         },
+        _ => return Err(help(q).into()),
     };
     Ok(Reply::Answer(answer))
 }
@@ -185,5 +261,28 @@ mod tests {
         assert!(e.contains("`answer.index`") && e.contains("3 options") && e.ends_with(CHOICE_HELP), "{e}");
         assert_eq!(parse_answer(&c, r#"{"skip":true}"#), Ok(Reply::Abstain(Abstention::Skip)));
         assert_eq!(parse_answer(&d, r#"{"choice":0}"#), Err(DUEL_HELP.into()));
+    }
+
+    #[test]
+    fn ambiguous_and_unknown_keys_are_refused() {
+        let d = StoredQuery::Duel { a: 0, b: 1 };
+        let e = parse_answer(&d, r#"{"choice":"a","choice":"b"}"#).unwrap_err();
+        assert!(e.contains("`choice` appears twice"), "{e}");
+        let e = parse_answer(&d, r#"{"choice":"a","because":"tasty"}"#).unwrap_err();
+        assert!(e.contains("unknown key `because`") && e.ends_with(DUEL_HELP), "{e}");
+        let e = parse_answer(&d, r#"{"choice":"a","skip":true}"#).unwrap_err();
+        assert!(e.contains("one answer at a time") && e.contains("`skip`"), "{e}");
+        // A key of another kind is ignored: one line may answer any kind of query.
+        let any = r#"{"choice":"b","accept":true,"value":0.5}"#;
+        assert_eq!(parse_answer(&d, any), Ok(Reply::Answer(Answer::Duel { first_wins: false })));
+        assert_eq!(parse_answer(&StoredQuery::Label { x: 0 }, any), Ok(Reply::Answer(Answer::Label { accept: true })));
+        let e = parse_answer(&d, r#"{"t":1,"choice":"a"}"#).unwrap_err();
+        assert!(e.contains("unknown key `t`"), "{e}");
+        assert!(parse_answer(&d, r#"["choice","a"]"#).unwrap_err().starts_with("not an answer"));
+        assert!(parse_answer(&d, r#"{"choice":"a"} {"choice":"b"}"#).unwrap_err().starts_with("not JSON"));
+        // The server's `t` is an allowed extra key there, and only there.
+        let m = strict_object(r#"{"t":1,"choice":"b"}"#).unwrap();
+        assert_eq!(answer_of(&d, &m, &["t"]), Ok(Reply::Answer(Answer::Duel { first_wins: false })));
+        assert!(strict_object(r#"{"t":1,"t":2,"choice":"b"}"#).unwrap_err().contains("`t` appears twice"));
     }
 }

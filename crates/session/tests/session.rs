@@ -115,8 +115,13 @@ fn candidates_given_directly_ask_what_the_same_options_from_a_box_ask_and_are_ch
     assert!(matches!(e, SessionError::Spec(ref m) if m.contains("option 4") && m.contains("`y` is not finite")), "{e}");
     let mut short = body_of(spec("pf-ts")).unwrap().candidates;
     short.names.pop();
-    let e = bohf_session::body_with(direct_spec, short).unwrap_err();
+    let e = bohf_session::body_with(direct_spec.clone(), short).unwrap_err();
     assert!(e.to_string().contains("name(s) for 16 rows"), "{e}");
+    // Issue 33, item 11: an attribute named twice is refused (one value per option would vanish).
+    let mut twice = body_of(spec("pf-ts")).unwrap().candidates;
+    twice.attributes[1] = "x".into();
+    let e = bohf_session::body_with(direct_spec, twice).unwrap_err();
+    assert!(e.to_string().contains("attributes 1 and 2 are both named `x`"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -324,4 +329,40 @@ fn a_choice_session_is_saved_replayed_and_refuses_a_bad_index() {
     let e = Session::open(&path).unwrap_err().to_string();
     assert!(e.contains("three-way"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 33, item 2: a session that let go of its lock holds no descriptor of its files, still
+/// saves its answers (taking the lock for the save), and refuses to save, writing nothing, when
+/// another process holds the lock or has answered meanwhile.
+#[test]
+fn a_released_session_saves_under_the_lock_and_refuses_when_the_file_changed() {
+    let dir = tmp("released");
+    let path = dir.join("s.json");
+    let mut s = Session::create(&path, body_of(spec("random")).unwrap(), false).unwrap();
+    s.release_lock();
+    let fds = || {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.starts_with(&dir)))
+            .count()
+    };
+    assert_eq!(fds(), 0, "no descriptor of the session's files while idle");
+    let q = s.pending().unwrap().unwrap();
+    let a = prefer(&s, &q);
+    s.answer(a).unwrap();
+    assert_eq!(fds(), 0);
+    // Another process (here: another opener) answers meanwhile; the released session refuses.
+    let mut other = Session::open(&path).unwrap();
+    let e = s.pending().and_then(|q| s.answer(prefer(&s, &q.unwrap()))).unwrap_err();
+    assert!(e.to_string().contains("in use by another bohf process"), "{e}");
+    let q2 = other.pending().unwrap().unwrap();
+    let a2 = prefer(&other, &q2);
+    other.answer(a2).unwrap();
+    drop(other);
+    let before = std::fs::read(&path).unwrap();
+    let e = s.answer(a2).unwrap_err();
+    assert!(e.to_string().contains("was changed by another process"), "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "nothing was written");
+    assert_eq!(s.answered(), 1, "the refused answer is not kept in memory either");
 }

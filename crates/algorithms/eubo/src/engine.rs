@@ -220,9 +220,16 @@ impl LaplaceBo {
         x.iter().zip(self.lo.iter().zip(&self.width)).map(|(v, (l, w))| (v - l) / w).collect()
     }
 
-    /// The point of the domain at unit-cube coordinates `u` (clamped into the box against rounding).
+    /// The point of the domain at unit-cube coordinates `u`: on a box [`BoxDomain::from_unit`] (the
+    /// one map, clamped into the box's own bounds: `lo + width` can round past the upper bound);
+    /// on a finite domain, in its candidates' bounding box.
     pub fn from_unit(&self, u: &[f64]) -> Vec<f64> {
-        u.iter().zip(self.lo.iter().zip(&self.width)).map(|(v, (l, w))| (l + v * w).clamp(*l, l + w)).collect()
+        match &self.space {
+            Space::Box { domain, .. } => domain.from_unit(u),
+            Space::Finite { .. } => {
+                u.iter().zip(self.lo.iter().zip(&self.width)).map(|(v, (l, w))| (l + v * w).clamp(*l, l + w)).collect()
+            }
+        }
     }
 
     fn data(&self) -> Result<PreferenceData> {

@@ -274,9 +274,7 @@ impl PopBoBox {
     }
 
     fn project(&self, x: &mut [f64]) {
-        for (j, v) in x.iter_mut().enumerate() {
-            *v = v.clamp(self.domain.lower()[j], self.domain.upper()[j]);
-        }
+        self.domain.clamp(x);
     }
 
     /// The minorant M(y) = max_k g(y)ᵀp_k over the known feasible points p_k = (w_k, ω_k) of the

@@ -387,6 +387,23 @@ fn budget_runs_with_labels_write_the_feedback_plots() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 33, item 12: `[budget] evaluate = 1e100` (total 5e100) writes its plots with a few ticks
+/// on the budget axis (the tick loop allocated without bound).
+#[test]
+fn an_absurd_price_per_evaluation_still_plots() {
+    let text = COBOL_BUDGET
+        .replace("total = 5\nevaluate = 1", "total = 5e100\nevaluate = 1e100")
+        .replace("runs = 3", "runs = 1");
+    let spec = ExperimentSpec::from_toml_str(&text).unwrap();
+    let results = run_with_threads(&spec, 1);
+    let dir = scratch_dir("budget-1e100");
+    write_results(&results, &dir).unwrap();
+    let panel = Panel::feedback(&results.summary().unwrap(), FeedbackPlot::SimpleByBudget).unwrap();
+    let l = plot::panel_layout(&panel).unwrap();
+    assert!(!l.x_ticks.is_empty() && l.x_ticks.len() <= 11, "{:?}", l.x_ticks);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A duel of candidates `x` and `y` or an evaluation of `x` at step t.
 fn at(t: usize, x: usize, y: Option<usize>) -> StepRecord {
     let mut s = step(t, if y.is_some() { QueryKind::Duel } else { QueryKind::Evaluate }, 0.0, 0.0, 0.0);

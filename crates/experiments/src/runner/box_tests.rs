@@ -260,3 +260,40 @@ fn results_refuse_points_of_the_wrong_kind_for_the_domain() {
     let e = Results::new(small, "x", runs).unwrap_err().to_string();
     assert!(e.contains("given by coordinates") && e.contains("finite candidate set"), "{e}");
 }
+
+/// Issue 33, item 13, the issue's exact case: EUBO with one initial duel on Branin over POP-BO's
+/// box shrunk by 1e-6. Its unit-cube proposals used to round past the upper bound
+/// (`[9.999999000000003, 1e-6]` at run 0, step 2) and the run stopped with "the second point … is
+/// outside the box"; every proposal now lies in the box.
+#[test]
+fn eubo_on_a_shrunk_box_proposes_only_points_of_the_box() {
+    let spec = ExperimentSpec::from_toml_str(
+        r#"
+name = "eubo-shrunk-box"
+horizon = 4
+runs = 2
+seed = 1
+initial_duels = 1
+[problem]
+kind = "function"
+function = "branin"
+domain = "box"
+lower = [-4.999999, 1e-6]
+upper = [9.999999, 14.999999]
+[[algorithms]]
+name = "eubo"
+"#,
+    )
+    .unwrap();
+    let results = run_with_threads(&spec, 1);
+    assert!(results.failures().is_empty(), "{:?}", results.failures());
+    let b = BoxDomain::new(vec![-4.999999, 1e-6], vec![9.999999, 14.999999]).unwrap();
+    for r in results.runs() {
+        assert_eq!(r.steps.len(), 4);
+        for s in &r.steps {
+            for p in [Some(&s.first), s.second.as_ref()].into_iter().flatten() {
+                assert!(b.contains(p.coords().unwrap()), "{p:?} outside the box");
+            }
+        }
+    }
+}

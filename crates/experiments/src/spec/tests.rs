@@ -133,6 +133,13 @@ fn validation_names_the_field() {
     assert_eq!(field_of(&fun.replace("ackley", "ackly")), "problem.function");
     let cat = "name = \"x\"\nhorizon = 1\nruns = 1\nalgorithms = [{ name = \"uniform\" }]\n[problem]\nkind = \"catalyst\"\npath = \"a.csv\"\nfilter = { divisor = 0.0 }\n";
     assert_eq!(field_of(cat), "problem.filter.divisor");
+    // Issue 33, item 14: a right-to-left override (or any bidirectional control) in the name that
+    // names the results folder, or in a label, is refused naming the field.
+    for c in ['\u{202E}', '\u{2066}', '\u{200F}'] {
+        assert_eq!(field_of(&base.replace("name = \"small\"", &format!("name = \"x{c}gpj.exe\""))), "name");
+        let label = base.replace("label = \"Uniform, 10% self\"", &format!("label = \"a{c}b\""));
+        assert_eq!(field_of(&label), "algorithms[0].label");
+    }
 }
 
 #[test]
