@@ -696,6 +696,39 @@ mod tests {
         (gram.clone(), ConfidenceProblem::on_candidates(&gram, &support, &obs, &config).unwrap())
     }
 
+    /// The dual of max gᵀp over the confidence set of `threshold`, with the candidate's box row
+    /// `candidate` and box `bound` (infinite: none), as [`solve`] builds it.
+    fn linear_dual<'a>(
+        data: &'a ConicData,
+        dirs: &'a Directions,
+        g: &'a DVector<f64>,
+        threshold: f64,
+        candidate: Option<DVector<f64>>,
+        bound: f64,
+    ) -> Dual<'a> {
+        let n = data.l.nrows();
+        let program = Program {
+            data,
+            dirs,
+            objective: Objective::Linear(g),
+            kappa: Some(data.constant - threshold),
+            candidate,
+            n,
+            dim: n + 1,
+            total: data.total_weight(),
+        };
+        Dual {
+            program,
+            g: g.clone(),
+            lambda_free: true,
+            bound,
+            tolerance: 1e-9,
+            clip: None,
+            candidate_on_support: false,
+            budget: std::cell::Cell::new(u32::MAX),
+        }
+    }
+
     /// D's gradient and Hessian (module docs) against central differences of D and of the
     /// gradient, at multipliers away from the optimum, with two box rows and the candidate's row
     /// in the working set.
@@ -712,26 +745,7 @@ mod tests {
             c.rows_mut(0, n).copy_from(&kx);
             c[n] = 0.3;
             let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(5, i)] } else { c[i] });
-            let program = Program {
-                data,
-                dirs: &dirs,
-                objective: Objective::Linear(&g),
-                kappa: Some(data.constant - (mle.log_likelihood - 1.0)),
-                candidate: Some(c.clone()),
-                n,
-                dim: n + 1,
-                total: data.total_weight(),
-            };
-            let dual = Dual {
-                program,
-                g: g.clone(),
-                lambda_free: true,
-                bound: 1.5,
-                tolerance: 1e-9,
-                clip: None,
-                candidate_on_support: false,
-                budget: std::cell::Cell::new(u32::MAX),
-            };
+            let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - 1.0, Some(c.clone()), 1.5);
             let rows = [BoxRow::Support(2, true), BoxRow::Support(9, false), BoxRow::Candidate(true)];
             let x0 = DVector::from_vec(vec![0.7, 0.05, 0.2, 0.1, 0.3]);
             let at = |x: &DVector<f64>| {
@@ -783,26 +797,8 @@ mod tests {
             c.rows_mut(0, n).copy_from(cand.coordinates());
             c[n] = cand.rho();
             let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(8, i)] } else { c[i] });
-            let program = Program {
-                data,
-                dirs: &dirs,
-                objective: Objective::Linear(&g),
-                kappa: Some(data.constant - (mle.log_likelihood - beta)),
-                candidate: latent_box.map(|_| c.clone()),
-                n,
-                dim: n + 1,
-                total: data.total_weight(),
-            };
-            let dual = Dual {
-                program,
-                g: g.clone(),
-                lambda_free: true,
-                bound: latent_box.unwrap_or(f64::INFINITY),
-                tolerance: 1e-9,
-                clip: None,
-                candidate_on_support: false,
-                budget: std::cell::Cell::new(u32::MAX),
-            };
+            let bound = latent_box.unwrap_or(f64::INFINITY);
+            let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - beta, latent_box.map(|_| c.clone()), bound);
             let mut r = bohf_core::rng::seeded(seed);
             let rows: Vec<BoxRow> =
                 if latent_box.is_some() { vec![BoxRow::Support(1, true), BoxRow::Candidate(false)] } else { vec![] };
