@@ -43,7 +43,8 @@ SPEC = textwrap.dedent(
 
 def without_timings(path: Path) -> str:
     """A results file with its non-deterministic parts removed: the `elapsed_s` column and the
-    checksum line of CSV files (the checksum covers the timings), `wall_seconds` of summary.json."""
+    checksum line of CSV files (the checksum covers the timings), `wall_seconds` and the checksum of
+    steps.csv (`steps_csv`) of summary.json."""
     text = path.read_text()
     if path.suffix == ".csv":
         lines = [l for l in text.splitlines() if not l.startswith("# checksum")]
@@ -51,6 +52,7 @@ def without_timings(path: Path) -> str:
         return "\n".join(l.rsplit(",", 1)[0] for l in lines)
     if path.name == "summary.json":
         summary = json.loads(text)
+        assert summary.pop("steps_csv").startswith("fnv1a64:")
         for a in summary["algorithms"]:
             a["at_horizon"].pop("wall_seconds")
         return json.dumps(summary, sort_keys=True)

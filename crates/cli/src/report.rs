@@ -4,7 +4,8 @@ use crate::CliError;
 use bohf_experiments::{HORIZON_CSV_COLUMNS, MeanSe, Metric, Summary, plot_atomic};
 use std::path::{Path, PathBuf};
 
-/// Reads `DIR/summary.json` (or a summary file given directly).
+/// Reads `DIR/summary.json` (or a summary file given directly) and checks the `steps.csv` beside it
+/// against the checksum the summary records ([`bohf_experiments::verify_steps_csv`]).
 pub fn load_summary(dir: &Path) -> Result<Summary, CliError> {
     let path = if dir.is_dir() { dir.join("summary.json") } else { dir.to_path_buf() };
     if !path.exists() {
@@ -22,7 +23,11 @@ pub fn load_summary(dir: &Path) -> Result<Summary, CliError> {
     let text = std::fs::read_to_string(&path).map_err(|source| {
         CliError::Experiment(bohf_experiments::ExperimentError::Io { action: "read", path: path.clone(), source })
     })?;
-    Summary::from_json(&text).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))
+    let summary = Summary::from_json(&text).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))?;
+    if let Some(folder) = path.parent() {
+        bohf_experiments::verify_steps_csv(folder, &summary)?;
+    }
+    Ok(summary)
 }
 
 /// `bohf plot`: writes the plot of `metric`; the default file is `DIR/regret_<metric>.png`.

@@ -253,6 +253,55 @@ fn a_changed_digit_in_a_run_file_is_detected_moved_aside_and_redone() {
     assert_eq!(deterministic_runs(&tmp.join("out")), before);
 }
 
+/// `steps.csv` (the combined copy of the run files for other tools) is checked against the checksum
+/// recorded in summary.json by every command that reads the folder's results (`bohf summary`,
+/// `bohf plot`); a changed digit is reported by name and `bohf merge` writes it again from `runs/`.
+/// A summary without the record (an older bohf's folder) and a folder without steps.csv still load.
+#[test]
+fn a_changed_digit_in_steps_csv_is_detected_and_merge_rewrites_it() {
+    let tmp = TempDir::new("damaged-steps");
+    std::fs::write(tmp.join("spec.toml"), spec_text("steps", 2, 6)).unwrap();
+    assert!(bohf(&["run", "spec.toml", "--out", "out", "--threads", "1"], &tmp.0).status.success());
+    let good = bohf(&["summary", "out"], &tmp.0);
+    assert!(good.status.success(), "{}", stderr(&good));
+    let path = tmp.join("out/steps.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // One digit of the regret column of the third row (it still parses as CSV, same length).
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let regret = lines[3].split(',').nth(7).unwrap().to_string();
+    let pos = regret.find(|c: char| c.is_ascii_digit() && c != '0').unwrap();
+    let mut changed = regret.clone();
+    changed.replace_range(pos..=pos, if &regret[pos..=pos] == "9" { "8" } else { "9" });
+    lines[3] = lines[3].replacen(&regret, &changed, 1);
+    let damaged = lines.join("\n") + "\n";
+    assert_ne!(damaged, text);
+    std::fs::write(&path, &damaged).unwrap();
+    for args in [&["summary", "out"][..], &["plot", "out"][..]] {
+        let e = refused(&bohf(args, &tmp.0));
+        assert!(e.contains("steps.csv") && e.contains("changed") && e.contains("bohf merge"), "{args:?}: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), damaged, "a check never rewrites the file");
+    let o = bohf(&["merge", "out"], &tmp.0);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), text.lines().count());
+    let again = bohf(&["summary", "out"], &tmp.0);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(again.stdout, good.stdout);
+    // An older folder: no checksum recorded, so nothing to verify against.
+    std::fs::write(&path, &damaged).unwrap();
+    let summary_path = tmp.join("out/summary.json");
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&summary_path).unwrap()).unwrap();
+    assert!(json["steps_csv"].as_str().is_some_and(|s| s.starts_with("fnv1a64:")), "{}", json["steps_csv"]);
+    json.as_object_mut().unwrap().remove("steps_csv");
+    std::fs::write(&summary_path, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+    assert!(bohf(&["summary", "out"], &tmp.0).status.success());
+    // No steps.csv at all: the summary is still valid.
+    assert!(bohf(&["merge", "out"], &tmp.0).status.success());
+    std::fs::remove_file(&path).unwrap();
+    let o = bohf(&["summary", "out"], &tmp.0);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 #[test]
 fn usage_errors_exit_2_and_other_errors_1() {
     let tmp = TempDir::new("exit");

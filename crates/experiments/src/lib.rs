@@ -69,7 +69,8 @@ pub use error::{ExperimentError, Result};
 pub use limits::{Allocation, MemoryEstimate, MemoryLimit, ProblemShape};
 pub use metrics::RegretModel;
 pub use output::{
-    OutputFiles, panel_atomic, plot_atomic, remove_stale_temp_files, temp_file_target, write_atomic, write_results,
+    OutputFiles, StepsCsvCheck, panel_atomic, plot_atomic, remove_stale_temp_files, temp_file_target, verify_steps_csv,
+    write_atomic, write_results,
 };
 pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
 pub use problem::PreparedProblem;

@@ -10,6 +10,7 @@
 //! | `regret_instantaneous.{png,svg}`, `regret_cumulative.{png,svg}` | the plots ([`mod@crate::plot`]) |
 //! | `feedback_*.{png,svg}` | for specs with labels or a `[budget]`: the [`FeedbackPlot`]s whose curves are not empty (simple regret and Σ SR against f-evaluations, expert queries against steps and against f-evaluations, simple regret against spent budget) |
 
+use crate::checksum::fnv1a64_tag;
 use crate::error::{ExperimentError, Result};
 use crate::plot::{FeedbackPlot, Metric, Panel, plot, plot_panel};
 use crate::results::Timing;
@@ -115,6 +116,43 @@ pub fn panel_atomic(panel: &Panel, path: impl AsRef<Path>) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(io_err("rename", path))
 }
 
+/// What [`verify_steps_csv`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepsCsvCheck {
+    /// `steps.csv` has the content recorded in `summary.json`.
+    Verified,
+    /// The summary records no checksum (written by an older bohf, or not by [`write_results`]):
+    /// nothing to compare with.
+    NotRecorded,
+    /// There is no `steps.csv` beside the summary (the summary itself is still valid).
+    Missing,
+}
+
+/// Checks the `steps.csv` in `dir` against the checksum that [`write_results`] recorded in its
+/// summary ([`Summary::steps_csv`]). `steps.csv` is a copy of the run files for other tools; bohf
+/// itself reads the run files and `summary.json`, so a changed `steps.csv` (an edited digit, a cut)
+/// would otherwise go unnoticed. A mismatch is an error that names the file and how to rebuild it
+/// (`bohf merge DIR` writes it again from `runs/`).
+pub fn verify_steps_csv(dir: impl AsRef<Path>, summary: &Summary) -> Result<StepsCsvCheck> {
+    let Some(recorded) = &summary.steps_csv else { return Ok(StepsCsvCheck::NotRecorded) };
+    let path = dir.as_ref().join("steps.csv");
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(StepsCsvCheck::Missing),
+        Err(e) => return Err(io_err("read", &path)(e)),
+    };
+    let computed = fnv1a64_tag(&bytes);
+    if &computed != recorded {
+        return Err(ExperimentError::Folder(format!(
+            "`{}` was changed after bohf wrote it: its checksum is {computed}, summary.json records {recorded} \
+             (the run files in runs/ are not affected; `bohf merge {}` writes steps.csv again from them)",
+            path.display(),
+            dir.as_ref().display()
+        )));
+    }
+    Ok(StepsCsvCheck::Verified)
+}
+
 /// The files [`write_results`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputFiles {
@@ -137,8 +175,10 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
     let spec = dir.join("spec.toml");
     write_atomic(&spec, results.spec().to_toml_string()?.as_bytes())?;
     let steps = dir.join("steps.csv");
-    write_atomic(&steps, results.to_csv(Timing::Include).as_bytes())?;
-    let summary = results.summary()?;
+    let csv = results.to_csv(Timing::Include);
+    write_atomic(&steps, csv.as_bytes())?;
+    let mut summary = results.summary()?;
+    summary.steps_csv = Some(fnv1a64_tag(csv.as_bytes()));
     let summary_path = dir.join("summary.json");
     write_atomic(&summary_path, summary.to_json()?.as_bytes())?;
     let mut plots = Vec::new();

@@ -540,7 +540,14 @@ mod tests {
                 }
             })
             .collect();
-        Summary { title: "t".into(), standard_error: String::new(), spec, algorithms, failures: Vec::new() }
+        Summary {
+            title: "t".into(),
+            standard_error: String::new(),
+            spec,
+            algorithms,
+            failures: Vec::new(),
+            steps_csv: None,
+        }
     }
 
     #[test]

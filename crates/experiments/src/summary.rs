@@ -296,6 +296,12 @@ pub struct Summary {
     /// Runs that failed (`on_error = "continue"`); the curves are over the finished runs only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<crate::runner::FailedRun>,
+    /// The checksum ([`crate::checksum::fnv1a64_tag`]) of the `steps.csv` written beside this
+    /// summary, so that a later change to that file is detected
+    /// ([`crate::output::verify_steps_csv`]); `None` for a summary not written with a `steps.csv`
+    /// (or written before this field existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_csv: Option<String>,
 }
 
 /// The description written into [`Summary::standard_error`].
@@ -376,6 +382,7 @@ impl Summary {
             spec: spec.clone(),
             algorithms,
             failures: failures.to_vec(),
+            steps_csv: None,
         })
     }
 
