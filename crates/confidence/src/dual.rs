@@ -43,6 +43,8 @@
 use crate::conic::ConicData;
 use crate::dense::{DenseSolution, Directions, Eval, Objective, Program, U, strictly_feasible};
 use bohf_core::Link;
+use bohf_core::linalg::{Cholesky, JitterPolicy};
+use bohf_core::link::softplus;
 use nalgebra::{DMatrix, DVector};
 
 /// Outer (dual) step limit of one program.
@@ -141,6 +143,9 @@ struct Dual<'a> {
     /// Dual evaluations left ([`MAX_EVALUATIONS`]): a program that needs more goes to the fallback
     /// rather than cost more than clarabel would.
     budget: std::cell::Cell<u32>,
+    /// The storage of the last factorisation, refilled by the next ([`InnerFactor::new`]): a fresh
+    /// n×n allocation per factorisation costs as much in page faults as the factorisation.
+    spare: std::cell::RefCell<Option<DMatrix<f64>>>,
 }
 
 impl Dual<'_> {
@@ -209,9 +214,11 @@ impl Dual<'_> {
                 converged = true;
                 break;
             }
-            let factor = InnerFactor::new(program, &e, lambda, mu)?;
-            let dw = factor.solve(&grad);
-            last_factor = Some(factor);
+            let factor = InnerFactor::new(program, &e, lambda, mu, &self.spare)?;
+            let dw = factor.solve(&grad)?;
+            if let Some(old) = last_factor.replace(factor) {
+                old.recycle(&self.spare);
+            }
             let decrement = grad.dot(&dw);
             if !decrement.is_finite() {
                 return None;
@@ -247,7 +254,7 @@ impl Dual<'_> {
         let grad_w = &gw - &e.grad_phi * lambda - p.rows(0, n) * mu;
         let factor = match last_factor {
             Some(f) => f,
-            None => InnerFactor::new(program, &e, lambda, mu)?,
+            None => InnerFactor::new(program, &e, lambda, mu, &self.spare)?,
         };
         let off = self.offset();
         let nv = off + 1 + rows.len();
@@ -260,7 +267,8 @@ impl Dual<'_> {
             f.column_mut(off + 1 + j).copy_from(c);
         }
         let mut hf = DMatrix::zeros(program.dim, nv);
-        let top = factor.solve_matrix(&f.rows(0, n).clone_owned());
+        let top = factor.solve_matrix(&f.rows(0, n).clone_owned())?;
+        factor.recycle(&self.spare);
         hf.view_mut((0, 0), (n, nv)).copy_from(&top);
         if program.dim > n {
             for j in 0..nv {
@@ -295,10 +303,7 @@ impl Program<'_> {
     /// α∇²φ(w) (n×n) = Rᵀ diag(α c_τ σ′(v_τ)) R, through the shared directions.
     fn curvature(&self, e: &Eval, alpha: f64) -> DMatrix<f64> {
         let k = self.dirs.a.nrows();
-        let mut weight = DVector::<f64>::zeros(k);
-        for (tau, &vt) in e.v.iter().enumerate() {
-            weight[self.dirs.term_dir[tau]] += alpha * self.data.weights[tau] * Link::Logistic.dmu(vt);
-        }
+        let weight = direction_weights(self, e) * alpha;
         // Only the directions that carry curvature (the latent box's own directions carry none).
         let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
         let mut scaled = self.dirs.a.select_rows(&keep);
@@ -309,22 +314,23 @@ impl Program<'_> {
     }
 
     /// The last strictly feasible point (to bisection precision) on the segment from the strictly
-    /// feasible `anchor` to `p`, and its evaluation.
+    /// feasible `anchor` to `p`, and its evaluation. The bisection runs on [`Segment`] (each
+    /// constraint affine or, for the norm, quadratic in the step, after two matrix–vector products
+    /// per matrix), and only its answer is evaluated in full: the full evaluation decides, so a
+    /// point returned is strictly feasible by [`Program::eval`]'s own margins. (Bisection on full
+    /// evaluations cost as much as the inner solves: 60 products with R and Rᵀ per outer step.)
     fn pull_inside(&self, anchor: &DVector<f64>, p: &DVector<f64>) -> Option<(DVector<f64>, Eval)> {
         let e = self.eval(p);
         if strictly_feasible(&e) {
             return Some((p.clone(), e));
         }
         let d = p - anchor;
+        let segment = Segment::new(self, anchor, &d);
         let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        let mut best = None;
         for _ in 0..60 {
             let mid = 0.5 * (lo + hi);
-            let q = anchor + &d * mid;
-            let eq = self.eval(&q);
-            if strictly_feasible(&eq) {
+            if segment.strictly_feasible(mid) {
                 lo = mid;
-                best = Some((q, eq));
             } else {
                 hi = mid;
             }
@@ -332,33 +338,134 @@ impl Program<'_> {
                 break;
             }
         }
-        best
+        // The segment's answer nearly always passes the full check; if not, step back towards the
+        // anchor by growing fractions (the anchor itself is strictly feasible: a valid, weaker point).
+        for back in [0.0, 1e-12, 1e-9, 1e-6, 1e-3, 0.5, 1.0] {
+            let t = lo * (1.0 - back);
+            let q = anchor + &d * t;
+            let eq = self.eval(&q);
+            if strictly_feasible(&eq) {
+                return Some((q, eq));
+            }
+        }
+        None
     }
+}
+
+/// [`Program::eval`]'s constraint values along a segment anchor + t·d, each from precomputed
+/// products (v, z and the candidate's value are affine in t, ‖p‖² quadratic), for the bisection of
+/// [`Program::pull_inside`]. The rounding margins are [`Program::eval`]'s, with the magnitudes
+/// |L||w| bounded by |L||anchor| + t|L||d|: a point this accepts is accepted by the full
+/// evaluation up to the rounding of the recombination, which the full evaluation then checks
+/// (stepping back by relative 1e-12, 1e-9, … towards the anchor when it does not).
+struct Segment<'p, 'a> {
+    program: &'p Program<'a>,
+    v: (DVector<f64>, DVector<f64>),
+    /// (‖a‖², 2aᵀd, ‖d‖²).
+    norm: (f64, f64, f64),
+    /// The support values z = L w and their magnitudes |L||w|, each as (at the anchor, along d).
+    z: Option<[(DVector<f64>, DVector<f64>); 2]>,
+    /// The candidate's value (cᵀa, cᵀd) and magnitudes (|c|ᵀ|a|, |c|ᵀ|d|).
+    candidate: Option<(f64, f64, f64, f64)>,
+}
+
+impl<'p, 'a> Segment<'p, 'a> {
+    fn new(program: &'p Program<'a>, a: &DVector<f64>, d: &DVector<f64>) -> Self {
+        let n = program.n;
+        let data = program.data;
+        let (wa, wd) = (a.rows(0, n), d.rows(0, n));
+        let v = (&data.rows * wa, &data.rows * wd);
+        let norm = (a.norm_squared(), 2.0 * a.dot(d), d.norm_squared());
+        let z = data.latent_box.map(|_| {
+            let labs = data.l.abs();
+            [(&data.l * wa, &data.l * wd), (&labs * wa.abs(), &labs * wd.abs())]
+        });
+        let candidate = match (&program.candidate, data.latent_box) {
+            (Some(c), Some(_)) => Some((c.dot(a), c.dot(d), c.abs().dot(&a.abs()), c.abs().dot(&d.abs()))),
+            _ => None,
+        };
+        Segment { program, v, norm, z, candidate }
+    }
+
+    fn strictly_feasible(&self, t: f64) -> bool {
+        let program = self.program;
+        let data = program.data;
+        let ok = |f: f64, err: f64| f.is_finite() && f + err < 0.0;
+        let b = data.norm_bound;
+        let dim_err = (program.dim + data.rows.nrows() + 16) as f64 * U;
+        let pn2 = self.norm.0 + t * (self.norm.1 + t * self.norm.2);
+        if !ok((pn2 - b * b) / (2.0 * b * b), dim_err * (pn2 + b * b) / (2.0 * b * b) + U) {
+            return false;
+        }
+        if let Some(kappa) = program.kappa {
+            let (mut phi, mut phi_abs) = (0.0, 0.0);
+            for (k, (va, vd)) in self.v.0.iter().zip(&self.v.1).enumerate() {
+                let vk = va + t * vd;
+                let sp = softplus(-vk);
+                phi += data.weights[k] * sp;
+                phi_abs += data.weights[k] * (sp + vk.abs());
+            }
+            if !ok((phi - kappa) / program.total, dim_err * 4.0 * (phi_abs + kappa.abs()) / program.total) {
+                return false;
+            }
+        }
+        if let (Some([(za, zd), (aa, ad)]), Some(bx)) = (&self.z, data.latent_box) {
+            for i in 0..program.n {
+                let z = za[i] + t * zd[i];
+                let err = dim_err * (aa[i] + t * ad[i]) + U * bx;
+                if !ok(z - bx, err) || !ok(-z - bx, err) {
+                    return false;
+                }
+            }
+        }
+        if let (Some((ca, cd, aa, ad)), Some(bx)) = (self.candidate, data.latent_box) {
+            let cp = ca + t * cd;
+            let err = dim_err * (aa + t * ad) + U * bx;
+            if !ok(cp - bx, err) || !ok(-cp - bx, err) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The curvature weight of each direction of `program.dirs` at `e`: Σ_τ c_τ σ′(v_τ) over the terms
+/// τ along it, so that ∇²φ(w) = Aᵀ diag(weight) A (A the direction matrix).
+fn direction_weights(program: &Program<'_>, e: &Eval) -> DVector<f64> {
+    let mut weight = DVector::<f64>::zeros(program.dirs.a.nrows());
+    for (tau, &vt) in e.v.iter().enumerate() {
+        weight[program.dirs.term_dir[tau]] += program.data.weights[tau] * Link::Logistic.dmu(vt);
+    }
+    weight
 }
 
 /// A factorisation of the inner Hessian H = λ∇²φ + μI = λAᵀDA + μI (A the k×n direction matrix,
 /// D the directions' curvature weights), in the cheaper of two forms: H itself (formed with one
 /// product, 2kn² + n³/3 flops), or, by the Woodbury identity, H⁻¹ = (I − AᵀM⁻¹A)/μ with
 /// M = (μ/λ)D⁻¹ + AAᵀ over the directions of positive weight (k³/3 flops, AAᵀ formed once per set).
-enum InnerFactor {
-    Primal(nalgebra::Cholesky<f64, nalgebra::Dyn>),
+enum InnerFactor<'d> {
+    Primal(Cholesky),
     Woodbury {
-        chol: nalgebra::Cholesky<f64, nalgebra::Dyn>,
-        /// The rows of A kept (positive weight).
-        rows: DMatrix<f64>,
+        chol: Cholesky,
+        /// The rows of A kept (positive weight): borrowed when all are.
+        rows: std::borrow::Cow<'d, DMatrix<f64>>,
         mu: f64,
     },
 }
 
-impl InnerFactor {
-    fn new(program: &Program<'_>, e: &Eval, lambda: f64, mu: f64) -> Option<Self> {
+impl<'d> InnerFactor<'d> {
+    /// The factor at `e` for (λ, μ), built in `spare`'s storage when it has the right shape.
+    fn new(
+        program: &Program<'d>,
+        e: &Eval,
+        lambda: f64,
+        mu: f64,
+        spare: &std::cell::RefCell<Option<DMatrix<f64>>>,
+    ) -> Option<Self> {
         let n = program.n;
-        let a = &program.dirs.a;
+        let a: &'d DMatrix<f64> = &program.dirs.a;
         let k = a.nrows();
-        let mut weight = vec![0.0f64; k];
-        for (tau, &vt) in e.v.iter().enumerate() {
-            weight[program.dirs.term_dir[tau]] += program.data.weights[tau] * Link::Logistic.dmu(vt);
-        }
+        let weight = direction_weights(program, e);
         let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
         let kk = keep.len();
         let primal_flops = 2.0 * (kk * n * n) as f64 + (n * n * n) as f64 / 3.0;
@@ -368,27 +475,54 @@ impl InnerFactor {
             for i in 0..n {
                 h[(i, i)] += mu;
             }
-            return nalgebra::Cholesky::new(h).map(InnerFactor::Primal);
+            return Cholesky::with_jitter_blocked(&h, JitterPolicy::none()).ok().map(InnerFactor::Primal);
         }
         let gram = program.dirs.gram.get_or_init(|| a * a.transpose());
-        let m = DMatrix::from_fn(keep.len(), keep.len(), |i, j| {
-            gram[(keep[i], keep[j])] + if i == j { mu / (lambda * weight[keep[i]]) } else { 0.0 }
-        });
-        let rows = a.select_rows(&keep);
-        Some(InnerFactor::Woodbury { chol: nalgebra::Cholesky::new(m)?, rows, mu })
+        let mut m =
+            spare.borrow_mut().take().filter(|m| m.shape() == (kk, kk)).unwrap_or_else(|| DMatrix::zeros(kk, kk));
+        let rows = if kk == k {
+            m.copy_from(gram);
+            std::borrow::Cow::Borrowed(a)
+        } else {
+            for (j, &dj) in keep.iter().enumerate() {
+                for (i, &di) in keep.iter().enumerate() {
+                    m[(i, j)] = gram[(di, dj)];
+                }
+            }
+            std::borrow::Cow::Owned(a.select_rows(&keep))
+        };
+        for (i, &d) in keep.iter().enumerate() {
+            m[(i, i)] += mu / (lambda * weight[d]);
+        }
+        Some(InnerFactor::Woodbury { chol: Cholesky::blocked_in_place(m).ok()?, rows, mu })
     }
 
-    fn solve(&self, r: &DVector<f64>) -> DVector<f64> {
+    /// Gives the factor's storage back for the next factorisation.
+    fn recycle(self, spare: &std::cell::RefCell<Option<DMatrix<f64>>>) {
+        let chol = match self {
+            InnerFactor::Primal(c) => c,
+            InnerFactor::Woodbury { chol, .. } => chol,
+        };
+        *spare.borrow_mut() = Some(chol.into_storage());
+    }
+
+    /// H⁻¹r (`None` only on a dimension mismatch, which the callers exclude).
+    fn solve(&self, r: &DVector<f64>) -> Option<DVector<f64>> {
         match self {
-            InnerFactor::Primal(c) => c.solve(r),
-            InnerFactor::Woodbury { chol, rows, mu } => (r - rows.tr_mul(&chol.solve(&(rows * r)))) / *mu,
+            InnerFactor::Primal(c) => c.solve_vec(r).ok(),
+            InnerFactor::Woodbury { chol, rows, mu } => {
+                Some((r - rows.tr_mul(&chol.solve_vec(&(rows.as_ref() * r)).ok()?)) / *mu)
+            }
         }
     }
 
-    fn solve_matrix(&self, r: &DMatrix<f64>) -> DMatrix<f64> {
+    /// H⁻¹R, as [`InnerFactor::solve`].
+    fn solve_matrix(&self, r: &DMatrix<f64>) -> Option<DMatrix<f64>> {
         match self {
-            InnerFactor::Primal(c) => c.solve(r),
-            InnerFactor::Woodbury { chol, rows, mu } => (r - rows.tr_mul(&chol.solve(&(rows * r)))) / *mu,
+            InnerFactor::Primal(c) => c.solve(r).ok(),
+            InnerFactor::Woodbury { chol, rows, mu } => {
+                Some((r - rows.tr_mul(&chol.solve(&(rows.as_ref() * r)).ok()?)) / *mu)
+            }
         }
     }
 }
@@ -441,7 +575,8 @@ pub(crate) fn solve(
         .as_ref()
         .is_some_and(|c| (program.dim == n || c[n] == 0.0) && (0..n).any(|i| (0..n).all(|k| c[k] == data.l[(i, k)])));
     let budget = std::cell::Cell::new(MAX_EVALUATIONS);
-    let dual = Dual { program, g, lambda_free, bound, tolerance, clip, candidate_on_support, budget };
+    let spare = std::cell::RefCell::new(None);
+    let dual = Dual { program, g, lambda_free, bound, tolerance, clip, candidate_on_support, budget, spare };
     let program = &dual.program;
     let b = data.norm_bound;
     let gnorm = dual.g.norm();
@@ -726,6 +861,7 @@ mod tests {
             clip: None,
             candidate_on_support: false,
             budget: std::cell::Cell::new(u32::MAX),
+            spare: std::cell::RefCell::new(None),
         }
     }
 

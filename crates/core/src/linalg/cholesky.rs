@@ -62,6 +62,37 @@ impl Cholesky {
         Self::with_jitter_by(a, policy, factor_lower_gaxpy)
     }
 
+    /// [`Cholesky::with_jitter`] computed by faer's blocked, vectorised Cholesky (right-looking
+    /// over cache-sized blocks with a SIMD kernel, single-threaded so results do not depend on the
+    /// thread count): the same factor up to rounding, 3–5× as fast as nalgebra's unblocked one at
+    /// n = 300–1000 (4.5× at 500, measured in the confidence sets' bench), for the confidence sets'
+    /// dense inner Hessians, which are factorised many times per program. Same jitter policy,
+    /// errors and reading of the lower triangle only.
+    pub fn with_jitter_blocked(a: &DMatrix<f64>, policy: JitterPolicy) -> Result<Self> {
+        Self::with_jitter_by(a, policy, factor_lower_blocked)
+    }
+
+    /// [`Cholesky::with_jitter_blocked`] without jitter, factorising `a` in its own storage (no
+    /// copy: for hot loops that refill one buffer, see [`Cholesky::into_storage`]). Reads the lower
+    /// triangle of `a`; `a` is lost when it is not positive definite (the error says so).
+    pub fn blocked_in_place(mut a: DMatrix<f64>) -> Result<Self> {
+        let n = a.nrows();
+        if a.ncols() != n {
+            return Err(Error::dims("Cholesky (square matrix)", n, a.ncols()));
+        }
+        crate::error::ensure_finite("matrix given to Cholesky", a.as_slice().iter())?;
+        if factor_in_place_blocked(&mut a) {
+            Ok(Self { l: a, jitter: 0.0 })
+        } else {
+            Err(Error::NotPositiveDefinite { size: n, jitter: 0.0, max_jitter: 0.0, context: None })
+        }
+    }
+
+    /// The storage of L, to be refilled and factorised again ([`Cholesky::blocked_in_place`]).
+    pub fn into_storage(self) -> DMatrix<f64> {
+        self.l
+    }
+
     /// The jitter escalation shared by [`Cholesky::with_jitter`] and
     /// [`Cholesky::with_jitter_gaxpy`], with `factor(a, jitter)` the factorisation of `a + jitter·I`
     /// (`None` when it is not positive definite).
@@ -300,6 +331,41 @@ fn factor_lower_gaxpy(a: &DMatrix<f64>, jitter: f64) -> Option<DMatrix<f64>> {
     Some(out)
 }
 
+/// L with L Lᵀ = A + jitter·I by faer's blocked Cholesky ([`Cholesky::with_jitter_blocked`]), from
+/// the lower triangle of `a`, or `None` if it is not numerically positive definite.
+fn factor_lower_blocked(a: &DMatrix<f64>, jitter: f64) -> Option<DMatrix<f64>> {
+    let mut l = a.clone();
+    for i in 0..a.nrows() {
+        l[(i, i)] += jitter;
+    }
+    factor_in_place_blocked(&mut l).then_some(l)
+}
+
+/// Overwrites the square `l` with its lower Cholesky factor (upper triangle zeroed) by faer's
+/// blocked Cholesky, reading its lower triangle; `false` if it is not numerically positive definite.
+fn factor_in_place_blocked(l: &mut DMatrix<f64>) -> bool {
+    let n = l.nrows();
+    let par = faer::Par::Seq;
+    let scratch = faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
+    let mut buffer = faer::dyn_stack::MemBuffer::new(scratch);
+    // In place on nalgebra's column-major storage; faer reads and writes the lower triangle only.
+    let done = faer::linalg::cholesky::llt::factor::cholesky_in_place(
+        faer::MatMut::from_column_major_slice_mut(l.as_mut_slice(), n, n),
+        Default::default(),
+        par,
+        faer::dyn_stack::MemStack::new(&mut buffer),
+        Default::default(),
+    );
+    if done.is_err() {
+        return false;
+    }
+    let s = l.as_mut_slice();
+    for j in 1..n {
+        s[j * n..j * n + j].fill(0.0);
+    }
+    s.iter().all(|v| v.is_finite())
+}
+
 /// Pure-Rust factorisation (nalgebra), always compiled so the LAPACK path can be checked against it.
 #[cfg_attr(feature = "lapack", allow(dead_code))]
 pub(crate) fn factor_lower_pure(a: &DMatrix<f64>, jitter: f64) -> Option<DMatrix<f64>> {
@@ -414,24 +480,51 @@ mod tests {
         assert_eq!(c2, c);
     }
 
-    /// The gaxpy factorisation against nalgebra's (`with_jitter`, a second implementation) and
-    /// against A itself (L Lᵀ = A + jitter·I), on SPD matrices of sizes around the 4-column
-    /// unrolling (1–9) and 100, with the upper triangle of the input ignored; the jitter path on a
-    /// singular matrix; the errors.
+    type Factoriser = fn(&DMatrix<f64>, JitterPolicy) -> Result<Cholesky>;
+
+    /// The gaxpy and the blocked (faer) factorisations against nalgebra's (`with_jitter`, a second
+    /// implementation) and against A itself (L Lᵀ = A + jitter·I), on SPD matrices of sizes around
+    /// the 4-column unrolling (1–9), 100 and 300 (several of faer's blocks), with the upper triangle
+    /// of the input ignored; the jitter path on a singular matrix; the errors.
     #[test]
-    fn gaxpy_factor_matches_nalgebra_and_reconstructs_the_matrix() {
-        for n in [1, 2, 3, 4, 5, 7, 8, 9, 100] {
+    fn fast_factors_match_nalgebra_and_reconstruct_the_matrix() {
+        let methods: [(&str, Factoriser); 2] =
+            [("gaxpy", Cholesky::with_jitter_gaxpy), ("blocked", Cholesky::with_jitter_blocked)];
+        for (name, method) in methods {
+            check_fast_factor(name, method);
+        }
+    }
+
+    /// The in-place form gives the same factor as `with_jitter_blocked`, its storage can be
+    /// refilled, and it refuses what is not positive definite.
+    #[test]
+    fn blocked_in_place_matches_and_recycles() {
+        let a = spd(150, 4);
+        let c = Cholesky::blocked_in_place(a.clone()).unwrap();
+        assert_eq!(c.l(), Cholesky::with_jitter_blocked(&a, JitterPolicy::none()).unwrap().l());
+        let mut buffer = c.into_storage();
+        buffer.copy_from(&spd(150, 8));
+        let c = Cholesky::blocked_in_place(buffer).unwrap();
+        assert!((c.l() * c.l().transpose() - spd(150, 8)).amax() <= 1e-12 * spd(150, 8).amax());
+        let v = DVector::from_fn(6, |i, _| i as f64 - 2.5);
+        assert!(matches!(Cholesky::blocked_in_place(&v * v.transpose()), Err(Error::NotPositiveDefinite { .. })));
+        assert!(matches!(Cholesky::blocked_in_place(DMatrix::zeros(2, 3)), Err(Error::DimensionMismatch { .. })));
+    }
+
+    fn check_fast_factor(name: &str, method: Factoriser) {
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 100, 300] {
             let a = spd(n, n as u64);
             let mut garbled = a.clone();
             for j in 1..n {
                 garbled[(0, j)] = 1e300; // upper triangle: never read
             }
-            let fast = Cholesky::with_jitter_gaxpy(&garbled, JitterPolicy::default()).unwrap();
+            let fast = method(&garbled, JitterPolicy::default()).unwrap();
             let reference = Cholesky::with_jitter(&a, JitterPolicy::default()).unwrap();
             assert_eq!(fast.jitter(), 0.0);
             let scale = a.amax();
-            assert!((fast.l() - reference.l()).amax() <= 1e-13 * scale.sqrt(), "n = {n}");
-            assert!((fast.l() * fast.l().transpose() - &a).amax() <= 1e-13 * scale, "n = {n}");
+            let tol = 1e-13 * (n as f64 / 100.0).max(1.0);
+            assert!((fast.l() - reference.l()).amax() <= tol * scale.sqrt(), "{name}: n = {n}");
+            assert!((fast.l() * fast.l().transpose() - &a).amax() <= tol * scale, "{name}: n = {n}");
             assert!(
                 fast.l()
                     .upper_triangle()
@@ -439,24 +532,21 @@ mod tests {
                     .zip(fast.l().lower_triangle().iter())
                     .all(|(u, l)| u == l || *u == 0.0)
             );
-            assert_relative_eq!(fast.log_det(), reference.log_det(), max_relative = 1e-13);
+            assert_relative_eq!(fast.log_det(), reference.log_det(), max_relative = tol);
         }
         // Singular PSD (rank 1): a jitter is added, recorded, and L Lᵀ = A + jitter·I.
         let v = DVector::from_fn(6, |i, _| i as f64 - 2.5);
         let singular = &v * v.transpose();
-        let c = Cholesky::with_jitter_gaxpy(&singular, JitterPolicy::default()).unwrap();
+        let c = method(&singular, JitterPolicy::default()).unwrap();
         assert!(c.jitter() > 0.0 && c.jitter() <= 1e-6 * singular.diagonal().mean());
         let want = &singular + DMatrix::identity(6, 6) * c.jitter();
         assert!((c.l() * c.l().transpose() - want).amax() <= 1e-12 * singular.amax());
         // Errors as `with_jitter`.
-        assert!(matches!(
-            Cholesky::with_jitter_gaxpy(&singular, JitterPolicy::none()),
-            Err(Error::NotPositiveDefinite { size: 6, .. })
-        ));
+        assert!(matches!(method(&singular, JitterPolicy::none()), Err(Error::NotPositiveDefinite { size: 6, .. })));
         let mut nan = spd(3, 1);
         nan[(2, 1)] = f64::NAN;
-        assert!(Cholesky::with_jitter_gaxpy(&nan, JitterPolicy::default()).is_err());
-        assert!(Cholesky::with_jitter_gaxpy(&DMatrix::zeros(2, 3), JitterPolicy::default()).is_err());
-        assert_eq!(Cholesky::with_jitter_gaxpy(&DMatrix::zeros(0, 0), JitterPolicy::default()).unwrap().dim(), 0);
+        assert!(method(&nan, JitterPolicy::default()).is_err());
+        assert!(method(&DMatrix::zeros(2, 3), JitterPolicy::default()).is_err());
+        assert_eq!(method(&DMatrix::zeros(0, 0), JitterPolicy::default()).unwrap().dim(), 0);
     }
 }
