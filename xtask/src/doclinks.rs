@@ -84,8 +84,7 @@ pub fn broken_links(root: &Path) -> Result<Vec<String>, String> {
 /// CI checks).
 pub fn test_command(root: &Path) -> Result<(), String> {
     let runs = |file: &str, line_ok: &dyn Fn(&str) -> bool| -> Result<bool, String> {
-        let text =
-            std::fs::read_to_string(root.join(file)).map_err(|e| format!("cannot read {file}: {e}"))?;
+        let text = std::fs::read_to_string(root.join(file)).map_err(|e| format!("cannot read {file}: {e}"))?;
         Ok(text.lines().any(line_ok))
     };
     // `.ci/run`: the command alone on its line. The README: the command at the start of a line of

@@ -276,13 +276,14 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     };
     // The hand-written pages: relative links resolve, the README runs CI's tests.
-    let broken = match crate::doclinks::broken_links(&root).and_then(|b| crate::doclinks::test_command(&root).map(|()| b)) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("xtask docs: {e}");
-            return ExitCode::from(1);
-        }
-    };
+    let broken =
+        match crate::doclinks::broken_links(&root).and_then(|b| crate::doclinks::test_command(&root).map(|()| b)) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("xtask docs: {e}");
+                return ExitCode::from(1);
+            }
+        };
     if !broken.is_empty() {
         eprintln!("xtask docs: {} broken relative link(s):\n  {}", broken.len(), broken.join("\n  "));
         return ExitCode::from(1);

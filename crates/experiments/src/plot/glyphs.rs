@@ -152,7 +152,6 @@ impl<B: DrawingBackend> DrawingBackend for PlacedText<B> {
                     result = self.0.draw_pixel((px, py), color.mix(f64::from(coverage.min(1.0))));
                 }
             });
-            result.as_ref().map_err(|_| ()).ok();
             if result.is_err() {
                 break;
             }
