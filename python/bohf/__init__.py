@@ -1,13 +1,16 @@
 """bohf: Bayesian optimisation from human feedback, from Python.
 
-* Sessions (ask/tell) on the session files of ``bohf ask``: :class:`Session`.
+* Sessions (ask/tell) on the session files of ``bohf ask``: :class:`Session`, its queries
+  (:class:`Duel`, :class:`Choice`, :class:`Label`, :class:`Value`) and answered :class:`Record` s.
 * Experiment runs into results folders, as ``bohf run`` writes them: :func:`run`.
 * Numerics on numpy arrays: :func:`gram`, :func:`cross_gram`, :func:`dueling_gram`,
   :func:`information_gain`, :func:`greedy_gamma`, :class:`PreferenceModel`,
   :func:`confidence_bounds`.
 * The algorithm registry with each parameter's default and meaning: :func:`algorithms`.
 
-See docs/python.md.
+Errors are :class:`BohfError` s; those of bad arguments (:class:`SpecError`,
+:class:`InputError`, :class:`AnswerError`) are ``ValueError`` s too. ``__version__`` is the
+package's version (python/Cargo.toml). See docs/python.md.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from . import _bohf
 from ._bohf import (
+    __version__,
     AlgorithmError,
     AnswerError,
     BohfError,
@@ -39,15 +43,18 @@ from ._bohf import (
 )
 
 __all__ = [
+    "__version__",
     "AlgorithmError",
     "AnswerError",
     "BohfError",
+    "Choice",
     "Duel",
     "InputError",
     "Label",
     "Option",
     "PreferenceModel",
     "Query",
+    "Record",
     "RunError",
     "Session",
     "SessionError",
@@ -113,10 +120,21 @@ class Value(Query):
     option: Option = None  # type: ignore[assignment]
 
 
+@dataclass(frozen=True)
+class Choice(Query):
+    """Which of ``options`` (k ≥ 2, in the order shown) is best? Answer with the position of the
+    chosen option in ``options`` (0-based, as the protocol's ``{"choice": i}``) or the chosen
+    :class:`Option` itself."""
+
+    options: tuple[Option, ...] = ()
+
+
 def _query(m: dict) -> Query:
     common = dict(t=int(m["t"]), budget=int(m["budget"]), kind=str(m["kind"]), message=m)
     if m["kind"] == "duel":
         return Duel(**common, a=Option._of(m["a"]), b=Option._of(m["b"]))
+    if m["kind"] == "choice":
+        return Choice(**common, options=tuple(Option._of(o) for o in m["options"]))
     if m["kind"] == "label":
         return Label(**common, option=Option._of(m["option"]))
     if m["kind"] == "value":
@@ -140,6 +158,24 @@ def _answer_message(query: Query, answer: Any) -> dict:
             if answer == query.b.index:
                 return {"choice": "b"}
         return {}
+    if isinstance(query, Choice):
+        if isinstance(answer, Option):
+            positions = [i for i, o in enumerate(query.options) if o == answer]
+            if not positions:
+                raise AnswerError(
+                    f"choice: option {answer.index} ({answer.name!r}) is not one of this query's options "
+                    f"({', '.join(str(o.index) for o in query.options)})"
+                )
+            return {"choice": positions[0]}
+        if hasattr(answer, "__index__") and not isinstance(answer, bool):
+            i = answer.__index__()
+            if not 0 <= i < len(query.options):
+                raise AnswerError(
+                    f"choice: {i} is not the position of an option: this query shows {len(query.options)} "
+                    f"options, answer 0 to {len(query.options) - 1} (the position in q.options) or the Option"
+                )
+            return {"choice": i}
+        return {}
     if isinstance(query, Label):
         return {"accept": answer} if isinstance(answer, bool) else {}
     if isinstance(query, Value):
@@ -154,6 +190,124 @@ def _answer_message(query: Query, answer: Any) -> dict:
     return {}
 
 
+_ABSTENTIONS = ("no_preference", "skip")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One answered query of :meth:`Session.history`: ``t`` (1-based), ``kind`` (``"duel"``,
+    ``"label"``, ``"value"``, ``"choice"``), ``options`` (the options shown, in order: a duel's
+    ``a`` and ``b``, the one option of a label or value), and the answer in the form :meth:`Session.tell`
+    takes: ``"a"``/``"b"`` for a duel, ``True``/``False`` for a label, a float for a value, the
+    chosen position in ``options`` for a choice; ``None`` for an abstention, whose kind is then in
+    ``abstained`` (``"no_preference"`` or ``"skip"``). ``chosen`` is the preferred :class:`Option`
+    of a duel or a choice. ``message`` is the protocol's answer message and ``stored`` the step as
+    the session file stores it; ``record["query"]`` and ``record["answer"]`` read ``stored``."""
+
+    t: int
+    kind: str
+    options: tuple[Option, ...]
+    answer: str | bool | float | int | None
+    abstained: str | None = None
+    message: dict = field(default_factory=dict, repr=False, compare=False)
+    stored: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def chosen(self) -> Option | None:
+        """The preferred option of an answered duel or choice, else None."""
+        if self.kind == "duel" and self.answer in ("a", "b"):
+            return self.options[0 if self.answer == "a" else 1]
+        if self.kind == "choice" and isinstance(self.answer, int) and not isinstance(self.answer, bool):
+            return self.options[self.answer]
+        return None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.stored[key]
+
+    @staticmethod
+    def _of(m: Mapping[str, Any]) -> "Record":
+        msg = dict(m["answer"])
+        abstained = next((k for k in _ABSTENTIONS if msg.get(k) is True), None)
+        answer = None
+        if abstained is None:
+            answer = next(msg[k] for k in ("choice", "accept", "value") if k in msg)
+            if m["kind"] == "value":
+                answer = float(answer)
+        return Record(
+            t=int(m["t"]),
+            kind=str(m["kind"]),
+            options=tuple(Option._of(o) for o in m["options"]),
+            answer=answer,
+            abstained=abstained,
+            message=msg,
+            stored=dict(m["stored"]),
+        )
+
+
+def _native_create(
+    path: str | os.PathLike,
+    *,
+    spec: Mapping[str, Any] | str | os.PathLike | None = None,
+    budget: int | None = None,
+    algorithm: str = "pf-ts",
+    params: Mapping[str, Any] | None = None,
+    candidates: Any = None,
+    names: Sequence[str] | None = None,
+    attributes: Sequence[str] | None = None,
+    box: Mapping[str, Any] | None = None,
+    csv: str | os.PathLike | None = None,
+    seed: int = 0,
+    name: str = "session",
+    question: str | None = None,
+    force: bool = False,
+) -> "_bohf.NativeSession":
+    if spec is not None:
+        given = {
+            k: v
+            for k, v in dict(
+                budget=budget, params=params, candidates=candidates, names=names, attributes=attributes,
+                box=box, csv=csv, question=question,
+            ).items()
+            if v is not None
+        }
+        if given:
+            raise SpecError(f"spec: give a spec or the keywords ({', '.join(sorted(given))}), not both")
+        spec_arg = dict(spec) if isinstance(spec, Mapping) else os.fspath(spec)
+        return _bohf.NativeSession.create(os.fspath(path), spec_arg, None, None, None, force)
+    if budget is None:
+        raise SpecError("budget: give the number of queries (or spec=, a spec with its budget)")
+    given = [x is not None for x in (candidates, box, csv)]
+    if sum(given) != 1:
+        raise SpecError("candidates: give exactly one of candidates=, box= and csv=")
+    if candidates is not None and hasattr(candidates, "to_numpy") and hasattr(candidates, "columns"):
+        if attributes is None:
+            attributes = [str(c) for c in candidates.columns]
+        if names is None:
+            names = [str(i) for i in candidates.index]
+        candidates = candidates.to_numpy(dtype=float)
+    spec_dict: dict[str, Any] = {
+        "name": name,
+        "budget": budget,
+        "seed": seed,
+        "algorithm": {"name": algorithm, "params": dict(params or {})},
+        "candidates": {},
+    }
+    if question is not None:
+        spec_dict["question"] = question
+    if box is not None:
+        spec_dict["candidates"] = {"box": dict(box)}
+    if csv is not None:
+        spec_dict["candidates"] = {"csv": os.fspath(csv)}
+    return _bohf.NativeSession.create(
+        os.fspath(path),
+        spec_dict,
+        candidates,
+        None if names is None else list(names),
+        None if attributes is None else list(attributes),
+        force,
+    )
+
+
 class Session:
     """An ask/tell session saved in a session file, the one ``bohf ask`` reads and writes: a
     session started here continues at the terminal (``bohf ask PATH``) and back, with the same
@@ -161,15 +315,27 @@ class Session:
     :meth:`tell` returns. The file stays locked while the session is open (:meth:`close`, or
     ``with`` blocks)."""
 
-    def __init__(self, native: "_bohf.NativeSession"):
-        self._s = native
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        spec: Mapping[str, Any] | str | os.PathLike | None = None,
+        **options: Any,
+    ):
+        """``Session(path)`` opens the session file at ``path`` (as :meth:`open`);
+        ``Session(path, spec=...)`` or ``Session(path, budget=..., candidates=..., ...)`` creates
+        it (as :meth:`create`, with the same arguments)."""
+        if spec is None and not options:
+            self._s = _bohf.NativeSession.open(os.fspath(path))
+        else:
+            self._s = _native_create(path, spec=spec, **options)
 
     @classmethod
-    def new(
+    def create(
         cls,
         path: str | os.PathLike,
+        spec: Mapping[str, Any] | str | os.PathLike | None = None,
         *,
-        budget: int,
+        budget: int | None = None,
         algorithm: str = "pf-ts",
         params: Mapping[str, Any] | None = None,
         candidates: Any = None,
@@ -184,49 +350,35 @@ class Session:
     ) -> "Session":
         """Creates the session file at ``path`` and opens it.
 
-        Give the options as exactly one of: ``candidates`` (a float64 numpy array, one row per
-        option, one column per attribute, with optional ``names`` and ``attributes``, or a pandas
-        DataFrame whose index names the options), ``box`` (``{"names", "lower", "upper",
-        "points_per_dim"}``, gridded) or ``csv`` (a file as ``bohf ask new`` reads it).
-        ``algorithm`` and ``params`` name a registry entry (:func:`algorithms`). An existing file
-        is an error unless ``force``."""
-        given = [x is not None for x in (candidates, box, csv)]
-        if sum(given) != 1:
-            raise SpecError("candidates: give exactly one of candidates=, box= and csv=")
-        if candidates is not None and hasattr(candidates, "to_numpy") and hasattr(candidates, "columns"):
-            if attributes is None:
-                attributes = [str(c) for c in candidates.columns]
-            if names is None:
-                names = [str(i) for i in candidates.index]
-            candidates = candidates.to_numpy(dtype=float)
-        spec: dict[str, Any] = {
-            "name": name,
-            "budget": budget,
-            "seed": seed,
-            "algorithm": {"name": algorithm, "params": dict(params or {})},
-            "candidates": {},
-        }
-        if question is not None:
-            spec["question"] = question
-        if box is not None:
-            spec["candidates"] = {"box": dict(box)}
-        if csv is not None:
-            spec["candidates"] = {"csv": os.fspath(csv)}
-        native = _bohf.NativeSession.create(
-            os.fspath(path),
-            spec,
-            candidates,
-            None if names is None else list(names),
-            None if attributes is None else list(attributes),
-            force,
+        Either ``spec``: the session spec of ``bohf ask new`` as a dict, or the path of its TOML
+        file (a relative CSV path in it is relative to the file's folder, as for
+        ``bohf ask new PATH --spec FILE``). Or keywords: ``budget`` and the options as exactly one
+        of ``candidates`` (a float64 numpy array, one row per option, one column per attribute,
+        with optional ``names`` and ``attributes``, or a pandas DataFrame whose index names the
+        options), ``box`` (``{"names", "lower", "upper", "points_per_dim"}``, gridded) or ``csv``
+        (a file as ``bohf ask new`` reads it). ``algorithm`` and ``params`` name a registry entry
+        (:func:`algorithms`). An existing file is an error unless ``force``."""
+        self = cls.__new__(cls)
+        self._s = _native_create(
+            path, spec=spec, budget=budget, algorithm=algorithm, params=params, candidates=candidates,
+            names=names, attributes=attributes, box=box, csv=csv, seed=seed, name=name, question=question,
+            force=force,
         )
-        return cls(native)
+        return self
+
+    #: The same as :meth:`create` (the name of earlier versions).
+    new = create
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Session":
+    def open(cls, path: str | os.PathLike) -> "Session":
         """Opens the session file at ``path`` (made here or by ``bohf ask new``) and replays its
         answers. A damaged file raises :class:`SessionError` and is left as it is."""
-        return cls(_bohf.NativeSession.open(os.fspath(path)))
+        self = cls.__new__(cls)
+        self._s = _bohf.NativeSession.open(os.fspath(path))
+        return self
+
+    #: The same as :meth:`open` (the name of earlier versions).
+    load = open
 
     @property
     def path(self) -> str:
@@ -258,8 +410,10 @@ class Session:
 
     def tell(self, query: Query, answer: Any) -> None:
         """Answers ``query``, which must be the pending one; saved before this returns. A duel
-        takes ``"a"``/``"b"`` (or the winning :class:`Option` or index), a label ``True``/``False``,
-        a value a finite number; any kind also takes the protocol's answer dict. Anything else
+        takes ``"a"``/``"b"`` (or the winning :class:`Option` or its candidate index), a choice the
+        position of the chosen option in ``query.options`` (0-based) or the chosen :class:`Option`,
+        a label ``True``/``False``, a value a finite number; any kind also takes the protocol's
+        answer dict. Anything else
         raises :class:`AnswerError` with the JSON protocol's message, and nothing changes."""
         if not isinstance(query, Query):
             raise AnswerError("query: pass the query that ask() returned")
@@ -270,9 +424,9 @@ class Session:
         m = self._s.recommend()
         return None if m is None else Option._of(m)
 
-    def history(self) -> list[dict]:
-        """The answered queries as stored in the session file."""
-        return self._s.history()
+    def history(self) -> list[Record]:
+        """The answered queries, oldest first, as :class:`Record` s."""
+        return [Record._of(m) for m in self._s.history()]
 
     def candidates(self):
         """``(attributes, names, values)``: the options, with their raw values as an n×d array."""

@@ -5,18 +5,14 @@ use crate::errors::SpecError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-/// A Python value (dict, list, tuple, str, bool, int, float; `None` is refused: TOML has no null)
-/// as TOML; `field` names it in errors (`params.beta`, `spec.algorithms[0]`).
-pub fn to_toml(field: &str, obj: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
-    to_toml_at(field, obj, 0)
-}
-
 /// The deepest nesting of dicts and lists accepted in a spec or a parameter table (every real one
 /// is a few levels deep): deeper is refused naming the field, so that the field names, which grow
 /// with the depth, cost linear time and no deep recursion (issue 33: 5,000 levels took over a
 /// minute).
 pub const MAX_DEPTH: usize = 64;
 
+/// A Python value (dict, list, tuple, str, bool, int, float; `None` is refused: TOML has no null)
+/// as TOML, `depth` levels down; `field` names it in errors (`params.beta`, `spec.algorithms[0]`).
 fn to_toml_at(field: &str, obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<toml::Value> {
     if depth > MAX_DEPTH {
         let shown: String = field.chars().take(80).collect();

@@ -22,6 +22,8 @@ mod session;
 #[pymodule]
 fn _bohf(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    // One source of the version: python/Cargo.toml (maturin gives the wheel the same one).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<session::NativeSession>()?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(registry::algorithms, m)?)?;

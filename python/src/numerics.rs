@@ -5,7 +5,7 @@
 
 use crate::arrays::{self, matrix, square};
 use crate::convert::table;
-use crate::errors::{InputError, SpecError, core_err};
+use crate::errors::{InputError, SpecError, core_err, whole};
 use bohf_confidence::{ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 use bohf_core::Duel;
 use bohf_experiments::limits::{Allocation, MemoryEstimate};
@@ -179,9 +179,10 @@ fn greedy_gamma<'py>(
     py: Python<'py>,
     base_gram: &Bound<'py, PyAny>,
     noise: f64,
-    steps: usize,
+    steps: &Bound<'py, PyAny>,
     pairs: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let steps = whole("steps", steps, usize::MAX as u64)? as usize;
     let base = square("base_gram", base_gram)?;
     let n = base.nrows();
     // The posterior covariance (2n×2n for the additive pair kernel) and, per step, the chosen point
@@ -245,8 +246,8 @@ impl PreferenceModel {
 
     /// Adds duels `[(i, j, i_wins), …]` and refits the MLE (from scratch); nothing changes on an
     /// error.
-    fn observe(&mut self, py: Python<'_>, duels: Vec<(usize, usize, bool)>) -> PyResult<()> {
-        let new = duel_list("duels", &duels, self.model.n_candidates())?;
+    fn observe(&mut self, py: Python<'_>, duels: &Bound<'_, PyAny>) -> PyResult<()> {
+        let new = duel_list("duels", duels, self.model.n_candidates())?;
         let model = &mut self.model;
         py.detach(|| model.observe(&new, Refit::Cold)).map_err(core_err)
     }
@@ -287,14 +288,17 @@ impl PreferenceModel {
 
     /// `count` joint draws of the utility N(g_t, scale²·Ŝ_t), one per row (count×n), from the
     /// random stream of `seed`.
-    #[pyo3(signature = (count, seed=0, scale=1.0))]
+    #[pyo3(signature = (count, seed=None, scale=1.0), text_signature = "(count, seed=0, scale=1.0)")]
     fn samples<'py>(
         &self,
         py: Python<'py>,
-        count: usize,
-        seed: u64,
+        count: &Bound<'py, PyAny>,
+        seed: Option<&Bound<'py, PyAny>>,
         scale: f64,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let count = whole("count", count, usize::MAX as u64)? as usize;
+        // `seed=None` (the signature's default) is seed 0.
+        let seed = seed.map(|s| whole("seed", s, u64::MAX)).transpose()?.unwrap_or(0);
         let n = self.model.n_candidates();
         check_memory(
             "PreferenceModel.samples",
@@ -321,7 +325,12 @@ pub fn one_line(message: &str) -> String {
 }
 
 /// Duels `[(i, j, i_wins), …]` with indices below `n`, checked.
-fn duel_list(arg: &str, duels: &[(usize, usize, bool)], n: usize) -> PyResult<Vec<Duel>> {
+fn duel_list(arg: &str, duels: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<Duel>> {
+    let duels: Vec<(usize, usize, bool)> = duels.extract().map_err(|_| {
+        InputError::new_err(format!(
+            "{arg}: need a list of duels [(i, j, i_wins), …]: non-negative integer indices and a bool"
+        ))
+    })?;
     if let Some((k, d)) = duels.iter().enumerate().find(|(_, d)| d.0 >= n || d.1 >= n) {
         return Err(InputError::new_err(format!(
             "{arg}[{k}] = ({}, {}, {}): an index is not below n = {n}",
@@ -341,14 +350,14 @@ fn duel_list(arg: &str, duels: &[(usize, usize, bool)], n: usize) -> PyResult<Ve
 fn confidence_bounds<'py>(
     py: Python<'py>,
     base_gram: &Bound<'py, PyAny>,
-    duels: Vec<(usize, usize, bool)>,
+    duels: &Bound<'py, PyAny>,
     beta: f64,
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let base = square("base_gram", base_gram)?;
     let n = base.nrows();
     check_memory("confidence_bounds", vec![Allocation::of("the problem's n×n matrices (4)", 32, &[n, n])])?;
-    let obs: Vec<Observation> = duel_list("duels", &duels, n)?.into_iter().map(Observation::Duel).collect();
+    let obs: Vec<Observation> = duel_list("duels", duels, n)?.into_iter().map(Observation::Duel).collect();
     let config: ConfidenceConfig = match config {
         Some(d) => toml::Value::Table(table("config", d)?)
             .try_into()

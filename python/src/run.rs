@@ -102,16 +102,22 @@ fn records<'py>(py: Python<'py>, runs: &[RunRecord]) -> PyResult<Bound<'py, PyLi
 /// algorithm that saves its state (COBOL) saves a checkpoint at most every `checkpoint_every`
 /// seconds (0: never), from which `resume=True` continues it.
 #[pyfunction]
-#[pyo3(signature = (spec, out=None, shard=None, threads=0, resume=false, checkpoint_every=300.0))]
+#[pyo3(
+    signature = (spec, out=None, shard=None, threads=None, resume=false, checkpoint_every=300.0),
+    text_signature = "(spec, out=None, shard=None, threads=0, resume=False, checkpoint_every=300.0)"
+)]
 pub fn run<'py>(
     py: Python<'py>,
     spec: &Bound<'py, PyAny>,
     out: Option<PathBuf>,
     shard: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    threads: Option<&Bound<'py, PyAny>>,
     resume: bool,
     checkpoint_every: f64,
 ) -> PyResult<Bound<'py, PyList>> {
+    // `threads=None` (the signature's default) is 0: one thread per core.
+    let threads =
+        threads.map(|t| crate::errors::whole("threads", t, usize::MAX as u64)).transpose()?.unwrap_or(0) as usize;
     if !(checkpoint_every.is_finite() && checkpoint_every >= 0.0) {
         return Err(SpecError::new_err(format!(
             "checkpoint_every: need a finite number of seconds >= 0, got {checkpoint_every}"

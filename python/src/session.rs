@@ -45,21 +45,29 @@ fn spec_of(spec: &Bound<'_, PyDict>) -> PyResult<AskSpec> {
 #[pymethods]
 impl NativeSession {
     /// Creates the session file at `path` (an existing file is an error unless `force`) and opens
-    /// it. `spec` is the session spec as a dict (the TOML of `bohf ask new`); `candidates` (n×d
-    /// float64) with `names` and `attributes` give the options directly, else the spec's
-    /// `candidates` table names a CSV or a box.
+    /// it. `spec` is the session spec as a dict (the TOML of `bohf ask new`) or the path of a spec
+    /// file (read as `bohf ask new --spec` reads it: a relative CSV path is relative to the spec's
+    /// folder); `candidates` (n×d float64) with `names` and `attributes` give the options directly,
+    /// else the spec's `candidates` table names a CSV or a box.
     #[staticmethod]
     #[pyo3(signature = (path, spec, candidates=None, names=None, attributes=None, force=false))]
     fn create(
         py: Python<'_>,
         path: PathBuf,
-        spec: &Bound<'_, PyDict>,
+        spec: &Bound<'_, PyAny>,
         candidates: Option<&Bound<'_, PyAny>>,
         names: Option<Vec<String>>,
         attributes: Option<Vec<String>>,
         force: bool,
     ) -> PyResult<Self> {
-        let spec = spec_of(spec)?;
+        let spec = match spec.cast::<PyDict>() {
+            Ok(d) => spec_of(d)?,
+            Err(_) => {
+                let file: PathBuf =
+                    spec.extract().map_err(|_| SpecError::new_err("spec: need a dict or the path of a spec file"))?;
+                bohf_session::candidates::read_spec(&file).map_err(session_err)?
+            }
+        };
         let body = match candidates {
             Some(c) => {
                 let m = arrays::matrix("candidates", "one row per option, one column per attribute", c)?;
@@ -147,12 +155,30 @@ impl NativeSession {
         s.recommendation().map(|i| from_json(py, &s.body().candidates.json(i))).transpose()
     }
 
-    /// The answered queries as stored in the session file (`[{"query": …, "answer": …}, …]`).
+    /// The answered queries, one dict per step: `t` (1-based), `kind`, `options` (the options
+    /// shown, as option dicts), `answer` (the protocol's answer message that gives the same
+    /// answer) and `stored` (the step as the session file stores it).
     fn history<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.guard()?;
-        let h = serde_json::to_value(&g.as_ref().expect("checked").body().history)
-            .map_err(|e| SessionError::new_err(e.to_string()))?;
-        from_json(py, &h)
+        let body = g.as_ref().expect("checked").body();
+        let steps = body
+            .history
+            .iter()
+            .enumerate()
+            .map(|(i, step)| {
+                let options: Vec<serde_json::Value> =
+                    step.query.indices().into_iter().map(|x| body.candidates.json(x)).collect();
+                let stored = serde_json::to_value(step).map_err(|e| SessionError::new_err(e.to_string()))?;
+                Ok(serde_json::json!({
+                    "t": i + 1,
+                    "kind": step.query.kind(),
+                    "options": options,
+                    "answer": answer_message(&step.answer),
+                    "stored": stored,
+                }))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        from_json(py, &serde_json::Value::Array(steps))
     }
 
     /// The options: (attribute names, option names, raw values as an n×d array).
@@ -177,12 +203,37 @@ impl NativeSession {
     }
 }
 
+/// The protocol's answer message that gives answer `a` (`{"choice": "a"}`, `{"skip": true}`, …).
+fn answer_message(a: &StoredAnswer) -> serde_json::Value {
+    use bohf_core::{Abstention, Answer};
+    match *a {
+        StoredAnswer::Answer(Answer::Duel { first_wins }) => {
+            serde_json::json!({ "choice": if first_wins { "a" } else { "b" } })
+        }
+        StoredAnswer::Answer(Answer::Label { accept }) => serde_json::json!({ "accept": accept }),
+        StoredAnswer::Answer(Answer::Value(v)) => serde_json::json!({ "value": v }),
+        StoredAnswer::Answer(Answer::Choice { index }) => serde_json::json!({ "choice": index }),
+        StoredAnswer::Abstain(Abstention::NoPreference) => serde_json::json!({ "no_preference": true }),
+        StoredAnswer::Abstain(Abstention::Skip) => serde_json::json!({ "skip": true }),
+    }
+}
+
 /// A query message in a few words: `t = 3, duel of options 5 and 3`.
 fn short(q: &serde_json::Value) -> String {
     let idx = |k: &str| q.get(k).and_then(|o| o.get("index")).map(|i| i.to_string()).unwrap_or_else(|| "?".into());
     let t = q.get("t").map(|t| t.to_string()).unwrap_or_else(|| "?".into());
     match q.get("kind").and_then(|k| k.as_str()) {
         Some("duel") => format!("t = {t}, a duel of options {} and {}", idx("a"), idx("b")),
+        Some("choice") => {
+            let options: Vec<String> = q
+                .get("options")
+                .and_then(|o| o.as_array())
+                .map(|o| {
+                    o.iter().map(|x| x.get("index").map(|i| i.to_string()).unwrap_or_else(|| "?".into())).collect()
+                })
+                .unwrap_or_default();
+            format!("t = {t}, a choice among options {}", options.join(", "))
+        }
         Some(kind) => format!("t = {t}, a {kind} query about option {}", idx("option")),
         None => "not a query message".into(),
     }

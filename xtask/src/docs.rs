@@ -15,7 +15,9 @@
 //! * `reproduction.md`: an index of `docs/reproduction/` (title of every page, the specs of the
 //!   sensitivity runs).
 //!
-//! `--check` regenerates in memory and exits 1 if any checked-in page differs.
+//! `--check` regenerates in memory and exits 1 if any checked-in page differs. Both also check the
+//! hand-written pages ([`crate::doclinks`]: relative links resolve, the README's test command is
+//! the one `.ci/run` runs).
 
 use crate::VerifyReport;
 use crate::fielddocs::{Structs, read_dir, resolve};
@@ -273,6 +275,19 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // The hand-written pages: relative links resolve, the README runs CI's tests.
+    let broken =
+        match crate::doclinks::broken_links(&root).and_then(|b| crate::doclinks::test_command(&root).map(|()| b)) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("xtask docs: {e}");
+                return ExitCode::from(1);
+            }
+        };
+    if !broken.is_empty() {
+        eprintln!("xtask docs: {} broken relative link(s):\n  {}", broken.len(), broken.join("\n  "));
+        return ExitCode::from(1);
+    }
     if check {
         let stale: Vec<String> = pages
             .iter()

@@ -15,6 +15,7 @@
 
 mod checks;
 mod deps;
+mod doclinks;
 mod docs;
 mod fielddocs;
 mod report;

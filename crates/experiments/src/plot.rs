@@ -5,8 +5,9 @@
 //! Text needs a font. So that PNGs are drawn without any system package (no fontconfig, no
 //! installed fonts), plotters is built with its pure-Rust `ab_glyph` text renderer and bohf embeds
 //! Noto Sans Regular from the `ttf-noto-sans` crate (≈200 kB, Apache-2.0 font, no dependencies),
-//! registered once as the `sans-serif` family. SVG output writes text as `<text>` elements; the
-//! same font only measures it for the layout.
+//! registered once as the `sans-serif` family. plotters' renderer misplaces glyphs (it drops their
+//! bearings and sub-pixel offsets), so PNG text is drawn by [`glyphs::PlacedText`]. SVG output
+//! writes text as `<text>` elements; the same font only measures it for the layout.
 
 use crate::error::{ExperimentError, Result};
 use crate::summary::Summary;
@@ -15,6 +16,8 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::OnceLock;
+
+pub(crate) mod glyphs;
 
 /// Which regret to plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -41,10 +44,11 @@ impl Metric {
         }
     }
 
-    /// The y-axis label.
+    /// The y-axis label: plain text in the embedded font (no `_` or `^` markup, which a plot would
+    /// print literally).
     pub fn axis_label(self) -> &'static str {
         match self {
-            Metric::Instantaneous => "instantaneous regret r_t",
+            Metric::Instantaneous => "instantaneous regret r(t)",
             Metric::Cumulative => "cumulative regret R(t)",
             Metric::Simple => "simple regret of the recommendation",
         }
@@ -105,7 +109,7 @@ fn render(panel: &Panel, layout: &Layout, path: &Path) -> Result<()> {
     ensure_font().map_err(fail)?;
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("png") => {
-            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+            let root = glyphs::PlacedText(BitMapBackend::new(path, SIZE)).into_drawing_area();
             draw(&root, panel, layout).map_err(fail)?;
             root.present().map_err(|e| fail(e.to_string()))
         }
@@ -160,6 +164,18 @@ pub enum FeedbackPlot {
 }
 
 impl FeedbackPlot {
+    /// The x- and y-axis labels: plain text in the embedded font (no `_` or `^` markup, which a
+    /// plot would print literally).
+    pub fn axis_labels(self) -> (&'static str, &'static str) {
+        match self {
+            FeedbackPlot::SimpleByEvaluations => ("f-evaluations k", "simple regret SR(k) = u* − best value"),
+            FeedbackPlot::CumulativeSimpleByEvaluations => ("f-evaluations k", "Σ SR(j) over j ≤ k"),
+            FeedbackPlot::ExpertQueriesBySteps => ("t", "expert queries Qᵍ"),
+            FeedbackPlot::ExpertQueriesByEvaluations => ("f-evaluations k", "expert queries Qᵍ"),
+            FeedbackPlot::SimpleByBudget => ("spent budget", "simple regret of the recommendation"),
+        }
+    }
+
     /// All of them.
     pub const ALL: [FeedbackPlot; 5] = [
         FeedbackPlot::SimpleByEvaluations,
@@ -207,13 +223,7 @@ impl Panel {
 
     /// A feedback plot of `summary`; `None` if no algorithm has that curve.
     pub fn feedback(summary: &Summary, which: FeedbackPlot) -> Option<Self> {
-        let (x_label, y_label) = match which {
-            FeedbackPlot::SimpleByEvaluations => ("f-evaluations k", "simple regret SR_k = u* − best value"),
-            FeedbackPlot::CumulativeSimpleByEvaluations => ("f-evaluations k", "Σ_{j ≤ k} SR_j"),
-            FeedbackPlot::ExpertQueriesBySteps => ("t", "expert queries Q^g"),
-            FeedbackPlot::ExpertQueriesByEvaluations => ("f-evaluations k", "expert queries Q^g"),
-            FeedbackPlot::SimpleByBudget => ("spent budget", "simple regret of the recommendation"),
-        };
+        let (x_label, y_label) = which.axis_labels();
         let series: Vec<Series> = summary
             .algorithms
             .iter()
@@ -613,5 +623,34 @@ mod tests {
         let drops: Vec<f64> = (0..t).map(|i| if i < 50 { 10.0 } else { 0.2 }).collect();
         let l = layout(&summary(&[high, drops], 5), Metric::Simple).unwrap();
         assert_eq!(l.legend, Corner::LowerLeft, "{l:?}");
+    }
+
+    #[test]
+    fn axis_labels_are_plain_text_the_font_has_and_svgs_carry_them_whole() {
+        let mut labels: Vec<&str> = Metric::ALL.iter().map(|m| m.axis_label()).collect();
+        for f in FeedbackPlot::ALL {
+            let (x, y) = f.axis_labels();
+            labels.extend([x, y]);
+        }
+        for l in &labels {
+            assert!(!l.contains(['_', '^', '{', '}']), "markup a plot prints literally: {l:?}");
+            assert_eq!(glyphs::missing_glyphs(l), Vec::<char>::new(), "no glyph in Noto Sans: {l:?}");
+        }
+        assert_eq!(Metric::Instantaneous.axis_label(), "instantaneous regret r(t)");
+        // The SVG writes each axis label as one text element with exactly that text.
+        let s = summary(&[vec![0.5, 0.4, 0.3]], 2);
+        for m in Metric::ALL {
+            let path = std::env::temp_dir().join(format!("bohf-plot-labels-{}-{}.svg", m.as_str(), std::process::id()));
+            plot(&s, m, &path).unwrap();
+            let svg = std::fs::read_to_string(&path).unwrap();
+            std::fs::remove_file(&path).ok();
+            let texts: Vec<&str> = svg
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| t.split_once('>')?.1.split_once("</text>").map(|p| p.0.trim()))
+                .collect();
+            assert!(texts.contains(&m.axis_label()), "{m:?}: {texts:?}");
+            assert!(texts.contains(&"t"), "{m:?}: {texts:?}");
+        }
     }
 }

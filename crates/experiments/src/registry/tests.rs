@@ -109,3 +109,22 @@ fn laplace_memory_estimates_count_the_rows_of_a_choice() {
     let finite = ProblemShape { candidates: 60, dim: 2, horizon: 50 };
     assert_eq!(total("qeubo", &finite, &q8), 3 * 8 * 1400 * 1400 + 8 * 60 * 60);
 }
+
+#[test]
+fn the_experiments_page_lists_exactly_the_algorithms_with_a_box_mode() {
+    // docs/experiments.md names them in "(box modes: `a`, `b`, …)"; the registry is the truth.
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/experiments.md")).unwrap();
+    let flat = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    let list = flat.split_once("(box modes: ").expect("docs/experiments.md lists the box modes").1;
+    let list = &list[..list.find(')').unwrap()];
+    let mut documented: Vec<&str> = list.split(", ").map(|n| n.trim_matches('`')).collect();
+    let registry = Registry::builtin();
+    let mut boxed: Vec<&str> =
+        registry.entries().iter().filter(|e| e.supports(bohf_core::DomainKind::Box)).map(|e| e.name()).collect();
+    documented.sort_unstable();
+    boxed.sort_unstable();
+    assert_eq!(documented, boxed);
+    // And the count in words before the list.
+    let words = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"];
+    assert!(flat.contains(&format!("{} algorithms have box modes", words[boxed.len()])), "count of {}", boxed.len());
+}

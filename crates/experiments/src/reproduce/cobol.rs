@@ -421,7 +421,7 @@ pub fn write_cobol_report(
     for (what, axis) in [
         (Series::Simple, "simple regret SR"),
         (Series::SumSimple, "Σ SR (the code's cumulative regret)"),
-        (Series::Queries, "expert queries Q^g (initial labels excluded)"),
+        (Series::Queries, "expert queries Qᵍ (initial labels excluded)"),
     ] {
         let curves = mean_curves(spec, results.runs(), u_star, what);
         for ext in ["png", "svg"] {

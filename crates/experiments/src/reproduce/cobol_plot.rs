@@ -2,6 +2,7 @@
 //! mean with ±1 s.e. bands, as PNG or SVG (by the file extension), drawn atomically.
 
 use crate::error::{ExperimentError, Result};
+use crate::plot::glyphs::PlacedText;
 use crate::plot::{COLOURS, SIZE, ensure_font};
 use crate::summary::MeanSe;
 use plotters::coord::Shift;
@@ -26,7 +27,7 @@ pub(crate) fn plot_curves(title: &str, axis: &str, curves: &[LabelledCurve], pat
     ));
     let drawn = match ext.as_deref() {
         Some("png") => {
-            let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
+            let root = PlacedText(BitMapBackend::new(&tmp, SIZE)).into_drawing_area();
             draw(&root, title, axis, curves).and_then(|()| root.present().map_err(|e| e.to_string()))
         }
         Some("svg") => {

@@ -304,8 +304,8 @@ pub fn write_compgpucb_report(
     let mut plots = Vec::new();
     for (key, axis) in [
         ("simple", "S(Λ): best f* − f(x) over the queried points"),
-        ("comparisons", "R_c(Λ): best f* − f(x) over the duels"),
-        ("labels", "R_l(Λ): best f* − f(x) over the evaluations"),
+        ("comparisons", "comparison regret: best f* − f(x) over the duels"),
+        ("labels", "label regret: best f* − f(x) over the evaluations"),
     ] {
         let series: Vec<Series> = summary
             .algorithms
