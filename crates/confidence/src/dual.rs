@@ -43,7 +43,7 @@
 use crate::conic::ConicData;
 use crate::dense::{DenseSolution, Directions, Eval, Objective, Program, U, strictly_feasible};
 use bohf_core::Link;
-use bohf_core::linalg::{Cholesky, JitterPolicy};
+use bohf_core::linalg::Cholesky;
 use bohf_core::link::softplus;
 use nalgebra::{DMatrix, DVector};
 
@@ -475,7 +475,7 @@ impl<'d> InnerFactor<'d> {
             for i in 0..n {
                 h[(i, i)] += mu;
             }
-            return Cholesky::with_jitter_blocked(&h, JitterPolicy::none()).ok().map(InnerFactor::Primal);
+            return Cholesky::blocked_in_place(h).ok().map(InnerFactor::Primal);
         }
         let gram = program.dirs.gram.get_or_init(|| a * a.transpose());
         let mut m =
