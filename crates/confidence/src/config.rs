@@ -40,12 +40,14 @@ pub struct ConfidenceConfig {
     /// Accept every `AlmostSolved` (clarabel's reduced tolerances, gap ~5e-5) whatever
     /// `acceptable_tolerance` says. Off by default.
     pub accept_almost_solved: bool,
-    /// Which solver runs the programs: `"clarabel"` (the default, the reference implementation),
-    /// or `"dense"`: the certified fast path (Newton's method on the programs' low-dimensional
-    /// dual, then a dense interior-point method for the MLE) with clarabel as the fallback for
-    /// whatever it cannot certify. Experimental: it certifies about 90% of the programs without
-    /// the latent box, but only 15–65% of those with it, and gives up on a set where it mostly
-    /// fails (docs/confidence.md, "The fast path").
+    /// Which solver runs the programs: `"auto"` (the default): the certified fast path for
+    /// programs without the latent box, clarabel for those with it; `"dense"`: the certified fast
+    /// path (Newton's method on the programs' low-dimensional dual, then a dense interior-point
+    /// method for the MLE) for every program, clarabel as the fallback for whatever it cannot
+    /// certify; `"clarabel"`: clarabel for every program (the reference implementation). The fast
+    /// path certifies about 90% of the programs without the latent box but only 15–65% of those
+    /// with it, where a failed attempt costs about as much as clarabel's solve; it gives up on a set
+    /// where it mostly fails (docs/confidence.md, "The fast path").
     #[serde(skip_serializing_if = "SolverChoice::is_default")]
     pub solver: SolverChoice,
 }
@@ -54,11 +56,13 @@ pub struct ConfidenceConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverChoice {
+    /// The fast path without the latent box, clarabel with it (the default).
+    #[default]
+    Auto,
     /// The certified fast path first ([`crate::ConfidenceConfig::solver`]), clarabel for what it
     /// cannot certify.
     Dense,
-    /// Clarabel for every program (the default).
-    #[default]
+    /// Clarabel for every program.
     Clarabel,
 }
 
@@ -86,12 +90,21 @@ impl Default for ConfidenceConfig {
             max_iterations: 200,
             acceptable_tolerance: 1e-4,
             accept_almost_solved: false,
-            solver: SolverChoice::Clarabel,
+            solver: SolverChoice::Auto,
         }
     }
 }
 
 impl ConfidenceConfig {
+    /// Whether the programs run through the certified fast path first ([`Self::solver`]).
+    pub fn uses_fast_path(&self) -> bool {
+        match self.solver {
+            SolverChoice::Dense => true,
+            SolverChoice::Clarabel => false,
+            SolverChoice::Auto => self.latent_box.is_none(),
+        }
+    }
+
     /// The default settings with norm bound `b`.
     pub fn with_norm_bound(b: f64) -> Self {
         Self { norm_bound: b, ..Self::default() }

@@ -84,6 +84,9 @@ pub(crate) struct DenseSolution {
     pub iterations: u32,
     /// ‖∇L(p)‖ at the returned point (the dual residual).
     pub dual_residual: f64,
+    /// The final (λ, μ) of the dual method divided by ‖g‖, a start for the next program of the
+    /// same set ([`crate::dual::solve`]); `None` from the interior-point method.
+    pub scaled_multipliers: Option<(f64, f64)>,
 }
 
 /// The x-independent structure of the dense programs of one [`ConicData`]: the direction matrix A
@@ -448,6 +451,7 @@ pub(crate) fn solve(
                 box_duals,
                 iterations: iteration - 1,
                 dual_residual,
+                scaled_multipliers: None,
             });
         }
         let slack: Vec<f64> = e.f.iter().map(|f| -f).collect();

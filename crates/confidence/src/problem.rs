@@ -1,7 +1,6 @@
 //! The x-independent part: observations, the whitened Gram factor, and the norm-constrained MLE.
 
 use crate::ConfidenceConfig;
-use crate::config::SolverChoice;
 use crate::conic::{self, ConicData, SolveInfo};
 use crate::dense::{self, Directions, Objective};
 use crate::dual;
@@ -402,7 +401,7 @@ impl ConfidenceProblem {
     /// When the norm constraint is inactive the maximiser need not be unique (e.g. a common shift of
     /// all duel values); clarabel then returns one interior point of the optimal set.
     pub fn mle(&self) -> Result<MleFit> {
-        if self.config.solver == SolverChoice::Dense
+        if self.config.uses_fast_path()
             && let Some(fit) = self.mle_dense()
         {
             return Ok(fit);
@@ -420,13 +419,14 @@ impl ConfidenceProblem {
         // The interior-point method only without the latent box: with it, it stalled short of the
         // certificate on every label MLE measured (docs/confidence.md), and a failed attempt costs
         // up to 80 factorisations before clarabel.
-        let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol).or_else(|| {
-            self.data
-                .latent_box
-                .is_none()
-                .then(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))
-                .flatten()
-        })?;
+        let sol =
+            dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None).or_else(|| {
+                self.data
+                    .latent_box
+                    .is_none()
+                    .then(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))
+                    .flatten()
+            })?;
         let z = &self.data.l * &sol.p;
         let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());

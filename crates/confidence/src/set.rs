@@ -20,7 +20,6 @@
 //!   maximiser already satisfies the halfspace);
 //! * lower: any feasible ŵ (the MLE, earlier optima) gives h(g) ≥ g_wᵀŵ + g_ω √(B² − ‖ŵ‖²).
 
-use crate::config::SolverChoice;
 use crate::conic::{self, ConicData, Layout, SolveInfo, SolverOptions};
 use crate::curvature::CurvatureOuter;
 use crate::dense::{Directions, Objective};
@@ -59,7 +58,7 @@ pub struct SolveCounts {
     /// Programs the fast path could not certify, solved by clarabel instead.
     pub fallback: usize,
     /// Programs solved by clarabel directly: the fast path is off ([`crate::SolverChoice::Clarabel`]),
-    /// or it gave up on this set after failing on more than two thirds of at least four attempts.
+    /// Programs solved by clarabel directly: the fast path is off ([`crate::ConfidenceConfig::uses_fast_path`]),
     pub clarabel: usize,
 }
 
@@ -291,6 +290,10 @@ pub struct ConfidenceSet {
     dense: bool,
     /// The dense programs' direction matrix, built on first use.
     directions: Option<Directions>,
+    /// The fast path's last multipliers over ‖g‖, the next program's start ([`crate::dual::solve`]):
+    /// results depend on the order of the programs solved in this set (deterministically), within
+    /// the tolerance.
+    warm: Option<(f64, f64)>,
     counts: SolveCounts,
 }
 
@@ -369,8 +372,9 @@ impl ConfidenceSet {
             cuts: Vec::new(),
             feasible: Vec::new(),
             curvature: None,
-            dense: problem.config().solver == SolverChoice::Dense,
+            dense: problem.config().uses_fast_path(),
             directions: None,
+            warm: None,
             counts: SolveCounts::default(),
         })
     }
@@ -514,7 +518,11 @@ impl ConfidenceSet {
             Some(row),
             &centre,
             self.options.tolerance,
+            self.warm,
         )?;
+        if sol.scaled_multipliers.is_some() {
+            self.warm = sol.scaled_multipliers;
+        }
         let w = sol.p.rows(0, n).clone_owned();
         let omega = sol.p[n];
         let value = g.rows(0, n).dot(&w) + g[n] * omega;

@@ -584,9 +584,9 @@ fn kernel_sensitivity_matches_finite_differences() {
 #[test]
 fn numerical_trouble_is_retried_once_and_both_reasons_are_reported() {
     // Two iterations cannot solve the MLE (MaxIterations): the cautious retry runs and fails too,
-    // and the error gives both statuses.
+    // and the error gives both statuses (clarabel's retry: the fast path has no iteration cap).
     let (k, obs) = duel_data();
-    let config = ConfidenceConfig { max_iterations: 2, ..tight(1.5) };
+    let config = ConfidenceConfig { max_iterations: 2, solver: SolverChoice::Clarabel, ..tight(1.5) };
     let e = ConfidenceProblem::new(&k, &obs, &config).unwrap().mle().unwrap_err();
     let two = Box::new(Failure::MaxIterations { iterations: 2 });
     assert!(
