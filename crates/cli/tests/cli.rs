@@ -527,12 +527,21 @@ fn library_run(algorithm: &str, budget: usize) -> (Vec<(usize, usize)>, usize) {
     let mut opt = registry.get(algorithm).unwrap().build(&ctx, &toml::Table::new()).unwrap();
     let mut r = rng::seeded(11);
     let mut asked = Vec::new();
-    for _ in 0..budget {
+    let (mut round, mut in_a_row) = (0, 0);
+    while asked.len() < budget && in_a_row < bohf_session::MAX_SELF_DUELS_IN_A_ROW {
         let q = opt.suggest(&mut r).unwrap();
         let Query::Duel(x, y) = &q else { panic!("a duel") };
         let (a, b) = (x.index.unwrap(), y.index.unwrap());
-        asked.push((a, b));
-        let first_wins = utility(raw[a][0], raw[a][1]) >= utility(raw[b][0], raw[b][1]);
+        // A self-duel is answered by the session's coin, not shown (docs/ask-protocol.md).
+        let first_wins = if a == b {
+            in_a_row += 1;
+            bohf_session::self_duel_coin(11, round)
+        } else {
+            in_a_row = 0;
+            asked.push((a, b));
+            utility(raw[a][0], raw[a][1]) >= utility(raw[b][0], raw[b][1])
+        };
+        round += 1;
         opt.observe(&q, Answer::Duel { first_wins }).unwrap();
     }
     (asked, opt.recommend().unwrap().index.unwrap())
