@@ -38,7 +38,11 @@ fn new_session(dir: &Path) {
     for f in ["coffee.toml", "beans.csv"] {
         std::fs::copy(examples().join(f), dir.join(f)).unwrap();
     }
-    let out = Command::new(BIN).args(["ask", "new", "coffee.json", "--spec", "coffee.toml"]).current_dir(dir).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["ask", "new", "coffee.json", "--spec", "coffee.toml"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

@@ -84,8 +84,9 @@ fn docs_coffee_session(dir: &Path) -> PathBuf {
 
 /// The consistent person of the docs' session: acidity − price / 2 (issue 34's scripted person).
 fn docs_utility(name: &str) -> f64 {
-    let csv = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/ask/beans.csv"))
-        .unwrap();
+    let csv =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/ask/beans.csv"))
+            .unwrap();
     let row = csv.lines().find(|l| l.split(',').next() == Some(name)).unwrap_or_else(|| panic!("no coffee `{name}`"));
     let v: Vec<f64> = row.split(',').skip(1).map(|x| x.parse().unwrap()).collect();
     v[1] - 0.5 * v[3]

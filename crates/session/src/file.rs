@@ -319,7 +319,7 @@ pub fn damaged(path: &Path, problem: &str) -> SessionError {
         Some(b) => format!(
             "; the previous good copy `{}` holds {} answer(s): check it and copy it over `{}` to continue from it",
             bak.display(),
-            b.history.len(),
+            b.history.iter().filter(|s| !s.automatic).count(),
             path.display()
         ),
         None => String::new(),
