@@ -95,7 +95,9 @@ def test_python_and_cli_hand_a_session_back_and_forth_with_the_same_queries(tmp_
     ref = tmp_path / "ref.json"
     subprocess.run([bohf_bin, "ask", "new", str(ref), "--spec", str(spec_file(tmp_path, root))], check=True)
     ref_asked, ref_done = answer_with_cli(bohf_bin, ref, None)
-    assert len(ref_asked) == BUDGET
+    # The budget, or PF-TS settling (its self-duels are answered by the session, never shown).
+    assert len(ref_asked) == ref_done["answered"] <= BUDGET
+    assert ref_done["reason"] in ("budget", "self-duels")
 
     # Started in Python, continued by `bohf ask --json`, finished in Python.
     path = tmp_path / "handover.json"
@@ -107,7 +109,7 @@ def test_python_and_cli_hand_a_session_back_and_forth_with_the_same_queries(tmp_
     assert asked == ref_asked
 
     with bohf.Session.load(path) as s:
-        assert s.answered == BUDGET and s.ask() is None
+        assert s.answered == len(ref_asked) and s.ask() is None and s.done
         rec = s.recommend()
     assert rec is not None and rec.index == ref_done["recommendation"]["index"]
 
