@@ -14,8 +14,8 @@
 //! **Self-duels.** A duel of an option with itself, (x, x), carries no information about the
 //! utility: under every link P(x ≻ x) = μ(0) = ½, and the dueling kernel's row of (x, x) is zero.
 //! Some algorithms ask one when both of their choices land on the same option (PF-TS when its two
-//! Thompson draws agree, POP-BO when the new point is the last one, MR-LPF when one candidate is
-//! left). A person never sees such a duel: [`Session::pending`] answers it itself with the outcome the
+//! Thompson draws agree, POP-BO once its new point is its last one, MR-LPF when one candidate is
+//! left or with `initial_sigma = "zero"`, MaxMinLCB by default, random duels with probability 1/n). A person never sees such a duel: [`Session::pending`] answers it itself with the outcome the
 //! simulated respondent of the experiments draws for it (Bernoulli(μ(0)) = a fair coin,
 //! [`self_duel_coin`], seeded by the session's seed and the query's position, so that a resumed
 //! session answers exactly as an uninterrupted one), gives that answer to the algorithm as any
