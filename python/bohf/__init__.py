@@ -202,13 +202,17 @@ class Record:
     chosen position in ``options`` for a choice; ``None`` for an abstention, whose kind is then in
     ``abstained`` (``"no_preference"`` or ``"skip"``). ``chosen`` is the preferred :class:`Option`
     of a duel or a choice. ``message`` is the protocol's answer message and ``stored`` the step as
-    the session file stores it; ``record["query"]`` and ``record["answer"]`` read ``stored``."""
+    the session file stores it; ``record["query"]`` and ``record["answer"]`` read ``stored``.
+    ``automatic`` is True for a self-duel (an option against itself) that the session answered
+    itself with a fair coin, never shown to the person (``docs/ask-protocol.md``, "Self-duels");
+    ``t`` counts every step of the history, automatic ones included."""
 
     t: int
     kind: str
     options: tuple[Option, ...]
     answer: str | bool | float | int | None
     abstained: str | None = None
+    automatic: bool = False
     message: dict = field(default_factory=dict, repr=False, compare=False)
     stored: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -239,6 +243,7 @@ class Record:
             options=tuple(Option._of(o) for o in m["options"]),
             answer=answer,
             abstained=abstained,
+            automatic=bool(m.get("automatic", False)),
             message=msg,
             stored=dict(m["stored"]),
         )
@@ -400,11 +405,18 @@ class Session:
 
     @property
     def done(self) -> bool:
-        return self.answered >= self.budget
+        """True once the session has ended: the budget (or the costs) spent, or the algorithm asks
+        only self-duels (see ``docs/ask-protocol.md``, "Self-duels")."""
+        return bool(self._s.done())
+
+    @property
+    def automatic(self) -> int:
+        """Self-duels (an option against itself) the session answered itself, never shown."""
+        return int(self._s.automatic())
 
     def ask(self) -> Query | None:
-        """The pending query (the same one until it is answered), or None once the budget is
-        spent."""
+        """The pending query (the same one until it is answered), or None once the session has
+        ended. Never a duel of an option against itself: the session answers those itself."""
         m = self._s.ask()
         return None if m is None else _query(m)
 

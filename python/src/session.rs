@@ -103,6 +103,19 @@ impl NativeSession {
         self.path.clone()
     }
 
+    /// True once the session has ended: its budget or costs are spent, or the algorithm asks only
+    /// self-duels (or is past its horizon); see `docs/ask-protocol.md`, "Self-duels".
+    fn done(&self) -> PyResult<bool> {
+        let g = self.guard()?;
+        Ok(g.as_ref().expect("checked").done())
+    }
+
+    /// Self-duels the session answered automatically so far (never shown to the person).
+    fn automatic(&self) -> PyResult<usize> {
+        let g = self.guard()?;
+        Ok(g.as_ref().expect("checked").automatic())
+    }
+
     /// The protocol's `session` message (name, algorithm, answered, budget, attributes, candidates).
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.guard()?;
@@ -125,7 +138,7 @@ impl NativeSession {
         let s = g.as_mut().expect("checked");
         let pending = py.detach(|| s.pending()).map_err(session_err)?;
         let Some(pending) = pending else {
-            return Err(AnswerError::new_err("the budget is spent: no query is pending"));
+            return Err(AnswerError::new_err("the session has ended: no query is pending"));
         };
         let expected = protocol::query_message(s, &pending);
         let given: serde_json::Value =
@@ -155,9 +168,11 @@ impl NativeSession {
         s.recommendation().map(|i| from_json(py, &s.body().candidates.json(i))).transpose()
     }
 
-    /// The answered queries, one dict per step: `t` (1-based), `kind`, `options` (the options
-    /// shown, as option dicts), `answer` (the protocol's answer message that gives the same
-    /// answer) and `stored` (the step as the session file stores it).
+    /// The answered queries, one dict per step: `t` (1-based position in the history, automatic
+    /// steps included), `kind`, `options` (the options of the query, as option dicts), `answer`
+    /// (the protocol's answer message that gives the same answer), `automatic` (true for a
+    /// self-duel the session answered itself, never shown to the person) and `stored` (the step
+    /// as the session file stores it).
     fn history<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.guard()?;
         let body = g.as_ref().expect("checked").body();
@@ -174,6 +189,7 @@ impl NativeSession {
                     "kind": step.query.kind(),
                     "options": options,
                     "answer": answer_message(&step.answer),
+                    "automatic": step.automatic,
                     "stored": stored,
                 }))
             })

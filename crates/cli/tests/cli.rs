@@ -527,12 +527,21 @@ fn library_run(algorithm: &str, budget: usize) -> (Vec<(usize, usize)>, usize) {
     let mut opt = registry.get(algorithm).unwrap().build(&ctx, &toml::Table::new()).unwrap();
     let mut r = rng::seeded(11);
     let mut asked = Vec::new();
-    for _ in 0..budget {
+    let (mut round, mut in_a_row) = (0, 0);
+    while asked.len() < budget && in_a_row < bohf_session::MAX_SELF_DUELS_IN_A_ROW {
         let q = opt.suggest(&mut r).unwrap();
         let Query::Duel(x, y) = &q else { panic!("a duel") };
         let (a, b) = (x.index.unwrap(), y.index.unwrap());
-        asked.push((a, b));
-        let first_wins = utility(raw[a][0], raw[a][1]) >= utility(raw[b][0], raw[b][1]);
+        // A self-duel is answered by the session's coin, not shown (docs/ask-protocol.md).
+        let first_wins = if a == b {
+            in_a_row += 1;
+            bohf_session::self_duel_coin(11, round)
+        } else {
+            in_a_row = 0;
+            asked.push((a, b));
+            utility(raw[a][0], raw[a][1]) >= utility(raw[b][0], raw[b][1])
+        };
+        round += 1;
         opt.observe(&q, Answer::Duel { first_wins }).unwrap();
     }
     (asked, opt.recommend().unwrap().index.unwrap())
@@ -551,10 +560,12 @@ fn ask_json_reaches_the_library_recommendation_across_restarts() {
         assert_eq!(done["reason"], "quit");
         assert_eq!(done["answered"], 4);
         let (rest, done) = drive(&tmp.0, usize::MAX, false);
-        assert_eq!(done["reason"], "budget");
-        assert_eq!(done["answered"], budget);
         let asked: Vec<(usize, usize)> = first.into_iter().chain(rest).collect();
+        // The budget, or PF-TS's self-duels (answered by the session) end it, as in the library run.
         let (lib_asked, lib_rec) = library_run(algorithm, budget);
+        let reason = if lib_asked.len() == budget { "budget" } else { "self-duels" };
+        assert_eq!(done["reason"], reason, "{algorithm}");
+        assert_eq!(done["answered"], asked.len());
         assert_eq!(asked, lib_asked, "{algorithm}: the queries differ from the library's");
         assert_eq!(done["recommendation"]["index"].as_u64().unwrap() as usize, lib_rec, "{algorithm}");
         // The budget is spent: asking again only reports the recommendation.
@@ -622,7 +633,9 @@ fn ask_in_the_terminal_reasks_invalid_input_and_saves_every_answer() {
     assert!(text.contains("Current recommendation:"), "{text}");
     let session: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(tmp.join("s.json")).unwrap()).unwrap();
-    assert_eq!(session["body"]["history"].as_array().unwrap().len(), 2);
+    // The person's 2 answers (random duels may ask an option against itself: answered automatically).
+    let history = session["body"]["history"].as_array().unwrap();
+    assert_eq!(history.iter().filter(|s| s["automatic"] != true).count(), 2);
 
     // A box with named dimensions.
     std::fs::write(
@@ -755,8 +768,14 @@ fn ask_records_no_preference_and_skip_in_both_front_ends() {
     assert_eq!(msgs.last().unwrap()["reason"], "budget", "{out}");
     let session: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(tmp.join("s.json")).unwrap()).unwrap();
-    let answers: Vec<serde_json::Value> =
-        session["body"]["history"].as_array().unwrap().iter().map(|s| s["answer"].clone()).collect();
+    // The person's answers (self-duels answered by the session left out).
+    let answers: Vec<serde_json::Value> = session["body"]["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["automatic"] != true)
+        .map(|s| s["answer"].clone())
+        .collect();
     assert_eq!(answers[1..], [serde_json::json!("NoPreference"), "Skip".into(), "Skip".into(), "NoPreference".into()]);
     assert_eq!(answers[0], serde_json::json!({ "Duel": { "first_wins": true } }));
 }

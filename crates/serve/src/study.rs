@@ -352,6 +352,10 @@ pub fn answers_csv(rows: &[(String, &Session)]) -> String {
                     StoredQuery::Choice { options } if index < options.len() => names[options[index]].clone(),
                     _ => format!("option {index}"),
                 },
+                // A self-duel the session answered itself (never shown): the coin's side, marked.
+                StoredAnswer::Answer(Answer::Duel { first_wins }) if step.automatic => {
+                    (if first_wins { "a (automatic)" } else { "b (automatic)" }).to_string()
+                }
                 StoredAnswer::Answer(Answer::Duel { first_wins }) => (if first_wins { "a" } else { "b" }).to_string(),
                 StoredAnswer::Answer(Answer::Label { accept }) => {
                     (if accept { "accept" } else { "reject" }).to_string()

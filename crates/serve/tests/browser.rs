@@ -10,7 +10,7 @@ mod common;
 
 use bohf_core::{Abstention, Answer};
 use bohf_serve::{Mode, Options, Server};
-use bohf_session::StoredAnswer;
+use bohf_session::{StoredAnswer, StoredQuery};
 use common::tmp;
 use fantoccini::{ClientBuilder, Locator};
 use std::net::{IpAddr, Ipv4Addr};
@@ -69,6 +69,29 @@ fn coffee_session(dir: &Path) -> PathBuf {
     path
 }
 
+/// The docs' coffee session (`docs/examples/ask/coffee.toml`: PF-TS, 8 coffees, budget 12) in `dir`.
+fn docs_coffee_session(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/ask");
+    for f in ["coffee.toml", "beans.csv"] {
+        std::fs::copy(examples.join(f), dir.join(f)).unwrap();
+    }
+    let path = dir.join("coffee.json");
+    let body = bohf_session::prepare(&dir.join("coffee.toml")).unwrap();
+    drop(bohf_session::Session::create(&path, body, false).unwrap());
+    path
+}
+
+/// The consistent person of the docs' session: acidity − price / 2 (issue 34's scripted person).
+fn docs_utility(name: &str) -> f64 {
+    let csv =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/ask/beans.csv"))
+            .unwrap();
+    let row = csv.lines().find(|l| l.split(',').next() == Some(name)).unwrap_or_else(|| panic!("no coffee `{name}`"));
+    let v: Vec<f64> = row.split(',').skip(1).map(|x| x.parse().unwrap()).collect();
+    v[1] - 0.5 * v[3]
+}
+
 /// Kills the chromedriver process when dropped.
 struct Driver(std::process::Child);
 
@@ -102,6 +125,17 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
     })
     .unwrap();
     let url = server.urls()[0].1.clone();
+    std::thread::spawn(move || server.run());
+    // The docs' coffee session (PF-TS, budget 12), answered below as a consistent person would.
+    let docs = docs_coffee_session(&dir.join("docs"));
+    let server = Server::bind(&Options {
+        host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        port: 0,
+        mode: Mode::Single(docs.clone()),
+        limits: Default::default(),
+    })
+    .unwrap();
+    let docs_url = server.urls()[0].1.clone();
     std::thread::spawn(move || server.run());
 
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -173,11 +207,57 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
         c.find(Locator::Id("choose-b")).await.unwrap().click().await.unwrap();
         c.wait().for_element(Locator::Css("#done:not([hidden])")).await.unwrap();
         let rec = c.find(Locator::Css("#rec h3")).await.unwrap().text().await.unwrap();
+
+        // The docs' session: read the two cards' names, answer by the person's utility with a
+        // key, until the page says it is done. No page shows the same option twice.
+        c.goto(&docs_url).await.unwrap();
+        let mut shown: Vec<(String, String)> = Vec::new();
+        loop {
+            let t = shown.len() + 1;
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            let done = loop {
+                if c.find(Locator::Css("#done:not([hidden])")).await.is_ok() {
+                    break true;
+                }
+                if c.find(at(t)).await.is_ok() {
+                    break false;
+                }
+                assert!(std::time::Instant::now() < deadline, "query {t} or the end did not appear");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            };
+            if done {
+                break;
+            }
+            let name = |tag: &'static str| {
+                let c = &c;
+                async move {
+                    let js = format!("return document.querySelector('#option-{tag} h3').lastChild.textContent;");
+                    c.execute(&js, vec![]).await.unwrap().as_str().unwrap().to_string()
+                }
+            };
+            let (a, b) = (name("a").await, name("b").await);
+            let key = if docs_utility(&a) >= docs_utility(&b) { "a" } else { "b" };
+            shown.push((a, b));
+            body().await.send_keys(key).await.unwrap();
+        }
+        let self_duels = shown.iter().filter(|(a, b)| a == b).count();
+        eprintln!("browser, docs' coffee session: {} duels shown, {self_duels} self-duels shown", shown.len());
+        assert_eq!(self_duels, 0, "{shown:?}");
+        assert!(!shown.is_empty() && shown.len() <= 12, "{shown:?}");
+        let progress = c.find(Locator::Id("progress")).await.unwrap().text().await.unwrap();
+        assert_eq!(progress, format!("{} of 12 answered", shown.len()));
         c.close().await.unwrap();
         rec
     });
+    let docs_body = bohf_session::file::parse_session(&std::fs::read(&docs).unwrap()).unwrap();
+    assert!(docs_body.history.iter().any(|s| s.automatic), "PF-TS asked self-duels, answered automatically");
+    for s in &docs_body.history {
+        let StoredQuery::Duel { a, b } = s.query else { panic!("a duel") };
+        assert_eq!(a == b, s.automatic, "{s:?}");
+    }
     let body = bohf_session::file::parse_session(&std::fs::read(&path).unwrap()).unwrap();
-    let answers: Vec<StoredAnswer> = body.history.iter().map(|s| s.answer).collect();
+    // The person's answers (self-duels the session answered itself are not shown to the person).
+    let answers: Vec<StoredAnswer> = body.history.iter().filter(|s| !s.automatic).map(|s| s.answer).collect();
     let duel = |first_wins| StoredAnswer::Answer(Answer::Duel { first_wins });
     assert_eq!(
         answers,

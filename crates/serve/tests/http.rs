@@ -335,3 +335,42 @@ fn the_overview_escapes_every_value_and_redirects_cannot_split_headers() {
     assert_eq!(r.header("location"), Some("/p/ab%0D%0ASet-Cookie%3A%20x%3D1/"));
     assert!(r.header("set-cookie").is_none());
 }
+
+/// A self-duel the session answered itself is exported marked `(automatic)`, and the page's state
+/// never holds one (the docs' coffee session, PF-TS, answered through the server).
+#[test]
+fn self_duels_are_never_served_and_are_exported_as_automatic() {
+    let dir = tmp("selfduel");
+    let examples = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/ask");
+    for f in ["coffee.toml", "beans.csv"] {
+        std::fs::copy(examples.join(f), dir.join(f)).unwrap();
+    }
+    let path = dir.join("coffee.json");
+    drop(Session::create(&path, bohf_session::prepare(&dir.join("coffee.toml")).unwrap(), false).unwrap());
+    let (addr, urls) = start(Mode::Single(path.clone()));
+    let base = path_of(&urls[0].1);
+    let mut state = http(addr, "GET", &format!("{base}api/state"), b"").unwrap().json();
+    let mut shown = 0;
+    while !state["done"].as_bool().unwrap() {
+        let q = &state["query"];
+        assert_ne!(q["a"]["index"], q["b"]["index"], "{q}");
+        shown += 1;
+        assert_eq!(q["t"], shown);
+        let body = serde_json::json!({ "t": shown, "choice": "a" }).to_string();
+        let r = http(addr, "POST", &format!("{base}api/answer"), body.as_bytes()).unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+        state = r.json();
+    }
+    assert_eq!(state["answered"], shown);
+    let body = bohf_session::file::parse_session(&std::fs::read(&path).unwrap()).unwrap();
+    let automatic = body.history.iter().filter(|s| s.automatic).count();
+    assert!(automatic > 0);
+    // The export marks them (a copy of the file, opened as a session: the server holds the original).
+    let dir2 = tmp("selfduel-export");
+    let copy = dir2.join("c.json");
+    std::fs::copy(&path, &copy).unwrap();
+    let s = Session::open(&copy).unwrap();
+    let csv = bohf_serve::study::answers_csv(&[("p1".into(), &s)]);
+    assert_eq!(csv.matches("(automatic)").count(), automatic, "{csv}");
+    assert_eq!(csv.lines().count(), 1 + shown + automatic, "{csv}");
+}

@@ -127,6 +127,19 @@ pub struct Step {
     pub query: StoredQuery,
     /// The answer or abstention.
     pub answer: StoredAnswer,
+    /// True for a self-duel (x, x) that the session answered itself with a fair coin, without
+    /// asking the person ([`crate::self_duel_coin`]); it uses up no query of the budget. Stored as
+    /// `"automatic": true`, and left out when false, so that files written before automatic
+    /// answers existed load unchanged, with the same checksum.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub automatic: bool,
+}
+
+impl Step {
+    /// A step the person answered.
+    pub fn answered(query: StoredQuery, answer: StoredAnswer) -> Self {
+        Self { query, answer, automatic: false }
+    }
 }
 
 /// Everything a session holds (the checksummed part of the file).
@@ -231,8 +244,43 @@ impl SessionBody {
         if budget == 0 || budget > MAX_BUDGET {
             return Err(format!("budget: need 1 to {MAX_BUDGET} queries, got {budget}"));
         }
-        if self.history.len() > budget {
-            return Err(format!("history: {} answers for a budget of {budget} queries", self.history.len()));
+        let by_person = self.history.iter().filter(|s| !s.automatic).count();
+        if by_person > budget {
+            return Err(format!("history: {by_person} answers for a budget of {budget} queries"));
+        }
+        let mut in_a_row = 0;
+        for (t, step) in self.history.iter().enumerate() {
+            if !step.automatic {
+                in_a_row = 0;
+                continue;
+            }
+            in_a_row += 1;
+            if in_a_row > crate::MAX_SELF_DUELS_IN_A_ROW {
+                return Err(format!(
+                    "history, query {}: more than {} self-duels answered automatically in a row",
+                    t + 1,
+                    crate::MAX_SELF_DUELS_IN_A_ROW
+                ));
+            }
+            let coin = crate::self_duel_coin(self.spec.seed, t);
+            match (&step.query, step.answer) {
+                (StoredQuery::Duel { a, b }, StoredAnswer::Answer(Answer::Duel { first_wins })) if a == b => {
+                    if first_wins != coin {
+                        return Err(format!(
+                            "history, answer {}: answered automatically with first_wins = {first_wins}, but the \
+                             session's coin for this query gives {coin}",
+                            t + 1
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "history, answer {}: only a self-duel (an option against itself) is answered \
+                         automatically",
+                        t + 1
+                    ));
+                }
+            }
         }
         if let Some(c) = &self.spec.costs {
             c.validate().map_err(|e| crate::costs_error(&e))?;
@@ -271,7 +319,7 @@ pub fn damaged(path: &Path, problem: &str) -> SessionError {
         Some(b) => format!(
             "; the previous good copy `{}` holds {} answer(s): check it and copy it over `{}` to continue from it",
             bak.display(),
-            b.history.len(),
+            b.history.iter().filter(|s| !s.automatic).count(),
             path.display()
         ),
         None => String::new(),

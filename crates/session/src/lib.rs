@@ -10,6 +10,18 @@
 //!   front end validates answers with the same code and words errors the same way.
 //! * [`Session`]: an open session, holding the file's lock; loading replays the history through a
 //!   freshly built algorithm with the same random stream, checking that it asks the same queries.
+//!
+//! **Self-duels.** A duel of an option with itself, (x, x), carries no information about the
+//! utility: under every link P(x ≻ x) = μ(0) = ½, and the dueling kernel's row of (x, x) is zero.
+//! Some algorithms ask one when both of their choices land on the same option (PF-TS when its two
+//! Thompson draws agree, POP-BO once its new point is its last one, MR-LPF when one candidate is
+//! left or with `initial_sigma = "zero"`, MaxMinLCB by default, random duels with probability 1/n). A person never sees such a duel: [`Session::pending`] answers it itself with the outcome the
+//! simulated respondent of the experiments draws for it (Bernoulli(μ(0)) = a fair coin,
+//! [`self_duel_coin`], seeded by the session's seed and the query's position, so that a resumed
+//! session answers exactly as an uninterrupted one), gives that answer to the algorithm as any
+//! answer, records the step with `"automatic": true`, and asks the algorithm again. An automatic
+//! answer uses up no query of the budget and costs nothing under `[costs]`; after
+//! [`MAX_SELF_DUELS_IN_A_ROW`] of them in a row the session ends ([`End::SelfDuels`]).
 
 #![warn(missing_docs)]
 
@@ -22,6 +34,7 @@ pub mod testing;
 pub use candidates::{AskSpec, Candidates, Images, MAX_CANDIDATES};
 pub use file::{MAX_BUDGET, SessionBody, Step, StoredAnswer, StoredQuery};
 
+use bohf_core::rand::RngExt;
 use bohf_core::{Abstention, Answer, BohfRng, Query, SearchContext, rng};
 use bohf_experiments::lock::{LockGuard, lock_exclusive};
 use bohf_experiments::{BoxedOptimizer, ExperimentError, Registry, remove_stale_temp_files, write_atomic};
@@ -51,6 +64,51 @@ pub enum SessionError {
 
 /// Result with [`SessionError`].
 pub type Result<T, E = SessionError> = std::result::Result<T, E>;
+
+/// The most self-duels a session answers automatically in a row: the next one ends the session
+/// ([`End::SelfDuels`]), so that an algorithm that asks nothing else cannot keep a session busy.
+/// (PF-TS asks a long run of self-duels only once its posterior is sure of one option: that option
+/// is then its recommendation.)
+pub const MAX_SELF_DUELS_IN_A_ROW: usize = 25;
+
+/// The tag of the random stream of [`self_duel_coin`] (the algorithm's stream is untouched).
+const SELF_DUEL_STREAM: u64 = 0x5e1f_d0e1;
+
+/// The session's answer to a self-duel (x, x) at 0-based position `round` of the history (every
+/// step counted, automatic ones included): `first_wins` with probability μ(0) = ½, what the
+/// experiments' simulated respondent draws for x = x′ under any link (`rng.random::<f64>() < p`
+/// with p = ½). A function of the seed and the position only: the same in a resumed session.
+pub fn self_duel_coin(seed: u64, round: usize) -> bool {
+    rng::stream(seed, &[SELF_DUEL_STREAM, round as u64]).random::<f64>() < 0.5
+}
+
+/// Why a session has ended ([`Session::end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The person answered `budget` queries.
+    Budget,
+    /// The spec's `[costs]` total is spent.
+    Costs,
+    /// The algorithm asked [`MAX_SELF_DUELS_IN_A_ROW`] self-duels in a row (all answered
+    /// automatically): it has nothing else to ask.
+    SelfDuels,
+    /// The algorithm refused to choose another query after as many queries as the budget, some of
+    /// them self-duels answered automatically: it was built for a horizon of `budget` queries
+    /// (MR-LPF, or a theoretical exploration schedule) and has made them all.
+    Horizon,
+}
+
+impl End {
+    /// The `reason` of the protocol's `done` message: `budget` (the query or the cost budget),
+    /// `self-duels` or `horizon`.
+    pub fn key(self) -> &'static str {
+        match self {
+            End::Budget | End::Costs => "budget",
+            End::SelfDuels => "self-duels",
+            End::Horizon => "horizon",
+        }
+    }
+}
 
 /// Builds the session's algorithm (from `registry`) and its random stream from the body.
 fn build(body: &SessionBody, registry: &Registry) -> Result<(BoxedOptimizer, BohfRng)> {
@@ -101,6 +159,8 @@ struct Live {
     pending: Option<Query>,
     /// The text of the last good file (becomes the backup at the next save).
     last_good: String,
+    /// The algorithm refused a query past its horizon ([`End::Horizon`]).
+    exhausted: bool,
 }
 
 impl Live {
@@ -123,7 +183,7 @@ impl Live {
             observe(&mut *optimizer, &q, step.answer)
                 .map_err(|e| SessionError::Algorithm(format!("replay, answer {}: {e}", t + 1)))?;
         }
-        Ok(Self { body, optimizer, rng, pending: None, last_good: text })
+        Ok(Self { body, optimizer, rng, pending: None, last_good: text, exhausted: false })
     }
 }
 
@@ -213,7 +273,7 @@ impl Session {
         let text = session_text(&body)?;
         let live = Live::replay(body, text.clone(), registry)?;
         write_atomic(path, text.as_bytes())?;
-        Ok(Self { path: path.to_path_buf(), live, removed, lock: Some(lock) })
+        Ok(Self { path: path.to_path_buf(), live, removed, lock: Some(lock) }.settled())
     }
 
     /// Opens the session file at `path`: takes its lock, reads and checks it, and replays its
@@ -239,7 +299,17 @@ impl Session {
             String::from_utf8(bytes).map_err(|e| damaged(path, &format!("is damaged (not a text file: {e})")))?;
         let live =
             Live::replay(body, text, registry).map_err(|e| damaged(path, &format!("cannot be replayed ({e})")))?;
-        Ok(Self { path: path.to_path_buf(), live, removed, lock: Some(lock) })
+        Ok(Self { path: path.to_path_buf(), live, removed, lock: Some(lock) }.settled())
+    }
+
+    /// A session whose algorithm may be past its horizon (as many queries in the history as the
+    /// budget, some automatic) asks it now, so that [`Session::done`] knows at once whether it
+    /// has ended ([`End::Horizon`]); an error here comes back at the next [`Session::pending`].
+    fn settled(mut self) -> Self {
+        if !self.done() && self.live.body.history.len() >= self.budget() {
+            let _ = self.pending();
+        }
+        self
     }
 
     /// Lets go of the file's lock, so that the open session holds no file descriptor while it
@@ -266,10 +336,21 @@ impl Session {
         &self.live.body
     }
 
-    /// Queries answered so far ("no preference" and "skip" included: each uses up one query of
-    /// the budget).
+    /// Queries the person answered so far ("no preference" and "skip" included: each uses up one
+    /// query of the budget; self-duels answered automatically are not counted, see
+    /// [`Session::automatic`]).
     pub fn answered(&self) -> usize {
-        self.live.body.history.len()
+        self.live.body.history.iter().filter(|s| !s.automatic).count()
+    }
+
+    /// Self-duels the session answered automatically so far (not shown to the person).
+    pub fn automatic(&self) -> usize {
+        self.live.body.history.iter().filter(|s| s.automatic).count()
+    }
+
+    /// Self-duels answered automatically since the person's last answer.
+    fn automatic_in_a_row(&self) -> usize {
+        self.live.body.history.iter().rev().take_while(|s| s.automatic).count()
     }
 
     /// The budget (the number of queries to ask).
@@ -286,6 +367,7 @@ impl Session {
                 .body
                 .history
                 .iter()
+                .filter(|s| !s.automatic)
                 .map(|s| match s.query {
                     // A best-of-k choice costs one duel, as in an experiment's [budget].
                     StoredQuery::Duel { .. } | StoredQuery::Choice { .. } => c.duel,
@@ -302,31 +384,66 @@ impl Session {
         Some((c.total - self.spent()?).max(0.0))
     }
 
-    /// True once the budget is spent: `budget` queries answered, or with `[costs]` their costs
-    /// reached `total` (as an experiment's `[budget]`, `BudgetSpec::is_spent`).
+    /// True once the session has ended ([`Session::end`]).
     pub fn done(&self) -> bool {
+        self.end().is_some()
+    }
+
+    /// Why the session has ended, or `None` while queries remain: `budget` queries answered, or
+    /// with `[costs]` their costs reached `total` (as an experiment's `[budget]`,
+    /// `BudgetSpec::is_spent`), or the algorithm asks only self-duels ([`End::SelfDuels`]) or
+    /// cannot go past its horizon ([`End::Horizon`]).
+    pub fn end(&self) -> Option<End> {
         let costs_spent = match (&self.live.body.spec.costs, self.spent()) {
             (Some(c), Some(s)) => c.is_spent(s),
             _ => false,
         };
-        self.answered() >= self.budget() || costs_spent
+        if self.answered() >= self.budget() {
+            Some(End::Budget)
+        } else if costs_spent {
+            Some(End::Costs)
+        } else if self.automatic_in_a_row() >= MAX_SELF_DUELS_IN_A_ROW {
+            Some(End::SelfDuels)
+        } else if self.live.exhausted {
+            Some(End::Horizon)
+        } else {
+            None
+        }
     }
 
     /// The query to answer now (the algorithm chooses it on the first call; later calls return the
-    /// same query until it is answered); `None` once the budget is spent.
+    /// same query until it is answered); `None` once the session has ended ([`Session::end`]).
+    /// Never a self-duel: one that the algorithm asks is answered here, automatically (see the
+    /// crate docs), saved, and the algorithm asked again.
     pub fn pending(&mut self) -> Result<Option<StoredQuery>> {
-        if self.done() {
-            return Ok(None);
+        loop {
+            if self.done() {
+                return Ok(None);
+            }
+            let budget = self.budget();
+            let automatic = self.automatic();
+            let live = &mut self.live;
+            let round = live.body.history.len();
+            if live.pending.is_none() {
+                match live.optimizer.suggest(&mut live.rng) {
+                    Ok(q) => live.pending = Some(q),
+                    // Past the algorithm's horizon (the budget) only because of automatic answers.
+                    Err(_) if round >= budget && automatic > 0 => {
+                        live.exhausted = true;
+                        continue;
+                    }
+                    Err(e) => return Err(SessionError::Algorithm(format!("algorithm: {e}"))),
+                }
+            }
+            let q = StoredQuery::of(live.pending.as_ref().expect("set above"))?;
+            match q {
+                StoredQuery::Duel { a, b } if a == b => {
+                    let coin = self_duel_coin(live.body.spec.seed, round);
+                    self.commit(q, StoredAnswer::Answer(Answer::Duel { first_wins: coin }), true)?;
+                }
+                q => return Ok(Some(q)),
+            }
         }
-        let live = &mut self.live;
-        if live.pending.is_none() {
-            let q = live
-                .optimizer
-                .suggest(&mut live.rng)
-                .map_err(|e| SessionError::Algorithm(format!("algorithm: {e}")))?;
-            live.pending = Some(q);
-        }
-        StoredQuery::of(live.pending.as_ref().expect("set above")).map(Some)
     }
 
     /// Answers the pending query: the algorithm observes it, it is appended to the history and the
@@ -348,7 +465,7 @@ impl Session {
     /// [`Session::abstain`]).
     pub fn record(&mut self, answer: StoredAnswer) -> Result<()> {
         let q =
-            self.pending()?.ok_or_else(|| SessionError::Answer("the budget is spent: no query is pending".into()))?;
+            self.pending()?.ok_or_else(|| SessionError::Answer("the session has ended: no query is pending".into()))?;
         if let StoredAnswer::Answer(answer) = answer {
             if !q.fits(&answer) {
                 return Err(SessionError::Answer(format!(
@@ -368,6 +485,12 @@ impl Session {
                     .map_err(|e| SessionError::Answer(format!("{e}; {}", protocol::CHOICE_HELP)))?;
             }
         }
+        self.commit(q, answer, false)
+    }
+
+    /// Gives the pending query's answer to the algorithm, appends the step to the history (marked
+    /// `automatic` or not) and saves the file (the previous one becomes the backup).
+    fn commit(&mut self, q: StoredQuery, answer: StoredAnswer, automatic: bool) -> Result<()> {
         // Released lock: take it for this save, and check that nobody wrote the file meanwhile.
         let _relocked = match self.lock {
             Some(_) => None,
@@ -391,7 +514,7 @@ impl Session {
             live.pending = Some(query);
             return Err(SessionError::Algorithm(format!("algorithm: {e}")));
         }
-        live.body.history.push(Step { query: q, answer });
+        live.body.history.push(Step { query: q, answer, automatic });
         let text = session_text(&live.body)?;
         write_atomic(backup_path(&self.path), live.last_good.as_bytes())?;
         write_atomic(&self.path, text.as_bytes())?;

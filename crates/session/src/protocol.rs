@@ -217,12 +217,14 @@ pub fn error_message(message: &str) -> Value {
     json!({ "type": "error", "message": message })
 }
 
-/// `{"type": "done", …}`: the session ends (`reason`: `budget`, `quit` or `end of input`), with
-/// the current recommendation.
+/// `{"type": "done", …}`: the session ends (`reason`: `budget`, `self-duels`, `horizon`
+/// ([`crate::End::key`]), `quit` or `end of input`), with the current recommendation and the
+/// number of self-duels answered automatically (`automatic`).
 pub fn done_message(s: &Session, reason: &str) -> Value {
     let rec = s.recommendation().map(|i| s.body().candidates.json(i)).unwrap_or(Value::Null);
     let mut m = json!({
-        "type": "done", "reason": reason, "answered": s.answered(), "budget": s.budget(), "recommendation": rec
+        "type": "done", "reason": reason, "answered": s.answered(), "budget": s.budget(),
+        "automatic": s.automatic(), "recommendation": rec
     });
     with_budget_left(s, &mut m);
     m

@@ -60,3 +60,54 @@ pub fn three_way_registry() -> bohf_experiments::Registry {
     .unwrap();
     r
 }
+
+/// A test-only duel algorithm that asks self-duels: `(0, 0)` at every query when `every` is 1,
+/// else a self-duel of candidate 0 at every `every`-th query and the duel (0, 1) otherwise. With
+/// `horizon`, it refuses to choose a query once it has made `ctx.horizon()` (as MR-LPF does).
+pub struct SelfDueller {
+    domain: bohf_core::FiniteDomain,
+    every: usize,
+    horizon: Option<usize>,
+    round: usize,
+}
+
+impl bohf_core::Optimizer for SelfDueller {
+    fn name(&self) -> &'static str {
+        "self-dueller"
+    }
+    fn suggest(&mut self, _rng: &mut dyn bohf_core::rand::Rng) -> bohf_core::Result<bohf_core::Query> {
+        if self.horizon.is_some_and(|h| self.round >= h) {
+            return Err(bohf_core::Error::invalid("horizon", "self-dueller has made all its queries"));
+        }
+        let other = if (self.round + 1).is_multiple_of(self.every) { 0 } else { 1 };
+        Ok(bohf_core::Query::Duel(self.domain.point(0)?, self.domain.point(other)?))
+    }
+    fn observe(&mut self, query: &bohf_core::Query, answer: Answer) -> bohf_core::Result<()> {
+        query.check_answer(&answer)?;
+        self.round += 1;
+        Ok(())
+    }
+    fn recommend(&self) -> bohf_core::Result<bohf_core::Point> {
+        self.domain.point(0)
+    }
+}
+
+/// The built-in registry plus `self-duels` (a [`SelfDueller`] that asks only self-duels) and
+/// `self-duels-horizon` (one self-duel every second query, and no query past the horizon).
+pub fn self_duel_registry() -> bohf_experiments::Registry {
+    let mut r = bohf_experiments::Registry::builtin();
+    for (name, every, horizon) in [("self-duels", 1, false), ("self-duels-horizon", 2, true)] {
+        r.register(bohf_experiments::AlgorithmEntry::new(
+            name,
+            "self-duels (test)",
+            |_, _| Ok(()),
+            move |ctx, _| {
+                let domain = ctx.domain().clone();
+                let horizon = horizon.then(|| ctx.horizon());
+                Ok(Box::new(SelfDueller { domain, every, horizon, round: 0 }) as bohf_experiments::BoxedOptimizer)
+            },
+        ))
+        .unwrap();
+    }
+    r
+}

@@ -57,5 +57,9 @@ pub(super) fn ask_json(live: &mut Session, input: &mut impl BufRead, out: &mut i
             }
         }
     }
+    if reason == "budget" {
+        // The loop ended because no query is left: say why (the budget, or the algorithm's self-duels).
+        reason = live.end().map_or("budget", bohf_session::End::key);
+    }
     send(out, done_message(live, reason))
 }

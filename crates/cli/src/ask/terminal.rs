@@ -4,7 +4,7 @@ use super::{Line, io_err, read_line, with_progress};
 use crate::CliError;
 use bohf_core::{Abstention, Answer};
 use bohf_session::candidates::fmt_num;
-use bohf_session::{Session, StoredAnswer, StoredQuery};
+use bohf_session::{End, MAX_SELF_DUELS_IN_A_ROW, Session, StoredAnswer, StoredQuery};
 use std::io::{BufRead, Write};
 
 /// Parses a typed answer (`=` is "no preference", `s` is "skip"); `Ok(None)` means quit.
@@ -101,10 +101,8 @@ fn show_query(live: &Session, q: &StoredQuery) -> String {
     match *q {
         StoredQuery::Duel { a, b } => {
             let mut s = format!("{head}: {}\n\n", question(live));
+            // Never a == b: the session answers self-duels itself (`Session::pending`).
             s.push_str(&option_table(live, &[a, b], &["A", "B"]));
-            if a == b {
-                s.push_str("\n(the same option twice: the algorithm thinks it is the best; either answer is fine)\n");
-            }
             s.push_str("\nA or B? [a/b, = no preference, s skip, q to stop] ");
             s
         }
@@ -172,13 +170,30 @@ pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &m
             }
         }
     }
-    if live.done() && live.answered() < live.budget() {
-        writeln!(out, "The cost budget is spent ({} answers).", live.answered()).map_err(io_err)?;
-    } else if live.done() {
-        writeln!(out, "The budget of {} queries is spent.", live.budget()).map_err(io_err)?;
-    } else {
-        writeln!(out, "Stopped after {} answers; continue with `bohf ask {}`.", live.answered(), live.path().display())
-            .map_err(io_err)?;
+    let (answered, budget) = (live.answered(), live.budget());
+    match live.end() {
+        Some(End::Costs) => writeln!(out, "The cost budget is spent ({answered} answers)."),
+        Some(End::Budget) => writeln!(out, "The budget of {budget} queries is spent."),
+        Some(End::SelfDuels) => writeln!(
+            out,
+            "The algorithm asked only duels of an option against itself ({MAX_SELF_DUELS_IN_A_ROW} in a row): it has \
+             nothing else to ask, so the session ends after {answered} of {budget} answers."
+        ),
+        Some(End::Horizon) => writeln!(
+            out,
+            "The algorithm has made all the queries it was built for ({budget}, counting the duels of an option \
+             against itself), so the session ends after {answered} of {budget} answers."
+        ),
+        None => writeln!(out, "Stopped after {answered} answers; continue with `bohf ask {}`.", live.path().display()),
+    }
+    .map_err(io_err)?;
+    if live.automatic() > 0 {
+        writeln!(
+            out,
+            "{} duel(s) of an option against itself were answered automatically (not shown; recorded in the file).",
+            live.automatic()
+        )
+        .map_err(io_err)?;
     }
     match live.recommendation() {
         Some(i) => writeln!(out, "Current recommendation: {}", live.body().candidates.describe(i)).map_err(io_err)?,

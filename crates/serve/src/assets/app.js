@@ -61,7 +61,7 @@ function render(s) {
   el("name").textContent = s.name;
   el("progress").textContent = s.answered + " of " + s.budget + " answered" +
     (s.abstained ? " (" + s.abstained + " without preference or skipped)" : "") +
-    ", " + (s.budget - s.answered) + " left";
+    (s.done ? "" : ", " + (s.budget - s.answered) + " left");
   el("bar").max = s.budget;
   el("bar").value = s.answered;
   el("done").hidden = !s.done;
