@@ -49,6 +49,7 @@ impl Optimizer for UniformDuels {
 }
 
 impl RegisteredAlgorithm for UniformDuels {
+    type Algorithm = Self;
     type Config = UniformConfig;
     type Checked = UniformConfig;
     fn check(c: &UniformConfig) -> bohf_core::Result<UniformConfig> {
@@ -58,7 +59,7 @@ impl RegisteredAlgorithm for UniformDuels {
             Err(Error::invalid("self_duel", format!("must lie in [0, 1], got {}", c.self_duel)))
         }
     }
-    fn build(ctx: &SearchContext, _: UniformConfig) -> bohf_core::Result<Self> {
+    fn build(ctx: &SearchContext, _: UniformConfig) -> bohf_core::Result<Self::Algorithm> {
         Ok(Self { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None })
     }
 }
@@ -160,12 +161,13 @@ impl Optimizer for Flaky {
 }
 
 impl RegisteredAlgorithm for Flaky {
+    type Algorithm = Self;
     type Config = FlakyConfig;
     type Checked = FlakyConfig;
     fn check(c: &FlakyConfig) -> bohf_core::Result<FlakyConfig> {
         Ok(FlakyConfig { fail_at: c.fail_at, probability: c.probability })
     }
-    fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self> {
+    fn build(ctx: &SearchContext, c: FlakyConfig) -> bohf_core::Result<Self::Algorithm> {
         let inner = UniformDuels { domain: ctx.domain().clone(), wins: vec![0; ctx.domain().len()], pending: None };
         Ok(Self { inner, fail_at: c.fail_at, probability: c.probability, t: 0 })
     }
@@ -218,23 +220,25 @@ impl Optimizer for UniformBoxChoice {
 }
 
 impl RegisteredAlgorithm<bohf_core::BoxDomain> for UniformBoxChoice {
+    type Algorithm = Self;
     type Config = UniformConfig;
     type Checked = UniformConfig;
     fn check(c: &UniformConfig) -> bohf_core::Result<UniformConfig> {
         UniformDuels::check(c)
     }
-    fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self> {
+    fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self::Algorithm> {
         Ok(Self(UniformChoice { domain: ctx.domain().clone().into(), last: None }))
     }
 }
 
 impl RegisteredAlgorithm<bohf_core::BoxDomain> for UniformBox {
+    type Algorithm = Self;
     type Config = UniformConfig;
     type Checked = UniformConfig;
     fn check(c: &UniformConfig) -> bohf_core::Result<UniformConfig> {
         UniformDuels::check(c)
     }
-    fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self> {
+    fn build(ctx: &SearchContext<bohf_core::BoxDomain>, _: UniformConfig) -> bohf_core::Result<Self::Algorithm> {
         Ok(Self { domain: ctx.domain().clone(), last_winner: None })
     }
 }
@@ -284,7 +288,7 @@ impl Optimizer for UniformChoice {
 }
 
 pub(crate) fn registry() -> Registry {
-    let mut r = Registry::builtin();
+    let mut r = Registry::empty();
     r.register(AlgorithmEntry::of_box::<UniformBox>("uniform-box", "uniform random duels in a box (test)")).unwrap();
     r.register(AlgorithmEntry::of::<Flaky>("flaky", "uniform duels that may fail at one step (test)")).unwrap();
     r.register(AlgorithmEntry::of::<UniformDuels>("uniform", "uniform random duels (test)")).unwrap();
@@ -333,46 +337,6 @@ params = { self_duel = 0.1 }
 [[algorithms]]
 name = "uniform-values"
 "#;
-
-/// A box problem: 2-D Branin on its box, uniform box duels and the box modes of POP-BO and GP-UCB
-/// (short searches).
-pub(crate) const BOX: &str = r#"
-name = "box"
-horizon = 5
-runs = 3
-seed = 4
-
-[problem]
-kind = "function"
-function = "branin"
-domain = "box"
-scaling = { multiply = 0.1 }
-
-[[algorithms]]
-name = "uniform-box"
-
-[[algorithms]]
-name = "pop-bo"
-[algorithms.params]
-confidence = { norm_bound = 3.0 }
-box_search = { samples = 40, starts = 2, iterations = 3 }
-
-[[algorithms]]
-name = "gp-ucb"
-params = { box_search = { design = 32, samples = 32, starts = 2 } }
-
-[[algorithms]]
-name = "gp-ucb"
-label = "gp-ucb-learned"
-[algorithms.params]
-noise = 0.1
-box_search = { design = 32, samples = 32, starts = 2 }
-hyperparameters = { refit_every = 2, screen = 4 }
-"#;
-
-pub(crate) fn box_spec() -> ExperimentSpec {
-    ExperimentSpec::from_toml_str(BOX).unwrap()
-}
 
 pub(crate) fn small_spec() -> ExperimentSpec {
     ExperimentSpec::from_toml_str(SMALL).unwrap()
