@@ -125,7 +125,7 @@ pub fn check(packages: &[Package], known: &[(&str, &str, &str)]) -> Vec<String> 
                 broken.push("an algorithm crate imports another algorithm crate".to_string());
             } else if to == Layer::Algorithm && !may_name_algorithms {
                 broken.push(format!(
-                    "a {from:?} crate names an algorithm crate (only the registry, the reproduction and the front ends do)"
+                    "a crate of the {from:?} layer names an algorithm crate (only the registry, the reproduction and the front ends do)"
                 ));
             }
             if from == Layer::FrontEnd && to == Layer::FrontEnd {

@@ -2,8 +2,8 @@
 //!
 //! The one crate that names the algorithm crates: it registers the papers' algorithms with the
 //! engine's [`Registry`] under the names the specs use ([`builtin`]), with their box modes
-//! ([`BoxModeConfig`] and the bounds of [`limits`] on a box search) and their memory estimates
-//! ([`AlgorithmEntry::with_memory`]). Its entries are the one list of algorithms:
+//! ([`BoxModeConfig`] and the bounds of [`limits`](bohf_experiments::limits) on a box search) and
+//! their memory estimates ([`AlgorithmEntry::with_memory`]). Its entries are the one list of algorithms:
 //! `docs/generated/algorithms.md` (`cargo xtask docs`) is written from them.
 //!
 //! The engine (`bohf-experiments`) defines the interface ([`RegisteredAlgorithm`],
@@ -39,6 +39,9 @@ use std::marker::PhantomData;
 pub struct Builtin<A>(PhantomData<fn() -> A>);
 
 /// The papers' algorithms under the names the specs use (see the crate documentation).
+///
+/// Long because it is the one list of the algorithms (each entry: name, description, box mode,
+/// paper, queries, memory estimate); splitting it would make a second list.
 pub fn builtin() -> Registry {
     let mut r = Registry::empty();
     // The memory estimates list what grows with n candidates and the horizon T: every
