@@ -741,7 +741,7 @@ mod tests {
         let text =
             "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
         let spec = ExperimentSpec::from_toml_str(text).unwrap();
-        let experiment = Experiment::new(spec, &crate::test_support::registry()).unwrap();
+        let experiment = Experiment::new(spec, &crate::testing::registry()).unwrap();
         let base = std::env::temp_dir().join(format!("bohf-folder-cancel-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let opts = |dir: &str, resume| RunOptions {
@@ -792,7 +792,7 @@ mod tests {
             resume,
             checkpoint_every: None,
         };
-        let registry = crate::test_support::registry();
+        let registry = crate::testing::registry();
         let (ea, eb) = (Experiment::new(a, &registry).unwrap(), Experiment::new(b.clone(), &registry).unwrap());
         run_experiment(&ea, &opts("old", false, None), &Quiet).unwrap();
         // Without --resume, or as a shard, the folder of the shorter spec is refused.

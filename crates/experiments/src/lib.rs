@@ -65,8 +65,11 @@ pub mod spec;
 pub mod summary;
 pub mod svm_table;
 
-#[cfg(test)]
-mod test_support;
+/// Test fixtures (test-only optimisers, a registry of them, small specs, scratch folders), for the
+/// engine's tests and, with the feature `test-support`, the tests of the crates above it.
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod testing;
 
 pub use budget::{BudgetSpec, spent_budget};
 pub use error::{ExperimentError, Result};

@@ -41,9 +41,6 @@ pub mod presets;
 pub mod report;
 pub mod table2;
 
-#[cfg(test)]
-mod test_support;
-
 pub use bohf_experiments::reproduces as source;
 
 pub use claims::{Claim, Order, SE_MULTIPLE, claims_of, compare};

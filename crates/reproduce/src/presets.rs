@@ -168,8 +168,8 @@ mod tests {
             discover(&dir).unwrap().into_iter().filter(|p| p.paper() == Paper::CompGpUcb).collect();
         let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(presets.len(), 18, "{names:?}");
-        let tiny = crate::test_support::scratch_dir("compgpucb-presets");
-        let tiny_magic = crate::test_support::tiny_data(&tiny, 60);
+        let tiny = bohf_experiments::testing::scratch_dir("compgpucb-presets");
+        let tiny_magic = bohf_experiments::testing::tiny_data(&tiny, 60);
         for p in &presets {
             let mut spec: ExperimentSpec = toml::from_str(&p.text).unwrap();
             if let bohf_experiments::ProblemSpec::Svm(s) = &mut spec.problem {

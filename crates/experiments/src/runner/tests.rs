@@ -1,6 +1,6 @@
 //! Tests of the runner: determinism across threads, shards, the recorded metrics, and `on_error`.
 
-use crate::test_support::*;
+use crate::testing::*;
 use crate::*;
 use bohf_core::rand::Rng;
 use bohf_core::{Answer, FiniteDomain, Optimizer, Point, Query};

@@ -2,7 +2,7 @@
 //! tabulation takes minutes; `bohf reproduce compgpucb-fig1c-svm` runs it).
 
 use super::*;
-use crate::test_support::{registry, scratch_dir, tiny_data};
+use crate::testing::{registry, scratch_dir, tiny_data};
 use crate::{ComparisonSource, Experiment, ExperimentSpec, ProblemSpec};
 use std::sync::Mutex;
 

@@ -4,10 +4,10 @@
 
 use super::*;
 use crate::discover;
-use crate::test_support::scratch_dir;
 use bohf_core::rand::RngExt;
 use bohf_experiments::folder::Quiet;
 use bohf_experiments::runner::RunId;
+use bohf_experiments::testing::scratch_dir;
 
 fn ms(mean: f64, se: f64) -> MeanSe {
     MeanSe { mean, se }

@@ -1,5 +1,7 @@
-//! Fixtures shared by the experiments unit tests: small test-only optimisers (uniform duels, uniform
-//! evaluations, one that fails at a step), a registry with them, a small spec and scratch folders.
+//! Test fixtures of the engine, shared with the tests of the crates above it (feature
+//! `test-support`): small test-only optimisers (uniform duels, uniform evaluations, one that fails
+//! at a step), a registry with them, a small spec, a tiny data file and scratch folders.
+#![allow(missing_docs)]
 
 use crate::*;
 use bohf_core::rand::{Rng, RngExt};
@@ -136,7 +138,7 @@ struct FlakyConfig {
 }
 
 /// The error [`Flaky`] fails with.
-pub(crate) fn flaky_error() -> Error {
+pub fn flaky_error() -> Error {
     Error::solver_failed("test solver", SolverStatus::InsufficientProgress, "a test failure")
 }
 
@@ -287,7 +289,7 @@ impl Optimizer for UniformChoice {
     }
 }
 
-pub(crate) fn registry() -> Registry {
+pub fn registry() -> Registry {
     let mut r = Registry::empty();
     r.register(AlgorithmEntry::of_box::<UniformBox>("uniform-box", "uniform random duels in a box (test)")).unwrap();
     r.register(AlgorithmEntry::of::<Flaky>("flaky", "uniform duels that may fail at one step (test)")).unwrap();
@@ -318,7 +320,7 @@ pub(crate) fn registry() -> Registry {
     r
 }
 
-pub(crate) const SMALL: &str = r#"
+pub const SMALL: &str = r#"
 name = "small"
 horizon = 25
 runs = 4
@@ -338,14 +340,14 @@ params = { self_duel = 0.1 }
 name = "uniform-values"
 "#;
 
-pub(crate) fn small_spec() -> ExperimentSpec {
+pub fn small_spec() -> ExperimentSpec {
     ExperimentSpec::from_toml_str(SMALL).unwrap()
 }
 
 /// A MAGIC-format file of `n` records: 10 attributes from a fixed pseudo-random sequence, the
 /// class `g` when a noisy linear score of the first two is positive (so a good SVM does better
 /// than the majority).
-pub(crate) fn tiny_data(dir: &std::path::Path, n: usize) -> PathBuf {
+pub fn tiny_data(dir: &std::path::Path, n: usize) -> PathBuf {
     let mut state: u64 = 12345;
     let mut next = || {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -363,15 +365,20 @@ pub(crate) fn tiny_data(dir: &std::path::Path, n: usize) -> PathBuf {
     p
 }
 
-pub(crate) fn scratch_dir(name: &str) -> PathBuf {
+pub fn scratch_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("bohf-experiments-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
-pub(crate) fn run_with_threads(spec: &ExperimentSpec, threads: usize) -> Results {
-    let e = Experiment::new(spec.clone(), &registry()).unwrap();
+pub fn run_with_threads(spec: &ExperimentSpec, threads: usize) -> Results {
+    run_with_registry(spec, &registry(), threads)
+}
+
+/// Runs `spec` with the algorithms of `registry` on a pool of `threads` threads.
+pub fn run_with_registry(spec: &ExperimentSpec, registry: &Registry, threads: usize) -> Results {
+    let e = Experiment::new(spec.clone(), registry).unwrap();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| e.run()).unwrap()
 }
