@@ -15,7 +15,7 @@
 //!   kernel refitted every 20 of its 600 observations); the learned GP keeps no posterior of its own
 //!   (docs/compgpucb.md, "Performance").
 
-use bohf::experiments::{Experiment, ExperimentSpec, Registry, RunId};
+use bohf::experiments::{Experiment, ExperimentSpec, RunId};
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
@@ -24,7 +24,7 @@ const BOREHOLE: &str = include_str!("../specs/compgpucb-fig3a-borehole.toml");
 const CURRIN: &str = include_str!("../specs/compgpucb-fig1a-currin.toml");
 
 fn experiment(text: &str) -> Experiment {
-    Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &Registry::builtin()).unwrap()
+    Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &bohf::registry::builtin()).unwrap()
 }
 
 /// The index of the algorithm labelled `label` in the spec.

@@ -7,7 +7,7 @@
 //!   on MR-LPF's 100-point RKHS grid: the cost of the runner itself (respondent, regret, records).
 //! * `experiments/csv_4x30x300`: writing the 36 000-row CSV of the Ackley experiment.
 
-use bohf::experiments::{Experiment, ExperimentSpec, Registry, RunId, Timing};
+use bohf::experiments::{Experiment, ExperimentSpec, RunId, Timing};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
@@ -44,7 +44,7 @@ name = "random"
 "#;
 
 fn experiment(text: &str) -> Experiment {
-    Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &Registry::builtin()).unwrap()
+    Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &bohf::registry::builtin()).unwrap()
 }
 
 fn benches(c: &mut Criterion) {

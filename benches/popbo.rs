@@ -23,11 +23,11 @@
 //!   climbed (idle), now 145.0 and 144.0 ms (idle).
 
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
-use bohf::experiments::reproduce::table2::{Table2Spec, gp_instance_config};
 use bohf::popbo::{BoxSearchConfig, PopBo, PopBoBox, PopBoConfig};
 use bohf::problems::TestFunction;
 use bohf::problems::popbo::GpInstanceSpec;
 use bohf::problems::popbo::table2_problem;
+use bohf::reproduce::table2::{Table2Spec, gp_instance_config};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use rand::RngExt;
 use std::hint::black_box;

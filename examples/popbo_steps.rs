@@ -18,9 +18,9 @@
 //!   bound (before any solve) and the exact value.
 
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
-use bohf::experiments::reproduce::table2::Table2Spec;
 use bohf::popbo::PopBo;
 use bohf::problems::popbo::table2_problem;
+use bohf::reproduce::table2::Table2Spec;
 use rand::RngExt;
 use std::time::Instant;
 

@@ -23,18 +23,18 @@
 //! `<name>-cumulative.{png,svg}`, and `<name>.horizon.csv` (the values at the horizon, read back to
 //! build the index). A COBOL preset (`reproduces.paper = "cobol"`) writes COBOL's report instead:
 //! `<name>.md`, `<name>-{simple,sum-simple,queries}.{png,svg}` against f-evaluations and
-//! `<name>.cobol.json` (see `bohf_experiments::reproduce::cobol`); a COMP-GP-UCB preset writes
+//! `<name>.cobol.json` (see `bohf_reproduce::cobol`); a COMP-GP-UCB preset writes
 //! `<name>.md`, `<name>-{simple,comparisons,labels}.{png,svg}` (S(Λ), R_c, R_l against spent budget)
-//! and `<name>.compgpucb.json` (`bohf_experiments::reproduce::compgpucb`). The index `README.md` is
+//! and `<name>.compgpucb.json` (`bohf_reproduce::compgpucb`). The index `README.md` is
 //! rebuilt from every `*.horizon.csv`, `*.cobol.json` and `*.compgpucb.json` in the folder and states, per paper claim, whether it
 //! reproduced under the rule of [`compare`] (COBOL's handover and no-harm rules are its own).
 //!
-//! The presets (found by `bohf_experiments::reproduce::discover` in `specs/`, as `bohf reproduce`
-//! finds them), claims and reports live in `bohf_experiments::reproduce`; this example only parses
+//! The presets (found by `bohf_reproduce::discover` in `specs/`, as `bohf reproduce`
+//! finds them), claims and reports live in `bohf_reproduce`; this example only parses
 //! its options and loops over the presets.
 
-pub use bohf::experiments::reproduce::*;
-use bohf::experiments::{Experiment, Registry, write_atomic};
+use bohf::experiments::{Experiment, write_atomic};
+pub use bohf::reproduce::*;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -167,7 +167,7 @@ fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, Box
         &opts.specs_dir.join("..").join("target").join("reproduction"),
     );
     let name = panel.spec.name.clone();
-    let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
+    let experiment = Experiment::new(panel.spec.clone(), &bohf::registry::builtin())?;
     eprintln!(
         "{name}: {} algorithms × {} runs, T = {} …",
         experiment.spec().algorithms.len(),
@@ -184,14 +184,5 @@ fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, Box
     let command =
         format!("cargo run --release --example reproduce -- {}{name}", if opts.quick { "--quick " } else { "" });
     let link = format!("../../specs/{name}.toml");
-    if preset.paper() == Paper::Cobol {
-        write_cobol_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?;
-        return Ok(None);
-    }
-    if preset.paper() == Paper::CompGpUcb {
-        write_compgpucb_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?;
-        return Ok(None);
-    }
-    let summary = results.summary()?;
-    Ok(Some(write_panel_report(&opts.out_dir, &experiment, &panel, &summary, elapsed, &command, &link)?))
+    Ok(write_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?.panel_result())
 }

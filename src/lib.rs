@@ -34,3 +34,5 @@ pub use bohf_optim as optim;
 pub use bohf_pfts as pfts;
 pub use bohf_popbo as popbo;
 pub use bohf_problems as problems;
+pub use bohf_registry as registry;
+pub use bohf_reproduce as reproduce;

@@ -1,7 +1,7 @@
 //! Every registered algorithm end to end through the experiment runner: regret well below uniform
 //! random duels', decreasing over time, and results independent of the thread count.
 
-use bohf::experiments::{Experiment, ExperimentSpec, Registry, Results, Timing};
+use bohf::experiments::{Experiment, ExperimentSpec, Results, Timing};
 
 const T: usize = 200;
 const RUNS: usize = 20;
@@ -42,7 +42,7 @@ fn spec() -> ExperimentSpec {
 }
 
 fn run_with_threads(threads: usize) -> Results {
-    let experiment = Experiment::new(spec(), &Registry::builtin()).unwrap();
+    let experiment = Experiment::new(spec(), &bohf::registry::builtin()).unwrap();
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| experiment.run()).unwrap()
 }
 

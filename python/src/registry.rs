@@ -1,4 +1,4 @@
-//! `bohf.algorithms()`: the registry (`Registry::builtin`, the one every spec and session uses),
+//! `bohf.algorithms()`: the registry (`bohf_registry::builtin()`, the one every spec and session uses),
 //! with each parameter's default and meaning. The meanings are read from the generated algorithm
 //! reference (`docs/generated/algorithms.md`, written by `cargo xtask docs` from the config types'
 //! doc comments and checked by `cargo xtask docs --check`), embedded at build time, so no meaning
@@ -6,7 +6,6 @@
 
 use crate::convert::from_json;
 use bohf_core::DomainKind;
-use bohf_experiments::Registry;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -41,7 +40,7 @@ fn toml_to_json(v: toml::Value) -> serde_json::Value {
 /// `parameters` (a list of `{"name", "default", "meaning"}`, nested keys dotted).
 #[pyfunction]
 pub fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-    let registry = Registry::builtin();
+    let registry = bohf_registry::builtin();
     let out = PyList::empty(py);
     for entry in registry.entries() {
         let d = PyDict::new(py);

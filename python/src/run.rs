@@ -5,7 +5,7 @@ use crate::convert::table;
 use crate::errors::{SpecError, experiment_err};
 use bohf_core::Answer;
 use bohf_experiments::folder::{self, FolderProgress, Outcome, RunOptions};
-use bohf_experiments::{Experiment, ExperimentSpec, PointRecord, Registry, RunRecord};
+use bohf_experiments::{Experiment, ExperimentSpec, PointRecord, RunRecord};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -136,7 +136,7 @@ pub fn run<'py>(
     let (spec, source) = spec_of(spec)?;
     let spec = folder::stored_spec(spec);
     let experiment =
-        Experiment::new(spec, &Registry::builtin()).map_err(|e| SpecError::new_err(format!("{source}: {e}")))?;
+        Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| SpecError::new_err(format!("{source}: {e}")))?;
     let shard = match shard {
         None => None,
         Some(s) if s.is_instance_of::<PyString>() => {

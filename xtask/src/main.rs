@@ -6,6 +6,8 @@
 //!   from the experiment registry, verification report from `docs/generated/verification.json`,
 //!   index of `docs/reproduction/`); `--check` exits 1 if the checked-in pages are stale.
 //! * `cargo xtask deps`: exits 1 naming each dependency a workspace crate declares but never uses.
+//! * `cargo xtask layers`: exits 1 naming each arrow between crates that breaks the layers of
+//!   `docs/architecture.md` (from `cargo metadata`).
 //!
 //! The numerics live in the library crates; this binary only calls them and compares.
 //!
@@ -18,6 +20,7 @@ mod deps;
 mod doclinks;
 mod docs;
 mod fielddocs;
+mod layers;
 mod report;
 
 use report::{Row, Status};
@@ -27,7 +30,7 @@ use std::time::Instant;
 
 pub fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask verify [--quick] [--only NAME] [--json FILE]\n       cargo xtask docs [--check]\n       cargo xtask deps"
+        "usage: cargo xtask verify [--quick] [--only NAME] [--json FILE]\n       cargo xtask docs [--check]\n       cargo xtask deps\n       cargo xtask layers"
     );
     ExitCode::from(2)
 }
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Some("verify") => verify(&args[1..]),
         Some("docs") => docs::run(&args[1..]),
         Some("deps") => deps::run(&args[1..]),
+        Some("layers") => layers::run(&args[1..]),
         _ => usage(),
     }
 }

@@ -1,11 +1,10 @@
 //! `bohf leaderboard`: every duel algorithm of bohf on the suite of `specs/leaderboard/`, and the
-//! page that ranks them ([`bohf_experiments::leaderboard`]).
+//! page that ranks them ([`bohf_reproduce::leaderboard`]).
 
 use crate::CliError;
 use crate::presets::DEFAULT_SPECS_DIR;
-use bohf_experiments::Registry;
-use bohf_experiments::leaderboard::{ProblemBoard, SuiteProblem, run_problem, write_page};
-use bohf_experiments::reproduce::discover;
+use bohf_reproduce::discover;
+use bohf_reproduce::leaderboard::{ProblemBoard, SuiteProblem, run_problem, write_page};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -72,7 +71,7 @@ pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
             )));
         }
     }
-    let registry = Registry::builtin();
+    let registry = bohf_registry::builtin();
     // Every spec is checked before anything runs.
     let problems = all
         .iter()

@@ -9,7 +9,7 @@ mod progress;
 mod report;
 
 use bohf_experiments::folder;
-use bohf_experiments::{Experiment, ExperimentError, ExperimentSpec, Metric, Registry};
+use bohf_experiments::{Experiment, ExperimentError, ExperimentSpec, Metric};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -90,7 +90,7 @@ pub fn load_experiment(path: &Path, out: Option<&Path>) -> Result<Experiment, Cl
     let spec = bohf_experiments::folder::with_default_cache(spec, &out);
     // A relative data path made absolute, so that a missing file is reported by its full path.
     let spec = bohf_experiments::folder::stored_spec(spec);
-    Experiment::new(spec, &Registry::builtin()).map_err(|e| {
+    Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| {
         let m = with_variant_hint(e.to_string());
         CliError::msg(format!("`{}`: {m}", path.display()))
     })
@@ -398,7 +398,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         }
         Command::Merge { dirs, out } => {
             let out = out.unwrap_or_else(|| dirs[0].clone());
-            let results = folder::merge(&dirs, &out, &*progress::for_stderr())?;
+            let results = folder::merge(&dirs, &out, &bohf_registry::builtin(), &*progress::for_stderr())?;
             print!("{}", report::terminal_table(&results.summary()?));
             println!("\nmerged {} runs into {}", results.runs().len(), out.display());
         }

@@ -1,5 +1,5 @@
 //! `bohf reproduce`: the papers' experiments as named presets, the spec files of a presets folder
-//! found by [`bohf_experiments::reproduce::discover`] (as `examples/reproduce.rs` finds them).
+//! found by [`bohf_reproduce::discover`] (as `examples/reproduce.rs` finds them).
 //!
 //! The folder is `--specs DIR`, by default the `specs/` folder of the source tree the binary was
 //! built from ([`DEFAULT_SPECS_DIR`], fixed at build time); if it is missing (the binary was moved
@@ -9,11 +9,9 @@
 
 use crate::CliError;
 use bohf_experiments::folder::{Outcome, RunOptions, run_experiment, stored_spec};
-use bohf_experiments::reproduce::table2::{Table2Spec, write_table2};
-use bohf_experiments::reproduce::{
-    Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_cobol_report, write_compgpucb_report, write_panel_report,
-};
-use bohf_experiments::{Experiment, ProblemSpec, Registry};
+use bohf_experiments::{Experiment, ProblemSpec};
+use bohf_reproduce::table2::{Table2Spec, write_table2};
+use bohf_reproduce::{Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_report};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -109,7 +107,7 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
         }
     }
     panel.spec = bohf_experiments::folder::with_default_cache(panel.spec.clone(), &opts.run.out);
-    let experiment = Experiment::new(panel.spec.clone(), &Registry::builtin())?;
+    let experiment = Experiment::new(panel.spec.clone(), &bohf_registry::builtin())?;
     let start = Instant::now();
     let results = match run_experiment(&experiment, &opts.run, &*crate::progress::for_stderr())? {
         Outcome::Complete(r) => r,
@@ -131,13 +129,7 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
         if opts.quick { " --quick" } else { "" },
         opts.runs.map(|r| format!(" --runs {r}")).unwrap_or_default()
     );
-    if preset.paper() == Paper::Cobol {
-        write_cobol_report(&opts.run.out, &experiment, &panel, &results, elapsed, &command, "spec.toml")?;
-    } else if preset.paper() == Paper::CompGpUcb {
-        write_compgpucb_report(&opts.run.out, &experiment, &panel, &results, elapsed, &command, "spec.toml")?;
-    } else {
-        write_panel_report(&opts.run.out, &experiment, &panel, &summary, elapsed, &command, "spec.toml")?;
-    }
+    write_report(&opts.run.out, &experiment, &panel, &results, elapsed, &command, "spec.toml")?;
     print!("{}", crate::report::terminal_table(&summary));
     Ok(Some(opts.run.out.join(format!("{}.md", preset.name))))
 }

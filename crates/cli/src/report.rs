@@ -43,7 +43,7 @@ pub fn plot(dir: &Path, out: Option<PathBuf>, metric: Metric) -> Result<PathBuf,
 }
 
 fn pm(m: MeanSe) -> String {
-    bohf_experiments::reproduce::pm(m)
+    bohf_reproduce::pm(m)
 }
 
 /// The values at the horizon as an aligned plain-text table.

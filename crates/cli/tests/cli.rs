@@ -3,7 +3,6 @@
 //! specs. Horizons are small so that the suite stays fast.
 
 use bohf_core::{Answer, FiniteDomain, Query, SearchContext, rng};
-use bohf_experiments::Registry;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -259,7 +258,7 @@ fn reproduce_quick_of_a_cobol_preset_writes_its_report_with_the_claims() {
     assert!(md.contains("| COBOL | `cobol` | 0.1 | 3 |"), "{md}");
     assert!(md.contains("| vanilla LCB | `vanilla-lcb` | — (never asks) |"), "{md}");
     assert!(md.contains("SR at k = "), "{md}");
-    let panel = bohf_experiments::reproduce::CobolPanel::from_json(
+    let panel = bohf_reproduce::CobolPanel::from_json(
         &std::fs::read_to_string(r.join("cobol-expb-rastrigin2.cobol.json")).unwrap(),
     )
     .unwrap();
@@ -523,7 +522,7 @@ fn library_run(algorithm: &str, budget: usize) -> (Vec<(usize, usize)>, usize) {
     let rows: Vec<Vec<f64>> = raw.iter().map(|r| vec![(r[0] - 1.0) / 8.0, (r[1] - 1.0) / 8.0]).collect();
     let domain = FiniteDomain::from_rows(&rows).unwrap();
     let ctx = SearchContext::new(domain, budget).unwrap();
-    let registry = Registry::builtin();
+    let registry = bohf_registry::builtin();
     let mut opt = registry.get(algorithm).unwrap().build(&ctx, &toml::Table::new()).unwrap();
     let mut r = rng::seeded(11);
     let mut asked = Vec::new();

@@ -169,6 +169,3 @@ pub fn check_length(run: &RunRecord, spec: &ExperimentSpec) -> std::result::Resu
         )),
     }
 }
-
-#[cfg(test)]
-mod tests;

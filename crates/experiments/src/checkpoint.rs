@@ -16,8 +16,8 @@
 //! `….partial.json.damaged`, and the run starts again from step 1.
 
 use crate::checksum::{strip_checksum_line, with_checksum_line};
+use crate::results::RunId;
 use crate::results::StepRecord;
-use crate::runner::RunId;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -87,7 +87,7 @@ pub enum ExperimentError {
     Stopped {
         /// The failure that stopped the experiment (the first one, in task order, if several runs in
         /// flight failed).
-        failure: Box<crate::runner::FailedRun>,
+        failure: Box<crate::results::FailedRun>,
         /// Every run that finished, sorted by (algorithm, run).
         finished: Vec<crate::results::RunRecord>,
         /// How many runs were never started.

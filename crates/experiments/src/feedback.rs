@@ -163,8 +163,8 @@ pub fn over_reached(series: &[Vec<f64>], k_max: usize) -> Vec<MeanSe> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::RunId;
     use crate::results::{PointRecord, StepRecord};
-    use crate::runner::RunId;
 
     /// A step whose evaluation answers u = 10 − gap (u* = 10).
     fn step(t: usize, query: QueryKind, gap: f64, phase: &str) -> StepRecord {

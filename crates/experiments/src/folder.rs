@@ -200,8 +200,8 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
     move |e| ExperimentError::Io { action, path: path.to_path_buf(), source: e }
 }
 
-/// Reads and validates `DIR/spec.toml`.
-pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, ExperimentError> {
+/// Reads `DIR/spec.toml` and validates it against `registry`.
+pub fn read_stored_spec(dir: &Path, registry: &Registry) -> Result<ExperimentSpec, ExperimentError> {
     let path = dir.join("spec.toml");
     if !path.exists() {
         return Err(ExperimentError::Folder(format!(
@@ -212,7 +212,7 @@ pub fn read_stored_spec(dir: &Path) -> Result<ExperimentSpec, ExperimentError> {
     let spec = ExperimentSpec::from_file(&path)?;
     // A stored spec is input too (it may have been edited): the same checks as a spec to run, so
     // that `merge` never sizes anything by an unchecked field.
-    spec.validate(&Registry::builtin()).map_err(|e| ExperimentError::Folder(format!("`{}`: {e}", path.display())))?;
+    spec.validate(registry).map_err(|e| ExperimentError::Folder(format!("`{}`: {e}", path.display())))?;
     Ok(spec)
 }
 
@@ -240,11 +240,16 @@ pub fn appends_algorithms(old: &ExperimentSpec, new: &ExperimentSpec) -> bool {
 /// Writes `DIR/spec.toml`, or checks that the one there is the same spec. With `extend`, a stored
 /// spec that `spec` extends by appended algorithms ([`appends_algorithms`]) is replaced by `spec`
 /// (its runs stay valid) and the number of new algorithms returned.
-fn claim_folder(dir: &Path, spec: &ExperimentSpec, extend: bool) -> Result<usize, ExperimentError> {
+fn claim_folder(
+    dir: &Path,
+    spec: &ExperimentSpec,
+    registry: &Registry,
+    extend: bool,
+) -> Result<usize, ExperimentError> {
     std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
     let path = dir.join("spec.toml");
     if path.exists() {
-        let there = read_stored_spec(dir)?;
+        let there = read_stored_spec(dir, registry)?;
         if extend && appends_algorithms(&there, spec) {
             write_atomic(&path, spec.to_toml_string()?.as_bytes())?;
             return Ok(spec.algorithms.len() - there.algorithms.len());
@@ -392,7 +397,7 @@ pub fn run_experiment(
         None => lock_folder(&opts.out, progress)?,
     };
     // Only a whole run (no shard: the shards of a folder must agree on its spec) may extend it.
-    let added = claim_folder(&opts.out, &spec, opts.resume && opts.shard.is_none())?;
+    let added = claim_folder(&opts.out, &spec, experiment.registry(), opts.resume && opts.shard.is_none())?;
     if added > 0 {
         progress.note(&format!(
             "`{}`: the spec appends {added} algorithm(s) to the folder's; its finished runs are kept and the new \
@@ -479,7 +484,7 @@ pub fn run_experiment(
     let in_flight = pool.current_num_threads().min(todo.len());
     if in_flight > 1 {
         let (candidates, dim) = experiment.problem().shape();
-        spec.check_memory(&Registry::builtin(), candidates, dim, in_flight).map_err(|e| {
+        spec.check_memory(experiment.registry(), candidates, dim, in_flight).map_err(|e| {
             ExperimentError::Folder(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
         })?;
     }
@@ -647,12 +652,17 @@ fn collect(
 }
 
 /// `bohf merge DIR… --out OUT`: the runs of every folder into one result set; the folders must hold
-/// the same spec.
-pub fn merge(dirs: &[PathBuf], out: &Path, progress: &dyn FolderProgress) -> Result<Results, ExperimentError> {
+/// the same spec, validated against `registry`.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    registry: &Registry,
+    progress: &dyn FolderProgress,
+) -> Result<Results, ExperimentError> {
     let first = dirs.first().ok_or_else(|| ExperimentError::Folder("give at least one results folder".into()))?;
-    let spec = read_stored_spec(first)?;
+    let spec = read_stored_spec(first, registry)?;
     for d in &dirs[1..] {
-        let other = read_stored_spec(d)?;
+        let other = read_stored_spec(d, registry)?;
         let diff = spec_differences(&spec, &other);
         if !diff.is_empty() {
             return Err(ExperimentError::Folder(format!(
@@ -664,13 +674,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path, progress: &dyn FolderProgress) -> Res
         }
     }
     // The title as the runner would give it (the problem description needs the problem built).
-    let title = match Experiment::new(spec.clone(), &Registry::builtin()) {
+    let title = match Experiment::new(spec.clone(), registry) {
         Ok(e) => e.title(),
         Err(_) => spec.title.clone().unwrap_or_else(|| spec.name.clone()),
     };
     let results = collect(dirs, &spec, &title, progress)?;
     let _lock = lock_folder(out, progress)?;
-    claim_folder(out, &spec, false)?;
+    claim_folder(out, &spec, registry, false)?;
     for r in results.runs() {
         let path = run_file(out, r.id);
         if !path.exists() {
@@ -702,8 +712,7 @@ mod tests {
 
     #[test]
     fn spec_differences_name_the_top_level_fields() {
-        let text =
-            "name = \"x\"\nhorizon = 5\nruns = 2\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"pf-ts\"\n";
+        let text = "name = \"x\"\nhorizon = 5\nruns = 2\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform-values\"\n";
         let a = ExperimentSpec::from_toml_str(text).unwrap();
         let mut b = a.clone();
         assert!(spec_differences(&a, &b).is_empty());
@@ -730,9 +739,9 @@ mod tests {
     #[test]
     fn a_cancelled_run_keeps_its_finished_runs_and_resume_completes_it_identically() {
         let text =
-            "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"random\"\n";
+            "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
         let spec = ExperimentSpec::from_toml_str(text).unwrap();
-        let experiment = Experiment::new(spec, &Registry::builtin()).unwrap();
+        let experiment = Experiment::new(spec, &crate::testing::registry()).unwrap();
         let base = std::env::temp_dir().join(format!("bohf-folder-cancel-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let opts = |dir: &str, resume| RunOptions {
@@ -760,15 +769,15 @@ mod tests {
     #[test]
     fn a_resume_may_append_algorithms_and_nothing_else() {
         let text = |algs: &str| format!("name = \"x\"\nhorizon = 4\nruns = 2\n[problem]\nkind = \"ackley\"\n{algs}");
-        let one = "[[algorithms]]\nname = \"random\"\n";
-        let two = format!("{one}[[algorithms]]\nname = \"pf-ts\"\n");
+        let one = "[[algorithms]]\nname = \"uniform\"\n";
+        let two = format!("{one}[[algorithms]]\nname = \"uniform-values\"\n");
         let spec = |t: &str| ExperimentSpec::from_toml_str(t).unwrap();
         let (a, b) = (spec(&text(one)), spec(&text(&two)));
         assert!(appends_algorithms(&a, &b));
         assert!(!appends_algorithms(&b, &a), "removing an algorithm is not appending");
         assert!(!appends_algorithms(&a, &a));
         // Inserting before, changing an entry, or changing anything else: not an extension.
-        let swapped = spec(&text("[[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"random\"\n"));
+        let swapped = spec(&text("[[algorithms]]\nname = \"uniform-values\"\n[[algorithms]]\nname = \"uniform\"\n"));
         assert!(!appends_algorithms(&a, &swapped));
         let mut c = b.clone();
         c.runs = 3;
@@ -783,7 +792,7 @@ mod tests {
             resume,
             checkpoint_every: None,
         };
-        let registry = Registry::builtin();
+        let registry = crate::testing::registry();
         let (ea, eb) = (Experiment::new(a, &registry).unwrap(), Experiment::new(b.clone(), &registry).unwrap());
         run_experiment(&ea, &opts("old", false, None), &Quiet).unwrap();
         // Without --resume, or as a shard, the folder of the shorter spec is refused.
@@ -798,7 +807,7 @@ mod tests {
         // The old runs are untouched, the spec replaced, and the whole equals a fresh run of it.
         assert_eq!(std::fs::read(base.join("old/runs/a0-r1.csv")).unwrap(), before);
         assert_eq!(
-            spec_differences(&read_stored_spec(&base.join("old")).unwrap(), &stored_spec(b)),
+            spec_differences(&read_stored_spec(&base.join("old"), &registry).unwrap(), &stored_spec(b)),
             Vec::<String>::new()
         );
         let Outcome::Complete(fresh) = run_experiment(&eb, &opts("new", false, None), &Quiet).unwrap() else {

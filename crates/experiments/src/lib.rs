@@ -2,12 +2,15 @@
 //!
 //! Experiments for bohf: [TOML specs](spec), a parallel deterministic [runner], the papers'
 //! [regret metrics](metrics), [results] as CSV, [summaries](summary) as JSON, and
-//! [plots](mod@plot) (PNG and SVG), and the [reproduction](reproduce) of the papers' experiments (their
-//! claims, the rule that judges them, the reports).
+//! [plots](mod@plot) (PNG and SVG). The engine is paper-agnostic and names no algorithm: it takes
+//! a [`Registry`] of algorithms as a parameter (the papers' algorithms: `bohf_registry::builtin()`;
+//! the papers' reproductions: the `bohf-reproduce` crate).
 //!
 //! ```no_run
 //! use bohf_experiments::{Experiment, ExperimentSpec, Registry, write_results};
 //!
+//! # fn main() -> Result<(), bohf_experiments::ExperimentError> {
+//! # let registry = Registry::empty(); // bohf_registry::builtin() for the papers' algorithms
 //! let spec = ExperimentSpec::from_toml_str(r#"
 //!     name = "mr-lpf-rkhs-se"
 //!     horizon = 300
@@ -21,11 +24,12 @@
 //!     [algorithms.params.inference.kernel]
 //!     kind = "se"
 //! "#)?;
-//! let experiment = Experiment::new(spec, &Registry::builtin())?;
+//! let experiment = Experiment::new(spec, &registry)?;  // registry: bohf_registry::builtin()
 //! let results = experiment.run()?;                      // all runs, on the current rayon pool
 //! let files = write_results(&results, "results/mr-lpf-rkhs-se")?;
 //! println!("{}", results.summary()?.markdown_table());
-//! # Ok::<(), bohf_experiments::ExperimentError>(())
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! **Determinism.** Run r of algorithm a uses its own random streams derived from the base seed
@@ -46,7 +50,6 @@ pub mod checksum;
 pub mod error;
 pub mod feedback;
 pub mod folder;
-pub mod leaderboard;
 pub mod limits;
 pub mod lock;
 pub mod metrics;
@@ -54,15 +57,19 @@ pub mod output;
 pub mod plot;
 pub mod problem;
 pub mod registry;
-pub mod reproduce;
+pub mod reproduces;
 pub mod results;
 pub mod runner;
+pub mod runs_csv;
 pub mod spec;
 pub mod summary;
 pub mod svm_table;
 
-#[cfg(test)]
-mod test_support;
+/// Test fixtures (test-only optimisers, a registry of them, small specs, scratch folders), for the
+/// engine's tests and, with the feature `test-support`, the tests of the crates above it.
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod testing;
 
 pub use budget::{BudgetSpec, spent_budget};
 pub use error::{ExperimentError, Result};
@@ -75,8 +82,10 @@ pub use output::{
 pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
-pub use results::{PointRecord, QueryKind, RunRecord, StepRecord, Timing, runs_from_csv, runs_to_csv};
-pub use runner::{Experiment, FailedRun, Results, RunId, TaskOutcome};
+pub use reproduces::{ClaimRule, Paper, Reproduces};
+pub use results::{FailedRun, PointRecord, QueryKind, RunId, RunRecord, StepRecord, Timing, runs_to_csv};
+pub use runner::{Experiment, Results, TaskOutcome};
+pub use runs_csv::runs_from_csv;
 pub use spec::{
     AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec,
     RespondentSpec, ResponseModel,

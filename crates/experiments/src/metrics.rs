@@ -21,6 +21,7 @@
 //! stated precision, a difference u(x*) − u(x) below 0 (a point at the optimiser, rounded) is
 //! taken as 0.
 
+use crate::results::index;
 use bohf_core::{Error, Point, Query, Result};
 use bohf_problems::{DuelModel, GridFunction, TestFunction};
 use std::sync::Arc;
@@ -142,11 +143,6 @@ impl RegretModel {
     pub fn simple(&self, recommendation: &Point) -> Result<f64> {
         self.point_gap(recommendation)
     }
-}
-
-/// The candidate index a point carries.
-pub(crate) fn index(p: &Point) -> Result<usize> {
-    p.index.ok_or_else(|| Error::invalid("point", "regret is defined on candidates: the point has no candidate index"))
 }
 
 #[cfg(test)]

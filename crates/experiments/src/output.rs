@@ -203,7 +203,7 @@ pub fn write_results(results: &Results, dir: impl AsRef<Path>) -> Result<OutputF
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{run_with_threads, scratch_dir, small_spec};
+    use crate::testing::{run_with_threads, scratch_dir, small_spec};
     use crate::{ExperimentSpec, Metric, Results, plot};
 
     #[test]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::OnceLock;
 
-pub(crate) mod glyphs;
+pub mod glyphs;
 
 /// Which regret to plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -65,7 +65,7 @@ impl std::str::FromStr for Metric {
 }
 
 /// Registers the embedded font as `sans-serif` (once per process).
-pub(crate) fn ensure_font() -> std::result::Result<(), String> {
+pub fn ensure_font() -> std::result::Result<(), String> {
     static FONT: OnceLock<bool> = OnceLock::new();
     let ok = *FONT.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, ttf_noto_sans::REGULAR).is_ok()
@@ -74,7 +74,7 @@ pub(crate) fn ensure_font() -> std::result::Result<(), String> {
 }
 
 /// Ten distinguishable colours (matplotlib's `tab10`).
-pub(crate) const COLOURS: [RGBColor; 10] = [
+pub const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

@@ -1,20 +1,23 @@
-//! The algorithm registry: a name in a spec → the algorithm's config, deserialised from the spec's
-//! `params` table and validated → a boxed [`Optimizer`] built for the problem's [`SearchContext`].
+//! The algorithm registry's interface: a name in a spec → the algorithm's config, deserialised
+//! from the spec's `params` table and validated → a boxed [`Optimizer`] built for the problem's
+//! [`SearchContext`].
 //!
-//! [`Registry::builtin`] holds the papers' algorithms under the names the specs use; its entries
-//! are the one list of them: `docs/generated/algorithms.md` (`cargo xtask docs`) is written from
-//! them (name, description, paper, queries, and the config's defaults and field docs).
+//! This module names no algorithm. The papers' algorithms are registered by the `bohf-registry`
+//! crate (`bohf_registry::builtin()`), the one crate that names algorithm crates; the engine takes
+//! a [`Registry`] as a parameter wherever it builds algorithms. `docs/generated/algorithms.md`
+//! (`cargo xtask docs`) is written from the built-in entries (name, description, paper, queries,
+//! and the config's defaults and field docs).
 //!
-//! An algorithm joins by implementing [`RegisteredAlgorithm`] (its config type, the config's one
-//! check returning the validated type, and the constructor that takes it; one `registered!` line)
-//! and being added with [`AlgorithmEntry::of`] and [`AlgorithmEntry::documented`]; anything else
-//! (e.g. a wrapper with its own parameters) can be registered from closures with
-//! [`AlgorithmEntry::new`]. See `docs/extending.md`.
+//! An algorithm joins by a [`RegisteredAlgorithm`] implementation (its config type, the config's
+//! one check returning the validated type, and the constructor that takes it) and being added with
+//! [`AlgorithmEntry::of`] and [`AlgorithmEntry::documented`]; anything else (e.g. a wrapper with
+//! its own parameters) can be registered from closures with [`AlgorithmEntry::new`]. See
+//! `docs/extending.md`.
 //!
 //! **Domain kinds.** Each entry declares, once, the kinds of domain it works on
 //! ([`bohf_core::DomainKind`]): a finite candidate set ([`AlgorithmEntry::of`]), a box
 //! ([`AlgorithmEntry::of_box`]), or both ([`AlgorithmEntry::with_box`] adds a box mode, e.g.
-//! `pop-bo` builds [`bohf_popbo::PopBoBox`] on a box). Each kind has its own config type and
+//! `pop-bo` builds POP-BO's box variant on a box). Each kind has its own config type and
 //! constructor. [`AlgorithmEntry::check_for`] and [`AlgorithmEntry::build`] refuse a kind the entry
 //! does not declare with an error naming the algorithm and the domain, so no constructor checks it.
 
@@ -29,11 +32,18 @@ use std::sync::Arc;
 /// An optimiser built by the registry.
 pub type BoxedOptimizer = Box<dyn Optimizer + Send>;
 
-/// An algorithm the registry can build on a domain of type `D` (a [`FiniteDomain`] by default, or a
-/// [`BoxDomain`]): a config type with serde, the config's one check returning the validated type,
-/// and a constructor `X::new(&SearchContext<D>, validated)` taking that type (the convention of
-/// every algorithm crate: `XConfig::check() -> ValidXConfig`).
-pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'static {
+/// How the registry builds an algorithm on a domain of type `D` (a [`FiniteDomain`] by default, or
+/// a [`BoxDomain`]): a config type with serde, the config's one check returning the validated
+/// type, and a constructor taking that type (the convention of every algorithm crate:
+/// `XConfig::check() -> ValidXConfig`, `X::new(&SearchContext<D>, valid)`).
+///
+/// The implementing type is a registration, not necessarily the algorithm itself
+/// ([`RegisteredAlgorithm::Algorithm`] is what is built): the registry crate implements it on its
+/// own marker type for each algorithm crate's type, so neither the engine nor the algorithm crates
+/// need to know each other.
+pub trait RegisteredAlgorithm<D = FiniteDomain>: Sized + 'static {
+    /// The optimiser built.
+    type Algorithm: Optimizer + Send + 'static;
     /// The configuration, deserialised from a spec's `params` table (missing keys take their
     /// defaults, unknown keys are errors).
     type Config: DeserializeOwned + Serialize + Default;
@@ -43,7 +53,7 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'sta
     /// written in TOML (e.g. `inference.mle.lambda`).
     fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
     /// Builds the algorithm for a problem.
-    fn build(ctx: &SearchContext<D>, config: Self::Checked) -> bohf_core::Result<Self>;
+    fn build(ctx: &SearchContext<D>, config: Self::Checked) -> bohf_core::Result<Self::Algorithm>;
     /// Checks the run's costs and budget ([`QueryCosts`], from the spec's `[budget]`; `None`
     /// without one) for what the algorithm `config` needs of them; errors name the budget's field
     /// (`budget.duel`, `budget.evaluate`, `budget.total`). The default needs nothing.
@@ -52,316 +62,9 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Optimizer + Send + Sized + 'sta
         Ok(())
     }
     /// The config struct whose fields document the `box_search` table of a box mode
-    /// ([`BoxModeConfig`]), for the generated reference; `None` for modes without one.
+    /// (the registry's `BoxModeConfig`), for the generated reference; `None` for modes without one.
     fn box_search_type() -> Option<&'static str> {
         None
-    }
-}
-
-macro_rules! registered {
-    ($ty:ty, $cfg:ty, $checked:ty) => {
-        impl RegisteredAlgorithm for $ty {
-            type Config = $cfg;
-            type Checked = $checked;
-            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
-                config.check()
-            }
-            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self> {
-                <$ty>::new(ctx, config)
-            }
-        }
-    };
-}
-
-registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
-registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
-registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
-impl RegisteredAlgorithm for bohf_baselines::GpUcb {
-    type Config = bohf_baselines::GpUcbConfig;
-    type Checked = bohf_baselines::ValidGpUcbConfig;
-    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        config.check()
-    }
-    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
-        Self::new(ctx, config)
-    }
-    /// Λ₀ > 0 needs an evaluation cost > 0.
-    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
-        config.initial_values(costs).map(|_| ())
-    }
-}
-registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
-registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
-registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
-
-impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::RandomDuelsBox {
-    type Config = bohf_baselines::RandomDuelsConfig;
-    type Checked = bohf_baselines::ValidRandomDuelsConfig;
-    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        config.check()
-    }
-    fn build(ctx: &SearchContext<BoxDomain>, config: Self::Checked) -> bohf_core::Result<Self> {
-        Self::new(ctx, config)
-    }
-}
-registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
-
-/// The registration of an algorithm that reads the run's costs ([`bohf_compgpucb::Costs`]).
-macro_rules! costed {
-    ($ty:ty, $cfg:ty, $checked:ty) => {
-        impl RegisteredAlgorithm for $ty {
-            type Config = $cfg;
-            type Checked = $checked;
-            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
-                config.check()
-            }
-            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self> {
-                <$ty>::new(ctx, config)
-            }
-            /// λ_c > 0, λ_l ≥ λ_c, Λ > 0 ([`bohf_compgpucb::Costs::of_context`]).
-            fn check_costs(_: &$cfg, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
-                bohf_compgpucb::Costs::of_context(costs).map(|_| ())
-            }
-        }
-    };
-}
-
-costed!(bohf_compgpucb::Kss, bohf_compgpucb::KssConfig, bohf_compgpucb::ValidKssConfig);
-costed!(bohf_compgpucb::MfGpUcb, bohf_compgpucb::MfGpUcbConfig, bohf_compgpucb::ValidMfGpUcbConfig);
-
-impl RegisteredAlgorithm for bohf_compgpucb::CompGpUcb {
-    type Config = bohf_compgpucb::CompGpUcbConfig;
-    type Checked = bohf_compgpucb::ValidCompGpUcbConfig;
-    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        config.check()
-    }
-    fn build(ctx: &SearchContext, config: Self::Checked) -> bohf_core::Result<Self> {
-        Self::new(ctx, config)
-    }
-    /// λ_c > 0, λ_l ≥ λ_c, Λ > 0 ([`bohf_compgpucb::Costs::of_context`]); Algorithm 2 needs a budget.
-    fn check_costs(config: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
-        let costs = bohf_compgpucb::Costs::of_context(costs)?;
-        config.stage_labels(&costs).map(|_| ())
-    }
-}
-registered!(bohf_eubo::Eubo, bohf_eubo::EuboConfig, bohf_eubo::ValidEuboConfig);
-registered!(bohf_eubo::Qeubo, bohf_eubo::QeuboConfig, bohf_eubo::ValidQeuboConfig);
-registered!(bohf_eubo::Dts, bohf_eubo::DtsConfig, bohf_eubo::ValidDtsConfig);
-
-/// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
-/// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of
-/// the box. `pop-bo`: [`bohf_popbo::PopBoConfig`] with [`bohf_popbo::BoxSearchConfig`]
-/// (`design`, `samples`, `starts`, `climbs`, `iterations`, `step_tolerance`; `initial` must stay
-/// `random`, x₀ is drawn uniformly in the box). `gp-ucb`: [`bohf_baselines::GpUcbConfig`] with
-/// [`bohf_optim::MultistartConfig`] (`design`, `samples`, `starts`, `local`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BoxModeConfig<C, S> {
-    /// The algorithm's config (every key of the `params` table but `box_search`).
-    pub config: C,
-    /// The `box_search` table.
-    pub box_search: S,
-}
-
-impl<C: Serialize, S: Serialize> Serialize for BoxModeConfig<C, S> {
-    fn serialize<Se: serde::Serializer>(&self, s: Se) -> std::result::Result<Se::Ok, Se::Error> {
-        use serde::ser::Error as _;
-        let mut t = toml::Table::try_from(&self.config).map_err(Se::Error::custom)?;
-        t.insert("box_search".into(), toml::Value::try_from(&self.box_search).map_err(Se::Error::custom)?);
-        t.serialize(s)
-    }
-}
-
-impl<'de, C: DeserializeOwned, S: DeserializeOwned + Default> serde::Deserialize<'de> for BoxModeConfig<C, S> {
-    fn deserialize<De: serde::Deserializer<'de>>(d: De) -> std::result::Result<Self, De::Error> {
-        use serde::de::Error as _;
-        let mut t = toml::Table::deserialize(d)?;
-        let box_search = match t.remove("box_search") {
-            Some(v) => v.try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?,
-            None => S::default(),
-        };
-        let config = toml::Value::Table(t).try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?;
-        Ok(Self { config, box_search })
-    }
-}
-
-/// Errors unless `value` ≤ `max`, naming `box_search.<field>` (the bounds of [`crate::limits`] on a
-/// box search, for hostile specs).
-fn box_bound(field: &str, value: usize, max: usize) -> bohf_core::Result<()> {
-    if value > max {
-        return Err(bohf_core::Error::invalid(
-            bohf_core::field_path("box_search", field),
-            format!("at most {max} is supported, got {value}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Errors unless `points` × d ≤ [`crate::limits::MAX_BOX_SAMPLE_VALUES`] (the points a box search
-/// screens: `design` + `samples`, or COBOL's `candidates`), naming `box_search.<field>`.
-fn box_samples(field: &str, points: usize, domain: &BoxDomain) -> bohf_core::Result<()> {
-    let d = domain.dim();
-    if points.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
-        return Err(bohf_core::Error::invalid(
-            format!("box_search.{field}"),
-            format!(
-                "{points} screened points × {d} dimensions is more than {} coordinates (the limit)",
-                crate::limits::MAX_BOX_SAMPLE_VALUES
-            ),
-        ));
-    }
-    Ok(())
-}
-
-impl RegisteredAlgorithm<BoxDomain> for bohf_popbo::PopBoBox {
-    type Config = BoxModeConfig<bohf_popbo::PopBoConfig, bohf_popbo::BoxSearchConfig>;
-    type Checked = (bohf_popbo::ValidPopBoConfig, bohf_popbo::ValidBoxSearchConfig);
-    /// POP-BO's check, the search's check, and the bounds of [`crate::limits`] on `starts` and
-    /// `iterations`.
-    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        let s = &c.box_search;
-        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        box_bound("iterations", s.iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        Ok((c.config.check()?, s.check().at("box_search")?))
-    }
-    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
-    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
-        bohf_popbo::PopBoBox::new(ctx.domain().clone(), config, search)
-    }
-    fn box_search_type() -> Option<&'static str> {
-        Some(short_type_name(std::any::type_name::<bohf_popbo::BoxSearchConfig>()))
-    }
-}
-
-impl RegisteredAlgorithm<BoxDomain> for bohf_baselines::GpUcbBox {
-    type Config = BoxModeConfig<bohf_baselines::GpUcbConfig, bohf_optim::MultistartConfig>;
-    type Checked = (bohf_baselines::ValidGpUcbConfig, bohf_optim::ValidMultistartConfig);
-    /// GP-UCB's check, the search's check, and the bounds of [`crate::limits`] on `samples`,
-    /// `starts` and `local.max_iterations`.
-    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        let s = &c.box_search;
-        box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
-        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        Ok((c.config.check()?, s.check().at("box_search")?))
-    }
-    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
-    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
-        bohf_baselines::GpUcbBox::new(ctx.domain().clone(), config, search)?.with_costs(ctx.costs())
-    }
-    /// Λ₀ > 0 needs an evaluation cost > 0.
-    fn check_costs(c: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
-        c.config.initial_values(costs).map(|_| ())
-    }
-    fn box_search_type() -> Option<&'static str> {
-        Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))
-    }
-}
-
-impl RegisteredAlgorithm<BoxDomain> for bohf_compgpucb::CompGpUcbBox {
-    type Config = BoxModeConfig<bohf_compgpucb::CompGpUcbConfig, bohf_compgpucb::CompBoxSearch>;
-    type Checked = (bohf_compgpucb::ValidCompGpUcbConfig, bohf_compgpucb::ValidCompBoxSearch);
-    /// COMP-GP-UCB's check, the search's check, and the bounds of [`crate::limits`] on `samples`,
-    /// `starts` and `local.max_iterations`.
-    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        let s = &c.box_search;
-        box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
-        box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        Ok((c.config.check()?, s.check().at("box_search")?))
-    }
-    /// Refuses (`design` + `samples`) × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
-    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples("samples", search.design.saturating_add(search.samples), ctx.domain())?;
-        bohf_compgpucb::CompGpUcbBox::new(ctx, config, search)
-    }
-    /// As on candidates.
-    fn check_costs(c: &Self::Config, costs: Option<&QueryCosts>) -> bohf_core::Result<()> {
-        <bohf_compgpucb::CompGpUcb as RegisteredAlgorithm>::check_costs(&c.config, costs)
-    }
-    fn box_search_type() -> Option<&'static str> {
-        Some(short_type_name(std::any::type_name::<bohf_compgpucb::CompBoxSearch>()))
-    }
-}
-
-impl RegisteredAlgorithm<BoxDomain> for bohf_cobol::Cobol {
-    type Config = BoxModeConfig<bohf_cobol::CobolConfig, bohf_cobol::CobolBoxSearch>;
-    type Checked = (bohf_cobol::ValidCobolConfig, bohf_cobol::ValidCobolBoxSearch);
-    /// COBOL's check, the search's check, and the bounds of [`crate::limits`] on `candidates`,
-    /// `lcb.samples`, `lcb.starts` and `lcb.local.max_iterations`.
-    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        let s = &c.box_search;
-        box_bound("candidates", s.candidates, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
-        box_bound("lcb.samples", s.lcb.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
-        box_bound("lcb.starts", s.lcb.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        box_bound("lcb.local.max_iterations", s.lcb.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-        Ok((c.config.check()?, s.check().at("box_search")?))
-    }
-    /// Refuses `candidates` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
-    fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-        box_samples("candidates", search.candidates, ctx.domain())?;
-        bohf_cobol::Cobol::new_box(ctx, config, search)
-    }
-    fn box_search_type() -> Option<&'static str> {
-        Some(short_type_name(std::any::type_name::<bohf_cobol::CobolBoxSearch>()))
-    }
-}
-
-/// The box modes of EUBO and qEUBO: the config plus a [`bohf_optim::MultistartConfig`] over the
-/// 2d-dimensional product box of the duel, with the bounds of [`crate::limits`] as for `gp-ucb`.
-macro_rules! pair_search_box_mode {
-    ($ty:ty, $cfg:ty, $valid:ty) => {
-        impl RegisteredAlgorithm<BoxDomain> for $ty {
-            type Config = BoxModeConfig<$cfg, bohf_optim::MultistartConfig>;
-            type Checked = ($valid, bohf_optim::ValidMultistartConfig);
-            /// The config's check, the search's check, and the bounds of [`crate::limits`] on
-            /// `samples`, `starts` and `local.max_iterations`.
-            fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
-                let s = &c.box_search;
-                box_bound("samples", s.samples, crate::limits::MAX_BOX_SAMPLE_VALUES)?;
-                box_bound("starts", s.starts, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-                box_bound("local.max_iterations", s.local.max_iterations, crate::limits::MAX_BOX_SEARCH_STEPS)?;
-                Ok((c.config.check()?, s.check().at("box_search")?))
-            }
-            /// Refuses (`design` + `samples`) × 2d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
-            fn build(ctx: &SearchContext<BoxDomain>, (config, search): Self::Checked) -> bohf_core::Result<Self> {
-                let d = ctx.domain().dim();
-                let product = BoxDomain::cube(0.0, 1.0, 2 * d)?;
-                box_samples("samples", search.design.saturating_add(search.samples), &product)?;
-                <$ty>::new_box(ctx, config, search)
-            }
-            fn box_search_type() -> Option<&'static str> {
-                Some(short_type_name(std::any::type_name::<bohf_optim::MultistartConfig>()))
-            }
-        }
-    };
-}
-
-pair_search_box_mode!(bohf_eubo::Eubo, bohf_eubo::EuboConfig, bohf_eubo::ValidEuboConfig);
-pair_search_box_mode!(bohf_eubo::Qeubo, bohf_eubo::QeuboConfig, bohf_eubo::ValidQeuboConfig);
-
-/// DTS on a box: the same config (its `pool` of Sobol points is the box search).
-impl RegisteredAlgorithm<BoxDomain> for bohf_eubo::Dts {
-    type Config = bohf_eubo::DtsConfig;
-    type Checked = bohf_eubo::ValidDtsConfig;
-    fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        c.check()
-    }
-    /// Refuses `pool` × d above [`crate::limits::MAX_BOX_SAMPLE_VALUES`], then builds.
-    fn build(ctx: &SearchContext<BoxDomain>, config: Self::Checked) -> bohf_core::Result<Self> {
-        let d = ctx.domain().dim();
-        if config.pool.saturating_mul(d) > crate::limits::MAX_BOX_SAMPLE_VALUES {
-            return Err(bohf_core::Error::invalid(
-                "pool",
-                format!(
-                    "{} pool points × {d} dimensions is more than {} coordinates (the limit)",
-                    config.pool,
-                    crate::limits::MAX_BOX_SAMPLE_VALUES
-                ),
-            ));
-        }
-        bohf_eubo::Dts::new_box(ctx, config)
     }
 }
 
@@ -775,204 +478,6 @@ impl Registry {
         Self::default()
     }
 
-    /// The papers' algorithms (see the module documentation).
-    pub fn builtin() -> Self {
-        let mut r = Self::empty();
-        // The memory estimates list what grows with n candidates and the horizon T: every
-        // kernel method holds the n×n base Gram of the candidates.
-        let gram = |s: &ProblemShape| {
-            Allocation::matrix(format!("an n×n Gram (n = {})", s.candidates), s.candidates, s.candidates)
-        };
-        let pairs_t = |s: &ProblemShape| {
-            Allocation::matrix(format!("a T×T Gram of the queries (T = {})", s.horizon), s.horizon, s.horizon)
-        };
-        let square = |s: &ProblemShape, what: &str| {
-            Allocation::matrix(format!("{what} (n = {})", s.candidates), s.candidates, s.candidates)
-        };
-        // The Laplace preference GP (EUBO, qEUBO, DTS) after T queries of q options each: at most
-        // m = q·T latent points (at most n on a finite domain) and p = T·q(q − 1)/2 difference rows
-        // (a best-of-q choice is written as its q(q − 1)/2 pairs): an m×m Gram, and the p×p matrix
-        // B, its inverse and S = Ŵ B⁻¹ Ŵ of the evidence gradient.
-        let laplace = move |s: &ProblemShape, q: usize| {
-            let m = if s.candidates > 0 {
-                s.candidates.min(q.saturating_mul(s.horizon))
-            } else {
-                q.saturating_mul(s.horizon)
-            };
-            let p = s.horizon.saturating_mul(q * (q - 1) / 2);
-            vec![
-                Allocation::matrix(format!("an m×m latent Gram (m = {m} compared points)"), m, m),
-                Allocation::of(
-                    format!(
-                        "three p×p matrices of the difference rows (p = {p}: T = {} queries × {} pairs)",
-                        s.horizon,
-                        q * (q - 1) / 2
-                    ),
-                    3 * std::mem::size_of::<f64>(),
-                    &[p, p],
-                ),
-            ]
-        };
-        // GP-UCB and GP-TS: the Gram, the T×T system of the evaluated points, and its T×n cross-covariance.
-        let scalar = move |s: &ProblemShape| {
-            vec![
-                gram(s),
-                pairs_t(s),
-                Allocation::matrix(
-                    format!("a T×n cross-covariance (T = {}, n = {})", s.horizon, s.candidates),
-                    s.horizon,
-                    s.candidates,
-                ),
-            ]
-        };
-        let entries = [
-            AlgorithmEntry::of::<bohf_pfts::PfTs>(
-                "pf-ts",
-                "PF-TS: Thompson sampling from preferential feedback with double-TS pairing",
-            )
-            .documented(
-                "Lazzaro, Buffelli, Shiu & Vakili (2026), PF-TS, Algorithm 1 (double Thompson sampling from preferences)",
-                "duels (x, x′), one per step: the maximisers of two joint posterior samples of the utility",
-            )
-            .with_memory(move |s| vec![gram(s), square(s, "an n×n sampling factor"), pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_mrlpf::MrLpf>(
-                "mr-lpf",
-                "MR-LPF: multi-round learning from preferences with elimination (Kayal et al. 2025)",
-            )
-            .documented(
-                "Kayal et al. (2025), MR-LPF, Algorithm 1 (multi-round learning from preferences with elimination)",
-                "duels, in rounds of N_r = ⌈√(N_{r−1}T)⌉ max-variance pairs of the surviving set M_r",
-            )
-            .with_memory(move |s| vec![gram(s), square(s, "n×n pair variances"), pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_baselines::MaxMinLcb>(
-                "maxminlcb",
-                "MaxMinLCB: max-min lower confidence bounds on duels (Pásztor et al. 2024)",
-            )
-            .documented(
-                "Pásztor, Krause et al. (2024), MaxMinLCB (as used by the MR-LPF and PF-TS experiments)",
-                "duels, one per step: the max–min of the lower confidence bound of P(x ≻ x′)",
-            )
-            .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_baselines::GpUcb>("gp-ucb", "GP-UCB with scalar feedback")
-                .with_box::<bohf_baselines::GpUcbBox>()
-                .documented(
-                    "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
-                    "scalar evaluations f(x) + noise, one per step: argmax of m + βσ (on a box: multistart L-BFGS-B from a Sobol design, `GpUcbBox`)",
-                )
-                .with_memory(scalar),
-            AlgorithmEntry::of::<bohf_baselines::GpTs>("gp-ts", "GP-TS with scalar feedback")
-                .documented(
-                    "Chowdhury & Gopalan (2017), GP-TS with scalar feedback (baseline of PF-TS)",
-                    "scalar evaluations, one per step: the maximiser of a joint posterior sample",
-                )
-                .with_memory(scalar),
-            AlgorithmEntry::of::<bohf_baselines::RandomDuels>("random", "uniformly random duels")
-                .with_box::<bohf_baselines::RandomDuelsBox>()
-                .documented("baseline", "uniformly random duels (on a box: uniform draws, `RandomDuelsBox`)"),
-            AlgorithmEntry::of::<bohf_popbo::PopBo>(
-                "pop-bo",
-                "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
-            )
-            .with_box::<bohf_popbo::PopBoBox>()
-            .documented(
-                "Xu et al. (2024), POP-BO, Algorithm 1 (principled optimistic preferential BO, likelihood-ratio confidence sets)",
-                "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage (on a box: multistart projected gradient ascent, `PopBoBox`)",
-            )
-            .with_memory(move |s| vec![gram(s), pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_cobol::Cobol>(
-                "cobol",
-                "COBOL: BO with an expert's accept/reject labels, no-harm and handover tests (Xu, Adachi et al. 2024)",
-            )
-            .with_box::<bohf_cobol::Cobol>()
-            .documented(
-                "Xu, Adachi, Jones & Osborne (2024), COBOL, Algorithm 1 (also COBOHL, Algorithm 2, and vanilla GP-LCB with `variant`)",
-                "labels (accept/reject) of x^c while g's interval is wider than g_thr, and evaluations f(x) of x^c or x^u; a rejected point is not evaluated",
-            )
-            .with_memory(move |s| vec![pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_compgpucb::CompGpUcb>(
-                "comp-gp-ucb",
-                "COMP-GP-UCB: cheap duels against random opponents and direct queries of f (Xu, Joshi, Singh & Dubrawski 2020)",
-            )
-            .with_box::<bohf_compgpucb::CompGpUcbBox>()
-            .documented(
-                "Xu, Joshi, Singh & Dubrawski (2020), COMP-GP-UCB, Algorithm 1 (known ζ; Algorithm 2 with `unknown_zeta`)",
-                "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise (on a box: multistart L-BFGS-B, phase 2 by screening and a penalised local search kept feasible, `CompGpUcbBox`)",
-            )
-            .with_memory(move |s| vec![pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_compgpucb::Kss>(
-                "kss",
-                "Kernel Self-Sparring: duels of two GP Thompson samples' argmaxes (Sui et al. 2017; COMP-GP-UCB's baseline)",
-            )
-            .documented(
-                "Sui, Zhuang, Burdick & Yue (2017), Kernel Self-Sparring, as COMP-GP-UCB's duels-only baseline (Xu et al. 2020, Sec. 4.2)",
-                "duels only: the argmaxes of two independent joint posterior samples of a GP on the 0/1 duel outcomes (after ⌊Λ₀/λ_c⌋ random duels)",
-            )
-            // Two observations per duel: a 2T×2T system, and the n×n posterior covariance it samples.
-            .with_memory(move |s| {
-                vec![
-                    Allocation::matrix(format!("a 2T×2T Gram (T = {})", s.horizon), 2 * s.horizon, 2 * s.horizon),
-                    square(s, "an n×n posterior covariance"),
-                ]
-            }),
-            AlgorithmEntry::of::<bohf_compgpucb::MfGpUcb>(
-                "mf-gp-ucb",
-                "MF-GP-UCB with duels as the low fidelity (Kandasamy et al. 2016; COMP-GP-UCB's baseline)",
-            )
-            .documented(
-                "Kandasamy et al. (2016), MF-GP-UCB with the MF code's switching and γ/ζ rules, duels as the low fidelity (Xu et al. 2020, Sec. 4.2)",
-                "duels (x_t, x′) against uniformly random opponents x′ while β σ¹(x_t) ≥ γ, else evaluations f(x_t); x_t maximises min{UCB¹ + ζ, UCB²}",
-            )
-            .with_memory(move |s| vec![pairs_t(s)]),
-            AlgorithmEntry::of::<bohf_eubo::Eubo>(
-                "eubo",
-                "EUBO: the duel maximising the expected utility of the best option, on the Laplace preference GP",
-            )
-            .with_box::<bohf_eubo::Eubo>()
-            .documented(
-                "Lin, Astudillo, Frazier & Bakshy (2022), EUBO, eq. (6) (closed form by Clark 1961); Laplace preference GP of Chu & Ghahramani (2005)",
-                "duels (x, x′), one per step: argmax E[max(f(x), f(x′))] over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
-            )
-            .with_memory(move |s| laplace(s, 2)),
-            AlgorithmEntry::of::<bohf_eubo::Qeubo>(
-                "qeubo",
-                "qEUBO: Monte Carlo expected utility of the best of q options with fixed base samples, on the Laplace preference GP (duels at q = 2, best-of-q choices at q ≥ 3)",
-            )
-            .with_box::<bohf_eubo::Qeubo>()
-            .documented(
-                "Astudillo, Lin, Bakshy & Frazier (2023), qEUBO, eq. (2) (sample-average approximation); choices learnt by the multinomial-logit likelihood in the Laplace GP",
-                "one query per step: at q = 2 a duel, the argmax of the qEUBO sample average over screened candidate pairs; at q ≥ 3 a best-of-q choice, exact over the q-subsets of the screened candidates (at most 4096) or greedy with swaps; on a box: multistart L-BFGS over the product box",
-            )
-            .with_memory_for_params(move |s, params| {
-                // q from the params (default 2, bounded by the config's check to [2, MAX_Q]).
-                let q = params
-                    .get("q")
-                    .and_then(toml::Value::as_integer)
-                    .and_then(|q| usize::try_from(q).ok())
-                    .unwrap_or(bohf_eubo::QeuboConfig::default().q)
-                    .clamp(2, bohf_eubo::MAX_Q);
-                laplace(s, q)
-            }),
-            AlgorithmEntry::of::<bohf_eubo::Dts>(
-                "dts",
-                "DTS: dueling Thompson sampling on the Laplace preference GP (González et al. 2017)",
-            )
-            .with_box::<bohf_eubo::Dts>()
-            .documented(
-                "González, Dai, Damianou & Lawrence (2017), PBO, dueling Thompson sampling (§4.3), on the Laplace utility GP",
-                "duels (x, x′), one per step: x the argmax of a joint posterior sample of f, x′ the argmax of the variance of P(x ≻ x′) (on a box: over a Sobol pool)",
-            )
-            .with_memory(move |s| {
-                let mut parts = laplace(s, 2);
-                parts.push(square(s, "an n×n posterior covariance"));
-                parts
-            }),
-        ];
-        for e in entries {
-            r.register(e).expect("built-in names are distinct");
-        }
-        r
-    }
-
     /// Adds an entry; a name that is already registered is an error.
     pub fn register(&mut self, entry: AlgorithmEntry) -> Result<()> {
         if entry.name.is_empty() || self.get(&entry.name).is_some() {
@@ -1021,7 +526,7 @@ impl Registry {
 }
 
 /// `a::b::Name<c::D>` → `Name`: the last path segment of a type's name, generics removed.
-fn short_type_name(full: &'static str) -> &'static str {
+pub fn short_type_name(full: &'static str) -> &'static str {
     let head = full.split('<').next().unwrap_or(full);
     head.rsplit("::").next().unwrap_or(head)
 }
@@ -1039,6 +544,3 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     }
     prev[b.len()]
 }
-
-#[cfg(test)]
-mod tests;

@@ -31,24 +31,15 @@ use crate::checkpoint::{CHECKPOINT_VERSION, Checkpoint, Checkpointing};
 use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
 use crate::registry::{AlgorithmEntry, Registry};
+pub use crate::results::{FailedRun, RunId};
 use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord};
 use crate::spec::{ExperimentSpec, OnError};
 use crate::summary::Summary;
 use bohf_core::{Domain, Query, SearchContext, rng};
 use bohf_problems::Respondent;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-/// One run of one algorithm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct RunId {
-    /// The algorithm's index in the spec.
-    pub algorithm: usize,
-    /// The run index, 0-based.
-    pub run: usize,
-}
 
 /// The last element of the respondent's stream path (the algorithm's path has none).
 pub const RESPONDENT_STREAM: u64 = 1;
@@ -79,19 +70,6 @@ impl RunId {
     }
 }
 
-/// A run that failed: which, where, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FailedRun {
-    /// The run.
-    pub id: RunId,
-    /// The algorithm's label.
-    pub label: String,
-    /// The step t at which it failed (1-based; 0 while the algorithm was being built).
-    pub step: usize,
-    /// The error, as text.
-    pub error: String,
-}
-
 impl FailedRun {
     fn from_error(id: RunId, label: &str, e: &ExperimentError) -> Self {
         match e {
@@ -100,12 +78,6 @@ impl FailedRun {
             }
             other => Self { id, label: label.to_string(), step: 0, error: other.to_string() },
         }
-    }
-}
-
-impl std::fmt::Display for FailedRun {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "algorithm `{}`, run {}, step {}: {}", self.label, self.id.run, self.step, self.error)
     }
 }
 
@@ -127,6 +99,9 @@ pub struct Experiment {
     problem: PreparedProblem,
     context: SearchContext<Domain>,
     entries: Vec<AlgorithmEntry>,
+    /// The registry the algorithms were resolved in (resuming a folder checks a stored spec and
+    /// the memory of parallel runs against it).
+    registry: Registry,
 }
 
 impl Experiment {
@@ -150,7 +125,12 @@ impl Experiment {
             entry.build(&context, &a.params).map_err(|e| ExperimentError::in_field(&format!("algorithms[{i}]"), e))?;
             entries.push(entry);
         }
-        Ok(Self { spec, problem, context, entries })
+        Ok(Self { spec, problem, context, entries, registry: registry.clone() })
+    }
+
+    /// The registry the experiment's algorithms come from.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     /// The spec.
@@ -562,7 +542,7 @@ impl Results {
 
     /// Results from a CSV of all runs (e.g. `steps.csv`) and the spec that produced it.
     pub fn from_csv(spec: ExperimentSpec, title: impl Into<String>, text: &str) -> Result<Self> {
-        let runs = crate::results::runs_from_csv(text, &spec.labels(), None)?;
+        let runs = crate::runs_csv::runs_from_csv(text, &spec.labels(), None)?;
         Self::new(spec, title, runs)
     }
 
@@ -575,11 +555,3 @@ impl Results {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod box_tests;
-
-#[cfg(test)]
-mod checkpoint_tests;
-#[cfg(test)]
-mod cobol_tests;

@@ -8,7 +8,7 @@
 //! seed = 1                       # base seed of every random stream
 //! on_error = "stop"              # a failed run stops the experiment (default), or "continue"
 //!
-//! [reproduces]                   # optional: the paper's experiment this is (see `reproduce::source`)
+//! [reproduces]                   # optional: the paper's experiment this is (see `reproduces`)
 //! paper = "pfts"                 # mrlpf | pfts | popbo | cobol | compgpucb
 //! figure = "Figure 2(a, b)"
 //! claims = ["PF-TS < MR-LPF"]    # judged by `bohf reproduce`; names are algorithm labels
@@ -69,7 +69,7 @@
 use crate::error::{ExperimentError, Result};
 use crate::limits::{self, Allocation, MemoryEstimate, ProblemShape};
 use crate::registry::Registry;
-use crate::reproduce::source::Reproduces;
+use crate::reproduces::Reproduces;
 use bohf_core::Link;
 use bohf_kernels::KernelKind;
 use bohf_problems::{AckleySign, Ocx24Filter, Scaling};
@@ -118,7 +118,7 @@ pub struct ExperimentSpec {
     #[serde(default, skip_serializing_if = "OnError::is_stop")]
     pub on_error: OnError,
     /// What the spec reproduces (the paper, the figure, the claims judged); see
-    /// [`crate::reproduce::source`].
+    /// [`crate::reproduces`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduces: Option<Reproduces>,
 }
@@ -937,9 +937,6 @@ impl FunctionProblem {
             .map_err(|e| ExperimentError::spec("problem.upper", e.to_string()))
     }
 }
-
-#[cfg(test)]
-mod tests;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0

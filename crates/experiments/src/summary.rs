@@ -295,7 +295,7 @@ pub struct Summary {
     pub algorithms: Vec<AlgorithmSummary>,
     /// Runs that failed (`on_error = "continue"`); the curves are over the finished runs only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub failures: Vec<crate::runner::FailedRun>,
+    pub failures: Vec<crate::results::FailedRun>,
     /// The checksum ([`crate::checksum::fnv1a64_tag`]) of the `steps.csv` written beside this
     /// summary, so that a later change to that file is detected
     /// ([`crate::output::verify_steps_csv`]); `None` for a summary not written with a `steps.csv`
@@ -321,7 +321,7 @@ impl Summary {
         spec: &ExperimentSpec,
         title: &str,
         runs: &[RunRecord],
-        failures: &[crate::runner::FailedRun],
+        failures: &[crate::results::FailedRun],
     ) -> Result<Self> {
         let mut algorithms = Vec::with_capacity(spec.algorithms.len());
         let labels = runs.iter().any(|r| r.steps.iter().any(|s| s.query == crate::results::QueryKind::Label));

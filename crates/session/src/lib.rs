@@ -246,7 +246,7 @@ pub fn body_with(spec: AskSpec, candidates: Candidates) -> Result<SessionBody> {
     }
     let body = SessionBody { format: FORMAT.into(), version: 1, spec, candidates, history: Vec::new() };
     body.validate().map_err(SessionError::Spec)?;
-    build(&body, &Registry::builtin())?;
+    build(&body, &bohf_registry::builtin())?;
     Ok(body)
 }
 
@@ -254,7 +254,7 @@ impl Session {
     /// Writes a new session file at `path` from a prepared body ([`prepare`] or [`body_of`]) and
     /// opens it. An existing file is an error unless `force` (then it is replaced).
     pub fn create(path: &Path, body: SessionBody, force: bool) -> Result<Self> {
-        Self::create_with(path, body, force, &Registry::builtin())
+        Self::create_with(path, body, force, &bohf_registry::builtin())
     }
 
     /// [`Session::create`] with the algorithm taken from `registry` instead of the built-in one
@@ -280,7 +280,7 @@ impl Session {
     /// answers. Every way it can fail leaves the file as it is and says so (offering the backup
     /// `SESSION.json.bak` if that is good).
     pub fn open(path: &Path) -> Result<Self> {
-        Self::open_with(path, &Registry::builtin())
+        Self::open_with(path, &bohf_registry::builtin())
     }
 
     /// [`Session::open`] with the algorithm taken from `registry` (see [`Session::create_with`]).

@@ -46,7 +46,7 @@ impl bohf_core::Optimizer for ThreeWay {
 /// The built-in registry plus `three-way` ([`ThreeWay`]); use it with [`crate::Session::create_with`]
 /// and [`crate::Session::open_with`].
 pub fn three_way_registry() -> bohf_experiments::Registry {
-    let mut r = bohf_experiments::Registry::builtin();
+    let mut r = bohf_registry::builtin();
     r.register(bohf_experiments::AlgorithmEntry::new(
         "three-way",
         "best-of-3 choices between random candidates (test)",

@@ -14,7 +14,7 @@ use crate::report::{Row, fmt};
 use bohf_core::WidthSchedule;
 use bohf_core::special::std_normal_cdf;
 use bohf_core::{Answer, Duel, FiniteDomain, Link, Optimizer, Query, SearchContext, argmax_lowest};
-use bohf_experiments::{Experiment, ExperimentSpec, Registry};
+use bohf_experiments::{Experiment, ExperimentSpec};
 use bohf_gp::{DuelingPosterior, Duels, InferenceConfig, KernelLogisticConfig, Regulariser};
 use bohf_infogain::{NEMHAUSER_RATIO, greedy_pairs};
 use bohf_kernels::PairKernel;
@@ -117,7 +117,7 @@ pub fn pfts_explicit_bound(quick: bool) -> Vec<Row> {
         let e = |e: bohf_core::Error| e.to_string();
         let inst = instance().map_err(e)?;
         let spec = ExperimentSpec::from_toml_str(&pfts_theory_spec(horizon, runs, &inst)).map_err(|e| e.to_string())?;
-        let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
+        let experiment = Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| e.to_string())?;
         let u = experiment.problem().utility().ok_or("the RKHS problem is tabulated")?.values();
         let mismatch = u.iter().zip(&inst.f).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
         if u.len() != inst.f.len() || mismatch > 1e-9 {

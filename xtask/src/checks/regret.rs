@@ -8,7 +8,7 @@
 //! bracket on the same candidates, noise ρ = 0.05) over the same t. R(T)/√(TΓ(T)) is printed as well.
 
 use crate::report::{Row, fmt};
-use bohf_experiments::{Experiment, ExperimentSpec, Registry};
+use bohf_experiments::{Experiment, ExperimentSpec};
 use bohf_infogain::{greedy_pairs, log_log_fit};
 use bohf_kernels::PairKernel;
 
@@ -21,7 +21,7 @@ pub fn regret_growth(quick: bool) -> Vec<Row> {
     let (horizon, runs) = if quick { (150, 4) } else { (1000, 30) };
     let result = (|| -> Result<Vec<Row>, String> {
         let spec = ExperimentSpec::from_toml_str(&spec(horizon, runs)).map_err(|e| e.to_string())?;
-        let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
+        let experiment = Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| e.to_string())?;
         let results = experiment.run().map_err(|e| e.to_string())?;
         let inference = bohf_gp::InferenceConfig::default();
         let candidates = experiment.problem().candidates().ok_or("the RKHS problem has candidates")?;
@@ -151,7 +151,7 @@ pub fn mrlpf_explicit_bound(quick: bool) -> Vec<Row> {
             spec(horizon, runs).replace("[[algorithms]]\nname = \"pf-ts\"\n", "")
         );
         let spec = ExperimentSpec::from_toml_str(&text).map_err(|e| e.to_string())?;
-        let experiment = Experiment::new(spec, &Registry::builtin()).map_err(|e| e.to_string())?;
+        let experiment = Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| e.to_string())?;
         let results = experiment.run().map_err(|e| e.to_string())?;
         let inference = bohf_gp::InferenceConfig::default();
         let candidates = experiment.problem().candidates().ok_or("the RKHS problem has candidates")?;

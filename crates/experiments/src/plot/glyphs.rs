@@ -24,7 +24,7 @@ fn font() -> Option<&'static FontRef<'static>> {
 
 /// A drawing backend that draws `sans-serif` text with correctly placed glyphs and everything
 /// else through `B`.
-pub(crate) struct PlacedText<B>(pub B);
+pub struct PlacedText<B>(pub B);
 
 impl<B: DrawingBackend> DrawingBackend for PlacedText<B> {
     type ErrorType = B::ErrorType;

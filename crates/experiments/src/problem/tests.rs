@@ -1,6 +1,6 @@
 //! Tests of problem preparation from a spec.
 
-use crate::test_support::*;
+use crate::testing::*;
 use crate::*;
 use std::path::PathBuf;
 

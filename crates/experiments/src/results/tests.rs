@@ -1,6 +1,6 @@
 //! Tests of the CSV and JSON forms of results.
 
-use crate::test_support::*;
+use crate::testing::*;
 use crate::*;
 
 #[test]

@@ -1,0 +1,68 @@
+//! One entry point for a finished panel's report, whatever its paper: [`write_report`] writes the
+//! report the panel's paper asks for (COBOL's, COMP-GP-UCB's, or the regret panel of MR-LPF,
+//! PF-TS and the others), so that the CLI and `examples/reproduce.rs` do not branch per paper.
+//! POP-BO's Table 2 is not a panel of the runner ([`crate::table2`]).
+
+use crate::cobol::{CobolPanel, write_cobol_report};
+use crate::compgpucb::{CompPanel, write_compgpucb_report};
+use crate::panel::PanelResult;
+use crate::prepare::{PreparedPanel, write_panel_report};
+use crate::source::{Paper, Reproduces};
+use bohf_experiments::error::Result;
+use bohf_experiments::runner::{Experiment, Results};
+use std::path::Path;
+
+/// The result a panel's report was written from, by paper.
+#[derive(Debug, Clone)]
+pub enum Report {
+    /// A regret panel (MR-LPF, PF-TS, and specs of no paper): its values at the horizon
+    /// (`<name>.horizon.csv`), which the index is built from.
+    Panel(PanelResult),
+    /// A COBOL panel (`<name>.cobol.json`).
+    Cobol(CobolPanel),
+    /// A COMP-GP-UCB panel (`<name>.compgpucb.json`).
+    CompGpUcb(CompPanel),
+}
+
+impl Report {
+    /// The regret panel's values at the horizon, if this is one.
+    pub fn panel_result(self) -> Option<PanelResult> {
+        match self {
+            Report::Panel(p) => Some(p),
+            Report::Cobol(_) | Report::CompGpUcb(_) => None,
+        }
+    }
+}
+
+/// The paper a panel reproduces (from its spec's `[reproduces]` section; [`Paper::Other`] without
+/// one).
+pub fn paper_of(panel: &PreparedPanel) -> Paper {
+    panel.spec.reproduces.as_ref().map_or(Paper::Other, Reproduces::paper)
+}
+
+/// Writes the report of the finished `panel` (run as `experiment`, giving `results` in
+/// `elapsed_s` seconds) into `out`: COBOL's ([`write_cobol_report`]), COMP-GP-UCB's
+/// ([`write_compgpucb_report`]) or the regret panel's ([`write_panel_report`]), by the panel's
+/// paper. `command` is the command line the report quotes; `spec_link` the link to the spec.
+pub fn write_report(
+    out: &Path,
+    experiment: &Experiment,
+    panel: &PreparedPanel,
+    results: &Results,
+    elapsed_s: f64,
+    command: &str,
+    spec_link: &str,
+) -> Result<Report> {
+    Ok(match paper_of(panel) {
+        Paper::Cobol => {
+            Report::Cobol(write_cobol_report(out, experiment, panel, results, elapsed_s, command, spec_link)?)
+        }
+        Paper::CompGpUcb => {
+            Report::CompGpUcb(write_compgpucb_report(out, experiment, panel, results, elapsed_s, command, spec_link)?)
+        }
+        _ => {
+            let summary = results.summary()?;
+            Report::Panel(write_panel_report(out, experiment, panel, &summary, elapsed_s, command, spec_link)?)
+        }
+    })
+}

@@ -1,0 +1,586 @@
+//! The leaderboard: every duel algorithm of bohf on a shared suite of problems, with one protocol
+//! per problem (the same shared initial duels, horizon, respondent, runs and seed for every
+//! algorithm), ranked by the final simple regret of each algorithm's recommendation and by the
+//! cumulative dueling regret, ties by the 2-s.e. rule of the reproduction's claims
+//! ([`crate::compare`]).
+//!
+//! The suite is a folder of experiment specs (the workspace's `specs/leaderboard/`), one per
+//! problem, found by [`crate::discover`] (the spec's `name` equals its file stem). Each
+//! spec lists every duel algorithm; an algorithm that cannot run the problem's domain (a
+//! finite-only algorithm on a box) is not run and is listed as n/a with the registry's reason
+//! ([`bohf_experiments::AlgorithmEntry::unsupported`]), never dropped silently. `bohf leaderboard` runs the
+//! suite ([`run_problem`], resumable and parallel as `bohf run`) and writes the page
+//! ([`page_markdown`], [`write_page`]).
+
+use crate::{Order, PreparedPanel, Preset, SE_MULTIPLE, compare, pm};
+use bohf_experiments::error::{ExperimentError, Result};
+use bohf_experiments::folder::{FolderProgress, Outcome, RunOptions, run_experiment};
+use bohf_experiments::runner::{Experiment, Results};
+use bohf_experiments::spec::ExperimentSpec;
+use bohf_experiments::summary::{MeanSe, mean_se};
+use bohf_experiments::{FailedRun, RunRecord};
+use bohf_experiments::{Metric, Registry, plot_atomic, write_atomic};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// What a ranking orders by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    /// The final recommendation's value gap u(x*) − u(x̂_T) ([`BoardEntry::gap`]).
+    Gap,
+    /// The cumulative dueling regret R(T) ([`BoardEntry::cumulative`]).
+    Cumulative,
+}
+
+impl By {
+    /// The value ranked.
+    pub fn value(self, e: &BoardEntry) -> MeanSe {
+        match self {
+            By::Gap => e.gap,
+            By::Cumulative => e.cumulative,
+        }
+    }
+
+    /// The column's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            By::Gap => "u(x*) − u(x̂_T)",
+            By::Cumulative => "cumulative regret R(T)",
+        }
+    }
+}
+
+/// An algorithm of a suite spec that cannot run the problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotApplicable {
+    /// Its label.
+    pub label: String,
+    /// Why, in the registry's words.
+    pub reason: String,
+}
+
+/// One problem of the suite, prepared to run: its spec with the algorithms that can run it.
+#[derive(Debug, Clone)]
+pub struct SuiteProblem {
+    /// The spec as run (`--quick` and `--runs` applied, a relative data path resolved, the n/a
+    /// algorithms removed).
+    pub spec: ExperimentSpec,
+    /// The spec's horizon and runs as written (what the full suite runs).
+    pub full: (usize, usize),
+    /// Whether this is a `--quick` smoke test.
+    pub quick: bool,
+    /// The algorithms that cannot run the problem, in spec order.
+    pub not_applicable: Vec<NotApplicable>,
+    /// The problem's domain in words.
+    pub domain: String,
+}
+
+impl SuiteProblem {
+    /// Prepares a suite spec: `quick` caps runs and horizon as `bohf reproduce --quick`
+    /// ([`crate::QUICK_RUNS`], [`crate::QUICK_HORIZON`]), `runs` sets the runs
+    /// (after it); the algorithms whose registry entry does not support the problem's kind of
+    /// domain are set aside as [`NotApplicable`]. An error if an algorithm is unknown or none can
+    /// run the problem (naming the file).
+    pub fn prepare(preset: &Preset, quick: bool, runs: Option<usize>, registry: &Registry) -> Result<Self> {
+        let in_file = |e: ExperimentError| ExperimentError::InFile { path: preset.path.clone(), source: Box::new(e) };
+        let written = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), false, None)?;
+        let panel = PreparedPanel::new(&preset.text, &preset.path, preset.dir(), quick, runs)?;
+        let mut spec = panel.spec;
+        let kind = spec.problem.domain_kind();
+        let domain = match spec.problem.box_domain().map_err(in_file)? {
+            Some(b) => format!("a box {b}"),
+            None => "a finite candidate set".to_string(),
+        };
+        let mut not_applicable = Vec::new();
+        let mut kept = Vec::new();
+        for (i, a) in spec.algorithms.iter().enumerate() {
+            let entry = registry
+                .get(&a.name)
+                .ok_or_else(|| in_file(registry.unknown(&format!("algorithms[{i}].name"), &a.name)))?;
+            match entry.unsupported(kind, &domain) {
+                Some(reason) => not_applicable.push(NotApplicable { label: a.label().to_string(), reason }),
+                None => kept.push(a.clone()),
+            }
+        }
+        if kept.is_empty() {
+            return Err(in_file(ExperimentError::spec("algorithms", format!("no algorithm can run {domain}"))));
+        }
+        spec.algorithms = kept;
+        Ok(Self { spec, full: (written.spec.horizon, written.spec.runs), quick, not_applicable, domain })
+    }
+
+    /// The spec's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+}
+
+/// One algorithm's row on a problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardEntry {
+    /// Its label.
+    pub label: String,
+    /// Its registry name.
+    pub name: String,
+    /// Finished runs.
+    pub runs: usize,
+    /// The value gap u(x*) − u(x̂_T) of the final recommendation on the problem's scale (the
+    /// respondent's utility divided by its scale s), mean ± s.e. over runs: the ranking's metric.
+    pub gap: MeanSe,
+    /// Simple regret P(x* ≻ x̂_T) − ½ of the final recommendation (mean ± s.e. over runs).
+    pub simple: MeanSe,
+    /// Cumulative dueling regret R(T).
+    pub cumulative: MeanSe,
+    /// Wall time per step in the algorithm (its construction and the shared initial duels count
+    /// in step 1), over every step of every run: the median.
+    pub step_median_s: f64,
+    /// The same, the mean.
+    pub step_mean_s: f64,
+    /// Wall time per run in the algorithm, mean over runs.
+    pub run_mean_s: f64,
+}
+
+/// A finished problem of the suite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProblemBoard {
+    /// The spec name.
+    pub name: String,
+    /// The plot title.
+    pub title: String,
+    /// The domain in words.
+    pub domain: String,
+    /// T as run.
+    pub horizon: usize,
+    /// Runs per algorithm as run.
+    pub runs: usize,
+    /// T and runs of the spec as written (the full suite).
+    pub full: (usize, usize),
+    /// Shared initial duels.
+    pub initial_duels: usize,
+    /// The labels of the algorithms that do not observe them (`shared_start = false`).
+    pub own_start: Vec<String>,
+    /// Respondent in words.
+    pub respondent: String,
+    /// Whether this was a `--quick` smoke test.
+    pub quick: bool,
+    /// Wall time of the call that finished it, seconds (runs finished earlier and resumed are
+    /// not in it).
+    pub elapsed_s: f64,
+    /// The runs this call ran; the others of the board were finished by an earlier call
+    /// (`--resume`), so [`ProblemBoard::elapsed_s`] does not cover them.
+    pub runs_in_call: usize,
+    /// The algorithms that ran, in spec order.
+    pub entries: Vec<BoardEntry>,
+    /// The algorithms that cannot run the problem.
+    pub not_applicable: Vec<NotApplicable>,
+    /// Failed runs (`on_error = "continue"`), as text.
+    pub failures: Vec<String>,
+}
+
+/// The median of `xs` (the mean of the two middle values for an even count); 0 when empty.
+pub fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+}
+
+/// Each value's rank under the 2-s.e. rule: 1 + the number of other values significantly below
+/// it ([`compare`] says [`Order::Lower`]). Values no other is significantly below share rank 1;
+/// a tie never makes a rank worse than the plain order would.
+pub fn ranks(values: &[MeanSe]) -> Vec<usize> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            1 + values.iter().enumerate().filter(|&(j, &o)| j != i && compare(o, v).2 == Order::Lower).count()
+        })
+        .collect()
+}
+
+impl ProblemBoard {
+    /// The board of a problem's finished results (`elapsed_s`: the wall time of the call, which
+    /// ran `runs_in_call` of the runs).
+    pub fn of(
+        problem: &SuiteProblem,
+        experiment: &Experiment,
+        results: &Results,
+        elapsed_s: f64,
+        runs_in_call: usize,
+    ) -> Result<Self> {
+        let summary = results.summary()?;
+        let regret = experiment.problem().regret();
+        let scale = problem.spec.respondent.scale;
+        let mut entries = Vec::new();
+        for a in summary.algorithms.iter().filter(|a| a.runs > 0) {
+            let mut steps = Vec::new();
+            let mut per_run = Vec::new();
+            let mut gaps = Vec::new();
+            for r in results.runs().iter().filter(|r| r.label == a.label) {
+                if let Some(last) = r.steps.last() {
+                    gaps.push(regret.value_gap(&last.recommendation)? / scale);
+                }
+                let mut before = 0.0;
+                for s in &r.steps {
+                    steps.push(s.elapsed_s - before);
+                    before = s.elapsed_s;
+                }
+                per_run.push(r.wall_seconds());
+            }
+            entries.push(BoardEntry {
+                label: a.label.clone(),
+                name: a.name.clone(),
+                runs: a.runs,
+                gap: mean_se(&gaps),
+                simple: a.at_horizon.simple,
+                cumulative: a.at_horizon.cumulative,
+                step_median_s: median(&steps),
+                step_mean_s: if steps.is_empty() { 0.0 } else { steps.iter().sum::<f64>() / steps.len() as f64 },
+                run_mean_s: if per_run.is_empty() { 0.0 } else { per_run.iter().sum::<f64>() / per_run.len() as f64 },
+            });
+        }
+        let spec = &problem.spec;
+        let r = &spec.respondent;
+        let respondent = format!("{:?} {:?} duels at scale s = {}", r.model, r.link, r.scale).to_lowercase();
+        Ok(Self {
+            name: spec.name.clone(),
+            title: experiment.title(),
+            domain: problem.domain.clone(),
+            horizon: spec.horizon,
+            runs: spec.runs,
+            full: problem.full,
+            initial_duels: spec.initial_duels,
+            own_start: spec.algorithms.iter().filter(|a| !a.shared_start).map(|a| a.label().to_string()).collect(),
+            respondent,
+            quick: problem.quick,
+            elapsed_s,
+            runs_in_call,
+            entries,
+            not_applicable: problem.not_applicable.clone(),
+            failures: summary.failures.iter().map(ToString::to_string).collect(),
+        })
+    }
+
+    /// The rows ranked by the final value gap or by the cumulative regret: (rank, row), sorted by
+    /// rank then mean.
+    pub fn ranked(&self, by: By) -> Vec<(usize, &BoardEntry)> {
+        let value = |e: &BoardEntry| by.value(e);
+        let values: Vec<MeanSe> = self.entries.iter().map(value).collect();
+        let mut rows: Vec<(usize, &BoardEntry)> = ranks(&values).into_iter().zip(&self.entries).collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0).then(value(a.1).mean.total_cmp(&value(b.1).mean)));
+        rows
+    }
+
+    /// The CPU seconds of the full suite's runs of this problem, extrapolated from the measured
+    /// mean time per step: Σ over algorithms of runs × T × mean step time (the spec's runs and T
+    /// as written).
+    pub fn full_cpu_estimate_s(&self) -> f64 {
+        let (horizon, runs) = self.full;
+        self.entries.iter().map(|e| (runs * horizon) as f64 * e.step_mean_s).sum()
+    }
+
+    /// The CPU seconds of the runs measured (Σ of every run's wall time in the algorithm).
+    pub fn cpu_s(&self) -> f64 {
+        self.entries.iter().map(|e| e.run_mean_s * e.runs as f64).sum()
+    }
+
+    /// The finished runs on the board (every algorithm's).
+    pub fn runs_total(&self) -> usize {
+        self.entries.iter().map(|e| e.runs).sum()
+    }
+}
+
+/// A [`FolderProgress`] that passes every event on and keeps the number of runs the call has to do.
+struct CountingProgress<'a> {
+    inner: &'a dyn FolderProgress,
+    todo: std::sync::atomic::AtomicUsize,
+}
+
+impl FolderProgress for CountingProgress<'_> {
+    fn start(&self, line: &str, todo: usize) {
+        self.todo.store(todo, std::sync::atomic::Ordering::Relaxed);
+        self.inner.start(line, todo);
+    }
+    fn note(&self, message: &str) {
+        self.inner.note(message);
+    }
+    fn finished(&self, k: usize, total: usize, record: &RunRecord) {
+        self.inner.finished(k, total, record);
+    }
+    fn failed(&self, k: usize, total: usize, failure: &FailedRun) {
+        self.inner.failed(k, total, failure);
+    }
+    fn end(&self, total: usize, seconds: f64) {
+        self.inner.end(total, seconds);
+    }
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
+}
+
+/// Runs one problem of the suite into `out/<name>/` (the runner's folder: spec, one file per
+/// finished run, steps.csv, summary.json; `resume` continues a folder with finished runs), and
+/// draws its plots into `images` (`<name>-simple.{png,svg}`, `<name>-cumulative.{png,svg}`).
+pub fn run_problem(
+    problem: &SuiteProblem,
+    out: &Path,
+    images: &Path,
+    threads: usize,
+    resume: bool,
+    registry: &Registry,
+    progress: &dyn FolderProgress,
+) -> Result<ProblemBoard> {
+    let experiment = Experiment::new(problem.spec.clone(), registry)?;
+    let opts = RunOptions {
+        out: out.join(problem.name()),
+        threads,
+        shard: None,
+        resume,
+        checkpoint_every: Some(bohf_experiments::checkpoint::DEFAULT_CHECKPOINT_EVERY),
+    };
+    let start = std::time::Instant::now();
+    let counting = CountingProgress { inner: progress, todo: std::sync::atomic::AtomicUsize::new(0) };
+    let results = match run_experiment(&experiment, &opts, &counting)? {
+        Outcome::Complete(results) => results,
+        Outcome::ShardDone { .. } => unreachable!("no shard was asked for"),
+    };
+    let elapsed = start.elapsed().as_secs_f64();
+    let mut summary = results.summary()?;
+    if problem.quick {
+        summary.title = format!("{} [quick: T = {}, {} runs]", summary.title, problem.spec.horizon, problem.spec.runs);
+    }
+    std::fs::create_dir_all(images).map_err(|source| ExperimentError::Io {
+        action: "create",
+        path: images.to_path_buf(),
+        source,
+    })?;
+    for metric in [Metric::Simple, Metric::Cumulative] {
+        for ext in ["png", "svg"] {
+            plot_atomic(&summary, metric, images.join(format!("{}-{}.{ext}", problem.name(), metric.as_str())))?;
+        }
+    }
+    ProblemBoard::of(problem, &experiment, &results, elapsed, counting.todo.into_inner())
+}
+
+fn seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+fn ranking_table(s: &mut String, board: &ProblemBoard, by: By) {
+    let other = match by {
+        By::Gap => "simple regret P(x* ≻ x̂_T) − ½",
+        By::Cumulative => "u(x*) − u(x̂_T)",
+    };
+    let _ = writeln!(s, "| rank | algorithm | runs | **{}** | {other} |\n|---|---|---|---|---|", by.name());
+    for (rank, e) in board.ranked(by) {
+        let o = match by {
+            By::Gap => e.simple,
+            By::Cumulative => e.gap,
+        };
+        let _ =
+            writeln!(s, "| {rank} | {} (`{}`) | {} | **{}** | {} |", e.label, e.name, e.runs, pm(by.value(e)), pm(o));
+    }
+    for n in &board.not_applicable {
+        let _ = writeln!(s, "| n/a | {} | 0 | {} | |", n.label, n.reason);
+    }
+}
+
+/// The page: the command and its wall time, the rule, an overview of the ranks, then per problem
+/// its settings, the two rankings, n/a algorithms, wall time per step and the plots (`images`: the
+/// plots' folder relative to the page).
+pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images: &str) -> String {
+    let mut s = String::from("# Leaderboard: every duel algorithm of bohf on one suite\n\n");
+    let quick = boards.iter().any(|b| b.quick);
+    if quick {
+        s.push_str(
+            "> **Quick smoke test** (`--quick`: at most 3 runs and T = 40 per problem): the ranks below mean \
+             little. To be replaced by the full run (30 runs, the specs' horizons).\n\n",
+        );
+    }
+    let (in_call, total): (usize, usize) =
+        boards.iter().fold((0, 0), |(a, b), x| (a + x.runs_in_call, b + x.runs_total()));
+    let cpu: f64 = boards.iter().map(ProblemBoard::cpu_s).sum();
+    let resumed = if in_call < total {
+        format!(
+            " This call ran {in_call} of the {total} runs; the others were finished by earlier calls (`--resume`), \
+             so this wall time is not the suite's. The runs' time in the algorithms, which does not \
+             depend on how they were split, sums to {cpu:.0} s ≈ {:.2} h (Timings, at the end).",
+            cpu / 3600.0
+        )
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "Generated by `{command}` in {wall_s:.1} s of wall time (release build; the runs of a problem in parallel), \
+         from the specs in [`specs/leaderboard/`](../specs/leaderboard).{resumed} Regenerate it with the same command \
+         (`--resume` continues an interrupted run; `-j N` sets the threads; results do not depend on them).\n"
+    );
+    let _ = writeln!(
+        s,
+        "**Protocol.** Per problem every algorithm gets the same shared initial duels (uniformly random, the same \
+         duels and answers for every algorithm of a run, not counted in T or the regrets), the same horizon T, \
+         respondent, number of runs and seed. The ranking's metric is the **final recommendation's regret** \
+         u(x*) − u(x̂_T) on the problem's scale (the utility u of the spec, before the respondent's scale s), \
+         x̂_T the algorithm's recommendation after T duels; beside it the simple regret on the preference scale, \
+         P(x* ≻ x̂_T) − ½ = μ(s(u* − u(x̂_T))) − ½ ∈ [0, ½] (μ the respondent's link). The second ranking is \
+         by the **cumulative dueling regret** R(T) = Σ_t r_t, r_t = (μ(s(u* − u(x_t))) + μ(s(u* − u(x′_t))) − 1)/2 \
+         (MR-LPF eq. (1), PF-TS eq. (2); [experiments.md](experiments.md)). **Rank** = 1 + the number of algorithms significantly lower, where a difference counts when it \
+         exceeds {SE_MULTIPLE} standard errors of the difference, √(s.e.(a)² + s.e.(b)²) (the rule of the \
+         reproduction's claims, [reproduction/README.md](reproduction/README.md)); algorithms that no other beats \
+         share rank 1. **Wall time per step**: the algorithm's own calls (suggest, observe, recommend; its \
+         construction and the initial duels count in step 1), over every step of every run. An algorithm that \
+         cannot run a problem's domain is listed as n/a with the reason.\n"
+    );
+
+    // Overview: ranks by simple regret, problem × algorithm.
+    let mut labels: Vec<String> = Vec::new();
+    for b in boards {
+        for l in b.entries.iter().map(|e| &e.label).chain(b.not_applicable.iter().map(|n| &n.label)) {
+            if !labels.contains(l) {
+                labels.push(l.clone());
+            }
+        }
+    }
+    s.push_str(
+        "## Overview: rank by the final recommendation's regret u(x*) − u(x̂_T) (by cumulative regret in brackets)\n\n",
+    );
+    let _ = writeln!(s, "| problem | {} |", labels.join(" | "));
+    let _ = writeln!(s, "|---|{}", "---|".repeat(labels.len()));
+    for b in boards {
+        let simple = b.ranked(By::Gap);
+        let cumulative = b.ranked(By::Cumulative);
+        let cells: Vec<String> = labels
+            .iter()
+            .map(|l| {
+                let rs = simple.iter().find(|(_, e)| &e.label == l).map(|(r, _)| *r);
+                let rc = cumulative.iter().find(|(_, e)| &e.label == l).map(|(r, _)| *r);
+                match (rs, rc) {
+                    (Some(a), Some(c)) => format!("{a} ({c})"),
+                    _ if b.not_applicable.iter().any(|n| &n.label == l) => "n/a".to_string(),
+                    _ => "—".to_string(),
+                }
+            })
+            .collect();
+        let _ = writeln!(s, "| [{}](#{}) | {} |", b.name, b.name, cells.join(" | "));
+    }
+    s.push('\n');
+
+    for b in boards {
+        let _ = writeln!(s, "<a id=\"{}\"></a>\n## {}: {}\n", b.name, b.name, b.title);
+        let _ = writeln!(
+            s,
+            "Spec [`specs/leaderboard/{n}.toml`](../specs/leaderboard/{n}.toml). Domain: {}. T = {}{}, {} runs, \
+             {} shared initial duels, {}. Wall time of this problem: {:.1} s{}.\n",
+            b.domain,
+            b.horizon,
+            if b.quick { format!(" (full: {})", b.full.0) } else { String::new() },
+            b.runs,
+            b.initial_duels,
+            b.respondent,
+            b.elapsed_s,
+            if b.runs_in_call < b.runs_total() {
+                format!(" for {} of its {} runs (the others were finished earlier)", b.runs_in_call, b.runs_total())
+            } else {
+                String::new()
+            },
+            n = b.name
+        );
+        if b.initial_duels > 0 && !b.own_start.is_empty() {
+            let _ = writeln!(
+                s,
+                "Without the shared initial duels (`shared_start = false`: they learn from their own queries only): {}.\n",
+                b.own_start.join(", ")
+            );
+        }
+        s.push_str("**By the final recommendation's regret u(x*) − u(x̂_T)**\n\n");
+        ranking_table(&mut s, b, By::Gap);
+        s.push_str("\n**By cumulative dueling regret R(T)**\n\n");
+        ranking_table(&mut s, b, By::Cumulative);
+        s.push_str("\n**Wall time in the algorithm**\n\n| algorithm | per step, median | per step, mean | per run, mean |\n|---|---|---|---|\n");
+        for e in &b.entries {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                e.label,
+                seconds(e.step_median_s),
+                seconds(e.step_mean_s),
+                seconds(e.run_mean_s)
+            );
+        }
+        if !b.failures.is_empty() {
+            let _ = writeln!(s, "\nFailed runs (not in the tables):\n");
+            for f in &b.failures {
+                let _ = writeln!(s, "- {f}");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "\n![simple regret]({images}/{n}-simple.png)\n\n![cumulative regret]({images}/{n}-cumulative.png)\n\n\
+             ([SVG]({images}/{n}-simple.svg), [SVG]({images}/{n}-cumulative.svg))\n",
+            n = b.name
+        );
+    }
+
+    s.push_str(
+        "## Timings\n\n| problem | T × runs × algorithms run | wall time of the call (s) | CPU in the algorithms (s) |",
+    );
+    if quick {
+        s.push_str(" full suite, estimated CPU (s) |\n|---|---|---|---|---|\n");
+    } else {
+        s.push_str("\n|---|---|---|---|\n");
+    }
+    let mut estimate = 0.0;
+    for b in boards {
+        let _ = write!(
+            s,
+            "| {} | {} × {} × {} | {:.1}{} | {:.1} |",
+            b.name,
+            b.horizon,
+            b.runs,
+            b.entries.len(),
+            b.elapsed_s,
+            if b.runs_in_call < b.runs_total() {
+                format!(" ({} of {} runs)", b.runs_in_call, b.runs_total())
+            } else {
+                String::new()
+            },
+            b.cpu_s()
+        );
+        if quick {
+            let e = b.full_cpu_estimate_s();
+            estimate += e;
+            let _ = write!(s, " {e:.0} ({} × {}) |", b.full.0, b.full.1);
+        }
+        s.push('\n');
+    }
+    if quick {
+        let _ = writeln!(
+            s,
+            "\nEstimated CPU time of the full suite: {estimate:.0} s ≈ {:.1} h, from each algorithm's mean time per \
+             step in this quick run × T × runs of the specs. A lower bound for the GP-based algorithms, whose step \
+             cost grows with the number of duels.",
+            estimate / 3600.0
+        );
+    }
+    s
+}
+
+/// Writes the page `dir/leaderboard.md`, the plots being in `dir/leaderboard/` already.
+pub fn write_page(dir: &Path, boards: &[ProblemBoard], command: &str, wall_s: f64) -> Result<std::path::PathBuf> {
+    let path = dir.join("leaderboard.md");
+    write_atomic(&path, page_markdown(boards, command, wall_s, "leaderboard").as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests;

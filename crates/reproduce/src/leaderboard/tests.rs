@@ -1,0 +1,236 @@
+//! Tests of the leaderboard: the rank rule, the median, the shared initial duels of the runner,
+//! and the whole machinery on a tiny suite (a finite problem and a box problem with an n/a
+//! algorithm), resumed.
+
+use super::*;
+use crate::discover;
+use bohf_core::rand::RngExt;
+use bohf_experiments::folder::Quiet;
+use bohf_experiments::runner::RunId;
+use bohf_experiments::testing::scratch_dir;
+
+fn ms(mean: f64, se: f64) -> MeanSe {
+    MeanSe { mean, se }
+}
+
+#[test]
+fn ranks_follow_the_two_standard_error_rule() {
+    // 0.10 vs 0.12: difference 0.02 < 2·√(0.01² + 0.01²) = 0.0283, a tie; 0.5 is above both by far.
+    assert_eq!(ranks(&[ms(0.10, 0.01), ms(0.12, 0.01), ms(0.5, 0.01)]), vec![1, 1, 3]);
+    // 0.10 vs 0.14: difference 0.04 > 0.0283, so 0.14 ranks second; order of the input is kept.
+    assert_eq!(ranks(&[ms(0.14, 0.01), ms(0.10, 0.01)]), vec![2, 1]);
+    // A chain a ≈ b ≈ c with a < c: c has one algorithm significantly below it.
+    assert_eq!(ranks(&[ms(0.0, 0.01), ms(0.025, 0.01), ms(0.05, 0.01)]), vec![1, 1, 2]);
+    assert_eq!(ranks(&[]), Vec::<usize>::new());
+    // Zero standard errors: a real difference counts, a difference in the last bits does not.
+    assert_eq!(ranks(&[ms(0.0, 0.0), ms(0.1, 0.0)]), vec![1, 2]);
+    assert_eq!(ranks(&[ms(0.0, 0.0), ms(4e-16, 0.0)]), vec![1, 1]);
+}
+
+#[test]
+fn median_of_odd_and_even_counts() {
+    assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+    assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+    assert_eq!(median(&[]), 0.0);
+}
+
+#[test]
+fn initial_streams_depend_on_the_run_only() {
+    let draw = |id: RunId| {
+        let (mut p, mut a) = id.initial_rng(7);
+        (p.random::<u64>(), a.random::<u64>())
+    };
+    let x = draw(RunId { algorithm: 0, run: 3 });
+    assert_eq!(x, draw(RunId { algorithm: 5, run: 3 }));
+    assert_ne!(x, draw(RunId { algorithm: 0, run: 4 }));
+    assert_ne!(x.0, x.1);
+    // Distinct from the algorithm's and the respondent's streams of the same run.
+    let id = RunId { algorithm: 0, run: 3 };
+    assert_ne!(x.0, id.algorithm_rng(7).random::<u64>());
+    assert_ne!(x.1, id.respondent_rng(7).random::<u64>());
+}
+
+const FINITE: &str = r#"
+name = "NAME"
+horizon = 1
+runs = 6
+seed = 3
+initial_duels = INITIAL
+[problem]
+kind = "rkhs"
+kernel = "se"
+points = 5
+[respondent]
+model = "deterministic"
+[[algorithms]]
+name = "random"
+"#;
+
+fn simple_regrets_at_step_one(initial: usize, shared_start: bool) -> Vec<f64> {
+    let text = FINITE.replace("NAME", "init").replace("INITIAL", &initial.to_string())
+        + &format!("shared_start = {shared_start}\n");
+    let e = Experiment::new(ExperimentSpec::from_toml_str(&text).unwrap(), &bohf_registry::builtin()).unwrap();
+    e.run().unwrap().runs().iter().map(|r| r.steps[0].simple_regret).collect()
+}
+
+#[test]
+fn shared_initial_duels_are_observed_before_step_one() {
+    // Random duels recommend the candidate with the most wins. After 1000 duels on 5 candidates
+    // with a deterministic respondent x* wins every duel it is in, than any other
+    // candidate can (each loses to x*; ~400 against ~300), so every run recommends x* at t = 1: simple regret 0.
+    assert!(simple_regrets_at_step_one(1000, true).iter().all(|&r| r == 0.0));
+    // Without them the recommendation at t = 1 rests on one duel: some run misses x*; the same for
+    // an algorithm with `shared_start = false`, which does not observe them.
+    assert!(simple_regrets_at_step_one(0, true).iter().any(|&r| r > 0.0));
+    assert_eq!(simple_regrets_at_step_one(1000, false), simple_regrets_at_step_one(0, true));
+}
+
+#[test]
+fn initial_duels_with_a_budget_are_refused_by_name() {
+    let text = FINITE.replace("NAME", "b").replace("INITIAL", "2") + "[budget]\ntotal = 3.0\n";
+    let spec: ExperimentSpec = toml::from_str(&text).unwrap();
+    let e = spec.validate(&bohf_registry::builtin()).unwrap_err().to_string();
+    assert!(e.contains("initial_duels"), "{e}");
+}
+
+const TINY_FINITE: &str = r#"
+name = "tiny-finite"
+title = "Tiny RKHS"
+horizon = 4
+runs = 2
+seed = 1
+initial_duels = 2
+on_error = "continue"
+[problem]
+kind = "rkhs"
+kernel = "se"
+points = 8
+[[algorithms]]
+name = "random"
+[[algorithms]]
+name = "maxminlcb"
+label = "MaxMinLCB"
+"#;
+
+const TINY_BOX: &str = r#"
+name = "tiny-box"
+horizon = 2
+runs = 2
+seed = 1
+initial_duels = 3
+[problem]
+kind = "function"
+function = "branin"
+domain = "box"
+scaling = { multiply = 0.1 }
+[[algorithms]]
+name = "pf-ts"
+[[algorithms]]
+name = "eubo"
+label = "EUBO"
+params = { initial_duels = 0, model = { refit_every = 0 } }
+"#;
+
+#[test]
+fn a_tiny_suite_runs_ranks_and_resumes() {
+    let dir = scratch_dir("leaderboard");
+    let specs = dir.join("specs");
+    std::fs::create_dir_all(&specs).unwrap();
+    std::fs::write(specs.join("tiny-finite.toml"), TINY_FINITE).unwrap();
+    std::fs::write(specs.join("tiny-box.toml"), TINY_BOX).unwrap();
+    let registry = bohf_registry::builtin();
+    let presets = discover(&specs).unwrap();
+    let problems: Vec<SuiteProblem> =
+        presets.iter().map(|p| SuiteProblem::prepare(p, false, None, &registry).unwrap()).collect();
+    // The box problem: `pf-ts` works on a finite candidate set only, so it is n/a, with the reason.
+    let boxed = problems.iter().find(|p| p.name() == "tiny-box").unwrap();
+    assert_eq!(boxed.spec.algorithms.len(), 1);
+    assert_eq!(boxed.not_applicable.len(), 1);
+    assert_eq!(boxed.not_applicable[0].label, "pf-ts");
+    assert!(boxed.not_applicable[0].reason.contains("finite candidate set only"), "{:?}", boxed.not_applicable);
+    assert_eq!(boxed.full, (2, 2));
+
+    let (out, page) = (dir.join("results"), dir.join("page"));
+    let run = |resume: bool| -> Vec<ProblemBoard> {
+        problems
+            .iter()
+            .map(|p| run_problem(p, &out, &page.join("leaderboard"), 1, resume, &registry, &Quiet).unwrap())
+            .collect()
+    };
+    let boards = run(false);
+    let finite = boards.iter().find(|b| b.name == "tiny-finite").unwrap();
+    assert_eq!(finite.entries.len(), 2);
+    assert_eq!((finite.horizon, finite.runs, finite.initial_duels), (4, 2, 2));
+    for e in &finite.entries {
+        assert_eq!(e.runs, 2);
+        assert!((0.0..=0.5).contains(&e.simple.mean), "{e:?}");
+        assert!(e.gap.mean >= 0.0, "{e:?}");
+        assert!((0.0..=2.0).contains(&e.cumulative.mean), "{e:?}");
+        assert!(e.step_median_s >= 0.0 && e.step_mean_s > 0.0 && e.run_mean_s > 0.0, "{e:?}");
+        // The per-step times add up to the run's time: mean step × T = mean run.
+        assert!((e.step_mean_s * 4.0 - e.run_mean_s).abs() <= 1e-9 * e.run_mean_s.max(1.0), "{e:?}");
+    }
+    let ranked = finite.ranked(By::Gap);
+    assert_eq!(ranked.len(), 2);
+    assert_eq!(ranked[0].0, 1, "the best mean always has rank 1");
+    for name in ["tiny-finite", "tiny-box"] {
+        for m in ["simple", "cumulative"] {
+            for ext in ["png", "svg"] {
+                let f = page.join("leaderboard").join(format!("{name}-{m}.{ext}"));
+                assert!(std::fs::metadata(&f).map(|m| m.len() > 1000).unwrap_or(false), "{}", f.display());
+            }
+        }
+    }
+    let path = write_page(&page, &boards, "bohf leaderboard --test", 1.5).unwrap();
+    let md = std::fs::read_to_string(path).unwrap();
+    assert!(md.contains("| n/a | pf-ts | 0 | `pf-ts` works on a finite candidate set only"), "{md}");
+    // A call that ran every run says nothing of resumed runs.
+    assert!(boards.iter().all(|b| b.runs_in_call == b.runs_total() && b.runs_total() > 0));
+    assert!(!md.contains("This call ran") && !md.contains("finished earlier"), "{md}");
+    assert!(md.contains("](leaderboard/tiny-box-simple.png)"), "{md}");
+    assert!(md.contains("`bohf leaderboard --test` in 1.5 s"), "{md}");
+    // Overview columns: labels in order of appearance (EUBO, pf-ts, random, MaxMinLCB).
+    assert!(md.contains("| [tiny-box](#tiny-box) | 1 (1) | n/a | — |"), "{md}");
+    assert!(!md.contains("Quick smoke test"));
+
+    // Without --resume the finished folder is refused; with it, the runs are read back unchanged.
+    assert!(run_problem(&problems[0], &out, &page.join("leaderboard"), 1, false, &registry, &Quiet).is_err());
+    let again = run(true);
+    for (a, b) in boards.iter().zip(&again) {
+        let values = |b: &ProblemBoard| b.entries.iter().map(|e| (e.gap, e.simple, e.cumulative)).collect::<Vec<_>>();
+        assert_eq!(values(a), values(b));
+        // The resumed call ran nothing: its wall time is not the runs', and the page says so.
+        assert_eq!((b.runs_in_call, b.runs_total()), (0, a.runs_total()));
+    }
+    let total: usize = again.iter().map(ProblemBoard::runs_total).sum();
+    let md = page_markdown(&again, "bohf leaderboard --test", 0.2, "leaderboard");
+    assert!(md.contains(&format!("This call ran 0 of the {total} runs")), "{md}");
+    assert!(md.contains("for 0 of its 4 runs (the others were finished earlier)"), "{md}");
+    assert!(md.contains("(0 of 4 runs)"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_workspace_suite_specs_are_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/leaderboard");
+    let presets = discover(&dir).unwrap();
+    assert!(presets.len() >= 6, "{}", presets.len());
+    let registry = bohf_registry::builtin();
+    for p in &presets {
+        let problem = SuiteProblem::prepare(p, true, None, &registry).unwrap();
+        // Every duel algorithm is listed in every spec: run or n/a.
+        let mut names: Vec<&str> = problem.spec.algorithms.iter().map(|a| a.name.as_str()).collect();
+        let written = ExperimentSpec::from_toml_str(&p.text).unwrap();
+        assert_eq!(written.algorithms.len(), problem.spec.algorithms.len() + problem.not_applicable.len());
+        names.extend(written.algorithms.iter().map(|a| a.name.as_str()));
+        for n in ["pf-ts", "mr-lpf", "maxminlcb", "pop-bo", "eubo", "qeubo", "dts", "random", "kss"] {
+            assert!(names.contains(&n), "{}: {n} missing", p.name);
+        }
+        assert_eq!((written.runs, written.seed), (30, 1), "{}", p.name);
+        assert!(written.initial_duels > 0, "{}", p.name);
+        // The spec as run validates (a catalyst path resolved against specs/leaderboard/).
+        if !matches!(problem.spec.problem, bohf_experiments::ProblemSpec::Catalyst(_)) {
+            problem.spec.validate(&registry).unwrap();
+        }
+    }
+}
