@@ -1005,3 +1005,31 @@ fn dense_path_agrees_with_clarabel_long() {
     let a = dense_agreement(0..1000);
     eprintln!("{a:?}");
 }
+
+/// The warm start of the fast path ([`crate::dual`]): D is positively homogeneous in (g, λ, μ), so
+/// the program of 3g, started from the multipliers of g's program (scaled by ‖3g‖/‖g‖), starts at
+/// its optimum; solved cold in a fresh set it takes as many steps as g's did.
+#[test]
+fn a_program_starts_from_the_previous_programs_multipliers() {
+    let (k, obs) = duel_data();
+    let p = ConfidenceProblem::new(&k, &obs, &tight(3.0)).unwrap();
+    let fit = p.mle().unwrap();
+    let c1 = p.candidate(&k.column(4).clone_owned(), 1.0).unwrap();
+    let c3 = p.candidate(&(k.column(4) * 3.0), 9.0).unwrap();
+    let mut set = ConfidenceSet::new(&p, &fit, 0.05).unwrap();
+    let first = set.upper_bound(&c1).unwrap();
+    let warm = set.upper_bound(&c3).unwrap();
+    let cold = ConfidenceSet::new(&p, &fit, 0.05).unwrap().upper_bound(&c3).unwrap();
+    for s in [&first, &warm, &cold] {
+        assert_eq!(s.info.method, SolveMethod::Dense, "{:?}", s.info);
+    }
+    assert_relative_eq!(warm.value, 3.0 * first.value, max_relative = 1e-8);
+    assert_relative_eq!(cold.value, warm.value, max_relative = 1e-8);
+    assert!(
+        first.info.iterations >= 4 && cold.info.iterations >= 4,
+        "{} {}",
+        first.info.iterations,
+        cold.info.iterations
+    );
+    assert!(warm.info.iterations <= 2, "warm start took {} outer steps", warm.info.iterations);
+}
