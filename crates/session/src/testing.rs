@@ -95,7 +95,7 @@ impl bohf_core::Optimizer for SelfDueller {
 /// The built-in registry plus `self-duels` (a [`SelfDueller`] that asks only self-duels) and
 /// `self-duels-horizon` (one self-duel every second query, and no query past the horizon).
 pub fn self_duel_registry() -> bohf_experiments::Registry {
-    let mut r = bohf_experiments::Registry::builtin();
+    let mut r = bohf_registry::builtin();
     for (name, every, horizon) in [("self-duels", 1, false), ("self-duels-horizon", 2, true)] {
         r.register(bohf_experiments::AlgorithmEntry::new(
             name,
