@@ -310,7 +310,10 @@ fn kill_9_at_several_points_keeps_every_saved_answer_and_stale_temp_files_are_re
             assert_eq!(c.next()["type"], "saved");
             saved += 1;
         }
-        // Killed while waiting for the next answer (round 0: before the first query was read).
+        // Killed while waiting for the next answer: once the next query is out, every save is done
+        // (a self-duel answered by the session is saved before the next query is sent; a kill during
+        // that save would leave a real temporary file beside the planted ones).
+        assert_eq!(c.next()["type"], "query");
         c.child.kill().unwrap();
         c.child.wait().unwrap();
         // A save interrupted by a kill leaves a temporary file named like this (the pid differs).
