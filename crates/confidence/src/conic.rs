@@ -282,6 +282,9 @@ pub(crate) struct ConicData {
     pub terms: Vec<(f64, usize, Option<usize>)>,
     /// The multiplicity c_τ of each row.
     pub weights: Vec<f64>,
+    /// |R|ᵀc: Σ_τ c_τ|r_τ| (n), so that Σ_τ c_τ|r_τ|ᵀ|w| costs one dot product (the rounding bound
+    /// of the likelihood, [`crate::dense::phi_error`]).
+    pub abs_weighted: nalgebra::DVector<f64>,
     /// ℓ₀ = −(number of self-duels)·log 2, the part of ℓ that does not depend on w.
     pub constant: f64,
     /// The RKHS-norm bound B.

@@ -498,6 +498,16 @@ impl ConicData {
             s * (l[(i, c)] - j.map_or(0.0, |j| l[(j, c)]))
         });
         let constant = -(self_duels as f64) * std::f64::consts::LN_2;
-        ConicData { l, rows, terms, weights, constant, norm_bound: config.norm_bound, latent_box: config.latent_box }
+        let abs_weighted = rows.abs().tr_mul(&DVector::from_column_slice(&weights));
+        ConicData {
+            l,
+            rows,
+            terms,
+            weights,
+            abs_weighted,
+            constant,
+            norm_bound: config.norm_bound,
+            latent_box: config.latent_box,
+        }
     }
 }

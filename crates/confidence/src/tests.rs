@@ -955,12 +955,18 @@ fn dense_agreement(seeds: std::ops::Range<u64>) -> Agreement {
                         }
                         // Clarabel's optimum may exceed the exact one by its tolerance (its point
                         // violates ℓ ≥ ℓ* − β by up to ~1e-9, times the multiplier).
+                        // An inexact reference may also stop short of the optimum by more than its
+                        // gap suggests (seed 141's upper bound: AlmostSolved 1.65e-4 below the dense
+                        // point, which the check above found feasible): the lower end is then
+                        // checked by that feasibility alone, the upper end against the reference.
                         let slack = if exact_reference { 1e-7 * scale } else { 1e-4 * scale };
-                        worst_miss = worst_miss.max(lo - cl.value - slack).max(cl.value - hi - slack);
+                        let below = if exact_reference { lo - cl.value - slack } else { f64::NEG_INFINITY };
+                        worst_miss = worst_miss.max(below).max(cl.value - hi - slack);
                         assert!(
-                            lo <= hi && lo <= cl.value + slack && cl.value <= hi + slack,
-                            "seed {seed}: [{lo}, {hi}] vs {}",
-                            cl.value
+                            lo <= hi && below <= 0.0 && cl.value <= hi + slack,
+                            "seed {seed}: [{lo}, {hi}] vs {} ({:?}, reference feasible: {reference_feasible})",
+                            cl.value,
+                            cl.info.status
                         );
                     }
                     None => fallbacks += 1,

@@ -4,7 +4,7 @@
 //! constants κ and L, [domains](domain), the [`Optimizer`] interface with its [`Query`] and
 //! [`Answer`], seeded [random streams](rng), and the dense [numerics](linalg) every other layer uses
 //! (jittered Cholesky with rank-one append, log-det, triangular solves, symmetric eigendecomposition,
-//! sampling from singular covariances).
+//! sampling from singular covariances), and [compensated sums](sum) with rigorous error bounds.
 #![warn(missing_docs)]
 
 pub mod argmax;
@@ -17,6 +17,7 @@ pub mod rng;
 pub mod schedule;
 
 pub mod special;
+pub mod sum;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 
