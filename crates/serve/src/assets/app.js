@@ -96,7 +96,8 @@ function render(s) {
       opts.append(optionCard(o, tag));
       btns.append(button("choose-" + tag, tag + " is best", "main", () => ({ choice: i }), tag + " is best: " + o.name));
     });
-    el("keys").innerHTML = "Keys: <kbd>1</kbd> to <kbd>" + k + "</kbd> pick that option, <kbd>=</kbd> no preference, <kbd>S</kbd> skip";
+    // Keys 1 to 9 (a larger k is answered by clicking).
+    el("keys").innerHTML = "Keys: <kbd>1</kbd> to <kbd>" + Math.min(k, 9) + "</kbd> pick that option, <kbd>=</kbd> no preference, <kbd>S</kbd> skip";
   } else if (q.kind === "label") {
     el("question").textContent = "Query " + q.t + ": accept this option?";
     opts.append(optionCard(q.option, null));
