@@ -28,7 +28,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use bohf_session::protocol::{Reply, answer_of, query_message, strict_object};
-use bohf_session::{Session, SessionError, StoredAnswer, StoredQuery};
+use bohf_session::{Session, SessionError, StoredAnswer};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -216,6 +216,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/join", get(study::join))
         .route("/study/{key}/", get(study::overview))
         .route("/study/{key}/answers.csv", get(study::export))
+        .route("/study/{key}/recommendations.csv", get(study::export_recommendations))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(request_timeout, net::request_timeout))
@@ -278,16 +279,15 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
         .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, &format!("the server failed: {e}")))
 }
 
-/// The page's view of a session: progress, the pending query (the protocol's `query` message) or
-/// `null` once done, and the recommendation when the spec shows it.
+/// The page's view of a session: progress, the pending query (the protocol's `query` message:
+/// a duel, a label, a value or a best-of-k choice) or `null` once done, and the recommendation
+/// when the spec shows it ([`Session::recommendation_to_show`]: `null` before the person's first
+/// answer).
 pub fn state_of(s: &mut Session) -> Result<Value, SessionError> {
     let q = s.pending()?;
-    if let Some(q) = &q {
-        refuse_choice(q)?;
-    }
     let b = s.body();
     let show = b.spec.show_recommendation.unwrap_or(true);
-    let rec = if show { s.recommendation().map(|i| b.candidates.json(i)) } else { None };
+    let rec = if show { s.recommendation_to_show().map(|i| b.candidates.json(i)) } else { None };
     let abstained = b.history.iter().filter(|st| matches!(st.answer, StoredAnswer::Abstain(_))).count();
     Ok(json!({
         "name": b.spec.name,
@@ -295,19 +295,6 @@ pub fn state_of(s: &mut Session) -> Result<Value, SessionError> {
         "answered": s.answered(), "abstained": abstained, "budget": s.budget(), "done": q.is_none(),
         "query": q.map(|q| query_message(s, &q)), "recommendation": rec,
     }))
-}
-
-/// The page shows duels, labels and values; a best-of-k `choice` query is refused, naming its kind
-/// (the session itself is fine: answer it with `bohf ask`, terminal or `--json`).
-fn refuse_choice(q: &StoredQuery) -> Result<(), SessionError> {
-    match q {
-        StoredQuery::Choice { options } => Err(SessionError::Algorithm(format!(
-            "bohf serve cannot show a best-of-k `choice` query (this one has {} options) yet: answer this \
-             session with `bohf ask` (terminal or --json)",
-            options.len()
-        ))),
-        StoredQuery::Duel { .. } | StoredQuery::Label { .. } | StoredQuery::Value { .. } => Ok(()),
-    }
 }
 
 fn session_error(e: SessionError) -> Response {
@@ -360,7 +347,6 @@ pub fn answer_message(s: &mut Session, body: &[u8]) -> Result<Value, (StatusCode
             },
         ));
     }
-    refuse_choice(&q).map_err(|e| (StatusCode::NOT_IMPLEMENTED, format!("{e}; nothing was written")))?;
     let reply = answer_of(&q, &v, &["t"]).map_err(|m| (StatusCode::BAD_REQUEST, m))?;
     let stored = match reply {
         Reply::Quit => {

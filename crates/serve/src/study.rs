@@ -18,7 +18,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use bohf_core::{Abstention, Answer};
 use bohf_experiments::lock::{LockGuard, lock_exclusive};
-use bohf_session::{Session, SessionBody, StoredAnswer, StoredQuery};
+use bohf_session::{Session, SessionBody, Stamp, StoredAnswer, StoredQuery};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -280,15 +280,17 @@ fn participants(app: &App, key: &str) -> Result<Vec<Listed>, (StatusCode, &'stat
 
 /// One row of the overview.
 const OVERVIEW_ROW: &str = "<tr><td>{id}</td><td>{answered}</td><td>{abstained}</td><td>{budget}</td><td>{status}</td>\
-                            <td><a href=\"/p/{token}/\">page</a></td></tr>\n";
+                            <td>{last}</td><td>{mean}</td><td>{rec}</td><td><a href=\"/p/{token}/\">page</a></td></tr>\n";
 
 /// The overview page (`{rows}`: [`OVERVIEW_ROW`]s).
 const OVERVIEW: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Study {name} — bohf</title>\
     <link rel=\"stylesheet\" href=\"/assets/style.css\"></head><body><main>\
     <h1>Study <q>{name}</q></h1><p id=\"summary\">{finished} of {total} participants finished. \
-    <a href=\"answers.csv\">All answers (CSV)</a></p>\
+    <a href=\"answers.csv\">All answers (CSV)</a>, \
+    <a href=\"recommendations.csv\">each participant's current recommendation (CSV)</a>. Times are UTC.</p>\
     <table id=\"participants\"><thead><tr><th>participant</th><th>answered</th><th>of which no preference or skip</th>\
-    <th>budget</th><th>status</th><th>address</th></tr></thead><tbody>\n{rows}</tbody></table></main></body></html>\n";
+    <th>budget</th><th>status</th><th>last answer</th><th>mean time to answer (s)</th><th>current recommendation</th>\
+    <th>address</th></tr></thead><tbody>\n{rows}</tbody></table></main></body></html>\n";
 
 /// `GET /study/TOKEN/`: the researcher's overview (answers per participant, finished or not).
 pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
@@ -302,6 +304,7 @@ pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<
         let s = s.lock().unwrap_or_else(|p| p.into_inner());
         let abstained = s.body().history.iter().filter(|st| matches!(st.answer, StoredAnswer::Abstain(_))).count();
         finished += usize::from(s.done());
+        let times = Times::of(&s);
         rows.push(&html::render(
             OVERVIEW_ROW,
             &[
@@ -309,7 +312,15 @@ pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<
                 ("answered", html::text(s.answered())),
                 ("abstained", html::text(abstained)),
                 ("budget", html::text(s.budget())),
-                ("status", html::text(if s.done() { "finished" } else { "in progress" })),
+                ("status", html::text(status(&s))),
+                ("last", html::text(times.last.map(|t| t.rfc3339()).unwrap_or_else(|| "—".into()))),
+                ("mean", html::text(times.mean().map(seconds).unwrap_or_else(|| "—".into()))),
+                (
+                    "rec",
+                    html::text(
+                        s.recommendation_to_show().map_or("none yet", |i| s.body().candidates.names[i].as_str()),
+                    ),
+                ),
                 ("token", html::text(token)),
             ],
         ));
@@ -328,14 +339,50 @@ pub(crate) async fn overview(State(app): State<Arc<App>>, UrlPath(key): UrlPath<
         .into_response()
 }
 
+/// A participant's status: `finished` or `in progress`.
+fn status(s: &Session) -> &'static str {
+    if s.done() { "finished" } else { "in progress" }
+}
+
+/// Seconds as written in the overview and the CSV files (milliseconds, the times' resolution).
+fn seconds(x: f64) -> String {
+    format!("{x:.3}")
+}
+
+/// A participant's answering times, from the steps that record them.
+struct Times {
+    /// The latest `answered_at`.
+    last: Option<Stamp>,
+    /// The sum and count of the recorded times to answer.
+    total: f64,
+    count: usize,
+}
+
+impl Times {
+    fn of(s: &Session) -> Self {
+        let h = &s.body().history;
+        let last = h.iter().filter_map(|st| st.answered_at).max();
+        let recorded: Vec<f64> = h.iter().filter_map(|st| st.seconds_to_answer()).collect();
+        Times { last, total: recorded.iter().sum(), count: recorded.len() }
+    }
+
+    /// The mean time to answer, over the answers that record one.
+    fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.total / self.count as f64)
+    }
+}
+
 /// One CSV field, quoted when it holds a comma, a quote or a line break.
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 
-/// The export: one row per recorded answer of every participant.
+/// The export: one row per recorded answer of every participant (`docs/serve.md`): `participant`,
+/// `t` (position in the history, automatic answers included), `kind`, `option_a`, `option_b`,
+/// `answer`, then `asked_at`, `answered_at` (UTC, RFC 3339) and `seconds` (time to answer), empty
+/// where the session file records no times (automatic answers, files from before times existed).
 pub fn answers_csv(rows: &[(String, &Session)]) -> String {
-    let mut out = String::from("participant,t,kind,option_a,option_b,answer\n");
+    let mut out = String::from("participant,t,kind,option_a,option_b,answer,asked_at,answered_at,seconds\n");
     for (id, s) in rows {
         let names = &s.body().candidates.names;
         for (t, step) in s.body().history.iter().enumerate() {
@@ -364,7 +411,19 @@ pub fn answers_csv(rows: &[(String, &Session)]) -> String {
                 StoredAnswer::Abstain(Abstention::NoPreference) => "no preference".into(),
                 StoredAnswer::Abstain(Abstention::Skip) => "skip".into(),
             };
-            let fields = [id.as_str(), &(t + 1).to_string(), step.query.kind(), &a, &b, &answer].map(csv_field);
+            let stamp = |s: Option<Stamp>| s.map(|s| s.rfc3339()).unwrap_or_default();
+            let fields = [
+                id.as_str(),
+                &(t + 1).to_string(),
+                step.query.kind(),
+                &a,
+                &b,
+                &answer,
+                &stamp(step.asked_at),
+                &stamp(step.answered_at),
+                &step.seconds_to_answer().map(seconds).unwrap_or_default(),
+            ]
+            .map(csv_field);
             out.push_str(&fields.join(","));
             out.push('\n');
         }
@@ -372,21 +431,64 @@ pub fn answers_csv(rows: &[(String, &Session)]) -> String {
     out
 }
 
-/// `GET /study/TOKEN/answers.csv`: every participant's answers.
+/// The researcher's second export: one row per participant (`docs/serve.md`): `participant`,
+/// `answered`, `budget`, `status`, `last_answered_at` (UTC, RFC 3339; empty before the first
+/// answer or without recorded times), `recommendation` (the option's name, empty before the
+/// person's first answer: [`Session::recommendation_to_show`]) and one column
+/// `recommendation.ATTRIBUTE` per attribute with its value.
+pub fn recommendations_csv(rows: &[(String, &Session)]) -> String {
+    let mut out = String::from("participant,answered,budget,status,last_answered_at,recommendation");
+    if let Some((_, s)) = rows.first() {
+        for a in &s.body().candidates.attributes {
+            out.push(',');
+            out.push_str(&csv_field(&format!("recommendation.{a}")));
+        }
+    }
+    out.push('\n');
+    for (id, s) in rows {
+        let c = &s.body().candidates;
+        let rec = s.recommendation_to_show();
+        let mut fields = vec![
+            id.clone(),
+            s.answered().to_string(),
+            s.budget().to_string(),
+            status(s).to_string(),
+            Times::of(s).last.map(|t| t.rfc3339()).unwrap_or_default(),
+            rec.map(|i| c.names[i].clone()).unwrap_or_default(),
+        ];
+        fields.extend((0..c.attributes.len()).map(|j| rec.map(|i| format!("{}", c.values[i][j])).unwrap_or_default()));
+        out.push_str(&fields.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// `GET /study/TOKEN/answers.csv`: every participant's answers ([`answers_csv`]).
 pub(crate) async fn export(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
-    let list = match participants(&app, &key) {
+    csv_export(&app, &key, "answers.csv", answers_csv)
+}
+
+/// `GET /study/TOKEN/recommendations.csv`: each participant's current recommendation
+/// ([`recommendations_csv`]).
+pub(crate) async fn export_recommendations(State(app): State<Arc<App>>, UrlPath(key): UrlPath<String>) -> Response {
+    csv_export(&app, &key, "recommendations.csv", recommendations_csv)
+}
+
+/// A CSV download `name` made by `make` from every participant's session.
+fn csv_export(app: &App, key: &str, name: &str, make: fn(&[(String, &Session)]) -> String) -> Response {
+    let list = match participants(app, key) {
         Ok(l) => l,
         Err((status, m)) => return error(status, m),
     };
     let guards: Vec<_> =
         list.iter().map(|(id, _, s)| (id.clone(), s.lock().unwrap_or_else(|p| p.into_inner()))).collect();
     let rows: Vec<(String, &Session)> = guards.iter().map(|(id, g)| (id.clone(), &**g)).collect();
-    let csv = answers_csv(&rows);
+    let csv = make(&rows);
     (
         [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-            (header::CONTENT_DISPOSITION, "attachment; filename=\"answers.csv\""),
-            (header::CACHE_CONTROL, "no-store"),
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+            (header::CACHE_CONTROL, "no-store".to_string()),
         ],
         csv,
     )

@@ -102,17 +102,70 @@ impl Drop for Driver {
     }
 }
 
-#[test]
-fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
+/// Chromium and chromedriver, or `None` (with a message) when either is missing and
+/// `BOHF_BROWSER_TEST_REQUIRED` is not `1`.
+fn browser_paths(test: &str) -> Option<(PathBuf, PathBuf)> {
     let required = std::env::var("BOHF_BROWSER_TEST_REQUIRED").is_ok_and(|v| v == "1");
     let (Some(chromium), Some(chromedriver)) =
         (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"]))
     else {
         assert!(!required, "BOHF_BROWSER_TEST_REQUIRED=1 but chromium or chromedriver is not installed");
         eprintln!(
-            "SKIPPED a_browser_answers_a_whole_session_by_clicking_and_by_keyboard: chromium and chromedriver are not \
-             installed (apt-get install -y chromium chromium-driver); .ci/run installs them and requires this test"
+            "SKIPPED {test}: chromium and chromedriver are not installed (apt-get install -y chromium \
+             chromium-driver); .ci/run installs them and requires this test"
         );
+        return None;
+    };
+    Some((chromium, chromedriver))
+}
+
+/// Starts chromedriver on a free port (killed when the guard drops) and waits until it listens.
+fn start_driver(chromedriver: &Path) -> (Driver, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let driver = Driver(
+        std::process::Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (driver, port)
+}
+
+/// A headless Chromium session through the chromedriver at `port`, with its profile in `profile`.
+async fn connect(chromium: &Path, port: u16, profile: &Path) -> fantoccini::Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1000,760", format!("--user-data-dir={}", profile.display())],
+        }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("connect to chromedriver")
+}
+
+/// The page's query `t` shown.
+fn at(t: usize) -> Locator<'static> {
+    Locator::Css(Box::leak(format!("#query[data-t='{t}']:not([hidden])").into_boxed_str()))
+}
+
+#[test]
+fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
+    let Some((chromium, chromedriver)) = browser_paths("a_browser_answers_a_whole_session_by_clicking_and_by_keyboard")
+    else {
         return;
     };
     let dir = tmp("browser");
@@ -138,40 +191,12 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
     let docs_url = server.urls()[0].1.clone();
     std::thread::spawn(move || server.run());
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let _driver = Driver(
-        std::process::Command::new(&chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "chromedriver did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (_driver, port) = start_driver(&chromedriver);
     let profile = dir.join("profile");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let recorded = rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            serde_json::json!({
-                "binary": chromium,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                         "--window-size=1000,760", format!("--user-data-dir={}", profile.display())],
-            }),
-        );
-        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("connect to chromedriver");
+        let c = connect(&chromium, port, &profile).await;
         c.goto(&url).await.unwrap();
-        let at = |t: usize| Locator::Css(Box::leak(format!("#query[data-t='{t}']:not([hidden])").into_boxed_str()));
         c.wait().at_most(Duration::from_secs(30)).for_element(at(1)).await.unwrap();
         // Both options are shown with their names and their pictures (loaded).
         let loaded = c
@@ -271,4 +296,112 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
         ]
     );
     assert!(body.candidates.names.contains(&recorded), "the page shows a recommendation: {recorded}");
+}
+
+/// A best-of-3 study (qEUBO, q = 3) answered in the browser: three cards with accessible labels,
+/// picked by clicking and by the keys 1 to 3; no recommendation before the first answer; the
+/// session file records the chosen positions, and the researcher's exports the times and the
+/// recommendation.
+#[test]
+fn a_browser_answers_a_best_of_three_study_by_clicking_and_by_keys() {
+    let Some((chromium, chromedriver)) =
+        browser_paths("a_browser_answers_a_best_of_three_study_by_clicking_and_by_keys")
+    else {
+        return;
+    };
+    let dir = tmp("browser-choice");
+    std::fs::write(
+        dir.join("study.toml"),
+        "name = \"best of three\"\nbudget = 5\nseed = 5\n[candidates.box]\nnames = [\"x\", \"y\"]\n\
+         lower = [0.0, 0.0]\nupper = [1.0, 2.0]\npoints_per_dim = 4\n[algorithm]\nname = \"qeubo\"\n\
+         [algorithm.params]\nq = 3\nmc_samples = 32\ninitial_duels = 1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("participants.txt"), "ann\n").unwrap();
+    let server = Server::bind(&Options {
+        host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        port: 0,
+        mode: Mode::Study(dir.clone()),
+        limits: Default::default(),
+    })
+    .unwrap();
+    let addr = server.addr();
+    let url = |who: &str| server.urls().iter().find(|(w, _)| w.contains(who)).unwrap().1.clone();
+    let (page, researcher) = (url("ann"), common::path_of(&url("researcher")));
+    std::thread::spawn(move || server.run());
+    let (_driver, port) = start_driver(&chromedriver);
+    let profile = dir.join("profile");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    // Positions picked: click 2, key 3, key 1, click 1, key 2 (0-based: 1, 2, 0, 0, 1).
+    let plan: [(bool, usize); 5] = [(true, 2), (false, 3), (false, 1), (true, 1), (false, 2)];
+    let (shown, last_rec) = rt.block_on(async {
+        let c = connect(&chromium, port, &profile).await;
+        c.goto(&page).await.unwrap();
+        c.wait().at_most(Duration::from_secs(60)).for_element(at(1)).await.unwrap();
+        let hidden = c.execute("return document.getElementById('recommendation').hidden;", vec![]).await.unwrap();
+        assert_eq!(hidden, serde_json::json!(true), "no recommendation before the first answer");
+        let body = || async { c.find(Locator::Css("body")).await.unwrap() };
+        let mut shown = Vec::new();
+        for (t, &(click, n)) in plan.iter().enumerate() {
+            c.wait().at_most(Duration::from_secs(60)).for_element(at(t + 1)).await.unwrap();
+            // Three cards tagged 1..3, each labelled with its option's name; three buttons.
+            let cards = c
+                .execute(
+                    "return [...document.querySelectorAll('#options .option')].map(o => \
+                     [o.id, o.getAttribute('aria-label'), o.querySelector('h3').lastChild.textContent]);",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let cards = cards.as_array().unwrap().clone();
+            assert_eq!(cards.len(), 3, "{cards:?}");
+            let mut names = Vec::new();
+            for (i, card) in cards.iter().enumerate() {
+                let name = card[2].as_str().unwrap().to_string();
+                assert_eq!(card[0], format!("option-{}", i + 1));
+                assert_eq!(card[1], format!("Option {}: {name}", i + 1));
+                let b = c.find(Locator::Id(Box::leak(format!("choose-{}", i + 1).into_boxed_str()))).await.unwrap();
+                assert_eq!(b.text().await.unwrap(), format!("{} is best", i + 1));
+                assert_eq!(b.attr("aria-label").await.unwrap(), Some(format!("{} is best: {name}", i + 1)));
+                names.push(name);
+            }
+            shown.push(names);
+            if click {
+                let id = Box::leak(format!("choose-{n}").into_boxed_str());
+                c.find(Locator::Id(id)).await.unwrap().click().await.unwrap();
+            } else {
+                body().await.send_keys(&n.to_string()).await.unwrap();
+            }
+            if t == 0 {
+                c.wait().for_element(at(2)).await.unwrap();
+                let rec = c.find(Locator::Css("#recommendation:not([hidden]) #rec h3")).await.unwrap();
+                assert!(!rec.text().await.unwrap().is_empty(), "a recommendation after the first answer");
+            }
+        }
+        c.wait().at_most(Duration::from_secs(60)).for_element(Locator::Css("#done:not([hidden])")).await.unwrap();
+        let rec = c.find(Locator::Css("#rec h3")).await.unwrap().text().await.unwrap();
+        c.close().await.unwrap();
+        (shown, rec)
+    });
+    let file = bohf_session::file::parse_session(&std::fs::read(dir.join("sessions/ann.json")).unwrap()).unwrap();
+    let picked: Vec<StoredAnswer> = file.history.iter().map(|s| s.answer).collect();
+    let want: Vec<StoredAnswer> =
+        plan.iter().map(|&(_, n)| StoredAnswer::Answer(Answer::Choice { index: n - 1 })).collect();
+    assert_eq!(picked, want, "the chosen positions, clicked and keyed");
+    for (step, names) in file.history.iter().zip(&shown) {
+        let StoredQuery::Choice { options } = &step.query else { panic!("a choice: {step:?}") };
+        let stored: Vec<&str> = options.iter().map(|&i| file.candidates.names[i].as_str()).collect();
+        assert_eq!(&stored, names, "the cards in the order of the query");
+        assert!(step.asked_at.unwrap() <= step.answered_at.unwrap(), "{step:?}");
+    }
+    // The researcher's exports: the chosen names and the recommendation the page showed last.
+    let csv = common::http(addr, "GET", &format!("{researcher}answers.csv"), b"").unwrap().text();
+    for (t, (&(_, n), names)) in plan.iter().zip(&shown).enumerate() {
+        let row = csv.lines().nth(t + 1).unwrap();
+        let prefix = format!("ann,{},choice,{},,{},", t + 1, names.join("|"), names[n - 1]);
+        assert!(row.starts_with(&prefix), "{row} does not start with {prefix}");
+    }
+    let recs = common::http(addr, "GET", &format!("{researcher}recommendations.csv"), b"").unwrap().text();
+    let row = recs.lines().nth(1).unwrap();
+    assert!(row.starts_with("ann,5,5,finished,") && row.contains(&format!(",{last_rec},")), "{recs}");
 }

@@ -75,10 +75,12 @@ fn a_session_answered_through_the_server_equals_the_library() {
         assert_eq!(state["answered"], 9);
         assert_eq!(state["abstained"], 2, "queries 4 and 8 were skipped");
         assert_eq!(Some(state["recommendation"].clone()), lib_rec, "{algorithm}: the same recommendation");
-        // The saved files are the same, byte for byte, apart from nothing: same spec, same history.
-        let lib_text = std::fs::read_to_string(&lib_path).unwrap();
-        let web_text = std::fs::read_to_string(&web_path).unwrap();
-        assert_eq!(lib_text, web_text, "{algorithm}: the same session file");
+        // The saved files are the same apart from the answers' times: same spec, same history.
+        let (lib_body, web_body) =
+            (bohf_session::testing::untimed_file(&lib_path), bohf_session::testing::untimed_file(&web_path));
+        assert_eq!(lib_body, web_body, "{algorithm}: the same session file");
+        let web = bohf_session::file::parse_session(&std::fs::read(&web_path).unwrap()).unwrap();
+        assert!(web.history.iter().all(|st| st.asked_at.is_some() && st.answered_at.is_some()), "times recorded");
     }
 }
 
@@ -205,7 +207,7 @@ fn a_study_serves_each_participant_and_exports_every_answer() {
     assert!(overview.contains("<td>alice</td><td>3</td>") && overview.contains("<td>bob</td><td>1</td>"), "{overview}");
     let csv = http(addr, "GET", &format!("{researcher}answers.csv"), b"").unwrap().text();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "participant,t,kind,option_a,option_b,answer");
+    assert_eq!(lines[0], "participant,t,kind,option_a,option_b,answer,asked_at,answered_at,seconds");
     assert_eq!(lines.len(), 1 + 3 + 1, "{csv}");
     assert!(lines[1].starts_with("alice,1,duel,#") && lines[4].starts_with("bob,1,duel,#"), "{csv}");
     // The export agrees with the session files.
@@ -279,10 +281,10 @@ fn a_non_loopback_server_still_requires_the_token() {
     assert_eq!(http(addr, "GET", &format!("{base}api/state"), b"").unwrap().status, 200);
 }
 
-/// `bohf serve` refuses a best-of-k choice query, naming its kind, and writes nothing; the study
-/// export lists a choice's options and the chosen one's name.
+/// `bohf serve` shows a best-of-k choice query (the protocol's `options`), records the chosen
+/// position, and the study export lists a choice's options and the chosen one's name.
 #[test]
-fn a_choice_query_is_refused_by_the_server_and_exported_by_name() {
+fn a_choice_query_is_served_and_exported_by_name() {
     let dir = tmp("choice");
     std::fs::write(dir.join("c.toml"), spec_text("pf-ts", 4)).unwrap();
     let mut body = bohf_session::prepare(&dir.join("c.toml")).unwrap();
@@ -290,21 +292,24 @@ fn a_choice_query_is_refused_by_the_server_and_exported_by_name() {
     let registry = bohf_session::testing::three_way_registry();
     let path = dir.join("c.json");
     let mut s = Session::create_with(&path, body, false, &registry).unwrap();
-    let before = std::fs::read(&path).unwrap();
-    let e = bohf_serve::state_of(&mut s).unwrap_err().to_string();
-    assert!(e.contains("`choice`") && e.contains("bohf ask"), "{e}");
-    let (status, m) = bohf_serve::answer_message(&mut s, br#"{"t": 1, "choice": 0}"#).unwrap_err();
-    assert_eq!(status.as_u16(), 501, "{m}");
-    assert!(m.contains("`choice`") && m.contains("nothing was written"), "{m}");
-    assert_eq!(std::fs::read(&path).unwrap(), before);
-    // Answered through the library, the export names the options and the chosen one.
+    let state = bohf_serve::state_of(&mut s).unwrap();
+    assert_eq!(state["query"]["kind"], "choice", "{state}");
+    assert_eq!(state["recommendation"], serde_json::Value::Null, "nothing recommended before a first answer");
     let Some(StoredQuery::Choice { options }) = s.pending().unwrap() else { panic!("not a choice") };
-    s.answer(Answer::Choice { index: 2 }).unwrap();
+    let shown: Vec<u64> =
+        state["query"]["options"].as_array().unwrap().iter().map(|o| o["index"].as_u64().unwrap()).collect();
+    assert_eq!(shown, options.iter().map(|&i| i as u64).collect::<Vec<_>>(), "the options in the order of the query");
+    let state = bohf_serve::answer_message(&mut s, br#"{"t": 1, "choice": 2}"#).unwrap();
+    assert_eq!(state["answered"], 1);
+    assert_eq!(s.body().history[0].answer, bohf_session::StoredAnswer::Answer(Answer::Choice { index: 2 }));
     let names = &s.body().candidates.names;
     let csv = bohf_serve::study::answers_csv(&[("p1".into(), &s)]);
-    let want =
-        format!("p1,1,choice,{}|{}|{},,{}", names[options[0]], names[options[1]], names[options[2]], names[options[2]]);
-    assert_eq!(csv.lines().nth(1), Some(want.as_str()), "{csv}");
+    let want = format!(
+        "p1,1,choice,{}|{}|{},,{},",
+        names[options[0]], names[options[1]], names[options[2]], names[options[2]]
+    );
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.starts_with(&want), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

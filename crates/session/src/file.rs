@@ -9,6 +9,7 @@
 
 use crate::SessionError;
 use crate::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
+use crate::stamp::Stamp;
 use bohf_core::{Abstention, Answer, Query};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -133,12 +134,30 @@ pub struct Step {
     /// answers existed load unchanged, with the same checksum.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub automatic: bool,
+    /// When the query was first shown to the person (UTC, RFC 3339 with milliseconds:
+    /// `"asked_at": "2026-11-29T07:40:05.123Z"`): when the session chose it for a front end to
+    /// show. A query shown before an interruption and answered after it counts from its showing
+    /// after the session was reopened. Left out for automatic answers (never shown) and in files
+    /// written before times were recorded, which load unchanged, with the same checksum. Never
+    /// given to the algorithm: replay does not depend on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_at: Option<Stamp>,
+    /// When the answer was recorded (UTC, RFC 3339 with milliseconds, as `asked_at`; left out
+    /// where `asked_at` is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_at: Option<Stamp>,
 }
 
 impl Step {
-    /// A step the person answered.
+    /// A step the person answered (with no times: see [`Step::asked_at`]).
     pub fn answered(query: StoredQuery, answer: StoredAnswer) -> Self {
-        Self { query, answer, automatic: false }
+        Self { query, answer, automatic: false, asked_at: None, answered_at: None }
+    }
+
+    /// The time to answer in seconds, `answered_at − asked_at`, when both are recorded (negative
+    /// only if the clock was set back in between).
+    pub fn seconds_to_answer(&self) -> Option<f64> {
+        Some(self.answered_at?.seconds_since(self.asked_at?))
     }
 }
 

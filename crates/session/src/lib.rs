@@ -28,11 +28,13 @@
 pub mod candidates;
 pub mod file;
 pub mod protocol;
+pub mod stamp;
 #[cfg(feature = "test-support")]
 pub mod testing;
 
 pub use candidates::{AskSpec, Candidates, Images, MAX_CANDIDATES};
 pub use file::{MAX_BUDGET, SessionBody, Step, StoredAnswer, StoredQuery};
+pub use stamp::Stamp;
 
 use bohf_core::rand::RngExt;
 use bohf_core::{Abstention, Answer, BohfRng, Query, SearchContext, rng};
@@ -157,6 +159,8 @@ struct Live {
     rng: BohfRng,
     /// The query being asked (suggested, not yet answered).
     pending: Option<Query>,
+    /// When `pending` was chosen to be shown (its step's `asked_at`).
+    shown_at: Option<Stamp>,
     /// The text of the last good file (becomes the backup at the next save).
     last_good: String,
     /// The algorithm refused a query past its horizon ([`End::Horizon`]).
@@ -183,7 +187,7 @@ impl Live {
             observe(&mut *optimizer, &q, step.answer)
                 .map_err(|e| SessionError::Algorithm(format!("replay, answer {}: {e}", t + 1)))?;
         }
-        Ok(Self { body, optimizer, rng, pending: None, last_good: text, exhausted: false })
+        Ok(Self { body, optimizer, rng, pending: None, shown_at: None, last_good: text, exhausted: false })
     }
 }
 
@@ -426,7 +430,10 @@ impl Session {
             let round = live.body.history.len();
             if live.pending.is_none() {
                 match live.optimizer.suggest(&mut live.rng) {
-                    Ok(q) => live.pending = Some(q),
+                    Ok(q) => {
+                        live.pending = Some(q);
+                        live.shown_at = Some(Stamp::now());
+                    }
                     // Past the algorithm's horizon (the budget) only because of automatic answers.
                     Err(_) if round >= budget && automatic > 0 => {
                         live.exhausted = true;
@@ -514,7 +521,9 @@ impl Session {
             live.pending = Some(query);
             return Err(SessionError::Algorithm(format!("algorithm: {e}")));
         }
-        live.body.history.push(Step { query: q, answer, automatic });
+        // Times for the person's answers only (an automatic answer was never shown).
+        let (asked_at, answered_at) = if automatic { (None, None) } else { (live.shown_at, Some(Stamp::now())) };
+        live.body.history.push(Step { query: q, answer, automatic, asked_at, answered_at });
         let text = session_text(&live.body)?;
         write_atomic(backup_path(&self.path), live.last_good.as_bytes())?;
         write_atomic(&self.path, text.as_bytes())?;
@@ -525,5 +534,19 @@ impl Session {
     /// The algorithm's current recommendation (a candidate index), if it has one.
     pub fn recommendation(&self) -> Option<usize> {
         self.live.optimizer.recommend().ok().and_then(|p| p.index)
+    }
+
+    /// Answers the person gave so far that the algorithm learnt from: abstentions ("no
+    /// preference", "skip") and automatic answers to self-duels are not counted.
+    pub fn informative_answers(&self) -> usize {
+        self.live.body.history.iter().filter(|s| !s.automatic && s.answer.answer().is_some()).count()
+    }
+
+    /// The recommendation to show a person (the page of `bohf serve`, the researcher's overview and
+    /// `recommendations.csv`): [`Session::recommendation`] once the person has given at least one
+    /// [informative answer](Session::informative_answers), `None` before (the algorithm's pick
+    /// would then reflect only its prior and its seed, not the person).
+    pub fn recommendation_to_show(&self) -> Option<usize> {
+        if self.informative_answers() == 0 { None } else { self.recommendation() }
     }
 }

@@ -111,3 +111,19 @@ pub fn self_duel_registry() -> bohf_experiments::Registry {
     }
     r
 }
+
+/// `body` with the times of every answer removed (`asked_at`, `answered_at`): two sessions given
+/// the same answers at different moments are then equal.
+pub fn without_times(mut body: crate::SessionBody) -> crate::SessionBody {
+    for step in &mut body.history {
+        step.asked_at = None;
+        step.answered_at = None;
+    }
+    body
+}
+
+/// The session file at `path`, parsed, with its times removed ([`without_times`]).
+pub fn untimed_file(path: &std::path::Path) -> crate::SessionBody {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read `{}`: {e}", path.display()));
+    without_times(crate::file::parse_session(&bytes).unwrap_or_else(|e| panic!("`{}`: {e}", path.display())))
+}

@@ -13,6 +13,7 @@ function optionCard(o, tag) {
   const card = document.createElement("div");
   card.className = "option";
   if (tag) card.id = "option-" + tag.toLowerCase();
+  if (tag) card.setAttribute("aria-label", "Option " + tag + ": " + o.name);
   const h = document.createElement("h3");
   if (tag) {
     const t = document.createElement("span");
@@ -40,10 +41,11 @@ function optionCard(o, tag) {
   return card;
 }
 
-function button(id, label, cls, answer) {
+function button(id, label, cls, answer, aria) {
   const b = document.createElement("button");
   b.id = id;
   b.textContent = label;
+  if (aria) b.setAttribute("aria-label", aria);
   if (cls) b.className = cls;
   b.addEventListener("click", () => send(answer()));
   return b;
@@ -82,9 +84,20 @@ function render(s) {
     el("question").textContent = "Query " + q.t + ": " + s.question;
     opts.append(optionCard(q.a, "A"), optionCard(q.b, "B"));
     btns.append(
-      button("choose-a", "A is better", "main", () => ({ choice: "a" })),
-      button("choose-b", "B is better", "main", () => ({ choice: "b" })));
+      button("choose-a", "A is better", "main", () => ({ choice: "a" }), "A is better: " + q.a.name),
+      button("choose-b", "B is better", "main", () => ({ choice: "b" }), "B is better: " + q.b.name));
     el("keys").innerHTML = "Keys: <kbd>A</kbd> or <kbd>←</kbd>, <kbd>B</kbd> or <kbd>→</kbd>, <kbd>=</kbd> no preference, <kbd>S</kbd> skip";
+  } else if (q.kind === "choice") {
+    // Best of k: cards 1..k; the answer is the chosen card's 0-based position in `options`.
+    const k = q.options.length;
+    el("question").textContent = "Query " + q.t + ": " + s.question + " (pick the best of " + k + ")";
+    q.options.forEach((o, i) => {
+      const tag = String(i + 1);
+      opts.append(optionCard(o, tag));
+      btns.append(button("choose-" + tag, tag + " is best", "main", () => ({ choice: i }), tag + " is best: " + o.name));
+    });
+    // Keys 1 to 9 (a larger k is answered by clicking).
+    el("keys").innerHTML = "Keys: <kbd>1</kbd> to <kbd>" + Math.min(k, 9) + "</kbd> pick that option, <kbd>=</kbd> no preference, <kbd>S</kbd> skip";
   } else if (q.kind === "label") {
     el("question").textContent = "Query " + q.t + ": accept this option?";
     opts.append(optionCard(q.option, null));
@@ -167,6 +180,7 @@ document.addEventListener("keydown", (e) => {
   else if (k === "s") a = { skip: true };
   else if (kind === "duel" && (k === "a" || k === "arrowleft")) a = { choice: "a" };
   else if (kind === "duel" && (k === "b" || k === "arrowright")) a = { choice: "b" };
+  else if (kind === "choice" && /^[1-9]$/.test(k) && Number(k) <= current.query.options.length) a = { choice: Number(k) - 1 };
   else if (kind === "label" && k === "y") a = { accept: true };
   else if (kind === "label" && k === "n") a = { accept: false };
   if (a) { e.preventDefault(); send(a); }
