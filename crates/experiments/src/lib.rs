@@ -83,7 +83,9 @@ pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
 pub use reproduces::{ClaimRule, Paper, Reproduces};
-pub use results::{FailedRun, PointRecord, QueryKind, RunId, RunRecord, StepRecord, Timing, runs_to_csv};
+pub use results::{
+    FailedRun, GAP_CSV_COLUMNS, PointRecord, QueryKind, RunId, RunRecord, StepRecord, Timing, UtilityGap, runs_to_csv,
+};
 pub use runner::{Experiment, Results, TaskOutcome};
 pub use runs_csv::runs_from_csv;
 pub use spec::{

@@ -250,7 +250,8 @@ mod tests {
         assert_eq!(&spec, r.spec());
         let csv = std::fs::read_to_string(&files.steps).unwrap();
         assert!(csv.starts_with(
-            "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"
+            "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,\
+             utility_gap,cumulative_utility_gap,simple_utility_gap,elapsed_s\n"
         ));
         assert!(Results::from_csv(spec, r.title(), &csv).unwrap() == r, "steps.csv does not read back");
         assert_eq!(files.plots.len(), 4);
