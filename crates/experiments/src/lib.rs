@@ -79,7 +79,7 @@ pub use output::{
     OutputFiles, StepsCsvCheck, panel_atomic, plot_atomic, remove_stale_temp_files, temp_file_target, verify_steps_csv,
     write_atomic, write_results,
 };
-pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
+pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel, plot_small_multiples};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
 pub use reproduces::{ClaimRule, Paper, Reproduces};

@@ -89,9 +89,17 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
 
 /// Draws a plot atomically (to a temporary file, then renamed).
 pub fn plot_atomic(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
+    atomic_plot(path.as_ref(), |tmp| plot(summary, metric, tmp))
+}
+
+/// [`crate::plot_small_multiples`] written as [`plot_atomic`] writes its plot.
+pub fn small_multiples_atomic(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result<()> {
+    atomic_plot(path.as_ref(), |tmp| crate::plot_small_multiples(summary, metric, tmp))
+}
+
+fn atomic_plot(path: &Path, draw: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let tmp = temp_sibling(path);
-    let result = plot(summary, metric, &tmp);
+    let result = draw(&tmp);
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(match e {

@@ -18,6 +18,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 pub mod glyphs;
+pub mod grid;
+
+pub use grid::plot_small_multiples;
 
 /// Which regret to plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -557,7 +560,7 @@ mod tests {
     use crate::MeanSe;
     use crate::summary::{AlgorithmSummary, AtHorizon, Curve};
 
-    fn summary(curves: &[Vec<f64>], runs: usize) -> Summary {
+    pub(crate) fn summary(curves: &[Vec<f64>], runs: usize) -> Summary {
         let spec = crate::ExperimentSpec::from_toml_str(
             "name = \"x\"\nhorizon = 1\nruns = 1\n[problem]\nkind = \"rkhs\"\n[[algorithms]]\nname = \"random\"\n",
         )
