@@ -140,6 +140,13 @@ pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
         b.skipped.retain(|x| suite.contains(&x.name));
         b
     });
+    if earlier.is_none() && !opts.problems.is_empty() && opts.page.join("leaderboard.md").exists() {
+        eprintln!(
+            "note: `{}` has no leaderboard/boards.json (written by an older bohf): the page is rewritten with \
+             this call's problems only",
+            opts.page.display()
+        );
+    }
     let (boards, skipped) = merge_boards(earlier, boards, skipped, &suite);
     let page = write_page(&opts.page, &boards, &skipped, &command_line(opts), start.elapsed().as_secs_f64())?;
     if failed.is_empty() {

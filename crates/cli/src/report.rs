@@ -35,9 +35,8 @@ pub fn load_summary(dir: &Path) -> Result<Summary, CliError> {
 /// `DIR/regret_<metric>.png` (`DIR/regret_<metric>-grid.png`).
 pub fn plot(dir: &Path, out: Option<PathBuf>, metric: Metric, grid: bool) -> Result<PathBuf, CliError> {
     let summary = load_summary(dir)?;
-    let out = out.unwrap_or_else(|| {
-        dir.join(format!("regret_{}{}.png", metric.as_str(), if grid { "-grid" } else { "" }))
-    });
+    let out =
+        out.unwrap_or_else(|| dir.join(format!("regret_{}{}.png", metric.as_str(), if grid { "-grid" } else { "" })));
     match out.extension().and_then(|e| e.to_str()) {
         Some("png" | "svg") => {}
         _ => return Err(CliError::msg(format!("--out must end in .png or .svg, got `{}`", out.display()))),
@@ -74,7 +73,8 @@ pub fn terminal_table(s: &Summary) -> String {
         .iter()
         .map(|a| {
             let h = &a.at_horizon;
-            let mut row = vec![a.label.clone(), a.runs.to_string(), pm(h.instantaneous), pm(h.cumulative), pm(h.simple)];
+            let mut row =
+                vec![a.label.clone(), a.runs.to_string(), pm(h.instantaneous), pm(h.cumulative), pm(h.simple)];
             if let (true, Some(g)) = (gaps, &a.utility_gap) {
                 row.extend([pm(g.cumulative_at_horizon), pm(g.simple_at_horizon)]);
             }

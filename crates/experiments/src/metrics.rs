@@ -77,7 +77,10 @@ impl RegretModel {
     /// finite and positive.
     pub fn with_units(mut self, k: f64) -> Result<Self> {
         if !(k.is_finite() && k > 0.0) {
-            return Err(Error::invalid("respondent.scale", format!("the utility's factor must be > 0 and finite, got {k}")));
+            return Err(Error::invalid(
+                "respondent.scale",
+                format!("the utility's factor must be > 0 and finite, got {k}"),
+            ));
         }
         self.units = k;
         Ok(self)

@@ -18,7 +18,8 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
     let col = |name: &str| table.column(name).map_err(ExperimentError::from);
     let c: Vec<usize> = CSV_COLUMNS.iter().map(|n| col(n)).collect::<Result<_>>()?;
     // Absent in a CSV written before the utility gaps: they read as not recorded.
-    let c_gaps: Option<Vec<usize>> = GAP_CSV_COLUMNS.iter().map(|n| table.header().iter().position(|h| h == n)).collect();
+    let c_gaps: Option<Vec<usize>> =
+        GAP_CSV_COLUMNS.iter().map(|n| table.header().iter().position(|h| h == n)).collect();
     let c_elapsed = table.header().iter().position(|h| h == "elapsed_s");
     let c_details = table.header().iter().position(|h| h == "details");
     let mut runs: Vec<RunRecord> = Vec::new();

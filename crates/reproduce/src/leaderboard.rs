@@ -176,9 +176,8 @@ impl SuiteProblem {
     /// `None` if it has none or it exists.
     pub fn missing_data(&self) -> Option<String> {
         let p = self.spec.problem.data_path()?;
-        (!p.is_file()).then(|| {
-            format!("its data file `{}` is missing (point at its folder with --data DIR)", p.display())
-        })
+        (!p.is_file())
+            .then(|| format!("its data file `{}` is missing (point at its folder with --data DIR)", p.display()))
     }
 }
 
@@ -449,12 +448,8 @@ fn seconds(s: f64) -> String {
 }
 
 fn ranking_table(s: &mut String, board: &ProblemBoard, by: By) {
-    let _ = writeln!(
-        s,
-        "| rank | algorithm | runs | **{}** | {} |\n|---|---|---|---|---|",
-        by.name(),
-        by.secondary_name()
-    );
+    let _ =
+        writeln!(s, "| rank | algorithm | runs | **{}** | {} |\n|---|---|---|---|---|", by.name(), by.secondary_name());
     for (rank, e) in board.ranked(by) {
         let (v, o) = (by.value(e), by.secondary(e));
         let _ = writeln!(s, "| {rank} | {} (`{}`) | {} | **{}** | {} |", e.label, e.name, e.runs, pm(v), pm(o));

@@ -85,9 +85,7 @@ fn draw<DB: DrawingBackend>(
         .iter()
         .map(|a| {
             a.curve(metric)
-                .map(|c| {
-                    (1..).zip(&c.mean).filter(|(_, m)| m.is_finite()).map(|(t, m)| (f64::from(t), *m)).collect()
-                })
+                .map(|c| (1..).zip(&c.mean).filter(|(_, m)| m.is_finite()).map(|(t, m)| (f64::from(t), *m)).collect())
                 .unwrap_or_default()
         })
         .collect();

@@ -256,7 +256,9 @@ fn an_old_steps_csv_without_the_gap_columns_loads_and_gets_them_from_its_points(
             [&f[..n - 4], &f[n - 1..]].concat().join(",") + "\n"
         })
         .collect();
-    assert!(old.starts_with("algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"));
+    assert!(old.starts_with(
+        "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"
+    ));
     let back = Results::from_csv(spec.clone(), r.title(), &old).unwrap();
     let steps = &back.runs()[0].steps;
     assert!(steps.iter().all(|s| !s.utility_gap.is_recorded()));

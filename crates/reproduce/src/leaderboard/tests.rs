@@ -300,8 +300,7 @@ fn fake_boards_rank_by_the_utility_gaps_with_the_preference_regrets_beside() {
     let b = fake_board("a", &[("X", 0.5, 3.0), ("Y", 0.1, 9.0), ("Z", 0.105, 1.0)]);
     let by_gap: Vec<(usize, &str)> = b.ranked(By::Gap).iter().map(|(r, e)| (*r, e.label.as_str())).collect();
     assert_eq!(by_gap, vec![(1, "Y"), (1, "Z"), (3, "X")]);
-    let by_cum: Vec<(usize, &str)> =
-        b.ranked(By::CumulativeGap).iter().map(|(r, e)| (*r, e.label.as_str())).collect();
+    let by_cum: Vec<(usize, &str)> = b.ranked(By::CumulativeGap).iter().map(|(r, e)| (*r, e.label.as_str())).collect();
     assert_eq!(by_cum, vec![(1, "Z"), (2, "X"), (3, "Y")]);
     let md = page_markdown(std::slice::from_ref(&b), &[], "bohf leaderboard", 1.0, "leaderboard");
     // Overview: rank by gap (by cumulative gap): X 3 (2), Y 1 (3), Z 1 (1).
@@ -326,7 +325,8 @@ fn a_partial_call_merges_into_the_page_and_skipped_problems_are_listed() {
     // `--resume a`: A's new board replaces the old one, B stays, C is still listed as skipped.
     let earlier = merge::read_boards(&dir).unwrap().unwrap();
     assert_eq!(earlier.boards.len(), 2);
-    let (boards, skipped) = merge::merge_boards(Some(earlier), vec![fake_board("a", &[("X", 0.05, 0.5)])], vec![], &suite);
+    let (boards, skipped) =
+        merge::merge_boards(Some(earlier), vec![fake_board("a", &[("X", 0.05, 0.5)])], vec![], &suite);
     assert_eq!(boards.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(boards[0].entries[0].gap.mean, 0.05);
     assert_eq!(boards[1].entries[0].gap.mean, 0.2);
@@ -336,8 +336,12 @@ fn a_partial_call_merges_into_the_page_and_skipped_problems_are_listed() {
     assert!(md.contains("## a: Fake a") && md.contains("## b: Fake b"), "{md}");
     // Then C runs (its data found): it joins in suite order and is no longer listed as skipped.
     let earlier = merge::read_boards(&dir).unwrap();
-    let (boards, skipped) =
-        merge::merge_boards(earlier, vec![fake_board("c", &[("X", 0.3, 1.0)])], vec![], &["c", "b", "a"].map(String::from));
+    let (boards, skipped) = merge::merge_boards(
+        earlier,
+        vec![fake_board("c", &[("X", 0.3, 1.0)])],
+        vec![],
+        &["c", "b", "a"].map(String::from),
+    );
     assert_eq!(boards.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["c", "b", "a"]);
     assert!(skipped.is_empty());
     // A problem skipped again keeps its board and is not listed as skipped.
