@@ -346,7 +346,9 @@ fn leaderboard_skips_a_problem_without_data_and_a_partial_call_merges_into_the_p
     let catalyst =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../specs/leaderboard/catalyst.toml")).unwrap();
     let head = catalyst.split("[[algorithms]]").next().unwrap();
-    let head = head.replace("../../../shared/data/ocx24/ExpDataDump_241113_clean.csv", "nodata/ocx24/data.csv");
+    let head = head
+        .replace("../../../shared/data/ocx24/ExpDataDump_241113_clean.csv", "nodata/ocx24/data.csv")
+        .replace("name = \"catalyst\"", "name = \"c\"");
     std::fs::write(dir.join("c.toml"), format!("{head}[[algorithms]]\nname = \"random\"\n")).unwrap();
     let args = ["--specs", "suite", "--out", "runs", "--page", "page", "-j", "1"];
     // Named on the command line, the missing data stops the command before anything runs.
