@@ -454,3 +454,46 @@ fn best_of_k_choices_on_a_box_read_back() {
     assert!(back == r, "the box choice CSV did not read back");
     assert!(r.runs()[0].steps.iter().all(|s| s.options.len() == 3 && s.options[2].coords().unwrap().len() == 2));
 }
+
+#[test]
+fn run_files_written_before_the_utility_gaps_get_them_when_the_folder_is_collected() {
+    use crate::folder::{Outcome, Quiet, RunOptions, run_experiment};
+    let text =
+        "name = \"x\"\nhorizon = 4\nruns = 2\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
+    let experiment = Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &registry()).unwrap();
+    let out = scratch_dir("old-run-files");
+    let opts = |resume| RunOptions { out: out.clone(), threads: 1, shard: None, resume, checkpoint_every: None };
+    let Outcome::Complete(first) = run_experiment(&experiment, &opts(false), &crate::folder::Quiet).unwrap() else {
+        panic!("not complete")
+    };
+    // Each run file as an older bohf wrote it: no gap columns, its own checksum line.
+    for entry in std::fs::read_dir(out.join("runs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let body = crate::checksum::strip_checksum_line(&text).unwrap();
+        let old: String = body
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                [&f[..11], &f[14..]].concat().join(",") + "\n"
+            })
+            .collect();
+        assert!(old.starts_with("algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"));
+        std::fs::write(&path, crate::checksum::with_checksum_line(&old)).unwrap();
+    }
+    // Resumed: the old files are reused (nothing runs again) and the gaps computed from their points.
+    let Outcome::Complete(again) = run_experiment(&experiment, &opts(true), &Quiet).unwrap() else {
+        panic!("not complete")
+    };
+    assert_eq!(again.runs().len(), 2);
+    for (a, b) in again.runs().iter().zip(first.runs()) {
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert!(x.utility_gap.is_recorded());
+            assert_eq!(x.utility_gap, y.utility_gap);
+        }
+    }
+    assert!(std::fs::read_to_string(out.join("runs/a0-r0.csv")).unwrap().contains(",simple_regret,elapsed_s\n"));
+    let summary = again.summary().unwrap();
+    assert_eq!(summary.algorithms[0].utility_gap, first.summary().unwrap().algorithms[0].utility_gap);
+    let _ = std::fs::remove_dir_all(&out);
+}
