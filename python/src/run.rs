@@ -87,6 +87,11 @@ fn records<'py>(py: Python<'py>, runs: &[RunRecord]) -> PyResult<Bound<'py, PyLi
             d.set_item("cumulative_regret", s.cumulative_regret)?;
             d.set_item("recommendation", point(&s.recommendation)?)?;
             d.set_item("simple_regret", s.simple_regret)?;
+            // The utility gaps (bohf_experiments::metrics), in the problem's units; NaN if not recorded.
+            let g = &s.utility_gap;
+            d.set_item("utility_gap", g.instantaneous)?;
+            d.set_item("cumulative_utility_gap", g.cumulative)?;
+            d.set_item("simple_utility_gap", g.simple)?;
             d.set_item("elapsed_s", s.elapsed_s)?;
             out.append(d)?;
         }

@@ -83,6 +83,10 @@ def test_run_writes_the_files_of_bohf_run(tmp_path, bohf_bin):
     rows = (py / "steps.csv").read_text().splitlines()[1:]
     first = rows[0].split(",")
     assert records[0]["algorithm"] == first[0] and records[0]["regret"] == float(first[7])
+    # The utility gaps u* − u(·) beside the preference regrets: the same numbers as steps.csv.
+    assert header[11:14] == ["utility_gap", "cumulative_utility_gap", "simple_utility_gap"]
+    assert records[0]["simple_utility_gap"] == float(first[13]) >= 0.0
+    assert all(r["cumulative_utility_gap"] >= r["utility_gap"] >= 0.0 for r in records)
     assert {r["algorithm"] for r in records} == {"PF-TS", "Random, a baseline"}
 
 

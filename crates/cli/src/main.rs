@@ -194,10 +194,12 @@ enum Command {
         after_help = "Examples:\n  bohf leaderboard --quick                  # minutes: 3 runs, T = 40 per problem\n  \
         bohf leaderboard -j 2 --page docs         # the full suite; writes docs/leaderboard.md\n  \
         bohf leaderboard --resume                 # after an interruption\n  \
-        bohf leaderboard rkhs-1d branin --quick   # some problems only\n\n\
+        bohf leaderboard rkhs-1d branin --quick   # some problems only\n  \
+        bohf leaderboard --resume catalyst --data ../shared/data/ocx24   # one problem, merged into the page\n\n\
         The suite is the spec files of --specs DIR (default: the source tree's specs/leaderboard/), one per\n\
         problem. Runs go to OUT/<problem>/ (as bohf run); the page to PAGE/leaderboard.md with its plots in\n\
-        PAGE/leaderboard/. See docs/leaderboard.md."
+        PAGE/leaderboard/ (and the boards it shows in PAGE/leaderboard/boards.json: a call on some problems\n\
+        replaces theirs and keeps the others). See docs/leaderboard.md."
     )]
     Leaderboard {
         /// The problems to run (spec names of the suite); all by default.
@@ -223,10 +225,16 @@ enum Command {
         /// Runs per algorithm (default: the specs', 30).
         #[arg(long)]
         runs: Option<usize>,
+        /// The folder of the data sets (the catalyst problem's OCx24 CSV), e.g. ../shared/data/ocx24
+        /// (or its parent); default: the paths the specs write. A problem whose data is missing is
+        /// skipped with a note (or, named on the command line, stops the command before anything runs).
+        #[arg(long, value_name = "DIR")]
+        data: Option<PathBuf>,
     },
     /// Plot regret curves (mean ± 1 s.e. per algorithm) of a results folder.
     #[command(
-        after_help = "Examples:\n  bohf plot results/fig4\n  bohf plot results/fig4 --metric simple --out simple.svg"
+        after_help = "Examples:\n  bohf plot results/fig4\n  bohf plot results/fig4 --metric simple --out simple.svg\n  \
+        bohf plot results/fig4 --metric simple-gap --grid   # u* − u(x̂_t), one small chart per algorithm"
     )]
     Plot {
         /// A results folder (with summary.json).
@@ -234,9 +242,13 @@ enum Command {
         /// The image (.png or .svg; default DIR/regret_<metric>.png).
         #[arg(long, short)]
         out: Option<PathBuf>,
-        /// Which regret.
+        /// Which regret: the preference regrets (instantaneous, cumulative, simple) or the utility gaps
+        /// (instantaneous-gap, cumulative-gap, simple-gap: u* − u(x̂_t), in the problem's units).
         #[arg(long, value_enum, default_value_t = MetricArg::Cumulative)]
         metric: MetricArg,
+        /// One small chart per algorithm on shared axes (for many algorithms) instead of one chart.
+        #[arg(long)]
+        grid: bool,
     },
     /// Print the regret at the horizon (mean ± s.e.) and wall time per run of a results folder.
     #[command(after_help = "Examples:\n  bohf summary results/fig4\n  bohf summary results/fig4 --format markdown")]
@@ -341,6 +353,9 @@ enum MetricArg {
     Instantaneous,
     Cumulative,
     Simple,
+    InstantaneousGap,
+    CumulativeGap,
+    SimpleGap,
 }
 
 impl From<MetricArg> for Metric {
@@ -349,6 +364,9 @@ impl From<MetricArg> for Metric {
             MetricArg::Instantaneous => Metric::Instantaneous,
             MetricArg::Cumulative => Metric::Cumulative,
             MetricArg::Simple => Metric::Simple,
+            MetricArg::InstantaneousGap => Metric::InstantaneousGap,
+            MetricArg::CumulativeGap => Metric::CumulativeGap,
+            MetricArg::SimpleGap => Metric::SimpleGap,
         }
     }
 }
@@ -419,7 +437,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 println!("\nreport: {}\nresults in {}", report.display(), opts.run.out.display());
             }
         }
-        Command::Leaderboard { problems, out, page, specs, threads, resume, quick, runs } => {
+        Command::Leaderboard { problems, out, page, specs, threads, resume, quick, runs, data } => {
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("results").join(if quick { "leaderboard-quick" } else { "leaderboard" })
             });
@@ -433,12 +451,13 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 resume,
                 quick,
                 runs,
+                data,
             };
             let page = leaderboard::leaderboard(&opts)?;
             println!("page: {}\nruns in {}", page.display(), opts.out.display());
         }
-        Command::Plot { dir, out, metric } => {
-            let path = report::plot(&dir, out, metric.into())?;
+        Command::Plot { dir, out, metric, grid } => {
+            let path = report::plot(&dir, out, metric.into(), grid)?;
             println!("{}", path.display());
         }
         Command::Summary { dir, format } => {

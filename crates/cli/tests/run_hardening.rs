@@ -58,7 +58,7 @@ fn deterministic_runs(dir: &Path) -> Vec<(String, String)> {
             assert!(last.starts_with("# checksum fnv1a64:"), "{n} ends with {last:?}");
             let body: Vec<&str> =
                 text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit_once(',').unwrap().0).collect();
-            assert!(body[0].ends_with("simple_regret"), "{}", body[0]);
+            assert!(body[0].ends_with("simple_utility_gap"), "{}", body[0]);
             (n, body.join("\n"))
         })
         .collect();

@@ -636,6 +636,7 @@ fn collect(
             },
         }
     }
+    fill_utility_gaps(spec, &mut runs, progress);
     if !missing.is_empty() {
         let labels = spec.labels();
         let list: Vec<String> =
@@ -649,6 +650,25 @@ fn collect(
         )));
     }
     Results::with_failures(spec.clone(), title, runs, failed)
+}
+
+/// Run files written before the utility gaps existed get them from their recorded points (the
+/// problem prepared from the spec, [`crate::metrics::RegretModel::fill_utility_gaps`]); the files
+/// stay as they are. If the problem cannot be prepared (e.g. its data file is gone) the gaps stay
+/// not recorded, with a note.
+fn fill_utility_gaps(spec: &ExperimentSpec, runs: &mut [RunRecord], progress: &dyn FolderProgress) {
+    if runs.iter().all(|r| r.steps.iter().all(|s| s.utility_gap.is_recorded())) {
+        return;
+    }
+    let filled = crate::problem::PreparedProblem::build(&spec.problem, &spec.respondent).and_then(|p| {
+        let regret = p.regret();
+        runs.iter_mut().try_for_each(|r| regret.fill_utility_gaps(r).map(|_| ()).map_err(ExperimentError::from))
+    });
+    if let Err(e) = filled {
+        progress.note(&format!(
+            "warning: run files written before the utility gaps existed keep them empty: cannot compute them ({e})"
+        ));
+    }
 }
 
 /// `bohf merge DIR… --out OUT`: the runs of every folder into one result set; the folders must hold

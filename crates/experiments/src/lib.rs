@@ -79,11 +79,13 @@ pub use output::{
     OutputFiles, StepsCsvCheck, panel_atomic, plot_atomic, remove_stale_temp_files, temp_file_target, verify_steps_csv,
     write_atomic, write_results,
 };
-pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel};
+pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel, plot_small_multiples};
 pub use problem::PreparedProblem;
 pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
 pub use reproduces::{ClaimRule, Paper, Reproduces};
-pub use results::{FailedRun, PointRecord, QueryKind, RunId, RunRecord, StepRecord, Timing, runs_to_csv};
+pub use results::{
+    FailedRun, GAP_CSV_COLUMNS, PointRecord, QueryKind, RunId, RunRecord, StepRecord, Timing, UtilityGap, runs_to_csv,
+};
 pub use runner::{Experiment, Results, TaskOutcome};
 pub use runs_csv::runs_from_csv;
 pub use spec::{

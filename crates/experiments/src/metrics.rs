@@ -20,8 +20,28 @@
 //! precision) and u evaluated at the points' coordinates. Since u(x*) is the maximum up to its
 //! stated precision, a difference u(x*) − u(x) below 0 (a point at the optimiser, rounded) is
 //! taken as 0.
+//!
+//! ## The utility gap
+//!
+//! Beside these preference regrets, the **utility gap** that papers and BoTorch compare, on the
+//! utility's own scale ([`RegretModel::utility_gaps`], the `utility_gap` columns of
+//! [`crate::results`]):
+//!
+//! * **of a query**: g_t = u(x*) − u(x_t) for a single point; for a duel the papers' average
+//!   (2u(x*) − u(x_t) − u(x′_t))/2; for a best-of-k choice the mean of u(x*) − u(x_i) over its
+//!   options;
+//! * **cumulative**: G(t) = Σ_{s ≤ t} g_s;
+//! * **simple**: u(x*) − u(x̂_t) of the recommendation (BoTorch's and most papers' "simple regret").
+//!
+//! **Units.** The problem's utility *as the spec writes it*: the test function or data set after
+//! the `[problem]`'s own `scaling`, before anything the preparation multiplies in for the
+//! respondent (its scale s, [`crate::problem`]). The model holds the utility on the respondent's
+//! scale, k·u + c, and the factor k ([`RegretModel::with_units`]); a gap is its difference on that
+//! scale divided by k. Whatever the preparation folds into the utility, the gaps stay in the
+//! spec's units as long as it multiplies k by the same factor. On a box u(x*) is the known optimum,
+//! and a point rounded past it counts 0, as above.
 
-use crate::results::index;
+use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord, UtilityGap, index};
 use bohf_core::{Error, Point, Query, Result};
 use bohf_problems::{DuelModel, GridFunction, TestFunction};
 use std::sync::Arc;
@@ -41,12 +61,29 @@ enum Truth {
 pub struct RegretModel {
     truth: Truth,
     model: DuelModel,
+    /// k: the tabulated utility is k·u + c, u the problem's utility as the spec writes it.
+    units: f64,
 }
 
 impl RegretModel {
     /// The regret for utility `utility` under the respondent's duel model `model`.
     pub fn new(utility: &GridFunction, model: DuelModel) -> Self {
-        Self { truth: Truth::Grid { values: utility.values().to_vec(), best: utility.argmax() }, model }
+        Self { truth: Truth::Grid { values: utility.values().to_vec(), best: utility.argmax() }, model, units: 1.0 }
+    }
+
+    /// The same model for a utility that is k·u + c, u the problem's utility as the spec writes it
+    /// (k = the respondent's scale s, times any factor the preparation applies): the utility gaps
+    /// are divided by k, so they are in u's units. An error naming `respondent.scale` unless k is
+    /// finite and positive.
+    pub fn with_units(mut self, k: f64) -> Result<Self> {
+        if !(k.is_finite() && k > 0.0) {
+            return Err(Error::invalid(
+                "respondent.scale",
+                format!("the utility's factor must be > 0 and finite, got {k}"),
+            ));
+        }
+        self.units = k;
+        Ok(self)
     }
 
     /// The regret for a test function on a box (its [`TestFunction::domain`]) whose known optimum
@@ -58,7 +95,7 @@ impl RegretModel {
                 format!("`{}` has no known optimum on the box {}", utility.name(), utility.domain()),
             )
         })?;
-        Ok(Self { truth: Truth::Box { utility, optimum }, model })
+        Ok(Self { truth: Truth::Box { utility, optimum }, model, units: 1.0 })
     }
 
     /// The index of x* (the first maximiser) of a finite problem; `None` on a box.
@@ -143,6 +180,54 @@ impl RegretModel {
     pub fn simple(&self, recommendation: &Point) -> Result<f64> {
         self.point_gap(recommendation)
     }
+
+    /// u(x*) − u(x) of a recorded point in the units of the problem's utility as the spec writes
+    /// it (the [value gap](RegretModel::value_gap) divided by k, [`RegretModel::with_units`]).
+    pub fn utility_gap(&self, p: &PointRecord) -> Result<f64> {
+        Ok(self.value_gap(p)? / self.units)
+    }
+
+    /// The utility gaps of a step (see the module documentation), G(t) continuing from
+    /// `cumulative_before` = G(t − 1). Errors as [`RegretModel::value_gap`], or for a choice
+    /// without options or a duel without its second point (naming `query`).
+    pub fn utility_gaps(&self, step: &StepRecord, cumulative_before: f64) -> Result<UtilityGap> {
+        let points: Vec<&PointRecord> = match step.query {
+            QueryKind::Choice => step.options.iter().collect(),
+            QueryKind::Duel => {
+                let second = step
+                    .second
+                    .as_ref()
+                    .ok_or_else(|| Error::invalid("query", "a duel without its second point has no utility gap"))?;
+                vec![&step.first, second]
+            }
+            QueryKind::Evaluate | QueryKind::Label => vec![&step.first],
+        };
+        if points.is_empty() {
+            return Err(Error::invalid("query", "a choice with no options has no utility gap"));
+        }
+        let total = points.iter().map(|p| self.utility_gap(p)).sum::<Result<f64>>()?;
+        let instantaneous = total / points.len() as f64;
+        Ok(UtilityGap {
+            instantaneous,
+            cumulative: cumulative_before + instantaneous,
+            simple: self.utility_gap(&step.recommendation)?,
+        })
+    }
+
+    /// Computes the utility gaps of every step of `run` from its recorded points if some step has
+    /// none recorded (a run written before they existed); a run with all of them is left as it is.
+    /// Returns whether it filled them.
+    pub fn fill_utility_gaps(&self, run: &mut RunRecord) -> Result<bool> {
+        if run.steps.iter().all(|s| s.utility_gap.is_recorded()) {
+            return Ok(false);
+        }
+        let mut cumulative = 0.0;
+        for s in &mut run.steps {
+            s.utility_gap = self.utility_gaps(s, cumulative)?;
+            cumulative = s.utility_gap.cumulative;
+        }
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
@@ -186,5 +271,78 @@ mod tests {
         // Errors: a point without an index, an index out of range.
         assert!(m.simple(&Point::continuous(vec![0.5])).is_err());
         assert!(m.simple(&Point::candidate(3, vec![])).is_err());
+    }
+
+    fn step(query: QueryKind, points: &[usize], recommendation: usize) -> StepRecord {
+        let p: Vec<PointRecord> = points.iter().map(|&i| PointRecord::Candidate(i)).collect();
+        StepRecord {
+            t: 1,
+            query,
+            first: p[0].clone(),
+            second: p.get(1).cloned(),
+            options: if query == QueryKind::Choice { p.clone() } else { Vec::new() },
+            answer: bohf_core::Answer::Duel { first_wins: true },
+            regret: 0.0,
+            cumulative_regret: 0.0,
+            recommendation: PointRecord::Candidate(recommendation),
+            simple_regret: 0.0,
+            utility_gap: UtilityGap::NOT_RECORDED,
+            elapsed_s: 0.0,
+            details: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn utility_gaps_by_hand() {
+        // The spec's utility u = (0, 1, 3) on three points, prepared on the respondent's scale
+        // s = 2 as (0, 2, 6): the gaps are in u's units, u* = 3.
+        let dom = FiniteDomain::linspace(0.0, 1.0, 3).unwrap();
+        let prepared = GridFunction::new(dom, vec![0.0, 2.0, 6.0]).unwrap();
+        let m = RegretModel::new(&prepared, DuelModel::btl()).with_units(2.0).unwrap();
+        let mut run = RunRecord {
+            id: crate::results::RunId { algorithm: 0, run: 0 },
+            label: "a".into(),
+            steps: vec![
+                // Duel (0, 1): (2·3 − 0 − 1)/2 = 2.5; recommendation 1: 3 − 1 = 2.
+                step(QueryKind::Duel, &[0, 1], 1),
+                // Choice (0, 1, 2): (3 + 2 + 0)/3 = 5/3, G = 2.5 + 5/3 = 25/6; recommendation x*: 0.
+                step(QueryKind::Choice, &[0, 1, 2], 2),
+                // Evaluate 0: 3, G = 25/6 + 3 = 43/6; label 2: 0, G stays; recommendation 0: 3.
+                step(QueryKind::Evaluate, &[0], 0),
+                step(QueryKind::Label, &[2], 0),
+            ],
+        };
+        assert!(m.fill_utility_gaps(&mut run).unwrap());
+        let want = [(2.5, 2.5, 2.0), (5.0 / 3.0, 25.0 / 6.0, 0.0), (3.0, 43.0 / 6.0, 3.0), (0.0, 43.0 / 6.0, 3.0)];
+        for (s, (g, cum, simple)) in run.steps.iter().zip(want) {
+            let u = s.utility_gap;
+            // A few additions and one division of small numbers: within 4 ulps of 7.
+            assert!((u.instantaneous - g).abs() < 4e-15, "{u:?} vs {g}");
+            assert!((u.cumulative - cum).abs() < 4e-15, "{u:?} vs {cum}");
+            assert_eq!(u.simple, simple);
+        }
+        // All recorded: nothing to fill.
+        assert!(!m.fill_utility_gaps(&mut run).unwrap());
+        // The factor must be positive; a duel without its second point has no gap.
+        assert!(m.clone().with_units(0.0).unwrap_err().to_string().contains("`respondent.scale`"));
+        let mut bad = step(QueryKind::Duel, &[0, 1], 1);
+        bad.second = None;
+        assert!(m.utility_gaps(&bad, 0.0).unwrap_err().to_string().contains("`query`"));
+    }
+
+    #[test]
+    fn utility_gaps_on_a_box_use_the_known_optimum_in_the_spec_units() {
+        // Ackley on its box, u = −A with u* = 0 at the origin; prepared ×4 (s = 4).
+        let f = bohf_problems::functions::Ackley::new(2).unwrap();
+        let scaled: Arc<dyn TestFunction> =
+            Arc::new(bohf_problems::Rescaled::new(f, bohf_problems::Affine::new(4.0, 0.0).unwrap()));
+        let m = RegretModel::on_box(scaled, DuelModel::btl()).unwrap().with_units(4.0).unwrap();
+        let x = vec![1.0, 0.0];
+        // A(1, 0) = −20·exp(−0.2·√0.5) − exp((cos 2π + 1)/2) + 20 + e = 20(1 − e^{−0.2/√2}) + e − e^1.
+        let a = 20.0 * (1.0 - (-0.2 / 2f64.sqrt()).exp());
+        let g = m.utility_gap(&PointRecord::Coords(x)).unwrap();
+        assert!((g - a).abs() < 1e-12, "{g} vs {a}");
+        // At the optimiser: 0 up to the rounding of Ackley's formula (−20 − e + 20 + e).
+        assert!(m.utility_gap(&PointRecord::Coords(vec![0.0, 0.0])).unwrap().abs() < 1e-15);
     }
 }

@@ -89,9 +89,17 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
 
 /// Draws a plot atomically (to a temporary file, then renamed).
 pub fn plot_atomic(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
+    atomic_plot(path.as_ref(), |tmp| plot(summary, metric, tmp))
+}
+
+/// [`crate::plot_small_multiples`] written as [`plot_atomic`] writes its plot.
+pub fn small_multiples_atomic(summary: &Summary, metric: Metric, path: impl AsRef<Path>) -> Result<()> {
+    atomic_plot(path.as_ref(), |tmp| crate::plot_small_multiples(summary, metric, tmp))
+}
+
+fn atomic_plot(path: &Path, draw: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let tmp = temp_sibling(path);
-    let result = plot(summary, metric, &tmp);
+    let result = draw(&tmp);
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(match e {
@@ -250,7 +258,8 @@ mod tests {
         assert_eq!(&spec, r.spec());
         let csv = std::fs::read_to_string(&files.steps).unwrap();
         assert!(csv.starts_with(
-            "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"
+            "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,\
+             utility_gap,cumulative_utility_gap,simple_utility_gap,elapsed_s\n"
         ));
         assert!(Results::from_csv(spec, r.title(), &csv).unwrap() == r, "steps.csv does not read back");
         assert_eq!(files.plots.len(), 4);

@@ -18,6 +18,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 pub mod glyphs;
+pub mod grid;
+
+pub use grid::plot_small_multiples;
 
 /// Which regret to plot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -29,18 +32,38 @@ pub enum Metric {
     Cumulative,
     /// P(x* ≻ x̂_t) − ½ of the recommendation after t.
     Simple,
+    /// g_t, the utility gap of the query at t ([`crate::metrics`]).
+    #[serde(rename = "instantaneous-gap")]
+    InstantaneousGap,
+    /// G(t) = Σ_{s ≤ t} g_s.
+    #[serde(rename = "cumulative-gap")]
+    CumulativeGap,
+    /// u(x*) − u(x̂_t), the utility gap of the recommendation after t.
+    #[serde(rename = "simple-gap")]
+    SimpleGap,
 }
 
 impl Metric {
     /// All metrics.
-    pub const ALL: [Metric; 3] = [Metric::Instantaneous, Metric::Cumulative, Metric::Simple];
+    pub const ALL: [Metric; 6] = [
+        Metric::Instantaneous,
+        Metric::Cumulative,
+        Metric::Simple,
+        Metric::InstantaneousGap,
+        Metric::CumulativeGap,
+        Metric::SimpleGap,
+    ];
 
-    /// The lowercase name (`instantaneous`, `cumulative`, `simple`).
+    /// The name (`instantaneous`, `cumulative`, `simple`, `instantaneous-gap`, `cumulative-gap`,
+    /// `simple-gap`).
     pub fn as_str(self) -> &'static str {
         match self {
             Metric::Instantaneous => "instantaneous",
             Metric::Cumulative => "cumulative",
             Metric::Simple => "simple",
+            Metric::InstantaneousGap => "instantaneous-gap",
+            Metric::CumulativeGap => "cumulative-gap",
+            Metric::SimpleGap => "simple-gap",
         }
     }
 
@@ -51,6 +74,9 @@ impl Metric {
             Metric::Instantaneous => "instantaneous regret r(t)",
             Metric::Cumulative => "cumulative regret R(t)",
             Metric::Simple => "simple regret of the recommendation",
+            Metric::InstantaneousGap => "utility gap of the query",
+            Metric::CumulativeGap => "cumulative utility gap",
+            Metric::SimpleGap => "utility gap of the recommendation",
         }
     }
 }
@@ -59,7 +85,8 @@ impl std::str::FromStr for Metric {
     type Err = ExperimentError;
     fn from_str(s: &str) -> Result<Self> {
         Metric::ALL.into_iter().find(|m| m.as_str() == s).ok_or_else(|| {
-            ExperimentError::spec("metric", format!("unknown metric `{s}`; valid: instantaneous, cumulative, simple"))
+            let valid: Vec<&str> = Metric::ALL.iter().map(|m| m.as_str()).collect();
+            ExperimentError::spec("metric", format!("unknown metric `{s}`; valid: {}", valid.join(", ")))
         })
     }
 }
@@ -208,14 +235,14 @@ impl Panel {
         let series = summary
             .algorithms
             .iter()
-            .map(|a| {
-                let c = a.curve(metric);
-                Series {
+            .filter_map(|a| {
+                let c = a.curve(metric)?;
+                Some(Series {
                     label: format!("{} ({} runs)", a.label, a.runs),
                     x: steps_axis(c.mean.len()),
                     mean: c.mean.clone(),
                     se: c.se.clone(),
-                }
+                })
             })
             .collect();
         Panel { title: summary.title.clone(), x_label: "t".into(), y_label: metric.axis_label().into(), series }
@@ -345,7 +372,13 @@ fn legend_box(labels: &[String]) -> (f64, f64) {
 /// Decides the ranges, ticks, markers and legend corner of a plot of `metric`. An error if there
 /// is nothing to plot (no algorithm with a finished run, or no finite value).
 pub fn layout(summary: &Summary, metric: Metric) -> std::result::Result<Layout, String> {
-    if summary.algorithms.iter().all(|a| a.curve(metric).mean.is_empty()) {
+    if !summary.algorithms.is_empty() && summary.algorithms.iter().all(|a| a.curve(metric).is_none()) {
+        return Err(format!(
+            "nothing to plot: the summary has no `{}` (its runs were recorded before the utility gaps existed)",
+            metric.as_str()
+        ));
+    }
+    if summary.algorithms.iter().all(|a| a.curve(metric).is_none_or(|c| c.mean.is_empty())) {
         return Err(if summary.failures.is_empty() {
             "nothing to plot: no finished run".to_string()
         } else {
@@ -527,7 +560,7 @@ mod tests {
     use crate::MeanSe;
     use crate::summary::{AlgorithmSummary, AtHorizon, Curve};
 
-    fn summary(curves: &[Vec<f64>], runs: usize) -> Summary {
+    pub(crate) fn summary(curves: &[Vec<f64>], runs: usize) -> Summary {
         let spec = crate::ExperimentSpec::from_toml_str(
             "name = \"x\"\nhorizon = 1\nruns = 1\n[problem]\nkind = \"rkhs\"\n[[algorithms]]\nname = \"random\"\n",
         )
@@ -544,6 +577,14 @@ mod tests {
                     runs,
                     instantaneous: curve.clone(),
                     cumulative: curve.clone(),
+                    utility_gap: Some(crate::summary::GapSummary {
+                        instantaneous: curve.clone(),
+                        cumulative: curve.clone(),
+                        simple: curve.clone(),
+                        instantaneous_at_horizon: z,
+                        cumulative_at_horizon: z,
+                        simple_at_horizon: z,
+                    }),
                     simple: curve,
                     at_horizon: AtHorizon { instantaneous: z, cumulative: z, simple: z, wall_seconds: z },
                     feedback: None,
@@ -652,5 +693,11 @@ mod tests {
             assert!(texts.contains(&m.axis_label()), "{m:?}: {texts:?}");
             assert!(texts.contains(&"t"), "{m:?}: {texts:?}");
         }
+        // A summary of runs recorded before the utility gaps: a clear error for a gap metric.
+        let mut old = s.clone();
+        old.algorithms.iter_mut().for_each(|a| a.utility_gap = None);
+        let e = layout(&old, Metric::SimpleGap).unwrap_err();
+        assert!(e.contains("no `simple-gap`") && e.contains("before the utility gaps"), "{e}");
+        assert!(layout(&old, Metric::Simple).is_ok());
     }
 }

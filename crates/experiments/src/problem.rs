@@ -80,7 +80,8 @@ impl PreparedProblem {
             };
             let on_box = WithDomain::new(f, domain.clone())?;
             let utility: Arc<dyn TestFunction> = Arc::new(Rescaled::new(on_box, map));
-            let regret = RegretModel::on_box(Arc::clone(&utility), model)?;
+            // The utility gaps in the units of the spec's (scaled) function: divided by s.
+            let regret = RegretModel::on_box(Arc::clone(&utility), model)?.with_units(respondent.scale)?;
             return Ok(Self {
                 title: with_source(title, respondent.comparisons),
                 domain: Domain::Box(domain),
@@ -111,7 +112,8 @@ impl PreparedProblem {
             (ComparisonSource::LowFidelity, _) => None,
         };
         let utility = Arc::new(base.rescaled(&scale));
-        let regret = RegretModel::new(&utility, model);
+        // The utility gaps in the units of the spec's (scaled) utility: divided by s.
+        let regret = RegretModel::new(&utility, model).with_units(respondent.scale)?;
         let domain = Domain::Finite(utility.domain().clone());
         Ok(Self {
             title: with_source(title, respondent.comparisons),

@@ -98,6 +98,10 @@ impl Paper {
             Metric::Instantaneous => "per-step regret r_T at the horizon",
             Metric::Cumulative => "cumulative regret R(T) at the horizon",
             Metric::Simple => "simple regret at the horizon",
+            // No paper's metric.
+            Metric::InstantaneousGap => "utility gap g_T at the horizon",
+            Metric::CumulativeGap => "cumulative utility gap G(T) at the horizon",
+            Metric::SimpleGap => "utility gap u(x*) − u(x̂_T) at the horizon",
         }
     }
 }

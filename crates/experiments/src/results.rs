@@ -14,8 +14,17 @@
 //! | `cumulative_regret` | R(t) = Σ_{s ≤ t} r_s |
 //! | `recommendation` | the recommendation x̂_t after step t: a candidate index, or coordinates as above |
 //! | `simple_regret` | P(x* ≻ x̂_t) − ½ |
+//! | `utility_gap` | the utility gap of the query, g_t ([`crate::metrics`]): u(x*) − u(x_t) for a single point, (2u(x*) − u(x_t) − u(x′_t))/2 for a duel, the mean of u(x*) − u(x_i) over a choice's options; in the units of the problem's utility as the spec writes it (see [`crate::metrics`]) |
+//! | `cumulative_utility_gap` | G(t) = Σ_{s ≤ t} g_s |
+//! | `simple_utility_gap` | u(x*) − u(x̂_t), the utility gap of the recommendation (what BoTorch and most papers call the simple regret) |
 //! | `elapsed_s` | seconds spent in the algorithm (suggest, observe, recommend) up to step t; written only with [`Timing::Include`] |
 //! | `details` | the algorithm's [`bohf_core::StepDetails`] of the step as `name=value` pairs joined by `;` (e.g. COBOL's `phase=iteration;branch=expert;lambda=0.98;…`); the column is written only if some step of the runs has details, so the CSV of algorithms without any is unchanged |
+//!
+//! The three utility-gap columns came after the others (and before `elapsed_s`, so the deterministic
+//! columns stay together); a CSV written before them still reads, its gaps "not recorded" (NaN,
+//! [`UtilityGap::NOT_RECORDED`]) until [`crate::metrics::RegretModel::fill_utility_gaps`] computes
+//! them from the recorded points (a results folder does so when it collects its runs). A gap not
+//! recorded is written as an empty field.
 //!
 //! Numbers are written in Rust's shortest round-trip form, so reading a CSV back gives the same
 //! values bit for bit. Everything but `elapsed_s` is a deterministic function of the spec, so two
@@ -180,6 +189,10 @@ pub struct StepRecord {
     pub recommendation: PointRecord,
     /// The simple regret of the recommendation.
     pub simple_regret: f64,
+    /// The utility gaps of the step (the query's, their running sum, the recommendation's); in an
+    /// old record, [`UtilityGap::NOT_RECORDED`].
+    #[serde(default = "UtilityGap::not_recorded")]
+    pub utility_gap: UtilityGap,
     /// Seconds spent in the algorithm up to step t (not deterministic).
     pub elapsed_s: f64,
     /// The algorithm's [`bohf_core::StepDetails`] of the step (empty for most algorithms).
@@ -205,6 +218,34 @@ pub fn parse_details(field: &str) -> Option<Vec<(String, String)>> {
         return Some(Vec::new());
     }
     field.split(';').map(|p| p.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))).collect()
+}
+
+/// The utility gaps of one step ([`crate::metrics::RegretModel::utility_gaps`]), in the units of
+/// the problem's utility as the spec writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct UtilityGap {
+    /// g_t: the query's utility gap (a duel's (2u(x*) − u(x_t) − u(x′_t))/2, a choice's mean, a
+    /// point's u(x*) − u(x_t)).
+    pub instantaneous: f64,
+    /// G(t) = Σ_{s ≤ t} g_s.
+    pub cumulative: f64,
+    /// u(x*) − u(x̂_t) of the recommendation.
+    pub simple: f64,
+}
+
+impl UtilityGap {
+    /// The gaps of a step recorded before they existed: NaN, until computed from its points.
+    pub const NOT_RECORDED: UtilityGap = UtilityGap { instantaneous: f64::NAN, cumulative: f64::NAN, simple: f64::NAN };
+
+    /// [`UtilityGap::NOT_RECORDED`] (serde's default).
+    pub fn not_recorded() -> Self {
+        Self::NOT_RECORDED
+    }
+
+    /// Whether all three gaps are known (not NaN).
+    pub fn is_recorded(&self) -> bool {
+        !(self.instantaneous.is_nan() || self.cumulative.is_nan() || self.simple.is_nan())
+    }
 }
 
 /// All steps of one run of one algorithm.
@@ -242,9 +283,17 @@ pub const CSV_COLUMNS: [&str; 11] = [
     "simple_regret",
 ];
 
+/// The utility-gap columns, after [`CSV_COLUMNS`] (optional when reading: a CSV written before
+/// them has none).
+pub const GAP_CSV_COLUMNS: [&str; 3] = ["utility_gap", "cumulative_utility_gap", "simple_utility_gap"];
+
 /// The CSV header line (with a final newline), with the `details` column if `details`.
 pub fn csv_header(timing: Timing, details: bool) -> String {
     let mut h = CSV_COLUMNS.join(",");
+    for c in GAP_CSV_COLUMNS {
+        h.push(',');
+        h.push_str(c);
+    }
     if timing == Timing::Include {
         h.push_str(",elapsed_s");
     }
@@ -299,6 +348,15 @@ impl RunRecord {
                 s.recommendation.to_field(),
                 s.simple_regret
             );
+            let g = &s.utility_gap;
+            for v in [g.instantaneous, g.cumulative, g.simple] {
+                // A gap not recorded (an old record) is an empty field.
+                if v.is_nan() {
+                    out.push(',');
+                } else {
+                    let _ = write!(out, ",{v:?}");
+                }
+            }
             if timing == Timing::Include {
                 let _ = write!(out, ",{:?}", s.elapsed_s);
             }

@@ -32,7 +32,7 @@ use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
 use crate::registry::{AlgorithmEntry, Registry};
 pub use crate::results::{FailedRun, RunId};
-use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord};
+use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord, UtilityGap};
 use crate::spec::{ExperimentSpec, OnError};
 use crate::summary::Summary;
 use bohf_core::{Domain, Query, SearchContext, rng};
@@ -219,6 +219,12 @@ impl Experiment {
         if let Some((from, restore_s)) = resumed {
             (alg_rng, resp_rng) = (from.algorithm_rng, from.respondent_rng);
             steps = from.steps;
+            // A checkpoint written before the utility gaps existed gets them from its points.
+            if steps.iter().any(|s| !s.utility_gap.is_recorded()) {
+                let mut partial = RunRecord { id, label: label.clone(), steps };
+                regret.fill_utility_gaps(&mut partial).map_err(fail(0))?;
+                steps = partial.steps;
+            }
             let last = steps.last().expect("a checkpoint holds a step");
             (cumulative, elapsed) = (last.cumulative_regret, last.elapsed_s + restore_s);
             steps.iter().for_each(|s| counts.add(s.query));
@@ -263,7 +269,7 @@ impl Experiment {
             let first = points.first().cloned().ok_or_else(|| {
                 fail(t)(bohf_core::Error::invalid("query", "the algorithm asked a query with no points"))
             })?;
-            steps.push(StepRecord {
+            let mut step = StepRecord {
                 t,
                 query: kind,
                 first,
@@ -276,7 +282,11 @@ impl Experiment {
                 simple_regret: regret.simple(&recommendation).map_err(fail(t))?,
                 elapsed_s: elapsed,
                 details: optimizer.step_details().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-            });
+                utility_gap: UtilityGap::NOT_RECORDED,
+            };
+            let gap_before = steps.last().map_or(0.0, |s: &StepRecord| s.utility_gap.cumulative);
+            step.utility_gap = regret.utility_gaps(&step, gap_before).map_err(fail(t))?;
+            steps.push(step);
             counts.add(kind);
             if let Some(budget) = &self.spec.budget
                 && budget.is_spent(budget.spent(&counts))

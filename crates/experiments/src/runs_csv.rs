@@ -8,7 +8,8 @@ use bohf_problems::datasets::CsvTable;
 use std::path::Path;
 
 /// Reads runs back from CSV text written by [`runs_to_csv`] or [`RunRecord::to_csv`] (with or
-/// without `elapsed_s`, which reads as 0 when absent). `labels` maps each label to its algorithm
+/// without `elapsed_s`, which reads as 0 when absent; without the utility-gap columns, an older
+/// CSV, whose gaps read as [`UtilityGap::NOT_RECORDED`]; an empty gap field reads the same). `labels` maps each label to its algorithm
 /// index. Rows of one run must be consecutive with t = 1, 2, …; runs come back in file order.
 pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Result<Vec<RunRecord>> {
     let source = path.map(Path::to_path_buf).unwrap_or_else(|| "<csv>".into());
@@ -16,6 +17,9 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
     let table = CsvTable::parse(text, &source)?;
     let col = |name: &str| table.column(name).map_err(ExperimentError::from);
     let c: Vec<usize> = CSV_COLUMNS.iter().map(|n| col(n)).collect::<Result<_>>()?;
+    // Absent in a CSV written before the utility gaps: they read as not recorded.
+    let c_gaps: Option<Vec<usize>> =
+        GAP_CSV_COLUMNS.iter().map(|n| table.header().iter().position(|h| h == n)).collect();
     let c_elapsed = table.header().iter().position(|h| h == "elapsed_s");
     let c_details = table.header().iter().position(|h| h == "details");
     let mut runs: Vec<RunRecord> = Vec::new();
@@ -97,6 +101,13 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
             cumulative_regret: float(c[8])?,
             recommendation: point(9)?,
             simple_regret: float(c[10])?,
+            utility_gap: match &c_gaps {
+                Some(g) => {
+                    let gap = |i: usize| -> Result<f64> { if rec[i].is_empty() { Ok(f64::NAN) } else { float(i) } };
+                    UtilityGap { instantaneous: gap(g[0])?, cumulative: gap(g[1])?, simple: gap(g[2])? }
+                }
+                None => UtilityGap::NOT_RECORDED,
+            },
             elapsed_s: match c_elapsed {
                 Some(i) => float(i)?,
                 None => 0.0,

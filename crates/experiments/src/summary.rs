@@ -248,6 +248,24 @@ impl AtHorizon {
     }
 }
 
+/// The utility gaps of one algorithm's runs ([`crate::metrics`], in the units of the problem's
+/// utility as the spec writes it): per step and at the horizon, as the preference regrets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GapSummary {
+    /// g_t, the query's utility gap.
+    pub instantaneous: Curve,
+    /// G(t) = Σ_{s ≤ t} g_s.
+    pub cumulative: Curve,
+    /// u(x*) − u(x̂_t) of the recommendation.
+    pub simple: Curve,
+    /// g_T over runs.
+    pub instantaneous_at_horizon: MeanSe,
+    /// G(T) over runs.
+    pub cumulative_at_horizon: MeanSe,
+    /// u(x*) − u(x̂_T) over runs.
+    pub simple_at_horizon: MeanSe,
+}
+
 /// The summary of one algorithm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AlgorithmSummary {
@@ -265,6 +283,10 @@ pub struct AlgorithmSummary {
     pub simple: Curve,
     /// The values at T.
     pub at_horizon: AtHorizon,
+    /// The utility gaps; absent when some run has none recorded (a summary written before they
+    /// existed, or runs whose problem could not be prepared to compute them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility_gap: Option<GapSummary>,
     /// Metrics against f-evaluations, expert queries and spent budget, for specs with labels or a
     /// `[budget]`; absent otherwise (and in summaries written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -272,12 +294,16 @@ pub struct AlgorithmSummary {
 }
 
 impl AlgorithmSummary {
-    /// The curve of a metric.
-    pub fn curve(&self, metric: Metric) -> &Curve {
+    /// The curve of a metric; `None` for a utility gap the summary does not hold.
+    pub fn curve(&self, metric: Metric) -> Option<&Curve> {
+        let gap = self.utility_gap.as_ref();
         match metric {
-            Metric::Instantaneous => &self.instantaneous,
-            Metric::Cumulative => &self.cumulative,
-            Metric::Simple => &self.simple,
+            Metric::Instantaneous => Some(&self.instantaneous),
+            Metric::Cumulative => Some(&self.cumulative),
+            Metric::Simple => Some(&self.simple),
+            Metric::InstantaneousGap => gap.map(|g| &g.instantaneous),
+            Metric::CumulativeGap => gap.map(|g| &g.cumulative),
+            Metric::SimpleGap => gap.map(|g| &g.simple),
         }
     }
 }
@@ -371,6 +397,16 @@ impl Summary {
                     simple: last(&|r| final_step(r).simple_regret),
                     wall_seconds: last(&|r| r.wall_seconds()),
                 },
+                utility_gap: mine.iter().all(|r| r.steps.iter().all(|s| s.utility_gap.is_recorded())).then(|| {
+                    GapSummary {
+                        instantaneous: curve(&|s| s.utility_gap.instantaneous),
+                        cumulative: curve(&|s| s.utility_gap.cumulative),
+                        simple: curve(&|s| s.utility_gap.simple),
+                        instantaneous_at_horizon: last(&|r| final_step(r).utility_gap.instantaneous),
+                        cumulative_at_horizon: last(&|r| final_step(r).utility_gap.cumulative),
+                        simple_at_horizon: last(&|r| final_step(r).utility_gap.simple),
+                    }
+                }),
                 feedback: regret
                     .as_ref()
                     .map(|m| FeedbackSummary::of(spec, &mine, m.best_value(), spec.budget.as_ref().map(|_| m), labels)),
@@ -396,8 +432,13 @@ impl Summary {
         Ok(serde_json::from_str(text)?)
     }
 
-    /// A markdown table of the values at the horizon (mean ± s.e.).
+    /// A markdown table of the values at the horizon (mean ± s.e.): the preference regrets and,
+    /// when every algorithm has them, the utility gaps G(T) and u(x*) − u(x̂_T) (in the units of the
+    /// problem's utility as the spec writes it).
     pub fn markdown_table(&self) -> String {
+        if self.algorithms.iter().all(|a| a.utility_gap.is_some()) && !self.algorithms.is_empty() {
+            return self.markdown_table_with_gaps();
+        }
         let mut s = String::from(
             "| algorithm | runs | instantaneous regret r_T | cumulative regret R(T) | simple regret | wall time per run (s) |\n|---|---|---|---|---|---|\n",
         );
@@ -415,13 +456,41 @@ impl Summary {
                 h.wall_seconds.se
             ));
         }
+        self.failures_list(&mut s);
+        s
+    }
+
+    fn markdown_table_with_gaps(&self) -> String {
+        let mut s = String::from(
+            "| algorithm | runs | instantaneous regret r_T | cumulative regret R(T) | simple regret | cumulative utility gap G(T) | utility gap u(x*) − u(x̂_T) | wall time per run (s) |\n|---|---|---|---|---|---|---|---|\n",
+        );
+        for a in &self.algorithms {
+            let (h, Some(g)) = (&a.at_horizon, &a.utility_gap) else { continue };
+            let f = |m: MeanSe| format!("{:.4} ± {:.4}", m.mean, m.se);
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {:.3} ± {:.3} |\n",
+                a.label,
+                a.runs,
+                f(h.instantaneous),
+                f(h.cumulative),
+                f(h.simple),
+                f(g.cumulative_at_horizon),
+                f(g.simple_at_horizon),
+                h.wall_seconds.mean,
+                h.wall_seconds.se
+            ));
+        }
+        self.failures_list(&mut s);
+        s
+    }
+
+    fn failures_list(&self, s: &mut String) {
         if !self.failures.is_empty() {
             s.push_str(&format!("\n{} run(s) failed and are not in the table:\n\n", self.failures.len()));
             for f in &self.failures {
                 s.push_str(&format!("- {f}\n"));
             }
         }
-        s
     }
 }
 

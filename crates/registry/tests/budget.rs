@@ -196,6 +196,7 @@ fn step(t: usize, kind: QueryKind, r: f64, cumulative: f64, sr: f64) -> StepReco
         cumulative_regret: cumulative,
         recommendation: PointRecord::Candidate(0),
         simple_regret: sr,
+        utility_gap: bohf_experiments::UtilityGap::NOT_RECORDED,
         elapsed_s: t as f64,
         details: Vec::new(),
     }

@@ -73,7 +73,8 @@ fn algorithms_without_details_write_the_same_csv_as_before() {
     let csv = results.to_csv(Timing::Include);
     assert_eq!(
         csv.lines().next().unwrap(),
-        "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s"
+        "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,\
+         utility_gap,cumulative_utility_gap,simple_utility_gap,elapsed_s"
     );
     assert!(results.runs().iter().all(|r| r.steps.iter().all(|s| s.details.is_empty())));
 }

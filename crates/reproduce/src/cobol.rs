@@ -824,6 +824,7 @@ mod tests {
             cumulative_regret: 0.0,
             recommendation: PointRecord::Candidate(0),
             simple_regret: 0.0,
+            utility_gap: bohf_experiments::UtilityGap::NOT_RECORDED,
             elapsed_s: 0.0,
             details: vec![("phase".into(), phase.into())],
         }

@@ -1,8 +1,9 @@
 //! The leaderboard: every duel algorithm of bohf on a shared suite of problems, with one protocol
 //! per problem (the same shared initial duels, horizon, respondent, runs and seed for every
-//! algorithm), ranked by the final simple regret of each algorithm's recommendation and by the
-//! cumulative dueling regret, ties by the 2-s.e. rule of the reproduction's claims
-//! ([`crate::compare`]).
+//! algorithm), ranked by the utility gap u(x*) − u(x̂_T) of each algorithm's final recommendation
+//! and by the cumulative utility gap G(T) of its duels (in the units of the problem's utility,
+//! [`bohf_experiments::metrics`]), ties by the 2-s.e. rule of the reproduction's claims
+//! ([`crate::compare`]); the preference regrets (P(x* ≻ x̂_T) − ½ and R(T)) stand beside them.
 //!
 //! The suite is a folder of experiment specs (the workspace's `specs/leaderboard/`), one per
 //! problem, found by [`crate::discover`] (the spec's `name` equals its file stem). Each
@@ -10,26 +11,33 @@
 //! finite-only algorithm on a box) is not run and is listed as n/a with the registry's reason
 //! ([`bohf_experiments::AlgorithmEntry::unsupported`]), never dropped silently. `bohf leaderboard` runs the
 //! suite ([`run_problem`], resumable and parallel as `bohf run`) and writes the page
-//! ([`page_markdown`], [`write_page`]).
+//! ([`page_markdown`], [`write_page`]) with the boards it shows in `leaderboard/boards.json`, so
+//! that a later call on some of the problems merges into the page ([`merge::merge_boards`]). A
+//! problem whose data file is missing is found before anything runs ([`SuiteProblem::missing_data`])
+//! and skipped with a note ([`merge::Skipped`]).
+
+mod data;
+pub mod merge;
 
 use crate::{Order, PreparedPanel, Preset, SE_MULTIPLE, compare, pm};
 use bohf_experiments::error::{ExperimentError, Result};
 use bohf_experiments::folder::{FolderProgress, Outcome, RunOptions, run_experiment};
 use bohf_experiments::runner::{Experiment, Results};
 use bohf_experiments::spec::ExperimentSpec;
-use bohf_experiments::summary::{MeanSe, mean_se};
+use bohf_experiments::summary::MeanSe;
 use bohf_experiments::{FailedRun, RunRecord};
-use bohf_experiments::{Metric, Registry, plot_atomic, write_atomic};
+use bohf_experiments::{Metric, Registry, write_atomic};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// What a ranking orders by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum By {
-    /// The final recommendation's value gap u(x*) − u(x̂_T) ([`BoardEntry::gap`]).
+    /// The final recommendation's utility gap u(x*) − u(x̂_T) ([`BoardEntry::gap`]).
     Gap,
-    /// The cumulative dueling regret R(T) ([`BoardEntry::cumulative`]).
-    Cumulative,
+    /// The cumulative utility gap G(T) of the duels ([`BoardEntry::cumulative_gap`]).
+    CumulativeGap,
 }
 
 impl By {
@@ -37,7 +45,15 @@ impl By {
     pub fn value(self, e: &BoardEntry) -> MeanSe {
         match self {
             By::Gap => e.gap,
-            By::Cumulative => e.cumulative,
+            By::CumulativeGap => e.cumulative_gap,
+        }
+    }
+
+    /// The preference regret shown beside it: P(x* ≻ x̂_T) − ½, or R(T).
+    pub fn secondary(self, e: &BoardEntry) -> MeanSe {
+        match self {
+            By::Gap => e.simple,
+            By::CumulativeGap => e.cumulative,
         }
     }
 
@@ -45,13 +61,37 @@ impl By {
     pub fn name(self) -> &'static str {
         match self {
             By::Gap => "u(x*) − u(x̂_T)",
-            By::Cumulative => "cumulative regret R(T)",
+            By::CumulativeGap => "cumulative utility gap G(T)",
+        }
+    }
+
+    /// The secondary column's name.
+    pub fn secondary_name(self) -> &'static str {
+        match self {
+            By::Gap => "simple regret P(x* ≻ x̂_T) − ½",
+            By::CumulativeGap => "cumulative regret R(T)",
+        }
+    }
+
+    /// The metric plotted for it.
+    pub fn metric(self) -> Metric {
+        match self {
+            By::Gap => Metric::SimpleGap,
+            By::CumulativeGap => Metric::CumulativeGap,
+        }
+    }
+
+    /// The plots' file stem after the problem's name: `<problem>-<stem>.{png,svg}`.
+    pub fn file_stem(self) -> &'static str {
+        match self {
+            By::Gap => "gap",
+            By::CumulativeGap => "cumulative-gap",
         }
     }
 }
 
 /// An algorithm of a suite spec that cannot run the problem.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NotApplicable {
     /// Its label.
     pub label: String,
@@ -116,7 +156,7 @@ impl SuiteProblem {
 }
 
 /// One algorithm's row on a problem.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoardEntry {
     /// Its label.
     pub label: String,
@@ -124,9 +164,12 @@ pub struct BoardEntry {
     pub name: String,
     /// Finished runs.
     pub runs: usize,
-    /// The value gap u(x*) − u(x̂_T) of the final recommendation on the problem's scale (the
-    /// respondent's utility divided by its scale s), mean ± s.e. over runs: the ranking's metric.
+    /// The utility gap u(x*) − u(x̂_T) of the final recommendation in the units of the problem's
+    /// utility as the spec writes it (the summary's [`bohf_experiments::summary::GapSummary`]),
+    /// mean ± s.e. over runs: the first ranking's metric.
     pub gap: MeanSe,
+    /// The cumulative utility gap G(T) of the duels, same units: the second ranking's metric.
+    pub cumulative_gap: MeanSe,
     /// Simple regret P(x* ≻ x̂_T) − ½ of the final recommendation (mean ± s.e. over runs).
     pub simple: MeanSe,
     /// Cumulative dueling regret R(T).
@@ -141,7 +184,7 @@ pub struct BoardEntry {
 }
 
 /// A finished problem of the suite.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProblemBoard {
     /// The spec name.
     pub name: String,
@@ -212,17 +255,16 @@ impl ProblemBoard {
         runs_in_call: usize,
     ) -> Result<Self> {
         let summary = results.summary()?;
-        let regret = experiment.problem().regret();
-        let scale = problem.spec.respondent.scale;
         let mut entries = Vec::new();
         for a in summary.algorithms.iter().filter(|a| a.runs > 0) {
             let mut steps = Vec::new();
             let mut per_run = Vec::new();
-            let mut gaps = Vec::new();
+            // The runner records the gaps; a folder of runs from before them gets them when read.
+            let g = a.utility_gap.as_ref().ok_or_else(|| ExperimentError::Results {
+                path: None,
+                reason: format!("the runs of `{}` on `{}` have no utility gaps", a.label, problem.name()),
+            })?;
             for r in results.runs().iter().filter(|r| r.label == a.label) {
-                if let Some(last) = r.steps.last() {
-                    gaps.push(regret.value_gap(&last.recommendation)? / scale);
-                }
                 let mut before = 0.0;
                 for s in &r.steps {
                     steps.push(s.elapsed_s - before);
@@ -234,7 +276,8 @@ impl ProblemBoard {
                 label: a.label.clone(),
                 name: a.name.clone(),
                 runs: a.runs,
-                gap: mean_se(&gaps),
+                gap: g.simple_at_horizon,
+                cumulative_gap: g.cumulative_at_horizon,
                 simple: a.at_horizon.simple,
                 cumulative: a.at_horizon.cumulative,
                 step_median_s: median(&steps),
@@ -264,8 +307,8 @@ impl ProblemBoard {
         })
     }
 
-    /// The rows ranked by the final value gap or by the cumulative regret: (rank, row), sorted by
-    /// rank then mean.
+    /// The rows ranked by the final utility gap or by the cumulative utility gap: (rank, row), sorted
+    /// by rank then mean.
     pub fn ranked(&self, by: By) -> Vec<(usize, &BoardEntry)> {
         let value = |e: &BoardEntry| by.value(e);
         let values: Vec<MeanSe> = self.entries.iter().map(value).collect();
@@ -323,7 +366,9 @@ impl FolderProgress for CountingProgress<'_> {
 
 /// Runs one problem of the suite into `out/<name>/` (the runner's folder: spec, one file per
 /// finished run, steps.csv, summary.json; `resume` continues a folder with finished runs), and
-/// draws its plots into `images` (`<name>-simple.{png,svg}`, `<name>-cumulative.{png,svg}`).
+/// draws its plots into `images`: the utility gap of the recommendation and the cumulative utility
+/// gap as small multiples, one cell per algorithm (`<name>-gap.{png,svg}`,
+/// `<name>-cumulative-gap.{png,svg}`, [`bohf_experiments::plot_small_multiples`]).
 pub fn run_problem(
     problem: &SuiteProblem,
     out: &Path,
@@ -357,9 +402,10 @@ pub fn run_problem(
         path: images.to_path_buf(),
         source,
     })?;
-    for metric in [Metric::Simple, Metric::Cumulative] {
+    for by in [By::Gap, By::CumulativeGap] {
         for ext in ["png", "svg"] {
-            plot_atomic(&summary, metric, images.join(format!("{}-{}.{ext}", problem.name(), metric.as_str())))?;
+            let path = images.join(format!("{}-{}.{ext}", problem.name(), by.file_stem()));
+            bohf_experiments::output::small_multiples_atomic(&summary, by.metric(), path)?;
         }
     }
     ProblemBoard::of(problem, &experiment, &results, elapsed, counting.todo.into_inner())
@@ -376,18 +422,11 @@ fn seconds(s: f64) -> String {
 }
 
 fn ranking_table(s: &mut String, board: &ProblemBoard, by: By) {
-    let other = match by {
-        By::Gap => "simple regret P(x* ≻ x̂_T) − ½",
-        By::Cumulative => "u(x*) − u(x̂_T)",
-    };
-    let _ = writeln!(s, "| rank | algorithm | runs | **{}** | {other} |\n|---|---|---|---|---|", by.name());
+    let _ =
+        writeln!(s, "| rank | algorithm | runs | **{}** | {} |\n|---|---|---|---|---|", by.name(), by.secondary_name());
     for (rank, e) in board.ranked(by) {
-        let o = match by {
-            By::Gap => e.simple,
-            By::Cumulative => e.gap,
-        };
-        let _ =
-            writeln!(s, "| {rank} | {} (`{}`) | {} | **{}** | {} |", e.label, e.name, e.runs, pm(by.value(e)), pm(o));
+        let (v, o) = (by.value(e), by.secondary(e));
+        let _ = writeln!(s, "| {rank} | {} (`{}`) | {} | **{}** | {} |", e.label, e.name, e.runs, pm(v), pm(o));
     }
     for n in &board.not_applicable {
         let _ = writeln!(s, "| n/a | {} | 0 | {} | |", n.label, n.reason);
@@ -396,9 +435,22 @@ fn ranking_table(s: &mut String, board: &ProblemBoard, by: By) {
 
 /// The page: the command and its wall time, the rule, an overview of the ranks, then per problem
 /// its settings, the two rankings, n/a algorithms, wall time per step and the plots (`images`: the
-/// plots' folder relative to the page).
-pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images: &str) -> String {
+/// plots' folder relative to the page); the problems `skipped` (no board) are listed with why.
+pub fn page_markdown(
+    boards: &[ProblemBoard],
+    skipped: &[merge::Skipped],
+    command: &str,
+    wall_s: f64,
+    images: &str,
+) -> String {
     let mut s = String::from("# Leaderboard: every duel algorithm of bohf on one suite\n\n");
+    if !skipped.is_empty() {
+        s.push_str("> **Not on this page** (they did not run):\n");
+        for k in skipped {
+            let _ = writeln!(s, "> - `{}`: {}", k.name, k.reason);
+        }
+        s.push('\n');
+    }
     let quick = boards.iter().any(|b| b.quick);
     if quick {
         s.push_str(
@@ -429,11 +481,13 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
         s,
         "**Protocol.** Per problem every algorithm gets the same shared initial duels (uniformly random, the same \
          duels and answers for every algorithm of a run, not counted in T or the regrets), the same horizon T, \
-         respondent, number of runs and seed. The ranking's metric is the **final recommendation's regret** \
-         u(x*) − u(x̂_T) on the problem's scale (the utility u of the spec, before the respondent's scale s), \
-         x̂_T the algorithm's recommendation after T duels; beside it the simple regret on the preference scale, \
+         respondent, number of runs and seed. The ranking's metric is the **utility gap of the final \
+         recommendation** u(x*) − u(x̂_T) (what BoTorch and most papers call the simple regret), in the units of \
+         the problem's utility u as the spec writes it (before the respondent's scale s), x̂_T the algorithm's \
+         recommendation after T duels; beside it the simple regret on the preference scale, \
          P(x* ≻ x̂_T) − ½ = μ(s(u* − u(x̂_T))) − ½ ∈ [0, ½] (μ the respondent's link). The second ranking is \
-         by the **cumulative dueling regret** R(T) = Σ_t r_t, r_t = (μ(s(u* − u(x_t))) + μ(s(u* − u(x′_t))) − 1)/2 \
+         by the **cumulative utility gap** G(T) = Σ_t (2u* − u(x_t) − u(x′_t))/2 of the duels, beside it the \
+         cumulative dueling regret R(T) = Σ_t r_t, r_t = (μ(s(u* − u(x_t))) + μ(s(u* − u(x′_t))) − 1)/2 \
          (MR-LPF eq. (1), PF-TS eq. (2); [experiments.md](experiments.md)). **Rank** = 1 + the number of algorithms significantly lower, where a difference counts when it \
          exceeds {SE_MULTIPLE} standard errors of the difference, √(s.e.(a)² + s.e.(b)²) (the rule of the \
          reproduction's claims, [reproduction/README.md](reproduction/README.md)); algorithms that no other beats \
@@ -452,13 +506,14 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
         }
     }
     s.push_str(
-        "## Overview: rank by the final recommendation's regret u(x*) − u(x̂_T) (by cumulative regret in brackets)\n\n",
+        "## Overview: rank by the final recommendation's utility gap u(x*) − u(x̂_T) (by the cumulative utility gap \
+         G(T) in brackets)\n\n",
     );
     let _ = writeln!(s, "| problem | {} |", labels.join(" | "));
     let _ = writeln!(s, "|---|{}", "---|".repeat(labels.len()));
     for b in boards {
         let simple = b.ranked(By::Gap);
-        let cumulative = b.ranked(By::Cumulative);
+        let cumulative = b.ranked(By::CumulativeGap);
         let cells: Vec<String> = labels
             .iter()
             .map(|l| {
@@ -502,10 +557,10 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
                 b.own_start.join(", ")
             );
         }
-        s.push_str("**By the final recommendation's regret u(x*) − u(x̂_T)**\n\n");
+        s.push_str("**By the final recommendation's utility gap u(x*) − u(x̂_T)**\n\n");
         ranking_table(&mut s, b, By::Gap);
-        s.push_str("\n**By cumulative dueling regret R(T)**\n\n");
-        ranking_table(&mut s, b, By::Cumulative);
+        s.push_str("\n**By the cumulative utility gap G(T)**\n\n");
+        ranking_table(&mut s, b, By::CumulativeGap);
         s.push_str("\n**Wall time in the algorithm**\n\n| algorithm | per step, median | per step, mean | per run, mean |\n|---|---|---|---|\n");
         for e in &b.entries {
             let _ = writeln!(
@@ -525,8 +580,10 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
         }
         let _ = writeln!(
             s,
-            "\n![simple regret]({images}/{n}-simple.png)\n\n![cumulative regret]({images}/{n}-cumulative.png)\n\n\
-             ([SVG]({images}/{n}-simple.svg), [SVG]({images}/{n}-cumulative.svg))\n",
+            "\nOne cell per algorithm, best first; the other algorithms' means in grey.\n\n\
+             ![utility gap of the recommendation]({images}/{n}-gap.png)\n\n\
+             ![cumulative utility gap]({images}/{n}-cumulative-gap.png)\n\n\
+             ([SVG]({images}/{n}-gap.svg), [SVG]({images}/{n}-cumulative-gap.svg))\n",
             n = b.name
         );
     }
@@ -575,10 +632,18 @@ pub fn page_markdown(boards: &[ProblemBoard], command: &str, wall_s: f64, images
     s
 }
 
-/// Writes the page `dir/leaderboard.md`, the plots being in `dir/leaderboard/` already.
-pub fn write_page(dir: &Path, boards: &[ProblemBoard], command: &str, wall_s: f64) -> Result<std::path::PathBuf> {
+/// Writes the page `dir/leaderboard.md` (the plots being in `dir/leaderboard/` already) and the
+/// boards it shows, `dir/leaderboard/boards.json` ([`merge::read_boards`]).
+pub fn write_page(
+    dir: &Path,
+    boards: &[ProblemBoard],
+    skipped: &[merge::Skipped],
+    command: &str,
+    wall_s: f64,
+) -> Result<std::path::PathBuf> {
+    merge::write_boards(dir, boards, skipped)?;
     let path = dir.join("leaderboard.md");
-    write_atomic(&path, page_markdown(boards, command, wall_s, "leaderboard").as_bytes())?;
+    write_atomic(&path, page_markdown(boards, skipped, command, wall_s, "leaderboard").as_bytes())?;
     Ok(path)
 }
 

@@ -55,13 +55,15 @@ impl PanelResult {
         self.algorithms.iter().find(|a| a.label == label)
     }
 
-    /// The value of `metric` for `label`.
+    /// The value of `metric` for `label` (`None` for a utility gap, which a panel does not keep).
     pub fn metric(&self, label: &str, metric: Metric) -> Option<MeanSe> {
         let at = &self.get(label)?.at;
         Some(match metric {
             Metric::Instantaneous => at.instantaneous,
             Metric::Cumulative => at.cumulative,
             Metric::Simple => at.simple,
+            // A panel keeps the papers' preference regrets only.
+            Metric::InstantaneousGap | Metric::CumulativeGap | Metric::SimpleGap => return None,
         })
     }
 

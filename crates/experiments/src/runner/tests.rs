@@ -194,6 +194,91 @@ fn metrics_on_a_hand_computable_script() {
     assert!((steps[2].simple_regret - g(worst)).abs() < 1e-15);
 }
 
+#[test]
+fn utility_gaps_of_a_scripted_run_by_hand_in_steps_csv_and_the_summary() {
+    // The spec's utility u = 5·f on 3 points; the respondent's scale s = 2 multiplies what it
+    // answers on, not the gaps, which stay in u's units.
+    let spec_text = "name = \"gaps\"\nhorizon = 3\nruns = 1\n[problem]\nkind = \"rkhs\"\nkernel = \"se\"\npoints = 3\n\
+                     [respondent]\nscale = 2.0\n[[algorithms]]\nname = \"scripted\"\n";
+    let spec = ExperimentSpec::from_toml_str(spec_text).unwrap();
+    let u = bohf_problems::presets::rkhs_grid(bohf_kernels::KernelKind::Se, 3, &bohf_problems::Scaling::Multiply(5.0))
+        .unwrap();
+    let v = u.values();
+    let best = (0..3).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+    let gap = |i: usize| v[best] - v[i];
+    // Duel (0, 1), evaluate 2, duel (best, best); recommendations 0, 1, best.
+    let reg = scripted_registry(vec![(0, Some(1)), (2, None), (best, Some(best))], vec![0, 1, best]);
+    let r = Experiment::new(spec, &reg).unwrap().run().unwrap();
+    let g = [(2.0 * v[best] - v[0] - v[1]) / 2.0, gap(2), 0.0];
+    let simple = [gap(0), gap(1), 0.0];
+    let steps = &r.runs()[0].steps;
+    let mut cum = 0.0;
+    for (k, s) in steps.iter().enumerate() {
+        cum += g[k];
+        let tol = 1e-14 * (1.0 + v[best].abs());
+        assert!((s.utility_gap.instantaneous - g[k]).abs() < tol, "step {}: {:?} vs {}", k + 1, s.utility_gap, g[k]);
+        assert!((s.utility_gap.cumulative - cum).abs() < tol);
+        assert!((s.utility_gap.simple - simple[k]).abs() < tol);
+    }
+    // The preference regret is on the respondent's scale: P(x* ≻ x_0) = σ(2·gap(0)).
+    let sig = |t: f64| 1.0 / (1.0 + (-t).exp());
+    assert!((steps[0].simple_regret - (sig(2.0 * gap(0)) - 0.5)).abs() < 1e-15);
+    // steps.csv: the three columns after simple_regret, and the CSV reads back to the same gaps.
+    let csv = r.to_csv(Timing::Omit);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[10..], ["simple_regret", "utility_gap", "cumulative_utility_gap", "simple_utility_gap"]);
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[11].parse::<f64>().unwrap(), steps[0].utility_gap.instantaneous);
+    assert_eq!(row[13].parse::<f64>().unwrap(), steps[0].utility_gap.simple);
+    let back = Results::from_csv(r.spec().clone(), r.title(), &csv).unwrap();
+    assert_eq!(back.runs()[0].steps[2].utility_gap, steps[2].utility_gap);
+    // The summary (one run): the gaps at the horizon and the curves.
+    let s = r.summary().unwrap();
+    let a = s.algorithms[0].utility_gap.as_ref().unwrap();
+    assert_eq!(a.simple_at_horizon, MeanSe { mean: 0.0, se: 0.0 });
+    assert_eq!(a.cumulative_at_horizon.mean, steps[2].utility_gap.cumulative);
+    assert_eq!(a.simple.mean, steps.iter().map(|s| s.utility_gap.simple).collect::<Vec<_>>());
+    assert!(s.markdown_table().contains("utility gap u(x*) − u(x̂_T)"));
+}
+
+#[test]
+fn an_old_steps_csv_without_the_gap_columns_loads_and_gets_them_from_its_points() {
+    let spec = small_spec();
+    let r = run_with_threads(&spec, 1);
+    // The CSV as bohf wrote it before the utility gaps: the three columns removed.
+    let csv = r.to_csv(Timing::Include);
+    let old: String = csv
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            // The label of the second algorithm holds a quoted comma: count from the end.
+            let n = f.len();
+            [&f[..n - 4], &f[n - 1..]].concat().join(",") + "\n"
+        })
+        .collect();
+    assert!(old.starts_with(
+        "algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"
+    ));
+    let back = Results::from_csv(spec.clone(), r.title(), &old).unwrap();
+    let steps = &back.runs()[0].steps;
+    assert!(steps.iter().all(|s| !s.utility_gap.is_recorded()));
+    assert_eq!(steps[0].simple_regret, r.runs()[0].steps[0].simple_regret);
+    // Its summary has no gaps; written again, the gap fields are empty.
+    assert!(back.summary().unwrap().algorithms.iter().all(|a| a.utility_gap.is_none()));
+    assert!(back.to_csv(Timing::Omit).lines().nth(1).unwrap().ends_with(",,,"));
+    // Filled from the points, they equal what the runner records.
+    let e = Experiment::new(spec, &registry()).unwrap();
+    let mut filled = back.runs().to_vec();
+    for run in &mut filled {
+        assert!(e.problem().regret().fill_utility_gaps(run).unwrap());
+    }
+    for (a, b) in filled.iter().zip(r.runs()) {
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert_eq!(x.utility_gap, y.utility_gap);
+        }
+    }
+}
+
 fn flaky_spec(on_error: &str, runs: usize) -> ExperimentSpec {
     let text = format!(
         "name = \"flaky\"\nhorizon = 10\nruns = {runs}\nseed = 3\non_error = \"{on_error}\"\n[problem]\nkind = \"rkhs\"\n\
@@ -368,4 +453,47 @@ fn best_of_k_choices_on_a_box_read_back() {
     let back = Results::from_csv(spec, r.title(), &csv).unwrap();
     assert!(back == r, "the box choice CSV did not read back");
     assert!(r.runs()[0].steps.iter().all(|s| s.options.len() == 3 && s.options[2].coords().unwrap().len() == 2));
+}
+
+#[test]
+fn run_files_written_before_the_utility_gaps_get_them_when_the_folder_is_collected() {
+    use crate::folder::{Outcome, Quiet, RunOptions, run_experiment};
+    let text =
+        "name = \"x\"\nhorizon = 4\nruns = 2\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
+    let experiment = Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &registry()).unwrap();
+    let out = scratch_dir("old-run-files");
+    let opts = |resume| RunOptions { out: out.clone(), threads: 1, shard: None, resume, checkpoint_every: None };
+    let Outcome::Complete(first) = run_experiment(&experiment, &opts(false), &crate::folder::Quiet).unwrap() else {
+        panic!("not complete")
+    };
+    // Each run file as an older bohf wrote it: no gap columns, its own checksum line.
+    for entry in std::fs::read_dir(out.join("runs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let body = crate::checksum::strip_checksum_line(&text).unwrap();
+        let old: String = body
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                [&f[..11], &f[14..]].concat().join(",") + "\n"
+            })
+            .collect();
+        assert!(old.starts_with("algorithm,run,t,query,first,second,answer,regret,cumulative_regret,recommendation,simple_regret,elapsed_s\n"));
+        std::fs::write(&path, crate::checksum::with_checksum_line(&old)).unwrap();
+    }
+    // Resumed: the old files are reused (nothing runs again) and the gaps computed from their points.
+    let Outcome::Complete(again) = run_experiment(&experiment, &opts(true), &Quiet).unwrap() else {
+        panic!("not complete")
+    };
+    assert_eq!(again.runs().len(), 2);
+    for (a, b) in again.runs().iter().zip(first.runs()) {
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert!(x.utility_gap.is_recorded());
+            assert_eq!(x.utility_gap, y.utility_gap);
+        }
+    }
+    assert!(std::fs::read_to_string(out.join("runs/a0-r0.csv")).unwrap().contains(",simple_regret,elapsed_s\n"));
+    let summary = again.summary().unwrap();
+    assert_eq!(summary.algorithms[0].utility_gap, first.summary().unwrap().algorithms[0].utility_gap);
+    let _ = std::fs::remove_dir_all(&out);
 }

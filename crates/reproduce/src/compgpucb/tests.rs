@@ -29,6 +29,7 @@ fn step(query: QueryKind, first: usize, second: Option<usize>) -> StepRecord {
         cumulative_regret: 0.0,
         recommendation: PointRecord::Candidate(0),
         simple_regret: 0.0,
+        utility_gap: bohf_experiments::UtilityGap::NOT_RECORDED,
         elapsed_s: 0.0,
         details: Vec::new(),
     }

@@ -170,24 +170,45 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
         // The per-step times add up to the run's time: mean step × T = mean run.
         assert!((e.step_mean_s * 4.0 - e.run_mean_s).abs() <= 1e-9 * e.run_mean_s.max(1.0), "{e:?}");
     }
+    // The gap by hand: u* − u(x̂_T) from the utility as the spec writes it (the prepared utility
+    // s·u divided by s) at each run's last recommendation read from steps.csv.
+    let spec = &problems.iter().find(|p| p.name() == "tiny-finite").unwrap().spec;
+    let prepared = bohf_experiments::PreparedProblem::build(&spec.problem, &spec.respondent).unwrap();
+    let u: Vec<f64> = prepared.utility().unwrap().values().iter().map(|v| v / spec.respondent.scale).collect();
+    let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let csv = std::fs::read_to_string(out.join("tiny-finite/steps.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    for e in &finite.entries {
+        let gaps: Vec<f64> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f[0] == e.label && f[col("t")] == "4")
+            .map(|f| best - u[f[col("recommendation")].parse::<usize>().unwrap()])
+            .collect();
+        assert_eq!(gaps.len(), 2);
+        let want = (gaps[0] + gaps[1]) / 2.0;
+        assert!((e.gap.mean - want).abs() <= 1e-12 * (1.0 + want.abs()), "{e:?}: {want}");
+    }
     let ranked = finite.ranked(By::Gap);
     assert_eq!(ranked.len(), 2);
     assert_eq!(ranked[0].0, 1, "the best mean always has rank 1");
     for name in ["tiny-finite", "tiny-box"] {
-        for m in ["simple", "cumulative"] {
+        for m in ["gap", "cumulative-gap"] {
             for ext in ["png", "svg"] {
                 let f = page.join("leaderboard").join(format!("{name}-{m}.{ext}"));
                 assert!(std::fs::metadata(&f).map(|m| m.len() > 1000).unwrap_or(false), "{}", f.display());
             }
         }
     }
-    let path = write_page(&page, &boards, "bohf leaderboard --test", 1.5).unwrap();
+    let path = write_page(&page, &boards, &[], "bohf leaderboard --test", 1.5).unwrap();
     let md = std::fs::read_to_string(path).unwrap();
     assert!(md.contains("| n/a | pf-ts | 0 | `pf-ts` works on a finite candidate set only"), "{md}");
     // A call that ran every run says nothing of resumed runs.
     assert!(boards.iter().all(|b| b.runs_in_call == b.runs_total() && b.runs_total() > 0));
     assert!(!md.contains("This call ran") && !md.contains("finished earlier"), "{md}");
-    assert!(md.contains("](leaderboard/tiny-box-simple.png)"), "{md}");
+    assert!(md.contains("](leaderboard/tiny-box-gap.png)"), "{md}");
     assert!(md.contains("`bohf leaderboard --test` in 1.5 s"), "{md}");
     // Overview columns: labels in order of appearance (EUBO, pf-ts, random, MaxMinLCB).
     assert!(md.contains("| [tiny-box](#tiny-box) | 1 (1) | n/a | — |"), "{md}");
@@ -197,13 +218,15 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
     assert!(run_problem(&problems[0], &out, &page.join("leaderboard"), 1, false, &registry, &Quiet).is_err());
     let again = run(true);
     for (a, b) in boards.iter().zip(&again) {
-        let values = |b: &ProblemBoard| b.entries.iter().map(|e| (e.gap, e.simple, e.cumulative)).collect::<Vec<_>>();
+        let values = |b: &ProblemBoard| {
+            b.entries.iter().map(|e| (e.gap, e.cumulative_gap, e.simple, e.cumulative)).collect::<Vec<_>>()
+        };
         assert_eq!(values(a), values(b));
         // The resumed call ran nothing: its wall time is not the runs', and the page says so.
         assert_eq!((b.runs_in_call, b.runs_total()), (0, a.runs_total()));
     }
     let total: usize = again.iter().map(ProblemBoard::runs_total).sum();
-    let md = page_markdown(&again, "bohf leaderboard --test", 0.2, "leaderboard");
+    let md = page_markdown(&again, &[], "bohf leaderboard --test", 0.2, "leaderboard");
     assert!(md.contains(&format!("This call ran 0 of the {total} runs")), "{md}");
     assert!(md.contains("for 0 of its 4 runs (the others were finished earlier)"), "{md}");
     assert!(md.contains("(0 of 4 runs)"), "{md}");
@@ -233,4 +256,139 @@ fn the_workspace_suite_specs_are_valid() {
             problem.spec.validate(&registry).unwrap();
         }
     }
+}
+
+/// A board of problem `name` with one entry per (label, gap, cumulative gap), s.e. 0.01.
+fn fake_board(name: &str, rows: &[(&str, f64, f64)]) -> ProblemBoard {
+    ProblemBoard {
+        name: name.into(),
+        title: format!("Fake {name}"),
+        domain: "a finite candidate set".into(),
+        horizon: 10,
+        runs: 3,
+        full: (10, 3),
+        initial_duels: 2,
+        own_start: Vec::new(),
+        respondent: "stochastic logistic duels at scale s = 1".into(),
+        quick: false,
+        elapsed_s: 1.0,
+        runs_in_call: 3 * rows.len(),
+        entries: rows
+            .iter()
+            .map(|&(label, gap, cumulative_gap)| BoardEntry {
+                label: label.into(),
+                name: label.to_lowercase(),
+                runs: 3,
+                gap: ms(gap, 0.01),
+                cumulative_gap: ms(cumulative_gap, 0.01),
+                simple: ms(0.1, 0.01),
+                cumulative: ms(1.0, 0.01),
+                step_median_s: 0.001,
+                step_mean_s: 0.001,
+                run_mean_s: 0.01,
+            })
+            .collect(),
+        not_applicable: Vec::new(),
+        failures: Vec::new(),
+    }
+}
+
+#[test]
+fn fake_boards_rank_by_the_utility_gaps_with_the_preference_regrets_beside() {
+    // Gaps 0.5, 0.1, 0.105 (s.e. 0.01): 0.1 and 0.105 tie (0.005 < 2·√2·0.01), 0.5 is third.
+    // Cumulative gaps 3, 9, 1: all apart, ranks 2, 3, 1.
+    let b = fake_board("a", &[("X", 0.5, 3.0), ("Y", 0.1, 9.0), ("Z", 0.105, 1.0)]);
+    let by_gap: Vec<(usize, &str)> = b.ranked(By::Gap).iter().map(|(r, e)| (*r, e.label.as_str())).collect();
+    assert_eq!(by_gap, vec![(1, "Y"), (1, "Z"), (3, "X")]);
+    let by_cum: Vec<(usize, &str)> = b.ranked(By::CumulativeGap).iter().map(|(r, e)| (*r, e.label.as_str())).collect();
+    assert_eq!(by_cum, vec![(1, "Z"), (2, "X"), (3, "Y")]);
+    let md = page_markdown(std::slice::from_ref(&b), &[], "bohf leaderboard", 1.0, "leaderboard");
+    // Overview: rank by gap (by cumulative gap): X 3 (2), Y 1 (3), Z 1 (1).
+    assert!(md.contains("| [a](#a) | 3 (2) | 1 (3) | 1 (1) |"), "{md}");
+    // Each table shows the preference regret beside the gap it ranks.
+    assert!(md.contains("| **u(x*) − u(x̂_T)** | simple regret P(x* ≻ x̂_T) − ½ |"), "{md}");
+    assert!(md.contains("| **cumulative utility gap G(T)** | cumulative regret R(T) |"), "{md}");
+    assert!(md.contains("![utility gap of the recommendation](leaderboard/a-gap.png)"), "{md}");
+}
+
+#[test]
+fn a_partial_call_merges_into_the_page_and_skipped_problems_are_listed() {
+    let dir = scratch_dir("leaderboard-merge");
+    let suite: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    // A first call ran A and B, C was skipped for its data.
+    let first = vec![fake_board("a", &[("X", 0.5, 3.0)]), fake_board("b", &[("X", 0.2, 2.0)])];
+    let no_data = merge::Skipped { name: "c".into(), reason: "its data file `/x/c.csv` is missing".into() };
+    let (boards, skipped) = merge::merge_boards(None, first, vec![no_data.clone()], &suite);
+    write_page(&dir, &boards, &skipped, "bohf leaderboard", 2.0).unwrap();
+    let md = std::fs::read_to_string(dir.join("leaderboard.md")).unwrap();
+    assert!(md.contains("> - `c`: its data file `/x/c.csv` is missing"), "{md}");
+    // `--resume a`: A's new board replaces the old one, B stays, C is still listed as skipped.
+    let earlier = merge::read_boards(&dir).unwrap().unwrap();
+    assert_eq!(earlier.boards.len(), 2);
+    let (boards, skipped) =
+        merge::merge_boards(Some(earlier), vec![fake_board("a", &[("X", 0.05, 0.5)])], vec![], &suite);
+    assert_eq!(boards.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(boards[0].entries[0].gap.mean, 0.05);
+    assert_eq!(boards[1].entries[0].gap.mean, 0.2);
+    assert_eq!(skipped, vec![no_data]);
+    write_page(&dir, &boards, &skipped, "bohf leaderboard --resume a", 1.0).unwrap();
+    let md = std::fs::read_to_string(dir.join("leaderboard.md")).unwrap();
+    assert!(md.contains("## a: Fake a") && md.contains("## b: Fake b"), "{md}");
+    // Then C runs (its data found): it joins in suite order and is no longer listed as skipped.
+    let earlier = merge::read_boards(&dir).unwrap();
+    let (boards, skipped) = merge::merge_boards(
+        earlier,
+        vec![fake_board("c", &[("X", 0.3, 1.0)])],
+        vec![],
+        &["c", "b", "a"].map(String::from),
+    );
+    assert_eq!(boards.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["c", "b", "a"]);
+    assert!(skipped.is_empty());
+    // A problem skipped again keeps its board and is not listed as skipped.
+    let again = merge::Skipped { name: "c".into(), reason: "gone".into() };
+    let (boards, skipped) = merge::merge_boards(
+        Some(merge::Boards { version: merge::BOARDS_VERSION, boards, skipped }),
+        vec![],
+        vec![again],
+        &suite,
+    );
+    assert_eq!(boards.len(), 3);
+    assert!(skipped.is_empty());
+    // A damaged boards file is an error naming it; no page yet is none.
+    std::fs::write(merge::boards_file(&dir), "{").unwrap();
+    assert!(merge::read_boards(&dir).unwrap_err().to_string().contains("boards.json"));
+    assert!(merge::read_boards(&dir.join("nothing")).unwrap().is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn data_files_are_looked_for_in_the_data_folder_and_missing_ones_found_before_running() {
+    let dir = scratch_dir("leaderboard-data");
+    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/leaderboard");
+    let presets = discover(&specs).unwrap();
+    let catalyst = presets.iter().find(|p| p.name == "catalyst").unwrap();
+    let registry = bohf_registry::builtin();
+    let problem = SuiteProblem::prepare(catalyst, true, None, &registry).unwrap();
+    // An empty folder: missing, naming the path in it.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let why = problem.clone().with_data_dir(&empty).missing_data().unwrap();
+    assert!(why.contains(&empty.join("ExpDataDump_241113_clean.csv").display().to_string()), "{why}");
+    assert!(why.contains("--data DIR"), "{why}");
+    // The file directly in the folder, or in its `ocx24/` subfolder (the folder above it given).
+    let direct = dir.join("direct");
+    std::fs::create_dir_all(&direct).unwrap();
+    std::fs::write(direct.join("ExpDataDump_241113_clean.csv"), "x").unwrap();
+    let p = problem.clone().with_data_dir(&direct);
+    assert_eq!(p.missing_data(), None);
+    assert_eq!(p.spec.problem.data_path().unwrap(), direct.join("ExpDataDump_241113_clean.csv"));
+    let nested = dir.join("data/ocx24");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("ExpDataDump_241113_clean.csv"), "x").unwrap();
+    let p = problem.clone().with_data_dir(&dir.join("data"));
+    assert_eq!(p.spec.problem.data_path().unwrap(), nested.join("ExpDataDump_241113_clean.csv"));
+    // A problem without data is never missing any.
+    let rkhs = presets.iter().find(|p| p.name == "rkhs-1d").unwrap();
+    assert_eq!(SuiteProblem::prepare(rkhs, true, None, &registry).unwrap().with_data_dir(&empty).missing_data(), None);
+    let _ = std::fs::remove_dir_all(&dir);
 }
