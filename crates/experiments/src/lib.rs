@@ -50,6 +50,7 @@ pub mod checksum;
 pub mod error;
 pub mod feedback;
 pub mod folder;
+pub mod inputs;
 pub mod limits;
 pub mod lock;
 pub mod metrics;
@@ -87,7 +88,8 @@ pub use results::{FailedRun, PointRecord, QueryKind, RunId, RunRecord, StepRecor
 pub use runner::{Experiment, Results, TaskOutcome};
 pub use runs_csv::runs_from_csv;
 pub use spec::{
-    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec,
+    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, Inputs, OnError,
+    ProblemSpec,
     RespondentSpec, ResponseModel,
 };
 pub use summary::{
