@@ -65,6 +65,7 @@ pub mod runs_csv;
 pub mod spec;
 pub mod summary;
 pub mod svm_table;
+pub mod warnings;
 
 /// Test fixtures (test-only optimisers, a registry of them, small specs, scratch folders), for the
 /// engine's tests and, with the feature `test-support`, the tests of the crates above it.

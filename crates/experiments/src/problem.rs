@@ -196,6 +196,24 @@ impl PreparedProblem {
         }
     }
 
+    /// The smallest and the largest utility on the respondent's scale: over the candidates, or on a
+    /// box over [`BOX_DESIGN`] draws (the fixed stream of the scaling) and the known optimum.
+    pub fn utility_range(&self) -> Result<(f64, f64)> {
+        let values = match &self.utility {
+            Truth::Grid(g) => g.values().to_vec(),
+            Truth::Box(u) => {
+                let Domain::Box(b) = &self.domain else {
+                    return Err(crate::error::ExperimentError::spec("problem.domain", "a box utility off its box"));
+                };
+                let design = b.sample_candidates(BOX_DESIGN, &mut bohf_core::rng::seeded(0))?;
+                let mut v = GridFunction::tabulate(u.as_ref(), &design)?.values().to_vec();
+                v.push(self.regret.best_value());
+                v
+            }
+        };
+        Ok(values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v))))
+    }
+
     /// The duel model (on the scaled utility, so its own scale is 1).
     pub fn duel_model(&self) -> DuelModel {
         self.model
