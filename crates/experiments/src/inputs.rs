@@ -185,6 +185,30 @@ mod tests {
         assert_eq!(map.to_problem(&q).unwrap(), q);
     }
 
+    /// A results folder whose `spec.toml` was written before `inputs` existed: read as raw, so a
+    /// resume with the same text under the current defaults (the unit cube) is refused, naming
+    /// `problem`, instead of mixing runs of two settings.
+    #[test]
+    fn an_old_results_folder_is_read_as_raw_and_not_mixed() {
+        let dir = std::env::temp_dir().join(format!("bohf-inputs-old-folder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = "name = \"old\"\nhorizon = 2\nruns = 1\n[problem]\nkind = \"ackley\"\npoints = 5\n\
+                    [[algorithms]]\nname = \"uniform\"\n";
+        std::fs::write(dir.join("spec.toml"), text).unwrap();
+        let registry = crate::testing::registry();
+        let stored = crate::folder::read_stored_spec(&dir, &registry).unwrap();
+        assert_eq!(stored.problem.inputs(), Inputs::Raw);
+        let current = crate::ExperimentSpec::from_toml_str(text).unwrap();
+        assert_eq!(current.problem.inputs(), Inputs::UnitCube);
+        assert_eq!(crate::folder::spec_differences(&stored, &current), ["problem"]);
+        // A spec written now records the key, and reads back as written.
+        let written = current.to_toml_string().unwrap();
+        assert!(written.contains("inputs = \"unit-cube\""), "{written}");
+        assert_eq!(stored_inputs(&written), Some(Inputs::UnitCube));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_stored_spec_without_the_key_ran_on_raw_inputs() {
         assert_eq!(stored_inputs("name = \"a\"\n[problem]\nkind = \"rkhs\"\n"), Some(Inputs::Raw));

@@ -153,8 +153,14 @@ pub fn spacing(domain: &FiniteDomain) -> Vec<f64> {
         .collect()
 }
 
-/// `over`'s keys written into `base`, tables merged key by key.
+/// `over`'s keys written into `base`, tables merged key by key; an isotropic `lengthscale` and
+/// ARD `lengthscales` replace each other (a kernel takes one of them).
 fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (set, other) in [("lengthscale", "lengthscales"), ("lengthscales", "lengthscale")] {
+        if over.contains_key(set) {
+            base.remove(other);
+        }
+    }
     for (k, v) in over {
         match (base.get_mut(k), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
@@ -228,15 +234,13 @@ mod tests {
         merge(&mut base, &over);
         let mut found = lengthscales(&base, "p");
         found.sort_by(|a, b| a.0.cmp(&b.0));
-        assert_eq!(
-            found,
-            vec![
-                ("p.inference.kernel.lengthscale".to_string(), vec![0.1]),
-                ("p.inference.kernel.lengthscales".to_string(), vec![3.0, 0.5]),
-            ]
-        );
+        // The user's ARD lengthscales replace the default isotropic one.
+        assert_eq!(found, vec![("p.inference.kernel.lengthscales".to_string(), vec![3.0, 0.5])]);
         assert!(lookup(&over, "p.inference.kernel.lengthscales", "p"));
-        assert!(!lookup(&over, "p.inference.kernel.lengthscale", "p"));
+        assert!(!lookup(&over, "p.inference.kernel.kind", "p"));
+        let mut base: toml::Table = toml::from_str("[k]\nkind = \"se\"\nlengthscale = 0.1\nvariance = 2.0\n").unwrap();
+        merge(&mut base, &toml::from_str("[k]\nvariance = 1.0\n").unwrap());
+        assert_eq!(lengthscales(&base, "p"), vec![("p.k.lengthscale".to_string(), vec![0.1])]);
         assert!(has_key(&toml::from_str("[a.hyperparameters]\nx = 1\n").unwrap(), "hyperparameters"));
     }
 }
