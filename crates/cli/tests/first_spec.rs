@@ -43,7 +43,9 @@ fn the_first_spec_checks_clean_and_the_old_defaults_are_warned_about() {
     assert_eq!(lines.len(), 2, "{out}");
     for (i, l) in [0, 2].into_iter().zip(lines) {
         assert!(
-            l.contains(&format!("algorithms[{i}].params")) && l.contains("lengthscale 0.1 (default)") && l.contains("1.667"),
+            l.contains(&format!("algorithms[{i}].params"))
+                && l.contains("lengthscale 0.1 (default)")
+                && l.contains("1.667"),
             "{l}"
         );
     }
@@ -82,12 +84,16 @@ fn the_first_spec_checks_clean_and_the_old_defaults_are_warned_about() {
 #[test]
 fn the_first_spec_runs_small() {
     let tmp = TempDir::new("first-run");
-    std::fs::write(tmp.join("first.toml"), FIRST.replace("horizon = 60", "horizon = 6").replace("runs = 5", "runs = 2"))
-        .unwrap();
+    std::fs::write(
+        tmp.join("first.toml"),
+        FIRST.replace("horizon = 60", "horizon = 6").replace("runs = 5", "runs = 2"),
+    )
+    .unwrap();
     ok(&["run", "first.toml", "--out", "out"], &tmp.0);
     let steps = std::fs::read_to_string(tmp.join("out/steps.csv")).unwrap();
     // 4 algorithms × 2 runs × 6 steps, candidates recorded by index (0..100).
-    let rows: Vec<Vec<&str>> = steps.lines().skip(1).filter(|l| !l.starts_with('#')).map(|l| l.split(',').collect()).collect();
+    let rows: Vec<Vec<&str>> =
+        steps.lines().skip(1).filter(|l| !l.starts_with('#')).map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4 * 2 * 6);
     for r in &rows {
         let i: usize = r[9].parse().unwrap_or_else(|_| panic!("a candidate index: {r:?}"));
@@ -106,10 +112,8 @@ fn a_box_searched_on_the_unit_cube_records_the_boxs_coordinates() {
     ok(&["run", "box.toml", "--out", "out"], &tmp.0);
     let steps = std::fs::read_to_string(tmp.join("out/steps.csv")).unwrap();
     let header: Vec<&str> = steps.lines().next().unwrap().split(',').collect();
-    let cols: Vec<usize> = ["first", "second", "recommendation"]
-        .iter()
-        .map(|c| header.iter().position(|h| h == c).unwrap())
-        .collect();
+    let cols: Vec<usize> =
+        ["first", "second", "recommendation"].iter().map(|c| header.iter().position(|h| h == c).unwrap()).collect();
     let mut x1 = Vec::new();
     for line in steps.lines().skip(1).filter(|l| !l.starts_with('#')) {
         let r: Vec<&str> = line.split(',').collect();

@@ -98,7 +98,11 @@ impl InputMap {
                     .zip(inside)
                     .enumerate()
                     .map(|(j, (&u, x))| {
-                        if (0.0..=1.0).contains(&u) { x } else { cube.lower()[j] + u * (cube.upper()[j] - cube.lower()[j]) }
+                        if (0.0..=1.0).contains(&u) {
+                            x
+                        } else {
+                            cube.lower()[j] + u * (cube.upper()[j] - cube.lower()[j])
+                        }
                     })
                     .collect();
                 Ok(Point { index: p.index, coords })

@@ -80,7 +80,8 @@ impl PreparedProblem {
                     let design = domain.sample_candidates(BOX_DESIGN, &mut bohf_core::rng::seeded(0))?;
                     let on_box = WithDomain::new(p.test_function()?, domain.clone())?;
                     let values = GridFunction::tabulate(&on_box, &design)?;
-                    s.affine(values.values()).map_err(|e| crate::error::ExperimentError::in_field("problem.scaling", e))?
+                    s.affine(values.values())
+                        .map_err(|e| crate::error::ExperimentError::in_field("problem.scaling", e))?
                 }
             };
             let map = Affine::new(respondent.scale, 0.0)?.after(&base);
@@ -368,7 +369,8 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridF
             (GridFunction::tabulate(f.as_ref(), &grid)?, title, &p.scaling)
         }
     };
-    let map = scaling.affine(raw.values()).map_err(|e| crate::error::ExperimentError::in_field("problem.scaling", e))?;
+    let map =
+        scaling.affine(raw.values()).map_err(|e| crate::error::ExperimentError::in_field("problem.scaling", e))?;
     Ok((raw.rescaled(&map), title, None, map))
 }
 

@@ -231,7 +231,8 @@ impl Experiment {
             let mut initial = self.problem.respondent()?;
             for _ in 0..self.spec.initial_duels {
                 let query = self.problem.search_domain().random_duel(&mut points_rng).map_err(fail(0))?;
-                let answer = initial.answer(&to_problem(inputs, &query).map_err(fail(0))?, &mut answers_rng).map_err(fail(0))?;
+                let answer =
+                    initial.answer(&to_problem(inputs, &query).map_err(fail(0))?, &mut answers_rng).map_err(fail(0))?;
                 let t0 = Instant::now();
                 optimizer.observe(&query, answer).map_err(fail(0))?;
                 elapsed += t0.elapsed().as_secs_f64();
