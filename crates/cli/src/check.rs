@@ -3,7 +3,9 @@
 //! An experiment spec goes through [`crate::load_experiment`], the exact path `bohf run` takes before
 //! its first run (parse, validate, build the problem and load its data, build each algorithm once);
 //! a session spec goes through [`bohf_session::prepare`], what `bohf ask new` does before it
-//! writes the session file. Nothing is written.
+//! writes the session file. Nothing is written. An experiment spec's valid but probably
+//! meaningless settings (a lengthscale far below the candidates' spacing, a utility range far from
+//! the link's scale) are listed as warnings after the summary (`bohf_experiments::warnings`).
 
 use crate::CliError;
 use std::path::Path;
@@ -40,8 +42,13 @@ pub fn check(path: &Path, kind: Option<SpecKind>) -> Result<String, CliError> {
         SpecKind::Experiment => {
             let experiment = crate::load_experiment(path, None)?;
             let spec = experiment.spec();
+            // Valid but probably meaningless settings (`bohf_experiments::warnings`).
+            let warnings: String = bohf_experiments::warnings::warnings(&experiment)?
+                .iter()
+                .map(|w| format!("  warning: {w}\n"))
+                .collect();
             Ok(format!(
-                "{}: experiment spec `{}` is valid\n  algorithms: {}\n  runs: {}\n  horizon: {}\n  {}\n",
+                "{}: experiment spec `{}` is valid\n  algorithms: {}\n  runs: {}\n  horizon: {}\n  {}\n{warnings}",
                 path.display(),
                 spec.name,
                 spec.labels().join(", "),

@@ -271,6 +271,13 @@ impl BoxDomain {
         u.iter().zip(self.lower.iter().zip(&self.upper)).map(|(v, (l, h))| (l + v * (h - l)).clamp(*l, *h)).collect()
     }
 
+    /// The unit-cube coordinates of `x`: (x − lower) ⊘ (upper − lower), the inverse of
+    /// [`BoxDomain::from_unit`] (no clamp: a point outside the box maps outside the unit cube).
+    /// The box's corners map to exactly 0 and 1.
+    pub fn to_unit(&self, x: &[f64]) -> Vec<f64> {
+        x.iter().zip(self.lower.iter().zip(&self.upper)).map(|(v, (l, h))| (v - l) / (h - l)).collect()
+    }
+
     /// `x` clamped into the box, coordinate by coordinate.
     pub fn clamp(&self, x: &mut [f64]) {
         for (v, (l, h)) in x.iter_mut().zip(self.lower.iter().zip(&self.upper)) {
@@ -528,6 +535,18 @@ mod tests {
         assert_eq!(x, [9.999999, 1e-6]);
         let mut rng = crate::rng::seeded(7);
         assert!((0..1000).all(|_| b.contains(&b.sample(&mut rng))));
+    }
+
+    /// Branin's box [−5, 10] × [0, 15]: (x − l)/(h − l) by hand; the corners give exactly 0 and 1.
+    #[test]
+    fn to_unit_inverts_from_unit() {
+        let b = BoxDomain::new(vec![-5.0, 0.0], vec![10.0, 15.0]).unwrap();
+        assert_eq!(b.to_unit(&[-5.0, 15.0]), vec![0.0, 1.0]);
+        assert_eq!(b.to_unit(&[2.5, 3.0]), vec![0.5, 0.2]);
+        assert_eq!(b.to_unit(&[25.0, -15.0]), vec![2.0, -1.0], "outside the box: outside the cube, not clamped");
+        let u = b.to_unit(&[1.0, 7.0]);
+        let back = b.from_unit(&u);
+        assert!((back[0] - 1.0).abs() < 1e-14 && (back[1] - 7.0).abs() < 1e-14, "{back:?}");
     }
 
     #[test]

@@ -209,7 +209,11 @@ pub fn read_stored_spec(dir: &Path, registry: &Registry) -> Result<ExperimentSpe
             dir.display()
         )));
     }
-    let spec = ExperimentSpec::from_file(&path)?;
+    let mut spec = ExperimentSpec::from_file(&path)?;
+    // Written before `problem.inputs` existed: its runs saw the problem's own coordinates.
+    if let Some(inputs) = std::fs::read_to_string(&path).ok().as_deref().and_then(crate::inputs::stored_inputs) {
+        spec.problem.set_inputs(inputs);
+    }
     // A stored spec is input too (it may have been edited): the same checks as a spec to run, so
     // that `merge` never sizes anything by an unchecked field.
     spec.validate(registry).map_err(|e| ExperimentError::Folder(format!("`{}`: {e}", path.display())))?;

@@ -50,6 +50,7 @@ pub mod checksum;
 pub mod error;
 pub mod feedback;
 pub mod folder;
+pub mod inputs;
 pub mod limits;
 pub mod lock;
 pub mod metrics;
@@ -64,6 +65,7 @@ pub mod runs_csv;
 pub mod spec;
 pub mod summary;
 pub mod svm_table;
+pub mod warnings;
 
 /// Test fixtures (test-only optimisers, a registry of them, small specs, scratch folders), for the
 /// engine's tests and, with the feature `test-support`, the tests of the crates above it.
@@ -89,8 +91,8 @@ pub use results::{
 pub use runner::{Experiment, Results, TaskOutcome};
 pub use runs_csv::runs_from_csv;
 pub use spec::{
-    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, OnError, ProblemSpec,
-    RespondentSpec, ResponseModel,
+    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, Inputs, OnError,
+    ProblemSpec, RespondentSpec, ResponseModel,
 };
 pub use summary::{
     AlgorithmSummary, AtHorizon, BudgetCurve, Curve, FeedbackSummary, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se,

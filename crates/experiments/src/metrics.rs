@@ -33,12 +33,13 @@
 //! * **cumulative**: G(t) = Σ_{s ≤ t} g_s;
 //! * **simple**: u(x*) − u(x̂_t) of the recommendation (BoTorch's and most papers' "simple regret").
 //!
-//! **Units.** The problem's utility *as the spec writes it*: the test function or data set after
-//! the `[problem]`'s own `scaling`, before anything the preparation multiplies in for the
-//! respondent (its scale s, [`crate::problem`]). The model holds the utility on the respondent's
-//! scale, k·u + c, and the factor k ([`RegretModel::with_units`]); a gap is its difference on that
-//! scale divided by k. Whatever the preparation folds into the utility, the gaps stay in the
-//! spec's units as long as it multiplies k by the same factor. On a box u(x*) is the known optimum,
+//! **Units.** The problem's own utility: the test function's values or the data set's utility
+//! column, before everything the preparation applies ([`crate::problem`]: the `[problem]`'s
+//! `scaling`, standardisation by default, and the respondent's scale s), so that f* − f(x̂) is in
+//! the units of the function the spec names. The model holds the utility on the respondent's
+//! scale, k·u + c, and the factor k ([`RegretModel::with_units`]; the preparation passes its
+//! `utility_map`'s factor); a gap is its difference on that scale divided by k. On a box u(x*) is
+//! the known optimum,
 //! and a point rounded past it counts 0, as above.
 
 use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord, UtilityGap, index};
@@ -71,9 +72,9 @@ impl RegretModel {
         Self { truth: Truth::Grid { values: utility.values().to_vec(), best: utility.argmax() }, model, units: 1.0 }
     }
 
-    /// The same model for a utility that is k·u + c, u the problem's utility as the spec writes it
-    /// (k = the respondent's scale s, times any factor the preparation applies): the utility gaps
-    /// are divided by k, so they are in u's units. An error naming `respondent.scale` unless k is
+    /// The same model for a utility that is k·u + c, u the problem's own utility (k = the factor of
+    /// everything the preparation applies: the scaling, then the respondent's scale s): the utility
+    /// gaps are divided by k, so they are in u's units. An error naming `respondent.scale` unless k is
     /// finite and positive.
     pub fn with_units(mut self, k: f64) -> Result<Self> {
         if !(k.is_finite() && k > 0.0) {

@@ -12,13 +12,15 @@
 //! computed from f's values, then s); evaluations and the regret stay on f.
 
 use crate::error::Result;
+use crate::inputs::InputMap;
 use crate::metrics::RegretModel;
 use crate::spec::{ComparisonSource, ProblemSpec, RespondentSpec, ResponseModel};
 use bohf_core::{BoxDomain, Domain, FiniteDomain};
 use bohf_problems::functions::WithDomain;
 use bohf_problems::respondents::Combined;
 use bohf_problems::{
-    DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, low_fidelity, presets,
+    Affine, DuelModel, DuelRespondent, GridFunction, NoisyValue, Rescaled, SyntheticExpert, TestFunction, low_fidelity,
+    presets,
 };
 use std::sync::Arc;
 
@@ -43,7 +45,17 @@ pub struct PreparedProblem {
     noise_sd: f64,
     regret: RegretModel,
     expert: Option<crate::spec::ExpertSpec>,
+    /// The coordinates the algorithms see ([`crate::inputs`]).
+    inputs: InputMap,
+    /// The map from the utility in the problem's own units to the respondent's scale.
+    utility_map: Affine,
 }
+
+/// The number of uniform draws from a box (from the fixed stream `bohf_core::rng::seeded(0)`)
+/// whose values a box problem's `scaling` is computed from (a grid problem's is computed from the
+/// grid's values): 4096 draws estimate a standard deviation to about ±1 % (relative s.e.
+/// 1/√(2·4096)).
+pub const BOX_DESIGN: usize = 4096;
 
 impl PreparedProblem {
     /// Builds the problem of a (validated) spec: tabulates or loads the utility, applies the
@@ -58,19 +70,21 @@ impl PreparedProblem {
         };
         let noise_sd = respondent.noise_sd;
         if let (ProblemSpec::Function(p), Some(domain)) = (problem, problem.box_domain()?) {
-            // A box problem: validation allows only `none` and `multiply` here.
-            let c = match p.scaling {
-                bohf_problems::Scaling::Multiply(c) => c,
-                _ => 1.0,
-            };
             let f = p.test_function()?;
-            let title = format!(
-                "{} (d = {}) on the box {domain}{}",
-                f.name(),
-                f.dim(),
-                if c == 1.0 { String::new() } else { format!(", ×{c}") }
-            );
-            let map = bohf_problems::Affine::new(c * respondent.scale, 0.0)?;
+            let title = format!("{} (d = {}) on the box {domain}{}", f.name(), f.dim(), scaling_note(&p.scaling));
+            // `none` and `multiply` need no values; the others take them from a fixed design.
+            let base = match p.scaling {
+                bohf_problems::Scaling::None => Affine::identity(),
+                bohf_problems::Scaling::Multiply(c) => Affine::new(c, 0.0)?,
+                ref s => {
+                    let design = domain.sample_candidates(BOX_DESIGN, &mut bohf_core::rng::seeded(0))?;
+                    let on_box = WithDomain::new(p.test_function()?, domain.clone())?;
+                    let values = GridFunction::tabulate(&on_box, &design)?;
+                    s.affine(values.values())
+                        .map_err(|e| crate::error::ExperimentError::in_field("problem.scaling", e))?
+                }
+            };
+            let map = Affine::new(respondent.scale, 0.0)?.after(&base);
             let comparisons = match respondent.comparisons {
                 ComparisonSource::Same => None,
                 ComparisonSource::LowFidelity => {
@@ -80,11 +94,15 @@ impl PreparedProblem {
             };
             let on_box = WithDomain::new(f, domain.clone())?;
             let utility: Arc<dyn TestFunction> = Arc::new(Rescaled::new(on_box, map));
-            // The utility gaps in the units of the spec's (scaled) function: divided by s.
-            let regret = RegretModel::on_box(Arc::clone(&utility), model)?.with_units(respondent.scale)?;
+            // The utility gaps in the problem's own units (the function's values, before the
+            // scaling and the respondent's scale): divided by the map's factor.
+            let regret = RegretModel::on_box(Arc::clone(&utility), model)?.with_units(map.scale)?;
+            let domain = Domain::Box(domain);
             return Ok(Self {
                 title: with_source(title, respondent.comparisons),
-                domain: Domain::Box(domain),
+                inputs: InputMap::new(&domain, problem.inputs())?,
+                utility_map: map,
+                domain,
                 utility: Truth::Box(utility),
                 comparisons,
                 model,
@@ -93,8 +111,8 @@ impl PreparedProblem {
                 expert: respondent.expert,
             });
         }
-        let scale = bohf_problems::Affine::new(respondent.scale, 0.0)?;
-        let (base, title, svm_low) = tabulate(problem)?;
+        let scale = Affine::new(respondent.scale, 0.0)?;
+        let (base, title, svm_low, own) = tabulate(problem)?;
         let comparisons = match (respondent.comparisons, problem) {
             (ComparisonSource::Same, _) => None,
             (ComparisonSource::LowFidelity, ProblemSpec::Svm(_)) => {
@@ -112,11 +130,15 @@ impl PreparedProblem {
             (ComparisonSource::LowFidelity, _) => None,
         };
         let utility = Arc::new(base.rescaled(&scale));
-        // The utility gaps in the units of the spec's (scaled) utility: divided by s.
-        let regret = RegretModel::new(&utility, model).with_units(respondent.scale)?;
+        let utility_map = scale.after(&own);
+        // The utility gaps in the problem's own units (the function's values or the data's utility
+        // column, before the scaling and the respondent's scale): divided by the map's factor.
+        let regret = RegretModel::new(&utility, model).with_units(utility_map.scale)?;
         let domain = Domain::Finite(utility.domain().clone());
         Ok(Self {
             title: with_source(title, respondent.comparisons),
+            inputs: InputMap::new(&domain, problem.inputs())?,
+            utility_map,
             domain,
             utility: Truth::Grid(utility),
             comparisons,
@@ -132,9 +154,30 @@ impl PreparedProblem {
         &self.title
     }
 
-    /// The domain the algorithms search: the candidate set, or the box.
+    /// The domain in the problem's own coordinates: the candidate set, or the box (what
+    /// recommendations and records are written in).
     pub fn domain(&self) -> &Domain {
         &self.domain
+    }
+
+    /// The domain the algorithms search: [`PreparedProblem::domain`] mapped as `problem.inputs`
+    /// says (the unit cube by default, [`crate::inputs`]).
+    pub fn search_domain(&self) -> &Domain {
+        self.inputs.search_domain()
+    }
+
+    /// The map between the algorithms' coordinates and the problem's.
+    pub fn input_map(&self) -> &InputMap {
+        &self.inputs
+    }
+
+    /// The order-preserving affine map from the utility in the problem's own units (the test
+    /// function's values, the data table's utility column) to the respondent's scale, on which
+    /// [`PreparedProblem::utility`], the duels and the regrets are: the problem's `scaling`, then
+    /// the respondent's `scale`. A gap g on the respondent's scale is g / `utility_map().scale` in
+    /// the problem's units.
+    pub fn utility_map(&self) -> Affine {
+        self.utility_map
     }
 
     /// The candidate set (`None` for a box problem).
@@ -157,6 +200,24 @@ impl PreparedProblem {
             Truth::Grid(g) => Some(g),
             Truth::Box(_) => None,
         }
+    }
+
+    /// The smallest and the largest utility on the respondent's scale: over the candidates, or on a
+    /// box over [`BOX_DESIGN`] draws (the fixed stream of the scaling) and the known optimum.
+    pub fn utility_range(&self) -> Result<(f64, f64)> {
+        let values = match &self.utility {
+            Truth::Grid(g) => g.values().to_vec(),
+            Truth::Box(u) => {
+                let Domain::Box(b) = &self.domain else {
+                    return Err(crate::error::ExperimentError::spec("problem.domain", "a box utility off its box"));
+                };
+                let design = b.sample_candidates(BOX_DESIGN, &mut bohf_core::rng::seeded(0))?;
+                let mut v = GridFunction::tabulate(u.as_ref(), &design)?.values().to_vec();
+                v.push(self.regret.best_value());
+                v
+            }
+        };
+        Ok(values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v))))
     }
 
     /// The duel model (on the scaled utility, so its own scale is 1).
@@ -242,22 +303,28 @@ fn with_source(title: String, source: ComparisonSource) -> String {
     }
 }
 
-/// The utility of a problem spec (before the respondent's scale), its description, and for an
-/// svm problem its low fidelity f_c (tabulated with f, [`crate::svm_table`]).
-fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridFunction>)> {
-    let scaling_note = |s: &bohf_problems::Scaling| match s {
+/// A note on the scaling for the problem's title.
+fn scaling_note(s: &bohf_problems::Scaling) -> String {
+    match s {
         bohf_problems::Scaling::None => String::new(),
         bohf_problems::Scaling::Multiply(c) => format!(", ×{c}"),
         bohf_problems::Scaling::DifferenceRange(b) => format!(", differences in [-{b}, {b}]"),
         bohf_problems::Scaling::Range([lo, hi]) => format!(", scaled to [{lo}, {hi}]"),
         bohf_problems::Scaling::Standardise => ", standardised".into(),
-    };
-    let (utility, title) = match problem {
+    }
+}
+
+/// The utility of a problem spec (scaled, before the respondent's scale), its description, for an
+/// svm problem its low fidelity f_c (tabulated with f, [`crate::svm_table`]), and the scaling's
+/// affine map from the problem's own units.
+fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridFunction>, Affine)> {
+    let (raw, title, scaling) = match problem {
         ProblemSpec::Rkhs(p) => {
             let kernel = p.kernel.name();
             (
-                presets::rkhs_grid(p.kernel, p.points, &p.scaling)?,
+                presets::rkhs_grid(p.kernel, p.points, &bohf_problems::Scaling::None)?,
                 format!("RKHS function ({kernel}), {} points of [0, 1]{}", p.points, scaling_note(&p.scaling)),
+                &p.scaling,
             )
         }
         ProblemSpec::Ackley(p) => {
@@ -266,13 +333,13 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridF
                 bohf_problems::AckleySign::Negated => "−Ackley",
             };
             (
-                presets::ackley_grid(p.points, p.lower, p.upper, p.sign, &p.scaling)?,
+                presets::ackley_grid(p.points, p.lower, p.upper, p.sign, &bohf_problems::Scaling::None)?,
                 format!("{sign}, {} points of [{}, {}]{}", p.points, p.lower, p.upper, scaling_note(&p.scaling)),
+                &p.scaling,
             )
         }
         ProblemSpec::Catalyst(p) => {
             let table = bohf_problems::load_ocx24(&p.path, &p.filter)?;
-            let f = p.scaling.apply(&table.utility_function()?)?;
             let title = format!(
                 "OCx24 catalyst, {} {} compositions ({}, {} mA/cm²){}",
                 table.len(),
@@ -281,7 +348,7 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridF
                 p.filter.current_density,
                 scaling_note(&p.scaling)
             );
-            (f, title)
+            (table.utility_function()?, title, &p.scaling)
         }
         // Both fidelities at once (the table is cached, `svm_table`).
         ProblemSpec::Svm(p) => {
@@ -293,7 +360,7 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridF
                 p.train,
                 p.comparison_train
             );
-            return Ok((table.high, title, Some(table.low)));
+            return Ok((table.high, title, Some(table.low), Affine::identity()));
         }
         ProblemSpec::Function(p) => {
             let f = bohf_problems::by_name(&p.function, p.dim)?;
@@ -302,13 +369,14 @@ fn tabulate(problem: &ProblemSpec) -> Result<(GridFunction, String, Option<GridF
                 _ => f.domain(),
             };
             let grid = domain.grid(p.points_per_dim)?;
-            let g = p.scaling.apply(&GridFunction::tabulate(f.as_ref(), &grid)?)?;
             let title =
                 format!("{} (d = {}), {} grid points{}", f.name(), f.dim(), grid.len(), scaling_note(&p.scaling));
-            (g, title)
+            (GridFunction::tabulate(f.as_ref(), &grid)?, title, &p.scaling)
         }
     };
-    Ok((utility, title, None))
+    let map =
+        scaling.affine(raw.values()).map_err(|e| crate::error::ExperimentError::in_field("problem.scaling", e))?;
+    Ok((raw.rescaled(&map), title, None, map))
 }
 
 #[cfg(test)]

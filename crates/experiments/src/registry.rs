@@ -138,6 +138,8 @@ pub struct AlgorithmEntry {
     memory: Arc<MemoryFn>,
     /// The paper and what the algorithm queries ([`AlgorithmEntry::documented`]).
     about: Option<(String, String)>,
+    /// Whether the algorithm maps the points onto the unit cube itself ([`AlgorithmEntry::own_unit_cube`]).
+    own_unit_cube: bool,
 }
 
 impl fmt::Debug for AlgorithmEntry {
@@ -271,6 +273,7 @@ impl AlgorithmEntry {
             modes: vec![mode],
             memory: Arc::new(|_, _| Vec::new()),
             about: None,
+            own_unit_cube: false,
         }
     }
 
@@ -303,6 +306,21 @@ impl AlgorithmEntry {
     pub fn documented(mut self, paper: impl Into<String>, queries: impl Into<String>) -> Self {
         self.about = Some((paper.into(), queries.into()));
         self
+    }
+
+    /// The same entry, marked as an algorithm that maps the points onto the unit cube itself (the
+    /// candidates' bounding box, or the box), whatever `problem.inputs` is: its kernel's
+    /// lengthscales are in unit-cube coordinates either way (EUBO's Laplace GP, COBOL). Read by
+    /// the lengthscale warning of `bohf check` ([`crate::warnings`]).
+    pub fn maps_to_unit_cube(mut self) -> Self {
+        self.own_unit_cube = true;
+        self
+    }
+
+    /// Whether the algorithm maps the points onto the unit cube itself
+    /// ([`AlgorithmEntry::maps_to_unit_cube`]).
+    pub fn own_unit_cube(&self) -> bool {
+        self.own_unit_cube
     }
 
     /// The paper and what the algorithm queries, if given ([`AlgorithmEntry::documented`]).

@@ -115,7 +115,7 @@ impl Experiment {
         // memory is checked before they are built.
         let (candidates, dim) = problem.shape();
         spec.check_memory(registry, candidates, dim, 1)?;
-        let mut context = SearchContext::new(problem.domain().clone(), spec.horizon)?;
+        let mut context = SearchContext::new(problem.search_domain().clone(), spec.horizon)?;
         if let Some(b) = &spec.budget {
             context = context.with_costs(b.costs());
         }
@@ -197,6 +197,8 @@ impl Experiment {
         let mut resp_rng = id.respondent_rng(self.spec.seed);
         let mut respondent = self.problem.respondent()?;
         let regret = self.problem.regret();
+        // Queries and recommendations in the problem's coordinates (`problem.inputs`).
+        let inputs = self.problem.input_map();
         let kind_of_domain = self.context.kind();
         let start = Instant::now();
         let mut optimizer = self.entries[id.algorithm].build(&self.context, &spec_alg.params).map_err(fail(0))?;
@@ -234,8 +236,9 @@ impl Experiment {
             let (mut points_rng, mut answers_rng) = id.initial_rng(self.spec.seed);
             let mut initial = self.problem.respondent()?;
             for _ in 0..self.spec.initial_duels {
-                let query = self.problem.domain().random_duel(&mut points_rng).map_err(fail(0))?;
-                let answer = initial.answer(&query, &mut answers_rng).map_err(fail(0))?;
+                let query = self.problem.search_domain().random_duel(&mut points_rng).map_err(fail(0))?;
+                let answer =
+                    initial.answer(&to_problem(inputs, &query).map_err(fail(0))?, &mut answers_rng).map_err(fail(0))?;
                 let t0 = Instant::now();
                 optimizer.observe(&query, answer).map_err(fail(0))?;
                 elapsed += t0.elapsed().as_secs_f64();
@@ -246,10 +249,13 @@ impl Experiment {
             let t0 = Instant::now();
             let query = optimizer.suggest(&mut alg_rng).map_err(fail(t))?;
             let mut spent = t0.elapsed().as_secs_f64();
-            let answer = respondent.answer(&query, &mut resp_rng).map_err(fail(t))?;
+            let asked = to_problem(inputs, &query).map_err(fail(t))?;
+            let answer = respondent.answer(&asked, &mut resp_rng).map_err(fail(t))?;
             let t1 = Instant::now();
             optimizer.observe(&query, answer).map_err(fail(t))?;
             let recommendation = optimizer.recommend().map_err(fail(t))?;
+            let recommendation = inputs.point_to_problem(&recommendation).map_err(|e| fail(t)(core_error(e)))?;
+            let query = asked;
             spent += t1.elapsed().as_secs_f64();
             elapsed += spent;
             let r = regret.instantaneous(&query).map_err(fail(t))?;
@@ -565,3 +571,17 @@ impl Results {
 
 #[cfg(test)]
 mod tests;
+
+/// A query of the algorithm in the problem's coordinates ([`crate::inputs::InputMap::to_problem`]),
+/// its error as a core error (the step's failure).
+fn to_problem(inputs: &crate::inputs::InputMap, q: &Query) -> bohf_core::Result<Query> {
+    inputs.to_problem(q).map_err(core_error)
+}
+
+/// An engine error met inside a step, as the core error a failed step carries.
+fn core_error(e: ExperimentError) -> bohf_core::Error {
+    match e {
+        ExperimentError::Core(c) => c,
+        other => bohf_core::Error::invalid("query", other.to_string()),
+    }
+}

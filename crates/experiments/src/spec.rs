@@ -53,20 +53,31 @@
 //! | `ackley` | `points` (100), `lower` (−5), `upper` (5), `sign` (`raw`; or `negated`), `scaling` (`{ difference_range = 3.0 }`) | MR-LPF §5.1(b); PF-TS: 40 points, `negated`, `none` |
 //! | `catalyst` | `path` (required), `filter` (PF-TS's: `{ reaction = "CO2R", current_density = 300.0, elements = ["Ag", "Au", "Zn"], composition_column = "composition", utility_column = "fe_h2", divisor = 10.0 }`), `scaling` (`none`) | PF-TS §5.2, OCx24 |
 //! | `svm` | `data` (required: `magic04.data`), `seed` (0: the split's shuffle), `points_per_dim` (20), `train` (2000), `validation` (500), `comparison_train` (500), `cache` (`<out>/../.svm-cache` under `bohf run`/`reproduce`) | COMP-GP-UCB §5.1: f and f_c on a grid of (log₁₀ h, log₁₀ C) ∈ [−3, 1] × [−1, 5] |
-//! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `domain` (`grid`; or `box`), `points_per_dim` (10; grid only), `lower`/`upper` (the function's box), `scaling` (`none`) | any test function on a tensor grid, or on the box itself |
+//! | `function` | `function` (a name of `bohf_problems::by_name`), `dim` (for scalable functions), `domain` (`grid`; or `box`), `points_per_dim` (10; grid only), `lower`/`upper` (the function's box), `scaling` (`standardise`) | any test function on a tensor grid, or on the box itself |
 //!
 //! A `function` problem with `domain = "box"` is continuous: the algorithms work on the box
 //! `[lower, upper]` itself (only those whose registry entry declares a box mode, e.g. `pop-bo`),
 //! and the regret is computed from the function's known optimum on that box (so the function must
 //! have one there: its standard box or a sub-box that contains an optimiser). Its `scaling` is
-//! `"none"` or `{ multiply = c }` (the other scalings need the values on a grid).
+//! computed from the values at [`crate::problem::BOX_DESIGN`] uniform draws from the box (a fixed
+//! stream), where a grid problem's is computed from the grid's values.
 //!
 //! `scaling` is one of `"none"`, `{ multiply = c }`, `{ difference_range = b }`,
-//! `{ range = [lo, hi] }`, `"standardise"` (see [`bohf_problems::Scaling`]). A relative catalyst
+//! `{ range = [lo, hi] }`, `"standardise"` (see [`bohf_problems::Scaling`]).
+//!
+//! **Defaults that learn.** Every kind takes `inputs` (`"unit-cube"` by default, or `"raw"`; see
+//! [`crate::inputs`]): the algorithms see every coordinate mapped onto [0, 1], so the kernels'
+//! default lengthscale 0.1 means a tenth of each coordinate's range. The general kinds (`function`,
+//! `catalyst`) standardise the utility by default, so that the respondent's link μ(s·(u(x) − u(x′)))
+//! sees differences of order 1 (about ±2 between a good and a typical candidate) whatever the
+//! function's units; the papers' kinds (`rkhs`, `ackley`) keep the papers' scalings as their
+//! defaults (×5; differences in [−3, 3]), which do the same. The papers' presets (`specs/`) state
+//! `inputs` and `scaling` explicitly. A relative catalyst
 //! `path` (svm `data`, `cache`) is resolved against the spec file's folder by
 //! [`ExperimentSpec::from_file`].
 
 use crate::error::{ExperimentError, Result};
+pub use crate::inputs::Inputs;
 use crate::limits::{self, Allocation, MemoryEstimate, ProblemShape};
 use crate::registry::Registry;
 use crate::reproduces::Reproduces;
@@ -284,11 +295,14 @@ pub struct RkhsProblem {
     pub points: usize,
     /// The rescaling (MR-LPF's code: ×5).
     pub scaling: Scaling,
+    /// The coordinates the algorithms see ([`crate::inputs`]): `"unit-cube"` (the default) or
+    /// `"raw"` (the problem's own).
+    pub inputs: Inputs,
 }
 
 impl Default for RkhsProblem {
     fn default() -> Self {
-        Self { kernel: KernelKind::Matern52, points: 100, scaling: Scaling::Multiply(5.0) }
+        Self { kernel: KernelKind::Matern52, points: 100, scaling: Scaling::Multiply(5.0), inputs: Inputs::UnitCube }
     }
 }
 
@@ -306,6 +320,9 @@ pub struct AckleyProblem {
     pub sign: AckleySign,
     /// The rescaling (MR-LPF's code: differences to [−3, 3]).
     pub scaling: Scaling,
+    /// The coordinates the algorithms see ([`crate::inputs`]): `"unit-cube"` (the default) or
+    /// `"raw"` (the problem's own).
+    pub inputs: Inputs,
 }
 
 impl Default for AckleyProblem {
@@ -316,6 +333,7 @@ impl Default for AckleyProblem {
             upper: 5.0,
             sign: bohf_problems::presets::MR_LPF_ACKLEY_SIGN,
             scaling: Scaling::DifferenceRange(3.0),
+            inputs: Inputs::UnitCube,
         }
     }
 }
@@ -329,9 +347,14 @@ pub struct CatalystProblem {
     /// Which rows and how to aggregate them (PF-TS's filter by default).
     #[serde(default)]
     pub filter: Ocx24Filter,
-    /// A rescaling after the filter's division (none).
-    #[serde(default = "no_scaling")]
+    /// A rescaling after the filter's division (default `"standardise"`: mean 0, standard
+    /// deviation 1 over the compositions).
+    #[serde(default = "default_scaling")]
     pub scaling: Scaling,
+    /// The coordinates the algorithms see ([`crate::inputs`]): `"unit-cube"` (the default) or
+    /// `"raw"` (the problem's own).
+    #[serde(default)]
+    pub inputs: Inputs,
 }
 
 /// `kind = "svm"`: COMP-GP-UCB's SVM-tuning task (notes 002 §5.1; [`bohf_problems::SvmTask`]) on a
@@ -365,6 +388,10 @@ pub struct SvmProblem {
     /// (`<out>/../.svm-cache`); a program that builds the experiment itself tabulates in memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<PathBuf>,
+    /// The coordinates the algorithms see ([`crate::inputs`]): `"unit-cube"` (the default) or
+    /// `"raw"` (the problem's own).
+    #[serde(default)]
+    pub inputs: Inputs,
 }
 
 fn default_svm_points_per_dim() -> usize {
@@ -401,9 +428,14 @@ pub struct FunctionProblem {
     /// Upper corner of the box (default: the function's standard domain).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper: Option<Vec<f64>>,
-    /// The rescaling (none).
-    #[serde(default = "no_scaling")]
+    /// The rescaling (default `"standardise"`: mean 0, standard deviation 1 over the grid, or
+    /// over [`crate::problem::BOX_DESIGN`] uniform draws from a box).
+    #[serde(default = "default_scaling")]
     pub scaling: Scaling,
+    /// The coordinates the algorithms see ([`crate::inputs`]): `"unit-cube"` (the default) or
+    /// `"raw"` (the problem's own).
+    #[serde(default)]
+    pub inputs: Inputs,
 }
 
 /// What a `function` problem's algorithms search: a grid of the box, or the box.
@@ -424,8 +456,8 @@ impl FunctionDomain {
     }
 }
 
-fn no_scaling() -> Scaling {
-    Scaling::None
+fn default_scaling() -> Scaling {
+    Scaling::Standardise
 }
 
 fn default_points_per_dim() -> usize {
@@ -824,13 +856,6 @@ impl ProblemSpec {
                             ),
                         ));
                     }
-                    if !matches!(p.scaling, Scaling::None | Scaling::Multiply(_)) {
-                        return Err(ExperimentError::spec(
-                            "problem.scaling",
-                            "a box problem takes `\"none\"` or `{ multiply = c }` (the other scalings need the \
-                             values on a grid)",
-                        ));
-                    }
                     let on_box = bohf_problems::functions::WithDomain::new(f.as_ref(), domain.clone())
                         .map_err(|e| ExperimentError::spec("problem.lower", e.to_string()))?;
                     if bohf_problems::TestFunction::optimum(&on_box).is_none() {
@@ -863,6 +888,28 @@ impl ProblemSpec {
                     })?;
                 Ok(Some((n, f.dim())))
             }
+        }
+    }
+
+    /// `problem.inputs`: the coordinates the algorithms see.
+    pub fn inputs(&self) -> Inputs {
+        match self {
+            ProblemSpec::Rkhs(p) => p.inputs,
+            ProblemSpec::Ackley(p) => p.inputs,
+            ProblemSpec::Catalyst(p) => p.inputs,
+            ProblemSpec::Function(p) => p.inputs,
+            ProblemSpec::Svm(p) => p.inputs,
+        }
+    }
+
+    /// Sets `problem.inputs` (e.g. `raw` for a stored spec written before the key existed).
+    pub fn set_inputs(&mut self, inputs: Inputs) {
+        match self {
+            ProblemSpec::Rkhs(p) => p.inputs = inputs,
+            ProblemSpec::Ackley(p) => p.inputs = inputs,
+            ProblemSpec::Catalyst(p) => p.inputs = inputs,
+            ProblemSpec::Function(p) => p.inputs = inputs,
+            ProblemSpec::Svm(p) => p.inputs = inputs,
         }
     }
 

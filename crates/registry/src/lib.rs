@@ -151,7 +151,8 @@ pub fn builtin() -> Registry {
             "Xu, Adachi, Jones & Osborne (2024), COBOL, Algorithm 1 (also COBOHL, Algorithm 2, and vanilla GP-LCB with `variant`)",
             "labels (accept/reject) of x^c while g's interval is wider than g_thr, and evaluations f(x) of x^c or x^u; a rejected point is not evaluated",
         )
-        .with_memory(move |s| vec![pairs_t(s)]),
+        .with_memory(move |s| vec![pairs_t(s)])
+        .maps_to_unit_cube(),
         AlgorithmEntry::of::<Builtin<bohf_compgpucb::CompGpUcb>>(
             "comp-gp-ucb",
             "COMP-GP-UCB: cheap duels against random opponents and direct queries of f (Xu, Joshi, Singh & Dubrawski 2020)",
@@ -195,7 +196,8 @@ pub fn builtin() -> Registry {
             "Lin, Astudillo, Frazier & Bakshy (2022), EUBO, eq. (6) (closed form by Clark 1961); Laplace preference GP of Chu & Ghahramani (2005)",
             "duels (x, x′), one per step: argmax E[max(f(x), f(x′))] over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
         )
-        .with_memory(move |s| laplace(s, 2)),
+        .with_memory(move |s| laplace(s, 2))
+        .maps_to_unit_cube(),
         AlgorithmEntry::of::<Builtin<bohf_eubo::Qeubo>>(
             "qeubo",
             "qEUBO: Monte Carlo expected utility of the best of q options with fixed base samples, on the Laplace preference GP (duels at q = 2, best-of-q choices at q ≥ 3)",
@@ -214,7 +216,8 @@ pub fn builtin() -> Registry {
                 .unwrap_or(bohf_eubo::QeuboConfig::default().q)
                 .clamp(2, bohf_eubo::MAX_Q);
             laplace(s, q)
-        }),
+        })
+        .maps_to_unit_cube(),
         AlgorithmEntry::of::<Builtin<bohf_eubo::Dts>>(
             "dts",
             "DTS: dueling Thompson sampling on the Laplace preference GP (González et al. 2017)",
@@ -228,7 +231,8 @@ pub fn builtin() -> Registry {
             let mut parts = laplace(s, 2);
             parts.push(square(s, "an n×n posterior covariance"));
             parts
-        }),
+        })
+        .maps_to_unit_cube(),
     ];
     for e in entries {
         r.register(e).expect("built-in names are distinct");

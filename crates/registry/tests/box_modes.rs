@@ -116,7 +116,8 @@ fn bad_boxes_are_refused_naming_the_field() {
         ("lower = [-5.0, 0.0]\nupper = [10.0]", "problem.upper", "has dimension 2"),
         ("lower = [-5.0, 0.0]", "problem.lower", "both"),
         ("points_per_dim = 7", "problem.points_per_dim", "no grid"),
-        ("scaling = \"standardise\"", "problem.scaling", "multiply"),
+        // Every scaling is allowed on a box (computed from fixed draws); a bad one is named.
+        ("scaling = { multiply = -1.0 }", "problem.scaling.multiply", "multiply"),
         // A box that is not a sub-box of Branin's: its optimum there is not known.
         ("lower = [-6.0, 0.0]\nupper = [10.0, 15.0]", "problem.function", "no known optimum"),
         // A sub-box without any of the three optimisers.

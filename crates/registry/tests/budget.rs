@@ -296,7 +296,7 @@ fn feedback_metrics_of_a_summary_by_hand() {
     // Ackley on its box: u = −A, whose optimum u* = 0 is known independently of the code.
     let text = "name = \"fb\"\nhorizon = 10\nruns = 2\n[budget]\ntotal = 2\nevaluate = 1\nlabel = 0\n\
                 [problem]\nkind = \"function\"\nfunction = \"ackley\"\ndim = 2\ndomain = \"box\"\n\
-                [respondent]\nnoise_sd = 0.0\nexpert = { accuracy = 1.0, f_range = [0.0, 3.6] }\n\
+                inputs = \"raw\"\nscaling = \"none\"\n[respondent]\nnoise_sd = 0.0\nexpert = { accuracy = 1.0, f_range = [0.0, 3.6] }\n\
                 [[algorithms]]\nname = \"cobol\"\n";
     let spec = ExperimentSpec::from_toml_str(text).unwrap();
     use QueryKind::{Evaluate as E, Label as L};
@@ -581,7 +581,7 @@ fn gp_ucb_with_a_learned_scale_explores_currin_exp_where_a_unit_variance_kernel_
     let spec = |params: &str| {
         let text = format!(
             "name = \"gp-scale\"\nhorizon = 1001\nruns = 10\nseed = 2020\n[problem]\nkind = \"function\"\n\
-             function = \"currin_exp\"\npoints_per_dim = 20\n[respondent]\nnoise_sd = 0.0\n\
+             function = \"currin_exp\"\npoints_per_dim = 20\ninputs = \"raw\"\nscaling = \"none\"\n[respondent]\nnoise_sd = 0.0\n\
              [budget]\ntotal = 100.0\nduel = 0.1\nevaluate = 1.0\n[[algorithms]]\nname = \"gp-ucb\"\n\
              [algorithms.params]\ninitial_budget = 10.0\n{params}"
         );

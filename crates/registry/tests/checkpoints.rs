@@ -24,6 +24,8 @@ dim = 2
 domain = "box"
 lower = [-2.0, -2.0]
 upper = [2.0, 2.0]
+inputs = "raw"
+scaling = "none"               # the expert's f_range is in Rosenbrock's own units
 
 [respondent]
 noise_sd = 0.0

@@ -156,3 +156,78 @@ fn low_fidelity_comparisons_need_a_two_fidelity_function() {
     let e = ExperimentSpec::from_toml_str(&text).err().unwrap().to_string();
     assert!(e.contains("medium") && e.contains("low-fidelity"), "{e}");
 }
+
+/// A Branin spec on its 10 × 10 grid with `problem` lines added.
+fn branin_spec(problem: &str) -> Experiment {
+    let text = format!(
+        "name = \"b\"\nhorizon = 3\nruns = 1\nalgorithms = [{{ name = \"uniform\" }}]\n[problem]\nkind = \"function\"\n\
+         function = \"branin\"\n{problem}\n"
+    );
+    Experiment::new(ExperimentSpec::from_toml_str(&text).unwrap(), &registry()).unwrap()
+}
+
+/// The default of a `function` problem: the utility standardised over the grid (mean 0, population
+/// standard deviation 1, computed here from Branin's published formula), candidates searched on
+/// the unit cube and recorded in Branin's box.
+#[test]
+fn a_function_grid_is_standardised_and_searched_on_the_unit_cube_by_default() {
+    let e = branin_spec("");
+    let grid = e.problem().candidates().unwrap();
+    let branin = |x: &[f64]| {
+        let (a, b, c) = (1.0, 5.1 / (4.0 * std::f64::consts::PI.powi(2)), 5.0 / std::f64::consts::PI);
+        let (r, s, t) = (6.0, 10.0, 1.0 / (8.0 * std::f64::consts::PI));
+        -(a * (x[1] - b * x[0] * x[0] + c * x[0] - r).powi(2) + s * (1.0 - t) * x[0].cos() + s)
+    };
+    let raw: Vec<f64> = (0..grid.len()).map(|i| branin(&grid.coords(i).unwrap())).collect();
+    let n = raw.len() as f64;
+    let mean = raw.iter().sum::<f64>() / n;
+    let sd = (raw.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let u = e.problem().utility().unwrap().values();
+    for (v, r) in u.iter().zip(&raw) {
+        assert!((v - (r - mean) / sd).abs() < 1e-9, "{v} vs {}", (r - mean) / sd);
+    }
+    let map = e.problem().utility_map();
+    assert!((map.scale - 1.0 / sd).abs() < 1e-12 && (map.shift + mean / sd).abs() < 1e-9, "{map:?}");
+    // The problem's coordinates are Branin's box; the algorithms see [0, 1]² with step 1/9.
+    assert_eq!(grid.coords(0).unwrap(), vec![-5.0, 0.0]);
+    let bohf_core::Domain::Finite(seen) = e.problem().search_domain() else { panic!() };
+    assert_eq!(seen.coords(0).unwrap(), vec![0.0, 0.0]);
+    assert_eq!(seen.coords(99).unwrap(), vec![1.0, 1.0]);
+    assert!((seen.coords(1).unwrap()[1] - 1.0 / 9.0).abs() < 1e-15);
+    // Raw inputs and no scaling: the old behaviour, the search domain is the grid itself.
+    let old = branin_spec("inputs = \"raw\"\nscaling = \"none\"");
+    assert_eq!(old.problem().search_domain(), old.problem().domain());
+    for (v, r) in old.problem().utility().unwrap().values().iter().zip(&raw) {
+        assert!((v - r).abs() < 1e-12);
+    }
+}
+
+/// A box problem: the scaling comes from 4096 fixed draws, so the standardised utility's mean over
+/// a fresh independent sample is near 0 and its standard deviation near 1 (s.e. about 1/√4096 and
+/// 1/√(2·4096) for the draws, plus the new sample's).
+#[test]
+fn a_box_problem_is_standardised_over_fixed_draws() {
+    // The test registry has no box mode: the problem alone.
+    let on_box = || {
+        let text = "name = \"b\"\nhorizon = 3\nruns = 1\nalgorithms = []\n[problem]\nkind = \"function\"\n\
+                    function = \"branin\"\ndomain = \"box\"\n";
+        let spec = ExperimentSpec::from_toml_str(text).unwrap();
+        PreparedProblem::build(&spec.problem, &spec.respondent).unwrap()
+    };
+    let p = on_box();
+    let a = p.utility_map();
+    assert_eq!(on_box().utility_map(), a, "the same for every build");
+    let bohf_core::Domain::Box(b) = p.domain() else { panic!() };
+    let mut rng = bohf_core::rng::seeded(99);
+    let f = bohf_problems::by_name("branin", None).unwrap();
+    let v: Vec<f64> = (0..20_000).map(|_| a.apply(f.value(&b.sample(&mut rng)).unwrap())).collect();
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    assert!(mean.abs() < 0.05 && (sd - 1.0).abs() < 0.05, "mean {mean}, sd {sd}");
+    let bohf_core::Domain::Box(seen) = p.search_domain() else { panic!() };
+    assert_eq!((seen.lower(), seen.upper()), (&[0.0, 0.0][..], &[1.0, 1.0][..]));
+    // The range the warnings use: the known optimum is its top (Branin's −0.397887 standardised).
+    let (_, hi) = p.utility_range().unwrap();
+    assert!((hi - a.apply(-0.397_887_357_729_738)).abs() < 1e-6, "{hi}");
+}

@@ -7,7 +7,16 @@ use crate::{ComparisonSource, Experiment, ExperimentSpec, ProblemSpec};
 use std::sync::Mutex;
 
 fn problem(data: PathBuf, cache: Option<PathBuf>) -> SvmProblem {
-    SvmProblem { data, seed: 3, points_per_dim: 3, train: 30, validation: 20, comparison_train: 10, cache }
+    SvmProblem {
+        data,
+        seed: 3,
+        points_per_dim: 3,
+        train: 30,
+        validation: 20,
+        comparison_train: 10,
+        cache,
+        inputs: Default::default(),
+    }
 }
 
 /// Notes collected, for the tests to look at.
