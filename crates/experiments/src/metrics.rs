@@ -62,7 +62,7 @@ enum Truth {
 pub struct RegretModel {
     truth: Truth,
     model: DuelModel,
-    /// k: the tabulated utility is k·u + c, u the problem's utility as the spec writes it.
+    /// k: the tabulated utility is k·u + c, u the problem's own utility (before any scaling).
     units: f64,
 }
 

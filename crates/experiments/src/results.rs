@@ -14,7 +14,7 @@
 //! | `cumulative_regret` | R(t) = Σ_{s ≤ t} r_s |
 //! | `recommendation` | the recommendation x̂_t after step t: a candidate index, or coordinates as above |
 //! | `simple_regret` | P(x* ≻ x̂_t) − ½ |
-//! | `utility_gap` | the utility gap of the query, g_t ([`crate::metrics`]): u(x*) − u(x_t) for a single point, (2u(x*) − u(x_t) − u(x′_t))/2 for a duel, the mean of u(x*) − u(x_i) over a choice's options; in the units of the problem's utility as the spec writes it (see [`crate::metrics`]) |
+//! | `utility_gap` | the utility gap of the query, g_t ([`crate::metrics`]): u(x*) − u(x_t) for a single point, (2u(x*) − u(x_t) − u(x′_t))/2 for a duel, the mean of u(x*) − u(x_i) over a choice's options; in the units of the problem's own utility (before any scaling) (see [`crate::metrics`]) |
 //! | `cumulative_utility_gap` | G(t) = Σ_{s ≤ t} g_s |
 //! | `simple_utility_gap` | u(x*) − u(x̂_t), the utility gap of the recommendation (what BoTorch and most papers call the simple regret) |
 //! | `elapsed_s` | seconds spent in the algorithm (suggest, observe, recommend) up to step t; written only with [`Timing::Include`] |
@@ -221,7 +221,7 @@ pub fn parse_details(field: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// The utility gaps of one step ([`crate::metrics::RegretModel::utility_gaps`]), in the units of
-/// the problem's utility as the spec writes it.
+/// the problem's own utility (before any scaling).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct UtilityGap {
     /// g_t: the query's utility gap (a duel's (2u(x*) − u(x_t) − u(x′_t))/2, a choice's mean, a

@@ -249,7 +249,7 @@ impl AtHorizon {
 }
 
 /// The utility gaps of one algorithm's runs ([`crate::metrics`], in the units of the problem's
-/// utility as the spec writes it): per step and at the horizon, as the preference regrets.
+/// own utility (before any scaling)): per step and at the horizon, as the preference regrets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GapSummary {
     /// g_t, the query's utility gap.
@@ -434,7 +434,7 @@ impl Summary {
 
     /// A markdown table of the values at the horizon (mean ± s.e.): the preference regrets and,
     /// when every algorithm has them, the utility gaps G(T) and u(x*) − u(x̂_T) (in the units of the
-    /// problem's utility as the spec writes it).
+    /// problem's own utility (before any scaling)).
     pub fn markdown_table(&self) -> String {
         if self.algorithms.iter().all(|a| a.utility_gap.is_some()) && !self.algorithms.is_empty() {
             return self.markdown_table_with_gaps();

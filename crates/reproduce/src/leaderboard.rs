@@ -165,7 +165,7 @@ pub struct BoardEntry {
     /// Finished runs.
     pub runs: usize,
     /// The utility gap u(x*) − u(x̂_T) of the final recommendation in the units of the problem's
-    /// utility as the spec writes it (the summary's [`bohf_experiments::summary::GapSummary`]),
+    /// own utility (before any scaling) (the summary's [`bohf_experiments::summary::GapSummary`]),
     /// mean ± s.e. over runs: the first ranking's metric.
     pub gap: MeanSe,
     /// The cumulative utility gap G(T) of the duels, same units: the second ranking's metric.
@@ -483,7 +483,7 @@ pub fn page_markdown(
          duels and answers for every algorithm of a run, not counted in T or the regrets), the same horizon T, \
          respondent, number of runs and seed. The ranking's metric is the **utility gap of the final \
          recommendation** u(x*) − u(x̂_T) (what BoTorch and most papers call the simple regret), in the units of \
-         the problem's utility u as the spec writes it (before the respondent's scale s), x̂_T the algorithm's \
+         the problem's own utility u (before its scaling and the respondent's scale s), x̂_T the algorithm's \
          recommendation after T duels; beside it the simple regret on the preference scale, \
          P(x* ≻ x̂_T) − ½ = μ(s(u* − u(x̂_T))) − ½ ∈ [0, ½] (μ the respondent's link). The second ranking is \
          by the **cumulative utility gap** G(T) = Σ_t (2u* − u(x_t) − u(x′_t))/2 of the duels, beside it the \

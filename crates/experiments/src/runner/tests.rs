@@ -196,13 +196,13 @@ fn metrics_on_a_hand_computable_script() {
 
 #[test]
 fn utility_gaps_of_a_scripted_run_by_hand_in_steps_csv_and_the_summary() {
-    // The spec's utility u = 5·f on 3 points; the respondent's scale s = 2 multiplies what it
-    // answers on, not the gaps, which stay in u's units.
+    // The rkhs problem's utility on 3 points is f, scaled ×5 by its default `scaling`; the
+    // respondent's scale s = 2 multiplies what it answers on, 10·f. Neither touches the gaps, which
+    // are in f's own units.
     let spec_text = "name = \"gaps\"\nhorizon = 3\nruns = 1\n[problem]\nkind = \"rkhs\"\nkernel = \"se\"\npoints = 3\n\
                      [respondent]\nscale = 2.0\n[[algorithms]]\nname = \"scripted\"\n";
     let spec = ExperimentSpec::from_toml_str(spec_text).unwrap();
-    let u = bohf_problems::presets::rkhs_grid(bohf_kernels::KernelKind::Se, 3, &bohf_problems::Scaling::Multiply(5.0))
-        .unwrap();
+    let u = bohf_problems::presets::rkhs_grid(bohf_kernels::KernelKind::Se, 3, &bohf_problems::Scaling::None).unwrap();
     let v = u.values();
     let best = (0..3).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
     let gap = |i: usize| v[best] - v[i];
@@ -220,9 +220,9 @@ fn utility_gaps_of_a_scripted_run_by_hand_in_steps_csv_and_the_summary() {
         assert!((s.utility_gap.cumulative - cum).abs() < tol);
         assert!((s.utility_gap.simple - simple[k]).abs() < tol);
     }
-    // The preference regret is on the respondent's scale: P(x* ≻ x_0) = σ(2·gap(0)).
+    // The preference regret is on the respondent's scale: P(x* ≻ x_0) = σ(2·5·gap(0)).
     let sig = |t: f64| 1.0 / (1.0 + (-t).exp());
-    assert!((steps[0].simple_regret - (sig(2.0 * gap(0)) - 0.5)).abs() < 1e-15);
+    assert!((steps[0].simple_regret - (sig(10.0 * gap(0)) - 0.5)).abs() < 1e-14);
     // steps.csv: the three columns after simple_regret, and the CSV reads back to the same gaps.
     let csv = r.to_csv(Timing::Omit);
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();

@@ -170,11 +170,13 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
         // The per-step times add up to the run's time: mean step × T = mean run.
         assert!((e.step_mean_s * 4.0 - e.run_mean_s).abs() <= 1e-9 * e.run_mean_s.max(1.0), "{e:?}");
     }
-    // The gap by hand: u* − u(x̂_T) from the utility as the spec writes it (the prepared utility
-    // s·u divided by s) at each run's last recommendation read from steps.csv.
+    // The gap by hand: u* − u(x̂_T) in the problem's own units (the prepared utility k·u + c, k the
+    // factor of its scaling and the respondent's scale, divided by k) at each run's last
+    // recommendation read from steps.csv.
     let spec = &problems.iter().find(|p| p.name() == "tiny-finite").unwrap().spec;
     let prepared = bohf_experiments::PreparedProblem::build(&spec.problem, &spec.respondent).unwrap();
-    let u: Vec<f64> = prepared.utility().unwrap().values().iter().map(|v| v / spec.respondent.scale).collect();
+    let k = prepared.utility_map().scale;
+    let u: Vec<f64> = prepared.utility().unwrap().values().iter().map(|v| v / k).collect();
     let best = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let csv = std::fs::read_to_string(out.join("tiny-finite/steps.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
