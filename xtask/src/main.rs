@@ -188,19 +188,10 @@ fn verify(args: &[String]) -> ExitCode {
     }
 }
 
-/// "YYYY-MM-DD HH:MM UTC" from Unix seconds (days to civil date: H. Hinnant's algorithm).
+/// "YYYY-MM-DD HH:MM UTC" from Unix seconds ([`bohf_core::calendar`]).
 fn utc_date(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
+    let (y, mo, d) = bohf_core::calendar::civil_from_days((secs / 86_400) as i64);
     let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
 }
 

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod argmax;
+pub mod calendar;
 pub mod domain;
 pub mod error;
 pub mod linalg;

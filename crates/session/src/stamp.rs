@@ -1,10 +1,11 @@
 //! Wall-clock times of a session's answers: UTC, written as RFC 3339 with milliseconds
 //! (`2026-11-29T07:40:05.123Z`), by hand (no date library: the civil calendar of
-//! <http://howardhinnant.github.io/date_algorithms.html>, proleptic Gregorian, years 1970 to 9999).
+//! [`bohf_core::calendar`], proleptic Gregorian, years 1970 to 9999).
 //!
 //! Times are a record for the researcher only: they never reach the algorithm, so a replayed
 //! session asks the same queries whatever its times.
 
+use bohf_core::calendar::{civil_from_days, days_from_civil};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -66,30 +67,6 @@ fn days_in_month(y: u64, m: u64) -> u64 {
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
-}
-
-/// Days since 1970-01-01 of the date (y, m, d) (Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (i64::from(m) + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date (y, m, d) of day `z` since 1970-01-01 (Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 impl Serialize for Stamp {
