@@ -1,9 +1,10 @@
 //! The fast path's main method: Newton's method on the low-dimensional Lagrangian dual of each
-//! program, with the latent box by an active set, certified like [`crate::dense`].
+//! program, with the latent box held in the inner problem ([`boxed`]), certified like
+//! [`crate::dense`].
 //!
 //! **The dual.** For the programs of [`crate::dense`] (module docs there), price the norm row by
 //! μ ≥ 0, the likelihood row by λ ≥ 0 (confidence sets; λ ≡ 1 and no row for the MLE, whose
-//! objective is −φ) and a working set J of signed latent-box rows s_jc_jᵀp ≤ b by ν_j ≥ 0:
+//! objective is −φ) and a set J of signed latent-box rows s_jc_jᵀp ≤ b by ν_j ≥ 0:
 //!
 //! ```text
 //! D(λ, μ, ν) = max_p (g − Σ_j ν_j s_j c_j)ᵀp − λ(φ(w) − κ) − (μ/2)(‖p‖² − B²) + b Σ_j ν_j,
@@ -14,12 +15,13 @@
 //! For μ > 0 the inner problem is strongly concave: ω = g′_ω/μ in closed form and w by Newton's
 //! method with H = λ∇²φ + μI. D is convex; its gradient is (κ − φ(w), (B² − ‖p‖²)/2,
 //! b − s_jc_jᵀp) (the envelope theorem) and its Hessian FᵀH̃⁻¹F with F = [∇φ̃, p, s_jc_j] and
-//! H̃ = diag(H, μ) (implicit differentiation of the inner optimality g′ = λ∇φ̃ + μp). The outer
-//! iteration is a projected Newton method on (λ, μ, ν) with bounds λ, ν ≥ 0 and μ ≥ μ_min (a floor
-//! below which the norm's price no longer matters at the tolerance), an Armijo line search on D,
-//! and an active set: rows violated by the inner maximiser join J, rows at ν_j = 0 that hold
-//! leave it. Each inner solve starts from the first-order prediction p − H̃⁻¹F·Δ(λ, μ, ν), so near
-//! the optimum it takes one or two Newton steps.
+//! H̃ = diag(H, μ) (implicit differentiation of the inner optimality g′ = λ∇φ̃ + μp). Without the
+//! latent box the outer iteration is a projected Newton method on (λ, μ) with bounds λ ≥ 0 and
+//! μ ≥ μ_min (a floor below which the norm's price no longer matters at the tolerance) and an
+//! Armijo line search on D; each inner solve starts from the first-order prediction
+//! p − H̃⁻¹F·Δ(λ, μ), so near the optimum it takes one or two Newton steps. With the latent box the
+//! outer iteration runs on the partial dual min_ν D (the box kept in the inner problem, ν from the
+//! inner optimality; [`boxed`]).
 //!
 //! **Why this route.** The programs have two nonlinear constraints (the norm and the likelihood)
 //! and otherwise only box rows, most of them inactive. A primal–dual interior-point method
@@ -27,8 +29,8 @@
 //! its Newton steps overshoot them where the likelihood is flat (unobserved directions): it cuts
 //! its steps and needs 40–80 iterations, often without certifying. Here the nonlinear constraints
 //! are priced exactly, the inner problem is an unconstrained strongly concave one (damped Newton
-//! converges reliably), and the outer problem has 2 + |J| variables: 8–14 outer steps of 3–4
-//! factorisations each on the measured instances. One factorisation costs n³/3 flops plus 2kn² for
+//! converges reliably), and the outer problem has two variables (the box's rows are the inner
+//! problem's, [`boxed`]): 8–14 outer steps of 3–4 factorisations each on the measured instances. One factorisation costs n³/3 flops plus 2kn² for
 //! forming λAᵀDA, or, in observation space by the Woodbury identity ([`InnerFactor`]), k³/3 with
 //! AAᵀ formed once per set (k distinct observation directions).
 //!
@@ -50,12 +52,14 @@ use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
 use nalgebra::{DMatrix, DVector};
 
+mod boxed;
+
 /// Outer (dual) step limit of one program.
 const MAX_OUTER: u32 = 40;
 /// Inner Newton step limit of one dual evaluation.
 const MAX_INNER: u32 = 40;
 /// Dual evaluations (inner solves) allowed per program: the certified programs measured take
-/// 7–25; the rest are the box programs whose working set churns, which clarabel solves faster.
+/// 7–25; a program that needs more goes to the fallback.
 const MAX_EVALUATIONS: u32 = 40;
 
 /// A signed latent-box row s·(c_jᵀp) ≤ b: support point i's value z_i = L_iw, or the candidate's
@@ -67,14 +71,6 @@ enum BoxRow {
 }
 
 impl BoxRow {
-    /// Its index among the program's constraints ([`Program::eval`]'s order).
-    fn index(self, program: &Program<'_>) -> usize {
-        match self {
-            BoxRow::Support(i, plus) => program.first_box() + 2 * i + usize::from(!plus),
-            BoxRow::Candidate(plus) => program.constraint_count() - 2 + usize::from(!plus),
-        }
-    }
-
     /// s_j c_j as a vector of the program's dimension.
     fn vector(self, program: &Program<'_>) -> DVector<f64> {
         let mut c = DVector::zeros(program.dim);
@@ -109,7 +105,6 @@ struct DualPoint {
     /// ν_j of the working set, in its order.
     nu: Vec<f64>,
     p: DVector<f64>,
-    e: Eval,
     /// D at p (no margins), for the line search.
     value: f64,
     /// A certified upper bound on D(λ, μ, ν) (module docs).
@@ -170,6 +165,48 @@ impl Dual<'_> {
     fn scale(&self, value: f64) -> f64 {
         let s = value.abs().max(1.0);
         if self.lambda_free { s } else { s.max(self.program.total) }
+    }
+
+    /// The certificate at `point` (module docs): the solution when its enclosure meets the
+    /// tolerance, else the relative gap of the unclipped enclosure (the progress measure: D must come
+    /// down to the box first) and the scale it is relative to; `None` when no strictly feasible
+    /// point is found.
+    fn certify(
+        &self,
+        anchor: &DVector<f64>,
+        point: &DualPoint,
+        rows: &[BoxRow],
+        iteration: u32,
+        gnorm: f64,
+    ) -> Option<Result<DenseSolution, (f64, f64)>> {
+        let (q, eq) = self.program.pull_inside(anchor, &point.p)?;
+        let (value, err) = self.objective(&q, &eq);
+        let lower = value - err;
+        // A pointwise bound is clipped at the latent box: max sᵀ... ≤ b (module docs).
+        let clipped = self.clip.is_some() && point.upper >= self.bound;
+        let upper = if clipped { self.bound } else { point.upper };
+        let scale = self.scale(value);
+        if (upper - lower) / scale > self.tolerance {
+            return Some(Err(((point.upper - lower) / scale, scale)));
+        }
+        if clipped {
+            // The candidate's own row is the active constraint, priced 1, all others 0.
+            let duals = if self.clip == Some(true) { (1.0, 0.0) } else { (0.0, 1.0) };
+            return Some(Ok(DenseSolution {
+                p: q,
+                lower,
+                upper,
+                box_duals: duals,
+                iterations: iteration,
+                dual_residual: 0.0,
+                scaled_multipliers: None,
+            }));
+        }
+        let mut sol = solution(q, lower, upper, rows, &point.nu, iteration);
+        if self.lambda_free {
+            sol.scaled_multipliers = Some((point.m.lambda / gnorm, point.m.mu / gnorm));
+        }
+        Some(Ok(sol))
     }
 
     /// Evaluates the dual at (m, ν) for the working set `rows`, from the inner start `start`.
@@ -300,7 +337,7 @@ impl Dual<'_> {
             dim_err * 8.0 * (gw.abs().sum() + lambda * e.grad_phi.abs().sum() + mu * p.rows(0, n).abs().sum());
         let r = grad_w.norm() + grad_err;
         let upper = value + r * r / (2.0 * mu) + q_err;
-        Some(DualPoint { m, nu: nu.to_vec(), p, e, value, upper, grad, hess, sensitivity: hf })
+        Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity: hf })
     }
 }
 
@@ -615,7 +652,7 @@ pub(crate) fn solve(
     }
     // Start: the norm's price at the ball-only optimum's scale, and a likelihood price of the
     // same scale (the MLE: λ = 1 and μ of the order of the likelihood's gradient over B).
-    let mut m = if let Some((lambda, mu)) = warm {
+    let m = if let Some((lambda, mu)) = warm {
         Multipliers { lambda: lambda * gnorm, mu: mu * gnorm }
     } else if lambda_free {
         curvature_start(&dual, centre, gnorm)
@@ -624,43 +661,20 @@ pub(crate) fn solve(
         let e = program.eval(&anchor);
         Multipliers { lambda: 1.0, mu: (e.grad_phi.norm() / b).max(1e-3) }
     };
-    let mut rows: Vec<BoxRow> = Vec::new();
+    if data.latent_box.is_some() {
+        return boxed::solve(&dual, &anchor, m, gnorm);
+    }
+    let rows: Vec<BoxRow> = Vec::new();
     let mut point = dual.point(m, &rows, &[], &anchor)?;
     let (mut best_gap, mut stalled) = (f64::INFINITY, 0u32);
     for iteration in 1..=MAX_OUTER {
-        // The certificate at this point.
-        let (q, eq) = program.pull_inside(&anchor, &point.p)?;
-        let (value, err) = dual.objective(&q, &eq);
-        let lower = value - err;
-        // A pointwise bound is clipped at the latent box: max sᵀ... ≤ b (module docs).
-        let clipped = dual.clip.is_some() && point.upper >= bound;
-        let upper = if clipped { bound } else { point.upper };
-        let scale = dual.scale(value);
-        let gap = (upper - lower) / scale;
-        if gap <= tolerance {
-            if clipped {
-                // The candidate's own row is the active constraint, priced 1, all others 0.
-                let duals = if dual.clip == Some(true) { (1.0, 0.0) } else { (0.0, 1.0) };
-                return Some(DenseSolution {
-                    p: q,
-                    lower,
-                    upper,
-                    box_duals: duals,
-                    iterations: iteration,
-                    dual_residual: 0.0,
-                    scaled_multipliers: None,
-                });
-            }
-            let mut sol = solution(q, lower, upper, &rows, &point.nu, iteration);
-            if lambda_free {
-                sol.scaled_multipliers = Some((m.lambda / gnorm, m.mu / gnorm));
-            }
-            return Some(sol);
-        }
+        let (progress, scale) = match dual.certify(&anchor, &point, &rows, iteration, gnorm)? {
+            Ok(sol) => return Some(sol),
+            Err(gap) => gap,
+        };
         // Give up (the caller falls back) when the gap has stopped shrinking: six steps without
         // halving it.
         // (Progress is measured on the unclipped gap: D must come down to the box first.)
-        let progress = (point.upper - lower) / scale;
         if progress < best_gap * 0.5 {
             best_gap = progress;
             stalled = 0;
@@ -669,31 +683,6 @@ pub(crate) fn solve(
             if stalled >= 5 || (iteration >= 15 && progress > 1e-3) {
                 return None;
             }
-        }
-        // The active set: rows violated by the inner maximiser join (at ν = 0).
-        let mut grew = false;
-        for i in 0..program.n {
-            for plus in [true, false] {
-                let row = BoxRow::Support(i, plus);
-                if data.latent_box.is_some() && point.e.f[row.index(program)] > 0.0 && !rows.contains(&row) {
-                    rows.push(row);
-                    grew = true;
-                }
-            }
-        }
-        if program.candidate.is_some() && dual.clip.is_none() && !dual.candidate_on_support {
-            for plus in [true, false] {
-                let row = BoxRow::Candidate(plus);
-                if point.e.f[row.index(program)] > 0.0 && !rows.contains(&row) {
-                    rows.push(row);
-                    grew = true;
-                }
-            }
-        }
-        if grew {
-            let mut nu = point.nu.clone();
-            nu.resize(rows.len(), 0.0);
-            point = dual.point(m, &rows, &nu, &point.p)?;
         }
         // The floor of μ: below it the norm's price changes D by less than the tolerance.
         let mu_floor = 1e-3 * tolerance * scale / (b * b);
@@ -711,7 +700,7 @@ pub(crate) fn solve(
             .collect();
         let mut next = None;
         'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
-            let d = newton_direction(&point, &free, ridge);
+            let d = newton_direction(&point.grad, &point.hess, &free, ridge);
             let mut t = 1.0f64;
             for _ in 0..12 {
                 let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
@@ -733,17 +722,6 @@ pub(crate) fn solve(
             }
         }
         point = next?;
-        m = point.m;
-        // Rows priced at zero that hold with a margin (a tenth of b) leave the working set; rows
-        // near their bound stay, so that the set does not churn between steps.
-        let keep: Vec<usize> = (0..rows.len())
-            .filter(|&j| point.nu[j] > 0.0 || point.e.f[rows[j].index(program)] > -0.1 * bound)
-            .collect();
-        if keep.len() < rows.len() {
-            rows = keep.iter().map(|&j| rows[j]).collect();
-            let nu: Vec<f64> = keep.iter().map(|&j| point.nu[j]).collect();
-            point = dual.point(m, &rows, &nu, &point.p)?;
-        }
     }
     None
 }
@@ -810,29 +788,29 @@ fn projected_gradient(grad: &DVector<f64>, x: &DVector<f64>, lower: &[f64]) -> D
 
 /// Newton's direction on the free variables (zero on the others); the diagonally scaled gradient
 /// where the reduced Hessian is not positive definite or the Newton step is no descent.
-fn newton_direction(point: &DualPoint, free: &[usize], ridge: f64) -> DVector<f64> {
-    let nv = point.grad.len();
+fn newton_direction(grad: &DVector<f64>, hess: &DMatrix<f64>, free: &[usize], ridge: f64) -> DVector<f64> {
+    let nv = grad.len();
     let k = free.len();
     let mut d = DVector::zeros(nv);
     let diagonal = |d: &mut DVector<f64>| {
         for &j in free {
-            d[j] = -point.grad[j] / point.hess[(j, j)].max(1e-300);
+            d[j] = -grad[j] / hess[(j, j)].max(1e-300);
         }
     };
     // In the diagonal scaling of the Hessian, with a ridge: duplicate rows (a candidate on the
     // support, say) make it singular, and the multipliers of the duplicates are then not unique.
-    let scale: Vec<f64> = free.iter().map(|&j| point.hess[(j, j)].max(1e-300).sqrt().recip()).collect();
+    let scale: Vec<f64> = free.iter().map(|&j| hess[(j, j)].max(1e-300).sqrt().recip()).collect();
     let h = DMatrix::from_fn(k, k, |a, b| {
-        point.hess[(free[a], free[b])] * scale[a] * scale[b] + if a == b { ridge } else { 0.0 }
+        hess[(free[a], free[b])] * scale[a] * scale[b] + if a == b { ridge } else { 0.0 }
     });
-    let gr = DVector::from_fn(k, |a, _| point.grad[free[a]] * scale[a]);
+    let gr = DVector::from_fn(k, |a, _| grad[free[a]] * scale[a]);
     match nalgebra::Cholesky::new(h) {
         Some(c) => {
             let step = -c.solve(&gr);
             for (a, &j) in free.iter().enumerate() {
                 d[j] = step[a] * scale[a];
             }
-            let slope = point.grad.dot(&d);
+            let slope = grad.dot(&d);
             if slope.is_nan() || slope >= 0.0 || !d.iter().all(|v| v.is_finite()) {
                 d.fill(0.0);
                 diagonal(&mut d);

@@ -1,0 +1,416 @@
+//! The latent box: its working set found by the box's own inner problem, its prices by the outer
+//! Newton method of the parent module.
+//!
+//! **Why not the parent's active set.** The parent's dual D(λ, μ, ν) prices a working set J of
+//! box rows; found from the rows the unconstrained inner maximiser violates, J churned (rows of
+//! close support points are nearly collinear, each change of J cost dual evaluations) and most
+//! boxed programs fell back to clarabel after an attempt that cost as much as clarabel's solve.
+//!
+//! **The inner box problem.** For fixed (λ, μ) the partial dual
+//!
+//! ```text
+//! D̄(λ, μ) = max_{p ∈ box} gᵀp − λ(φ(w) − κ) − (μ/2)(‖p‖² − B²),     box = {s_jc_jᵀp ≤ b for all j}
+//! ```
+//!
+//! is min_{ν ≥ 0} D(λ, μ, ν), and its maximiser's active rows are the working set that prices the
+//! box. It is a strongly concave maximisation over a polyhedron, solved by a primal active-set
+//! Newton method: from a box-feasible start, each step solves the Newton system with the working
+//! set W of rows moved to (and then held at) their bound,
+//!
+//! ```text
+//! d = H̃⁻¹(r − C_Wᵀν),   (C_W H̃⁻¹ C_Wᵀ) ν = C_W H̃⁻¹ r − (b − C_W p),
+//! ```
+//!
+//! (r the gradient, H̃ = diag(λ∇²φ + μI, μ) through the parent's [`InnerFactor`]: one
+//! factorisation, then |W| solves and a |W|×|W| Cholesky with two steps of iterative refinement),
+//! takes the longest step along d that keeps every row ≤ b (a ratio test over all 2n (+2) rows:
+//! one product with L), backtracks by Armijo, and adds the rows that block; the first time at a
+//! point, every row the full step would cross joins W at once (rows of close support points are
+//! otherwise met one short step at a time). Rows whose multiplier ν_j is negative leave W, the most
+//! negative first (a row dropped and run into at once by the next step stays until the point
+//! moves, so W cannot cycle in place). A step whose factorisation is only a few blocked steps old
+//! reuses it.
+//!
+//! **The outer problem.** With W and ν from the inner solve, Newton's method runs on the full dual
+//! over (λ, μ, ν_W) as in the parent (smooth for a fixed W; its ν are exact where the inner solve's
+//! are limited by the conditioning of C_W H̃⁻¹ C_Wᵀ, and its inner maximiser is solved without the
+//! box to the parent's accuracy). W is refreshed from the inner box solve at the current (λ, μ)
+//! whenever the full dual's maximiser leaves the box outside W or a row of W is priced 0.
+//!
+//! **The certificate** is the parent's: D(λ, μ, ν) at ν ≥ 0 bounds the program from above
+//! whatever W is, with its margins ([`Dual::point`]), and a strictly feasible point pulled inside
+//! from an anchor bounds it from below.
+
+use super::{
+    BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U, newton_direction, projected_gradient, split, variables,
+};
+use crate::dense::{DenseSolution, Eval, Program};
+use nalgebra::{DMatrix, DVector};
+use std::cell::Cell;
+
+/// Newton steps of one inner solve.
+const MAX_INNER_STEPS: u32 = 80;
+/// Factorisations of the inner Hessian over all inner solves of one program: more and the program
+/// goes to the fallback.
+const MAX_FACTORISATIONS: u32 = 120;
+/// Steps that may reuse one factorisation after the step was cut short by a blocking row (the
+/// point moved less than a Newton step: a stale Hessian still gives an ascent direction).
+const MAX_REUSE: u32 = 4;
+
+/// The inner maximiser over the box at (λ, μ), with its working set and multipliers.
+struct BoxPoint {
+    m: Multipliers,
+    p: DVector<f64>,
+    /// The working set, as indices into [`Dual::box_rows`].
+    rows: Vec<usize>,
+    /// The rows' multipliers ν ≥ 0, in the order of `rows`.
+    nu: Vec<f64>,
+}
+
+impl Dual<'_> {
+    /// Every latent-box row of the program: the support points' (±) and, unless it is the
+    /// objective itself (a clipped pointwise bound) or duplicates a support point's, the candidate's.
+    fn box_rows(&self) -> Vec<BoxRow> {
+        let mut rows: Vec<BoxRow> =
+            (0..self.program.n).flat_map(|i| [BoxRow::Support(i, true), BoxRow::Support(i, false)]).collect();
+        if self.program.candidate.is_some() && self.clip.is_none() && !self.candidate_on_support {
+            rows.extend([BoxRow::Candidate(true), BoxRow::Candidate(false)]);
+        }
+        rows
+    }
+
+    /// s_jc_jᵀx for every row of `all` ([`Dual::box_rows`]'s order): one product with L.
+    fn row_values(&self, all: &[BoxRow], x: &DVector<f64>) -> DVector<f64> {
+        let program = &self.program;
+        let z = &program.data.l * x.rows(0, program.n);
+        let cx = program.candidate.as_ref().map_or(0.0, |c| c.dot(x));
+        DVector::from_iterator(
+            all.len(),
+            all.iter().map(|row| match *row {
+                BoxRow::Support(i, plus) => sign(plus) * z[i],
+                BoxRow::Candidate(plus) => sign(plus) * cx,
+            }),
+        )
+    }
+
+    /// The inner objective's gradient r = g − λ∇φ̃(w) − μp.
+    fn inner_gradient(&self, p: &DVector<f64>, e: &Eval, m: Multipliers) -> DVector<f64> {
+        let mut r = &self.g - p * m.mu;
+        r.rows_mut(0, self.program.n).axpy(-m.lambda, &e.grad_phi, 1.0);
+        r
+    }
+
+    /// The inner maximiser over the box at `m` (module docs), from the box-feasible `start` and the
+    /// working set `working` (rows of a previous solve: those still at their bound are kept).
+    /// `None` when it does not converge within the step or factorisation limits.
+    fn box_inner(
+        &self,
+        m: Multipliers,
+        all: &[BoxRow],
+        working: &[usize],
+        start: &DVector<f64>,
+        factorisations: &Cell<u32>,
+    ) -> Option<BoxPoint> {
+        let program = &self.program;
+        let bx = self.bound;
+        let b = program.data.norm_bound;
+        let kappa = program.kappa.unwrap_or(0.0);
+        let Multipliers { lambda, mu } = m;
+        if !(mu > 0.0 && mu.is_finite() && lambda >= 0.0 && lambda.is_finite()) {
+            return None;
+        }
+        let q = |p: &DVector<f64>, e: &Eval| self.g.dot(p) - lambda * e.phi - 0.5 * mu * p.norm_squared();
+        let mut p = start.clone();
+        let mut e = program.eval(&p);
+        let mut values = self.row_values(all, &p);
+        let mut w: Vec<usize> = working.iter().copied().filter(|&j| values[j] >= bx * (1.0 - 1e-9)).collect();
+        let scale = 1.0 + lambda * kappa.abs() + mu * b * b;
+        let mut factor: Option<InnerFactor> = None;
+        let mut reused = 0u32;
+        let mut result = None;
+        // Rows put back after a drop that the step at once ran into: kept until the point moves.
+        let mut pinned: Vec<usize> = Vec::new();
+        // The decrement before the last full Newton step.
+        let mut last_full: Option<f64> = None;
+        // Whether the rows crossed by the full step were added at this point (below).
+        let mut batched = false;
+        for _ in 0..MAX_INNER_STEPS {
+            let r = self.inner_gradient(&p, &e, m);
+            let q0 = q(&p, &e);
+            // The certificate re-solves from here without the box ([`Dual::point`]): the inner
+            // maximiser is needed to well below the tolerance, not to the last digit.
+            // As the parent's inner solves (the outer gradient, ‖p‖² and φ, comes from p); where
+            // rounding stops the steps, 1e5 times this (as there).
+            let accuracy = 1e-8 * self.tolerance * (scale + q0.abs());
+            if !r.iter().all(|v| v.is_finite()) {
+                break;
+            }
+            if factor.is_none() || reused >= MAX_REUSE {
+                if factorisations.get() == 0 {
+                    break;
+                }
+                factorisations.set(factorisations.get() - 1);
+                if let Some(old) = factor.take() {
+                    old.recycle(&self.spare);
+                }
+                factor = InnerFactor::new(program, &e, lambda, mu, &self.spare);
+                reused = 0;
+            }
+            let Some(f) = factor.as_ref() else { break };
+            let Some(h) = solve_tilde(f, program, mu, &r) else { break };
+            // The face's Newton step; rows of negative multiplier leave W, the most negative first.
+            let mut step = None;
+            for _ in 0..=all.len() {
+                let resid = DVector::from_iterator(w.len(), w.iter().map(|&j| bx - values[j]));
+                let Some((d, nu, reduced)) = face_step(f, program, mu, all, &w, &resid, &r, &h) else { break };
+                let worst = nu
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, v)| *v < 0.0 && !pinned.contains(&w[k]))
+                    .min_by(|a, b| a.1.total_cmp(b.1));
+                match worst {
+                    Some((k, _)) => {
+                        w.remove(k);
+                    }
+                    None => {
+                        step = Some((d, nu, reduced));
+                        break;
+                    }
+                }
+            }
+            let Some((d, nu, reduced)) = step else { break };
+            let decrement = d.dot(&reduced);
+            // The rows of W priced ≥ 0 and at their bound (a full step puts them there) to within
+            // a hundredth of the tolerance in D (ν_j(b − c_jᵀp) is D's term for row j).
+            let off_face: f64 = w.iter().zip(&nu).map(|(&j, v)| v.abs() * (bx - values[j]).abs()).sum();
+            // (Loosely: the outer Newton method then prices W's rows exactly.)
+            let multipliers_ok = nu.iter().all(|&v| v >= 0.0) && off_face <= 1e-6 * (scale + q0.abs());
+            let slope = r.dot(&d);
+            let reduced_gap = reduced.norm_squared() / (2.0 * mu);
+            if multipliers_ok && reduced_gap <= accuracy {
+                result = Some(nu);
+                break;
+            }
+            // A full step that did not halve the decrement: the face's rounding floor.
+            let floor = last_full.is_some_and(|last| decrement > 0.5 * last);
+            if !slope.is_finite() || slope <= 16.0 * U * (scale + q0.abs()) || floor {
+                // The Newton decrement is at the rounding level of q: as far as f64 goes.
+                if multipliers_ok && reduced_gap <= 1e5 * accuracy {
+                    result = Some(nu);
+                }
+                break;
+            }
+            // The ratio test: the longest step along d that keeps the rows outside W within b.
+            let dv = self.row_values(all, &d);
+            let ratios: Vec<f64> =
+                (0..all.len())
+                    .map(|j| {
+                        if dv[j] > 0.0 && !w.contains(&j) { ((bx - values[j]) / dv[j]).max(0.0) } else { f64::INFINITY }
+                    })
+                    .collect();
+            let t_max = ratios.iter().copied().fold(1.0f64, f64::min);
+            if t_max < 1.0 && !batched {
+                // Every row the full step would cross joins W at once (rows of close support points
+                // are otherwise met one short step at a time); those the face step then pushes
+                // away from their bound (ν < 0) leave again. Once per point.
+                w.extend((0..all.len()).filter(|&j| ratios[j] < 1.0));
+                batched = true;
+                continue;
+            }
+            let mut t = t_max;
+            let mut moved = t_max == 0.0;
+            while !moved && t > 0.0 {
+                let pp = &p + &d * t;
+                let ee = program.eval(&pp);
+                if q(&pp, &ee) >= q0 + 0.25 * t * slope {
+                    p = pp;
+                    e = ee;
+                    moved = true;
+                } else if t < 1e-12 * t_max {
+                    break;
+                } else {
+                    t *= 0.5;
+                }
+            }
+            if !moved {
+                // As far as f64 goes on this face: accept if the reduced gradient is nearly there.
+                if multipliers_ok && reduced_gap <= 1e5 * accuracy {
+                    result = Some(nu);
+                }
+                break;
+            }
+            last_full = (t == 1.0).then_some(decrement);
+            if t == t_max && t_max < 1.0 {
+                // Blocked: the rows that stopped the step join W; the factorisation is reused. A
+                // row dropped above and run into at once stays until the point moves.
+                let blocking: Vec<usize> = (0..all.len()).filter(|&j| ratios[j] <= t_max * (1.0 + 1e-9)).collect();
+                if t_max == 0.0 {
+                    pinned.extend(&blocking);
+                } else {
+                    pinned.clear();
+                }
+                w.extend(blocking);
+                reused += 1;
+            } else {
+                pinned.clear();
+                reused = MAX_REUSE;
+            }
+            if t > 0.0 {
+                values = self.row_values(all, &p);
+                batched = false;
+            }
+        }
+        if let Some(old) = factor.take() {
+            old.recycle(&self.spare);
+        }
+        let nu = result?;
+        Some(BoxPoint { m, p, rows: w, nu })
+    }
+}
+
+fn sign(plus: bool) -> f64 {
+    if plus { 1.0 } else { -1.0 }
+}
+
+/// H̃⁻¹r for H̃ = diag(λ∇²φ + μI, μ) (the ω component, when the program has one, is r_ω/μ).
+fn solve_tilde(f: &InnerFactor<'_>, program: &Program<'_>, mu: f64, r: &DVector<f64>) -> Option<DVector<f64>> {
+    let n = program.n;
+    let mut out = DVector::zeros(r.len());
+    out.rows_mut(0, n).copy_from(&f.solve(&r.rows(0, n).clone_owned())?);
+    for i in n..r.len() {
+        out[i] = r[i] / mu;
+    }
+    Some(out)
+}
+
+/// The Newton step on the face of the working set `w` (module docs; a full step puts its rows at
+/// their bound, `resid` = b − C_Wp away): (d, ν, r − C_Wᵀν), from the gradient r and h = H̃⁻¹r. The |W|×|W| system is solved with a ridge of 1e-12 of its largest
+/// diagonal entry (rows of close support points are nearly collinear; their ν are then not unique,
+/// and any solution serves the step and the certificate).
+#[allow(clippy::too_many_arguments)]
+fn face_step(
+    f: &InnerFactor<'_>,
+    program: &Program<'_>,
+    mu: f64,
+    all: &[BoxRow],
+    w: &[usize],
+    resid: &DVector<f64>,
+    r: &DVector<f64>,
+    h: &DVector<f64>,
+) -> Option<(DVector<f64>, Vec<f64>, DVector<f64>)> {
+    if w.is_empty() {
+        return Some((h.clone(), Vec::new(), r.clone()));
+    }
+    let cols: Vec<DVector<f64>> = w.iter().map(|&j| all[j].vector(program)).collect();
+    let c = DMatrix::from_columns(&cols);
+    let mut y = DMatrix::zeros(c.nrows(), c.ncols());
+    let n = program.n;
+    y.rows_mut(0, n).copy_from(&f.solve_matrix(&c.rows(0, n).clone_owned())?);
+    for i in n..c.nrows() {
+        for j in 0..c.ncols() {
+            y[(i, j)] = c[(i, j)] / mu;
+        }
+    }
+    let mut gm = c.tr_mul(&y);
+    gm = (&gm + gm.transpose()) * 0.5;
+    let ridge = 1e-12 * gm.diagonal().max().max(f64::MIN_POSITIVE);
+    for i in 0..gm.nrows() {
+        gm[(i, i)] += ridge;
+    }
+    let rhs = c.tr_mul(h) - resid;
+    let chol = nalgebra::Cholesky::new(gm.clone())?;
+    let mut nu = chol.solve(&rhs);
+    // Two steps of iterative refinement against the unridged system: the ridge's error would
+    // otherwise set a floor under the reduced gradient where rows are nearly collinear.
+    for i in 0..gm.nrows() {
+        gm[(i, i)] -= ridge;
+    }
+    for _ in 0..2 {
+        let correction = chol.solve(&(&rhs - &gm * &nu));
+        nu += correction;
+    }
+    let d = h - &y * &nu;
+    let reduced = r - &c * &nu;
+    Some((d, nu.iter().copied().collect(), reduced))
+}
+
+/// Solves one boxed program of the family (module docs), from the multipliers `m` (a warm or
+/// curvature start, as the parent's [`super::solve`]): the working set W and its ν from the inner
+/// box solve, then Newton's method on the full dual over (λ, μ, ν_W) (smooth for a fixed W, and
+/// its ν exact where the inner solve's are limited by nearly collinear rows), W refreshed from the
+/// box's own maximiser whenever the full dual's maximiser leaves the box or a row's price hits 0.
+pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnorm: f64) -> Option<DenseSolution> {
+    let all = dual.box_rows();
+    let budget = Cell::new(MAX_FACTORISATIONS);
+    let b = dual.program.data.norm_bound;
+    let bx = dual.bound;
+    let mut bp = dual.box_inner(m, &all, &[], anchor, &budget)?;
+    let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
+    let mut point = dual.point(bp.m, &rows, &bp.nu, &bp.p)?;
+    let (mut best_gap, mut stalled) = (f64::INFINITY, 0u32);
+    for iteration in 1..=MAX_OUTER {
+        let cert = dual.certify(anchor, &point, &rows, iteration, gnorm)?;
+        let (progress, scale) = match cert {
+            Ok(sol) => return Some(sol),
+            Err(gap) => gap,
+        };
+        if progress < best_gap * 0.5 {
+            best_gap = progress;
+            stalled = 0;
+        } else {
+            stalled += 1;
+            if stalled >= 5 || (iteration >= 15 && progress > 1e-3) {
+                return None;
+            }
+        }
+        // The parent's projected Newton step, over (λ, μ, ν_W).
+        let mu_floor = 1e-3 * dual.tolerance * scale / (b * b);
+        let x = variables(dual, &point);
+        let lower_bounds: Vec<f64> = (0..x.len()).map(|j| if j == dual.offset() { mu_floor } else { 0.0 }).collect();
+        let free: Vec<usize> = (0..x.len()).filter(|&j| !(x[j] <= lower_bounds[j] && point.grad[j] > 0.0)).collect();
+        let pg_norm = projected_gradient(&point.grad, &x, &lower_bounds).norm();
+        let step_floor: Vec<f64> = (0..x.len())
+            .map(|j| if j <= dual.offset() { lower_bounds[j].max(0.1 * x[j]) } else { lower_bounds[j] })
+            .collect();
+        let mut next = None;
+        'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
+            let d = newton_direction(&point.grad, &point.hess, &free, ridge);
+            let mut t = 1.0f64;
+            for _ in 0..12 {
+                let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
+                let delta = &xt - &x;
+                let (mt, nut) = split(dual, &xt);
+                let start = point.predict(&delta);
+                if let Some(np) = dual.point(mt, &rows, &nut, &start) {
+                    let decrease = point.grad.dot(&delta);
+                    let halved = projected_gradient(&np.grad, &xt, &lower_bounds).norm() <= 0.5 * pg_norm
+                        && np.value <= point.value + 1e-12 * (1.0 + point.value.abs());
+                    if np.value <= point.value + 1e-4 * decrease.min(0.0) || halved {
+                        next = Some(np);
+                        break 'ridge;
+                    }
+                }
+                t *= 0.5;
+            }
+        }
+        let np = next?;
+        point = np;
+        // Refresh W when the full dual's maximiser leaves the box outside W or a row's price is 0.
+        let values = dual.row_values(&all, &point.p);
+        let leaves = (0..all.len()).any(|j| values[j] > bx * (1.0 + 1e-9) && !bp.rows.contains(&j));
+        if leaves || point.nu.contains(&0.0) {
+            if let Some(nb) = dual.box_inner(point.m, &all, &bp.rows, &bp.p, &budget) {
+                let same = nb.rows.len() == bp.rows.len() && nb.rows.iter().all(|j| bp.rows.contains(j));
+                if !same {
+                    rows = nb.rows.iter().map(|&j| all[j]).collect();
+                    let np = dual.point(nb.m, &rows, &nb.nu, &nb.p)?;
+                    point = np;
+                }
+                bp = nb;
+            } else if budget.get() == 0 {
+                return None;
+            }
+        }
+    }
+    None
+}
