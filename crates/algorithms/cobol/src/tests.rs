@@ -629,7 +629,11 @@ fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr:
     };
     let cube = BoxDomain::cube(lo, hi, d).unwrap();
     let ctx = SearchContext::new(cube, 2000).unwrap();
-    let config = CobolConfig { g_thr, ..CobolConfig::default() };
+    let mut config = CobolConfig { g_thr, ..CobolConfig::default() };
+    // `BOHF_SOLVER` = auto | dense | clarabel: the confidence programs' solver.
+    if let Ok(solver) = std::env::var("BOHF_SOLVER") {
+        config.confidence.solver = serde_json::from_str(&format!("\"{solver}\"")).unwrap();
+    }
     let b0 = config.confidence.norm_bound;
     let mut c =
         Cobol::new_box(&ctx, config.check().unwrap(), crate::CobolBoxSearch::default().check().unwrap()).unwrap();
@@ -659,7 +663,8 @@ fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr:
 }
 
 /// Replays rows of a recorded box run (env `BOHF_CSV`, `BOHF_ROWS` = comma-separated row
-/// numbers or `every:k` for every k-th iteration row, `BOHF_DIM`, `BOHF_LO`, `BOHF_HI`, `BOHF_GTHR`)
+/// numbers or `every:k` for every k-th iteration row, `BOHF_DIM`, `BOHF_LO`, `BOHF_HI`, `BOHF_GTHR`,
+/// `BOHF_SOLVER`)
 /// and decides each with and without the curvature screening:
 /// programs solved, CPU time, and whether the decision and λ agree with each other and the record.
 #[test]

@@ -27,7 +27,7 @@
 //! one product with L), backtracks by Armijo, and adds the rows that block; the first time at a
 //! point, every row the full step would cross joins W at once (rows of close support points are
 //! otherwise met one short step at a time). Rows whose multiplier ν_j is negative leave W, the most
-//! negative first (a row dropped and run into at once by the next step stays until the point
+//! negative first, or all at once when more than four are (a row dropped and run into at once by the next step stays until the point
 //! moves, so W cannot cycle in place). A step whose factorisation is only a few blocked steps old
 //! reuses it.
 //!
@@ -47,6 +47,7 @@ use super::{
 use crate::dense::{DenseSolution, Eval, Program};
 use nalgebra::{DMatrix, DVector};
 use std::cell::Cell;
+use std::collections::HashMap;
 
 /// Newton steps of one inner solve.
 const MAX_INNER_STEPS: u32 = 80;
@@ -130,6 +131,8 @@ impl Dual<'_> {
         let mut result = None;
         // Rows put back after a drop that the step at once ran into: kept until the point moves.
         let mut pinned: Vec<usize> = Vec::new();
+        // (c_j, H̃⁻¹c_j) of the rows met with the current factorisation.
+        let mut solved = Solved::default();
         // The decrement before the last full Newton step.
         let mut last_full: Option<f64> = None;
         // Whether the rows crossed by the full step were added at this point (below).
@@ -154,6 +157,7 @@ impl Dual<'_> {
                     old.recycle(&self.spare);
                 }
                 factor = InnerFactor::new(program, &e, lambda, mu, &self.spare);
+                solved.clear();
                 reused = 0;
             }
             let Some(f) = factor.as_ref() else { break };
@@ -162,20 +166,25 @@ impl Dual<'_> {
             let mut step = None;
             for _ in 0..=all.len() {
                 let resid = DVector::from_iterator(w.len(), w.iter().map(|&j| bx - values[j]));
-                let Some((d, nu, reduced)) = face_step(f, program, mu, all, &w, &resid, &r, &h) else { break };
-                let worst = nu
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, v)| *v < 0.0 && !pinned.contains(&w[k]))
-                    .min_by(|a, b| a.1.total_cmp(b.1));
-                match worst {
-                    Some((k, _)) => {
-                        w.remove(k);
-                    }
-                    None => {
-                        step = Some((d, nu, reduced));
-                        break;
-                    }
+                if solved.ensure(f, program, mu, all, &w).is_none() {
+                    break;
+                }
+                let Some((d, nu, reduced)) = face_step(&solved, &w, &resid, &r, &h) else { break };
+                let negative: Vec<usize> = (0..w.len()).filter(|&k| nu[k] < 0.0 && !pinned.contains(&w[k])).collect();
+                if negative.is_empty() {
+                    step = Some((d, nu, reduced));
+                    break;
+                }
+                if negative.len() > 4 {
+                    // Many at once (a working set from a distant point): all leave.
+                    let mut k = 0;
+                    w.retain(|_| {
+                        k += 1;
+                        !negative.contains(&(k - 1))
+                    });
+                } else {
+                    let worst = negative.into_iter().min_by(|&a, &b| nu[a].total_cmp(&nu[b]));
+                    w.remove(worst.unwrap_or(0));
                 }
             }
             let Some((d, nu, reduced)) = step else { break };
@@ -289,10 +298,7 @@ fn solve_tilde(f: &InnerFactor<'_>, program: &Program<'_>, mu: f64, r: &DVector<
 /// and any solution serves the step and the certificate).
 #[allow(clippy::too_many_arguments)]
 fn face_step(
-    f: &InnerFactor<'_>,
-    program: &Program<'_>,
-    mu: f64,
-    all: &[BoxRow],
+    solved: &Solved,
     w: &[usize],
     resid: &DVector<f64>,
     r: &DVector<f64>,
@@ -301,23 +307,13 @@ fn face_step(
     if w.is_empty() {
         return Some((h.clone(), Vec::new(), r.clone()));
     }
-    let cols: Vec<DVector<f64>> = w.iter().map(|&j| all[j].vector(program)).collect();
-    let c = DMatrix::from_columns(&cols);
-    let mut y = DMatrix::zeros(c.nrows(), c.ncols());
-    let n = program.n;
-    y.rows_mut(0, n).copy_from(&f.solve_matrix(&c.rows(0, n).clone_owned())?);
-    for i in n..c.nrows() {
-        for j in 0..c.ncols() {
-            y[(i, j)] = c[(i, j)] / mu;
-        }
-    }
-    let mut gm = c.tr_mul(&y);
-    gm = (&gm + gm.transpose()) * 0.5;
+    let slots: Vec<usize> = w.iter().map(|j| solved.slot[j]).collect();
+    let mut gm = solved.gram.select_rows(&slots).select_columns(&slots);
     let ridge = 1e-12 * gm.diagonal().max().max(f64::MIN_POSITIVE);
     for i in 0..gm.nrows() {
         gm[(i, i)] += ridge;
     }
-    let rhs = c.tr_mul(h) - resid;
+    let rhs = DVector::from_iterator(w.len(), slots.iter().map(|&s| solved.c[s].dot(h))) - resid;
     let chol = nalgebra::Cholesky::new(gm.clone())?;
     let mut nu = chol.solve(&rhs);
     // Two steps of iterative refinement against the unridged system: the ridge's error would
@@ -329,9 +325,72 @@ fn face_step(
         let correction = chol.solve(&(&rhs - &gm * &nu));
         nu += correction;
     }
-    let d = h - &y * &nu;
-    let reduced = r - &c * &nu;
+    let mut d = h.clone();
+    let mut reduced = r.clone();
+    for (k, &s) in slots.iter().enumerate() {
+        d.axpy(-nu[k], &solved.y[s], 1.0);
+        reduced.axpy(-nu[k], &solved.c[s], 1.0);
+    }
     Some((d, nu.iter().copied().collect(), reduced))
+}
+
+/// The rows met with the current factorisation: c_j, H̃⁻¹c_j and the matrix of c_iᵀH̃⁻¹c_j, each
+/// computed once (a face step's system is a submatrix; blocked steps reuse the factorisation and
+/// add rows, and dropping rows only selects).
+#[derive(Default)]
+struct Solved {
+    slot: HashMap<usize, usize>,
+    c: Vec<DVector<f64>>,
+    y: Vec<DVector<f64>>,
+    gram: DMatrix<f64>,
+}
+
+impl Solved {
+    fn clear(&mut self) {
+        *self = Solved::default();
+    }
+
+    /// Solves the rows of `w` not met yet with `f`, in one batch, and borders the matrix.
+    fn ensure(
+        &mut self,
+        f: &InnerFactor<'_>,
+        program: &Program<'_>,
+        mu: f64,
+        all: &[BoxRow],
+        w: &[usize],
+    ) -> Option<()> {
+        let missing: Vec<usize> = w.iter().copied().filter(|j| !self.slot.contains_key(j)).collect();
+        if missing.is_empty() {
+            return Some(());
+        }
+        let cols: Vec<DVector<f64>> = missing.iter().map(|&j| all[j].vector(program)).collect();
+        let n = program.n;
+        let c = DMatrix::from_columns(&cols);
+        let top = f.solve_matrix(&c.rows(0, n).clone_owned())?;
+        let old = self.c.len();
+        for (k, (&j, col)) in missing.iter().zip(cols).enumerate() {
+            let mut y = DVector::zeros(col.len());
+            y.rows_mut(0, n).copy_from(&top.column(k));
+            for i in n..col.len() {
+                y[i] = col[i] / mu;
+            }
+            self.slot.insert(j, self.c.len());
+            self.c.push(col);
+            self.y.push(y);
+        }
+        let new = self.c.len();
+        let mut gram = DMatrix::zeros(new, new);
+        gram.view_mut((0, 0), (old, old)).copy_from(&self.gram);
+        for a in old..new {
+            for b in 0..=a {
+                let v = 0.5 * (self.c[a].dot(&self.y[b]) + self.c[b].dot(&self.y[a]));
+                gram[(a, b)] = v;
+                gram[(b, a)] = v;
+            }
+        }
+        self.gram = gram;
+        Some(())
+    }
 }
 
 /// Solves one boxed program of the family (module docs), from the multipliers `m` (a warm or
