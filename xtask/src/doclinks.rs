@@ -2,12 +2,12 @@
 //!
 //! * every relative link of `README.md` and `docs/**/*.md` (a `](target)` outside code blocks and
 //!   code spans that is not a URL or an in-page anchor) names an existing file or folder;
-//! * the README's test command is the one `.ci/run` runs (`cargo test --workspace --locked`).
+//! * the README's test command is the one `.ci/run` runs (`cargo test --workspace --locked --release`).
 
 use std::path::{Path, PathBuf};
 
 /// The test command of the README and of `.ci/run`.
-pub const TEST_COMMAND: &str = "cargo test --workspace --locked";
+pub const TEST_COMMAND: &str = "cargo test --workspace --locked --release";
 
 /// `README.md` and every `.md` under `docs/`, sorted.
 fn pages(root: &Path) -> Result<Vec<PathBuf>, String> {

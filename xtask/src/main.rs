@@ -11,9 +11,9 @@
 //!
 //! The numerics live in the library crates; this binary only calls them and compares.
 //!
-//! The `cargo xtask` alias builds the dev profile, where workspace crates are unoptimised; the checks
-//! are numerical, so an unoptimised build re-runs itself with `cargo run --release` (set
-//! `XTASK_NO_RELEASE=1` to stop this).
+//! The `cargo xtask` alias builds the release profile (`.cargo/config.toml`), the profile of the
+//! README's test command. The checks are numerical, so a `verify` of an unoptimised build (`cargo run
+//! -p xtask`) re-runs itself with `cargo run --release` (set `XTASK_NO_RELEASE=1` to stop this).
 
 mod checks;
 mod deps;

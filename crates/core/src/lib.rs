@@ -19,7 +19,7 @@ pub mod schedule;
 
 pub mod special;
 pub mod sum;
-#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
 pub mod testing;
 
 pub use argmax::{

@@ -1,5 +1,6 @@
-//! Fixtures shared by the algorithm crates' tests (feature `test-support`, never in a release
-//! build): a smooth utility on a 1-D grid, duel indices of a query, and Bradley–Terry–Luce answers.
+//! Fixtures shared by the algorithm crates' tests (compiled in every build but hidden from the docs: a
+//! `test-support` feature made the tests' build of every crate above differ from the main job's,
+//! so `cargo test --release` rebuilt them all): a smooth utility on a 1-D grid, duel indices of a query, and Bradley–Terry–Luce answers.
 //! Helpers here may panic: they serve tests, where a panic is the failure report.
 
 use crate::{Answer, FiniteDomain, Link, Query, SearchContext};

@@ -68,8 +68,7 @@ pub mod svm_table;
 pub mod warnings;
 
 /// Test fixtures (test-only optimisers, a registry of them, small specs, scratch folders), for the
-/// engine's tests and, with the feature `test-support`, the tests of the crates above it.
-#[cfg(any(test, feature = "test-support"))]
+/// engine's tests and the tests of the crates above it.
 #[doc(hidden)]
 pub mod testing;
 

@@ -1,5 +1,6 @@
-//! Test fixtures of the engine, shared with the tests of the crates above it (feature
-//! `test-support`): small test-only optimisers (uniform duels, uniform evaluations, one that fails
+//! Test fixtures of the engine, shared with the tests of the crates above it (compiled in every build but hidden from the docs: a
+//! `test-support` feature made the tests' build of every crate above differ from the main job's,
+//! so `cargo test --release` rebuilt them all): small test-only optimisers (uniform duels, uniform evaluations, one that fails
 //! at a step), a registry with them, a small spec, a tiny data file and scratch folders.
 #![allow(missing_docs)]
 

@@ -18,7 +18,7 @@ mod kind;
 pub mod pairs;
 mod spec;
 mod stationary;
-#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
 pub mod testing;
 
 pub use kind::{KernelKind, Smoothness};

@@ -1,5 +1,6 @@
-//! Fixtures shared by the tests of the crates above (feature `test-support`, never in a release
-//! build). Helpers here may panic: they serve tests, where a panic is the failure report.
+//! Fixtures shared by the tests of the crates above (compiled in every build but hidden from the docs: a
+//! `test-support` feature made the tests' build of every crate above differ from the main job's,
+//! so `cargo test --release` rebuilt them all). Helpers here may panic: they serve tests, where a panic is the failure report.
 
 use crate::{IndexPair, dueling_gram};
 use nalgebra::DMatrix;

@@ -7,15 +7,16 @@
 //! instead) when `BOHF_BROWSER_TEST_REQUIRED=1`, as `.ci/run` sets.
 
 mod common;
+mod webdriver;
 
 use bohf_core::{Abstention, Answer};
 use bohf_serve::{Mode, Options, Server};
 use bohf_session::{StoredAnswer, StoredQuery};
 use common::tmp;
-use fantoccini::{ClientBuilder, Locator};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use webdriver::{Client, Locator};
 
 /// The first of `names` found on PATH.
 fn on_path(names: &[&str]) -> Option<PathBuf> {
@@ -139,27 +140,21 @@ fn start_driver(chromedriver: &Path) -> (Driver, u16) {
 }
 
 /// A headless Chromium session through the chromedriver at `port`, with its profile in `profile`.
-async fn connect(chromium: &Path, port: u16, profile: &Path) -> fantoccini::Client {
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
+fn connect(chromium: &Path, port: u16, profile: &Path) -> Client {
+    let caps = serde_json::json!({
+        "goog:chromeOptions": {
             "binary": chromium,
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
                      "--window-size=1000,760", format!("--user-data-dir={}", profile.display())],
-        }),
-    );
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("connect to chromedriver")
+        }
+    });
+    Client::new(port, caps).expect("connect to chromedriver")
 }
 
 /// The page's query `t` shown.
-fn at(t: usize) -> Locator<'static> {
-    Locator::Css(Box::leak(format!("#query[data-t='{t}']:not([hidden])").into_boxed_str()))
+fn at(t: usize) -> Locator {
+    Locator::Css(format!("#query[data-t='{t}']:not([hidden])"))
 }
 
 #[test]
@@ -193,87 +188,81 @@ fn a_browser_answers_a_whole_session_by_clicking_and_by_keyboard() {
 
     let (_driver, port) = start_driver(&chromedriver);
     let profile = dir.join("profile");
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let recorded = rt.block_on(async {
-        let c = connect(&chromium, port, &profile).await;
-        c.goto(&url).await.unwrap();
-        c.wait().at_most(Duration::from_secs(30)).for_element(at(1)).await.unwrap();
+    let recorded = {
+        let c = connect(&chromium, port, &profile);
+        c.goto(&url).unwrap();
+        c.wait_for(Duration::from_secs(30), at(1)).unwrap();
         // Both options are shown with their names and their pictures (loaded).
         let loaded = c
             .execute(
                 "const im = [...document.querySelectorAll('#options img')]; \
                  return im.length === 2 && im.every(i => i.complete && i.naturalWidth > 0);",
-                vec![],
             )
-            .await
             .unwrap();
         assert_eq!(loaded, serde_json::json!(true), "the duel shows two loaded pictures");
-        let a_name = c.find(Locator::Css("#option-a h3")).await.unwrap().text().await.unwrap();
+        let a_name = c.find(Locator::Css("#option-a h3".into())).unwrap().text().unwrap();
         assert!(a_name.starts_with('A'), "{a_name}");
-        let shot = c.screenshot().await.unwrap();
+        let shot = c.screenshot().unwrap();
         assert!(shot.starts_with(b"\x89PNG") && shot.len() > 10_000, "a screenshot of {} bytes", shot.len());
         if let Some(out) = std::env::var_os("BOHF_SERVE_SCREENSHOT") {
             std::fs::write(out, &shot).unwrap();
         }
         // Answer: click A, key B, click "no preference", key S, key ←, click B.
-        let body = || async { c.find(Locator::Css("body")).await.unwrap() };
-        c.find(Locator::Id("choose-a")).await.unwrap().click().await.unwrap();
-        c.wait().for_element(at(2)).await.unwrap();
-        body().await.send_keys("b").await.unwrap();
-        c.wait().for_element(at(3)).await.unwrap();
-        c.find(Locator::Id("no-preference")).await.unwrap().click().await.unwrap();
-        c.wait().for_element(at(4)).await.unwrap();
-        body().await.send_keys("s").await.unwrap();
-        c.wait().for_element(at(5)).await.unwrap();
-        body().await.send_keys("\u{E012}").await.unwrap(); // ← (WebDriver's Left key)
-        c.wait().for_element(at(6)).await.unwrap();
-        let progress = c.find(Locator::Id("progress")).await.unwrap().text().await.unwrap();
+        let body = || c.find(Locator::Css("body".into())).unwrap();
+        c.find(Locator::Id("choose-a".into())).unwrap().click().unwrap();
+        c.wait_for(Duration::from_secs(30), at(2)).unwrap();
+        body().send_keys("b").unwrap();
+        c.wait_for(Duration::from_secs(30), at(3)).unwrap();
+        c.find(Locator::Id("no-preference".into())).unwrap().click().unwrap();
+        c.wait_for(Duration::from_secs(30), at(4)).unwrap();
+        body().send_keys("s").unwrap();
+        c.wait_for(Duration::from_secs(30), at(5)).unwrap();
+        body().send_keys("\u{E012}").unwrap(); // ← (WebDriver's Left key)
+        c.wait_for(Duration::from_secs(30), at(6)).unwrap();
+        let progress = c.find(Locator::Id("progress".into())).unwrap().text().unwrap();
         assert!(progress.starts_with("5 of 6 answered"), "{progress}");
-        c.find(Locator::Id("choose-b")).await.unwrap().click().await.unwrap();
-        c.wait().for_element(Locator::Css("#done:not([hidden])")).await.unwrap();
-        let rec = c.find(Locator::Css("#rec h3")).await.unwrap().text().await.unwrap();
+        c.find(Locator::Id("choose-b".into())).unwrap().click().unwrap();
+        c.wait_for(Duration::from_secs(30), Locator::Css("#done:not([hidden])".into())).unwrap();
+        let rec = c.find(Locator::Css("#rec h3".into())).unwrap().text().unwrap();
 
         // The docs' session: read the two cards' names, answer by the person's utility with a
         // key, until the page says it is done. No page shows the same option twice.
-        c.goto(&docs_url).await.unwrap();
+        c.goto(&docs_url).unwrap();
         let mut shown: Vec<(String, String)> = Vec::new();
         loop {
             let t = shown.len() + 1;
             let deadline = std::time::Instant::now() + Duration::from_secs(60);
             let done = loop {
-                if c.find(Locator::Css("#done:not([hidden])")).await.is_ok() {
+                if c.find(Locator::Css("#done:not([hidden])".into())).is_ok() {
                     break true;
                 }
-                if c.find(at(t)).await.is_ok() {
+                if c.find(at(t)).is_ok() {
                     break false;
                 }
                 assert!(std::time::Instant::now() < deadline, "query {t} or the end did not appear");
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                std::thread::sleep(Duration::from_millis(50));
             };
             if done {
                 break;
             }
-            let name = |tag: &'static str| {
-                let c = &c;
-                async move {
-                    let js = format!("return document.querySelector('#option-{tag} h3').lastChild.textContent;");
-                    c.execute(&js, vec![]).await.unwrap().as_str().unwrap().to_string()
-                }
+            let name = |tag: &str| {
+                let js = format!("return document.querySelector('#option-{tag} h3').lastChild.textContent;");
+                c.execute(&js).unwrap().as_str().unwrap().to_string()
             };
-            let (a, b) = (name("a").await, name("b").await);
+            let (a, b) = (name("a"), name("b"));
             let key = if docs_utility(&a) >= docs_utility(&b) { "a" } else { "b" };
             shown.push((a, b));
-            body().await.send_keys(key).await.unwrap();
+            body().send_keys(key).unwrap();
         }
         let self_duels = shown.iter().filter(|(a, b)| a == b).count();
         eprintln!("browser, docs' coffee session: {} duels shown, {self_duels} self-duels shown", shown.len());
         assert_eq!(self_duels, 0, "{shown:?}");
         assert!(!shown.is_empty() && shown.len() <= 12, "{shown:?}");
-        let progress = c.find(Locator::Id("progress")).await.unwrap().text().await.unwrap();
+        let progress = c.find(Locator::Id("progress".into())).unwrap().text().unwrap();
         assert_eq!(progress, format!("{} of 12 answered", shown.len()));
-        c.close().await.unwrap();
+        c.close().unwrap();
         rec
-    });
+    };
     let docs_body = bohf_session::file::parse_session(&std::fs::read(&docs).unwrap()).unwrap();
     assert!(docs_body.history.iter().any(|s| s.automatic), "PF-TS asked self-duels, answered automatically");
     for s in &docs_body.history {
@@ -331,27 +320,24 @@ fn a_browser_answers_a_best_of_three_study_by_clicking_and_by_keys() {
     std::thread::spawn(move || server.run());
     let (_driver, port) = start_driver(&chromedriver);
     let profile = dir.join("profile");
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     // Positions picked: click 2, key 3, key 1, click 1, key 2 (0-based: 1, 2, 0, 0, 1).
     let plan: [(bool, usize); 5] = [(true, 2), (false, 3), (false, 1), (true, 1), (false, 2)];
-    let (shown, last_rec) = rt.block_on(async {
-        let c = connect(&chromium, port, &profile).await;
-        c.goto(&page).await.unwrap();
-        c.wait().at_most(Duration::from_secs(60)).for_element(at(1)).await.unwrap();
-        let hidden = c.execute("return document.getElementById('recommendation').hidden;", vec![]).await.unwrap();
+    let (shown, last_rec) = {
+        let c = connect(&chromium, port, &profile);
+        c.goto(&page).unwrap();
+        c.wait_for(Duration::from_secs(60), at(1)).unwrap();
+        let hidden = c.execute("return document.getElementById('recommendation').hidden;").unwrap();
         assert_eq!(hidden, serde_json::json!(true), "no recommendation before the first answer");
-        let body = || async { c.find(Locator::Css("body")).await.unwrap() };
+        let body = || c.find(Locator::Css("body".into())).unwrap();
         let mut shown = Vec::new();
         for (t, &(click, n)) in plan.iter().enumerate() {
-            c.wait().at_most(Duration::from_secs(60)).for_element(at(t + 1)).await.unwrap();
+            c.wait_for(Duration::from_secs(60), at(t + 1)).unwrap();
             // Three cards tagged 1..3, each labelled with its option's name; three buttons.
             let cards = c
                 .execute(
                     "return [...document.querySelectorAll('#options .option')].map(o => \
                      [o.id, o.getAttribute('aria-label'), o.querySelector('h3').lastChild.textContent]);",
-                    vec![],
                 )
-                .await
                 .unwrap();
             let cards = cards.as_array().unwrap().clone();
             assert_eq!(cards.len(), 3, "{cards:?}");
@@ -360,29 +346,28 @@ fn a_browser_answers_a_best_of_three_study_by_clicking_and_by_keys() {
                 let name = card[2].as_str().unwrap().to_string();
                 assert_eq!(card[0], format!("option-{}", i + 1));
                 assert_eq!(card[1], format!("Option {}: {name}", i + 1));
-                let b = c.find(Locator::Id(Box::leak(format!("choose-{}", i + 1).into_boxed_str()))).await.unwrap();
-                assert_eq!(b.text().await.unwrap(), format!("{} is best", i + 1));
-                assert_eq!(b.attr("aria-label").await.unwrap(), Some(format!("{} is best: {name}", i + 1)));
+                let b = c.find(Locator::Id(format!("choose-{}", i + 1))).unwrap();
+                assert_eq!(b.text().unwrap(), format!("{} is best", i + 1));
+                assert_eq!(b.attr("aria-label").unwrap(), Some(format!("{} is best: {name}", i + 1)));
                 names.push(name);
             }
             shown.push(names);
             if click {
-                let id = Box::leak(format!("choose-{n}").into_boxed_str());
-                c.find(Locator::Id(id)).await.unwrap().click().await.unwrap();
+                c.find(Locator::Id(format!("choose-{n}"))).unwrap().click().unwrap();
             } else {
-                body().await.send_keys(&n.to_string()).await.unwrap();
+                body().send_keys(&n.to_string()).unwrap();
             }
             if t == 0 {
-                c.wait().for_element(at(2)).await.unwrap();
-                let rec = c.find(Locator::Css("#recommendation:not([hidden]) #rec h3")).await.unwrap();
-                assert!(!rec.text().await.unwrap().is_empty(), "a recommendation after the first answer");
+                c.wait_for(Duration::from_secs(30), at(2)).unwrap();
+                let rec = c.find(Locator::Css("#recommendation:not([hidden]) #rec h3".into())).unwrap();
+                assert!(!rec.text().unwrap().is_empty(), "a recommendation after the first answer");
             }
         }
-        c.wait().at_most(Duration::from_secs(60)).for_element(Locator::Css("#done:not([hidden])")).await.unwrap();
-        let rec = c.find(Locator::Css("#rec h3")).await.unwrap().text().await.unwrap();
-        c.close().await.unwrap();
+        c.wait_for(Duration::from_secs(60), Locator::Css("#done:not([hidden])".into())).unwrap();
+        let rec = c.find(Locator::Css("#rec h3".into())).unwrap().text().unwrap();
+        c.close().unwrap();
         (shown, rec)
-    });
+    };
     let file = bohf_session::file::parse_session(&std::fs::read(dir.join("sessions/ann.json")).unwrap()).unwrap();
     let picked: Vec<StoredAnswer> = file.history.iter().map(|s| s.answer).collect();
     let want: Vec<StoredAnswer> =

@@ -29,7 +29,7 @@ pub mod candidates;
 pub mod file;
 pub mod protocol;
 pub mod stamp;
-#[cfg(feature = "test-support")]
+#[doc(hidden)]
 pub mod testing;
 
 pub use candidates::{AskSpec, Candidates, Images, MAX_CANDIDATES};

@@ -1,5 +1,6 @@
-//! Fixtures for tests of the session front ends (feature `test-support`, never in a release build):
-//! an algorithm that asks best-of-k choices, which no built-in algorithm does yet. Helpers here may
+//! Fixtures for tests of the session front ends (compiled in every build but hidden from the docs: a
+//! `test-support` feature made the tests' build of every crate above differ from the main job's,
+//! so `cargo test --release` rebuilt them all): an algorithm that asks best-of-k choices, which no built-in algorithm does yet. Helpers here may
 //! panic: they serve tests.
 
 use bohf_core::Answer;
