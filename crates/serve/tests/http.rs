@@ -117,7 +117,11 @@ fn concurrent_answers_to_one_query_record_exactly_one() {
             );
         }
         let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        assert_eq!(file["body"]["history"].as_array().unwrap().len(), round + 1, "exactly one answer recorded");
+        // The person's answers only: the session records a self-duel by itself ("automatic"), and
+        // whether one follows depends on which tab's answer won the race.
+        let history = file["body"]["history"].as_array().unwrap();
+        let answered = history.iter().filter(|h| h["automatic"] != serde_json::Value::Bool(true)).count();
+        assert_eq!(answered, round + 1, "exactly one answer recorded: {history:?}");
     }
 }
 
