@@ -209,6 +209,51 @@ impl Dual<'_> {
         Some(Ok(sol))
     }
 
+    /// One projected Newton step on D over the free variables [λ, μ, ν…] of `point` (module
+    /// docs), the working set `rows` fixed; `scale` is the certificate's ([`Dual::certify`]).
+    /// `None` when no step of any ridge passes the line search.
+    fn newton_step(&self, point: &DualPoint, rows: &[BoxRow], scale: f64) -> Option<DualPoint> {
+        let b = self.program.data.norm_bound;
+        // The floor of μ: below it the norm's price changes D by less than the tolerance.
+        let mu_floor = 1e-3 * self.tolerance * scale / (b * b);
+        let x = variables(self, point);
+        let lower_bounds: Vec<f64> = (0..x.len()).map(|j| if j == self.offset() { mu_floor } else { 0.0 }).collect();
+        // Projected Newton: variables at their bound whose gradient pushes them further out stay.
+        let free: Vec<usize> = (0..x.len()).filter(|&j| !(x[j] <= lower_bounds[j] && point.grad[j] > 0.0)).collect();
+        // Newton's step with a Levenberg–Marquardt ridge that grows when the line search fails
+        // (nearly collinear box rows of close support points make the Hessian ill-conditioned).
+        let pg_norm = projected_gradient(&point.grad, &x, &lower_bounds).norm();
+        // λ and μ fall at most tenfold per step: near μ → 0 D is steep (‖p‖ grows like 1/μ) and a
+        // full Newton step to the floor leaves a region where Newton's model is poor.
+        let step_floor: Vec<f64> = (0..x.len())
+            .map(|j| if j <= self.offset() { lower_bounds[j].max(0.1 * x[j]) } else { lower_bounds[j] })
+            .collect();
+        let mut next = None;
+        'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
+            let d = newton_direction(&point.grad, &point.hess, &free, ridge);
+            let mut t = 1.0f64;
+            for _ in 0..12 {
+                let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
+                let delta = &xt - &x;
+                let (mt, nut) = split(self, &xt);
+                let start = point.predict(&delta);
+                if let Some(np) = self.point(mt, rows, &nut, &start) {
+                    let decrease = point.grad.dot(&delta);
+                    // Armijo on D, or (near the optimum, where D's decrease is below its
+                    // rounding) the projected gradient halved without D growing.
+                    let halved = projected_gradient(&np.grad, &xt, &lower_bounds).norm() <= 0.5 * pg_norm
+                        && np.value <= point.value + 1e-12 * (1.0 + point.value.abs());
+                    if np.value <= point.value + 1e-4 * decrease.min(0.0) || halved {
+                        next = Some(np);
+                        break 'ridge;
+                    }
+                }
+                t *= 0.5;
+            }
+        }
+        next
+    }
+
     /// Evaluates the dual at (m, ν) for the working set `rows`, from the inner start `start`.
     fn point(&self, m: Multipliers, rows: &[BoxRow], nu: &[f64], start: &DVector<f64>) -> Option<DualPoint> {
         let program = &self.program;
@@ -684,44 +729,7 @@ pub(crate) fn solve(
                 return None;
             }
         }
-        // The floor of μ: below it the norm's price changes D by less than the tolerance.
-        let mu_floor = 1e-3 * tolerance * scale / (b * b);
-        let x = variables(&dual, &point);
-        let lower_bounds: Vec<f64> = (0..x.len()).map(|j| if j == dual.offset() { mu_floor } else { 0.0 }).collect();
-        // Projected Newton: variables at their bound whose gradient pushes them further out stay.
-        let free: Vec<usize> = (0..x.len()).filter(|&j| !(x[j] <= lower_bounds[j] && point.grad[j] > 0.0)).collect();
-        // Newton's step with a Levenberg–Marquardt ridge that grows when the line search fails
-        // (nearly collinear box rows of close support points make the Hessian ill-conditioned).
-        let pg_norm = projected_gradient(&point.grad, &x, &lower_bounds).norm();
-        // λ and μ fall at most tenfold per step: near μ → 0 D is steep (‖p‖ grows like 1/μ) and a
-        // full Newton step to the floor leaves a region where Newton's model is poor.
-        let step_floor: Vec<f64> = (0..x.len())
-            .map(|j| if j <= dual.offset() { lower_bounds[j].max(0.1 * x[j]) } else { lower_bounds[j] })
-            .collect();
-        let mut next = None;
-        'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
-            let d = newton_direction(&point.grad, &point.hess, &free, ridge);
-            let mut t = 1.0f64;
-            for _ in 0..12 {
-                let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
-                let delta = &xt - &x;
-                let (mt, nut) = split(&dual, &xt);
-                let start = point.predict(&delta);
-                if let Some(np) = dual.point(mt, &rows, &nut, &start) {
-                    let decrease = point.grad.dot(&delta);
-                    // Armijo on D, or (near the optimum, where D's decrease is below its
-                    // rounding) the projected gradient halved without D growing.
-                    let halved = projected_gradient(&np.grad, &xt, &lower_bounds).norm() <= 0.5 * pg_norm
-                        && np.value <= point.value + 1e-12 * (1.0 + point.value.abs());
-                    if np.value <= point.value + 1e-4 * decrease.min(0.0) || halved {
-                        next = Some(np);
-                        break 'ridge;
-                    }
-                }
-                t *= 0.5;
-            }
-        }
-        point = next?;
+        point = dual.newton_step(&point, &rows, scale)?;
     }
     None
 }

@@ -41,9 +41,7 @@
 //! whatever W is, with its margins ([`Dual::point`]), and a strictly feasible point pulled inside
 //! from an anchor bounds it from below.
 
-use super::{
-    BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U, newton_direction, projected_gradient, split, variables,
-};
+use super::{BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U};
 use crate::dense::{DenseSolution, Eval, Program};
 use nalgebra::{DMatrix, DVector};
 use std::cell::Cell;
@@ -401,7 +399,6 @@ impl Solved {
 pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnorm: f64) -> Option<DenseSolution> {
     let all = dual.box_rows();
     let budget = Cell::new(MAX_FACTORISATIONS);
-    let b = dual.program.data.norm_bound;
     let bx = dual.bound;
     let mut bp = dual.box_inner(m, &all, &[], anchor, &budget)?;
     let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
@@ -423,37 +420,7 @@ pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnor
             }
         }
         // The parent's projected Newton step, over (λ, μ, ν_W).
-        let mu_floor = 1e-3 * dual.tolerance * scale / (b * b);
-        let x = variables(dual, &point);
-        let lower_bounds: Vec<f64> = (0..x.len()).map(|j| if j == dual.offset() { mu_floor } else { 0.0 }).collect();
-        let free: Vec<usize> = (0..x.len()).filter(|&j| !(x[j] <= lower_bounds[j] && point.grad[j] > 0.0)).collect();
-        let pg_norm = projected_gradient(&point.grad, &x, &lower_bounds).norm();
-        let step_floor: Vec<f64> = (0..x.len())
-            .map(|j| if j <= dual.offset() { lower_bounds[j].max(0.1 * x[j]) } else { lower_bounds[j] })
-            .collect();
-        let mut next = None;
-        'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
-            let d = newton_direction(&point.grad, &point.hess, &free, ridge);
-            let mut t = 1.0f64;
-            for _ in 0..12 {
-                let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
-                let delta = &xt - &x;
-                let (mt, nut) = split(dual, &xt);
-                let start = point.predict(&delta);
-                if let Some(np) = dual.point(mt, &rows, &nut, &start) {
-                    let decrease = point.grad.dot(&delta);
-                    let halved = projected_gradient(&np.grad, &xt, &lower_bounds).norm() <= 0.5 * pg_norm
-                        && np.value <= point.value + 1e-12 * (1.0 + point.value.abs());
-                    if np.value <= point.value + 1e-4 * decrease.min(0.0) || halved {
-                        next = Some(np);
-                        break 'ridge;
-                    }
-                }
-                t *= 0.5;
-            }
-        }
-        let np = next?;
-        point = np;
+        point = dual.newton_step(&point, &rows, scale)?;
         // Refresh W when the full dual's maximiser leaves the box outside W or a row's price is 0.
         let values = dual.row_values(&all, &point.p);
         let leaves = (0..all.len()).any(|j| values[j] > bx * (1.0 + 1e-9) && !bp.rows.contains(&j));
