@@ -2,12 +2,14 @@
 //! `specs/popbo-table2.toml`, the same random streams as `bohf reproduce popbo-table2`).
 //!
 //! ```text
-//! cargo run --release --example popbo_steps -- [FUNCTION] [RUNS] [--queries FILE] [--diagnose]
+//! cargo run --release --example popbo_steps -- [FUNCTION] [RUNS] [--solver S] [--queries FILE] [--diagnose]
 //! ```
 //!
 //! * `FUNCTION`: a Table 2 function name (default `levy13`); `RUNS`: runs 0..RUNS (default 30).
 //! * Prints the distribution of the `suggest` wall times over every step of every run (median,
 //!   mean, 99th percentile, max) and of the conic programs solved per step.
+//! * `--solver S`: the confidence programs' solver (`auto`, `dense` or `clarabel`; default: the
+//!   spec's, i.e. `auto`).
 //! * `--queries FILE`: writes every run's queried candidate pairs, one run per line (to compare
 //!   the selections of two builds).
 //! * `--check`: at every step also solves the program at every candidate and reports the largest
@@ -17,6 +19,7 @@
 //!   steps where more than 100 programs were solved, the gap between the cheap certified upper
 //!   bound (before any solve) and the exact value.
 
+use bohf::confidence::SolverChoice;
 use bohf::core::{Answer, Link, Optimizer, Query, SearchContext, rng};
 use bohf::popbo::PopBo;
 use bohf::problems::popbo::table2_problem;
@@ -29,12 +32,13 @@ type BoxError = Box<dyn std::error::Error>;
 fn main() -> Result<(), BoxError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut positional = Vec::new();
-    let (mut queries_file, mut diagnose, mut check) = (None, false, false);
+    let (mut queries_file, mut diagnose, mut check, mut solver) = (None, false, false, None);
     let mut worst_gap = 0.0_f64;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--queries" => queries_file = Some(it.next().ok_or("--queries needs a file")?.clone()),
+            "--solver" => solver = Some(it.next().ok_or("--solver needs auto, dense or clarabel")?.clone()),
             "--diagnose" => diagnose = true,
             "--check" => check = true,
             _ => positional.push(a.clone()),
@@ -45,7 +49,15 @@ fn main() -> Result<(), BoxError> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/popbo-table2.toml");
     let spec = Table2Spec::parse(&std::fs::read_to_string(&path)?, &path)?;
     let fi = spec.functions.iter().position(|f| f.function == function).ok_or("no such Table 2 function")?;
-    let cfg = spec.config(fi)?;
+    let mut cfg = spec.config(fi)?;
+    if let Some(s) = solver {
+        cfg.confidence.solver = match s.as_str() {
+            "auto" => SolverChoice::Auto,
+            "dense" => SolverChoice::Dense,
+            "clarabel" => SolverChoice::Clarabel,
+            _ => return Err(format!("--solver {s}: expected auto, dense or clarabel").into()),
+        };
+    }
     let problem = table2_problem(&function)?;
     let u = problem.utility().values().to_vec();
     let mut times = Vec::new();

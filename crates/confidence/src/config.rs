@@ -40,14 +40,13 @@ pub struct ConfidenceConfig {
     /// Accept every `AlmostSolved` (clarabel's reduced tolerances, gap ~5e-5) whatever
     /// `acceptable_tolerance` says. Off by default.
     pub accept_almost_solved: bool,
-    /// Which solver runs the programs: `"auto"` (the default): the certified fast path for
-    /// programs without the latent box, clarabel for those with it; `"dense"`: the certified fast
-    /// path (Newton's method on the programs' low-dimensional dual, then a dense interior-point
-    /// method for the MLE) for every program, clarabel as the fallback for whatever it cannot
-    /// certify; `"clarabel"`: clarabel for every program (the reference implementation). The fast
-    /// path certifies about 90% of the programs without the latent box but only 15–65% of those
-    /// with it, where a failed attempt costs about as much as clarabel's solve; it gives up on a set
-    /// where it mostly fails (docs/confidence.md, "The fast path").
+    /// Which solver runs the programs: `"auto"` (the default) and `"dense"`: the certified fast
+    /// path (Newton's method on the programs' low-dimensional dual, the latent box by an inner
+    /// active-set method, then a dense interior-point method for the MLE) for every program,
+    /// clarabel as the fallback for whatever it cannot certify; `"clarabel"`: clarabel for every
+    /// program (the reference implementation). The fast path gives up on a set where it mostly
+    /// fails (docs/confidence.md, "The fast path"). `"auto"` is the name to write for "whatever
+    /// bohf thinks best"; it sent programs with the latent box to clarabel until 2026-11-29.
     #[serde(skip_serializing_if = "SolverChoice::is_default")]
     pub solver: SolverChoice,
 }
@@ -56,7 +55,8 @@ pub struct ConfidenceConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverChoice {
-    /// The fast path without the latent box, clarabel with it (the default).
+    /// The fast path for every program, clarabel as its fallback (the default; the same as
+    /// [`SolverChoice::Dense`] today).
     #[default]
     Auto,
     /// The certified fast path first ([`crate::ConfidenceConfig::solver`]), clarabel for what it
@@ -99,9 +99,8 @@ impl ConfidenceConfig {
     /// Whether the programs run through the certified fast path first ([`Self::solver`]).
     pub fn uses_fast_path(&self) -> bool {
         match self.solver {
-            SolverChoice::Dense => true,
+            SolverChoice::Auto | SolverChoice::Dense => true,
             SolverChoice::Clarabel => false,
-            SolverChoice::Auto => self.latent_box.is_none(),
         }
     }
 

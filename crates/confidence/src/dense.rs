@@ -101,6 +101,8 @@ pub(crate) struct Directions {
     point_dir: Vec<usize>,
     /// AAᵀ (k×k), built on first use by the observation-space solves ([`InnerFactor`]).
     pub(crate) gram: std::sync::OnceLock<DMatrix<f64>>,
+    /// |L| (entrywise), built on first use by the latent box's rounding bounds ([`Program::eval`]).
+    l_abs: std::sync::OnceLock<DMatrix<f64>>,
 }
 
 impl Directions {
@@ -122,7 +124,7 @@ impl Directions {
             let (i, j) = keys[d];
             data.l[(i, c)] - if j == usize::MAX { 0.0 } else { data.l[(j, c)] }
         });
-        Self { a, term_dir, point_dir, gram: std::sync::OnceLock::new() }
+        Self { a, term_dir, point_dir, gram: std::sync::OnceLock::new(), l_abs: std::sync::OnceLock::new() }
     }
 }
 
@@ -210,7 +212,7 @@ impl<'a> Program<'a> {
         }
         if let Some(bx) = data.latent_box {
             let z = &data.l * w;
-            let zabs = data.l.abs() * w.abs();
+            let zabs = self.dirs.l_abs.get_or_init(|| data.l.abs()) * w.abs();
             for i in 0..n {
                 let err = dim_err * zabs[i] + U * bx;
                 f.push(z[i] - bx);

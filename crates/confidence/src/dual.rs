@@ -47,7 +47,7 @@ use crate::dense::{
     DenseSolution, Directions, Eval, Objective, Program, U, likelihood_row_error, phi_error, strictly_feasible,
 };
 use bohf_core::Link;
-use bohf_core::linalg::Cholesky;
+use bohf_core::linalg::{Cholesky, tr_mul_blocked};
 use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
 use nalgebra::{DMatrix, DVector};
@@ -359,7 +359,7 @@ impl Dual<'_> {
                 hf[(n, j)] = f[(n, j)] / mu;
             }
         }
-        let hess = f.tr_mul(&hf);
+        let hess = tr_mul_blocked(&f, &hf);
         let hess = (&hess + hess.transpose()) * 0.5;
         let pn2 = p.norm_squared();
         let mut grad = DVector::zeros(nv);
@@ -397,7 +397,7 @@ impl Program<'_> {
         for (r, mut row) in scaled.row_iter_mut().enumerate() {
             row *= weight[keep[r]].sqrt();
         }
-        scaled.tr_mul(&scaled)
+        tr_mul_blocked(&scaled, &scaled)
     }
 
     /// The last strictly feasible point (to bisection precision) on the segment from the strictly
@@ -609,9 +609,9 @@ impl<'d> InnerFactor<'d> {
     /// H⁻¹R, as [`InnerFactor::solve`].
     fn solve_matrix(&self, r: &DMatrix<f64>) -> Option<DMatrix<f64>> {
         match self {
-            InnerFactor::Primal(c) => c.solve(r).ok(),
+            InnerFactor::Primal(c) => c.solve_many(r).ok(),
             InnerFactor::Woodbury { chol, rows, mu } => {
-                Some((r - rows.tr_mul(&chol.solve(&(rows.as_ref() * r)).ok()?)) / *mu)
+                Some((r - tr_mul_blocked(rows, &chol.solve_many(&(rows.as_ref() * r)).ok()?)) / *mu)
             }
         }
     }

@@ -57,8 +57,8 @@ pub struct SolveCounts {
     pub dense: usize,
     /// Programs the fast path could not certify, solved by clarabel instead.
     pub fallback: usize,
-    /// Programs solved by clarabel directly: the fast path is off ([`crate::SolverChoice::Clarabel`]),
-    /// Programs solved by clarabel directly: the fast path is off ([`crate::ConfidenceConfig::uses_fast_path`]),
+    /// Programs solved by clarabel directly: the fast path is off ([`crate::SolverChoice::Clarabel`])
+    /// or gave up on the set.
     pub clarabel: usize,
 }
 

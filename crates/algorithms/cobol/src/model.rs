@@ -403,8 +403,8 @@ mod tests {
     use bohf_core::rand::RngExt;
     use bohf_core::rng;
 
-    /// A pointwise program whose solver fails (here: an iteration limit of 2, which the cautious
-    /// retry cannot beat either) gives the certified outer end of the enclosure, which is still a
+    /// A pointwise program whose solver fails (here: clarabel alone, without the fast path, at an
+    /// iteration limit of 2, which the cautious retry cannot beat either) gives the certified outer end of the enclosure, which is still a
     /// valid bound: below the exact g_lower and above the exact g_upper of the same set.
     #[test]
     fn a_failed_pointwise_solve_falls_back_to_the_certified_enclosure() {
@@ -418,8 +418,12 @@ mod tests {
         {
             // The same set, its pointwise programs limited to 2 interior-point iterations.
             let g = failing.inner.as_mut().unwrap();
-            let limited =
-                bohf_confidence::ConfidenceConfig { max_iterations: 2, norm_bound: 2.0, ..config.confidence.clone() };
+            let limited = bohf_confidence::ConfidenceConfig {
+                max_iterations: 2,
+                norm_bound: 2.0,
+                solver: bohf_confidence::SolverChoice::Clarabel,
+                ..config.confidence.clone()
+            };
             let problem = ConfidenceProblem::new(&gram(&k, &pts), &observations(&rejects), &limited).unwrap();
             g.set = ConfidenceSet::new(&problem, &g.mle, 0.3).unwrap();
         }

@@ -710,7 +710,9 @@ fn diagnostic_replay_recorded_iterations() {
             line.rsplit(',').next().unwrap()
         );
         assert_eq!(out[0].0, out[1].0);
-        assert_eq!(out[0].1.to_bits(), out[1].1.to_bits());
+        // λ to the solver tolerance, not to the bit: the fast path warm-starts each program from
+        // the previous one's multipliers, so solving fewer programs moves its last digits.
+        assert!((out[0].1 - out[1].1).abs() <= 1e-7 * out[0].1.abs().max(1e-300), "λ {} vs {}", out[0].1, out[1].1);
         // The doubling test on this state's labels: did the certified bound spare the 2B MLE?
         let mut c = state_from_csv(&path, row, space, g_thr);
         let n = c.labels.len();

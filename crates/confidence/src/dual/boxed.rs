@@ -43,6 +43,7 @@
 
 use super::{BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U};
 use crate::dense::{DenseSolution, Eval, Program};
+use bohf_core::linalg::tr_mul_blocked;
 use nalgebra::{DMatrix, DVector};
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -379,9 +380,14 @@ impl Solved {
         let new = self.c.len();
         let mut gram = DMatrix::zeros(new, new);
         gram.view_mut((0, 0), (old, old)).copy_from(&self.gram);
+        // The new rows' block, symmetrised: ½(c_aᵀy_b + c_bᵀy_a) for the new a and every b, as two
+        // blocked products (the pairwise dot products were a quarter of a boxed program's time).
+        let (c_all, y_all) = (DMatrix::from_columns(&self.c), DMatrix::from_columns(&self.y));
+        let cy = tr_mul_blocked(&c_all.columns(old, new - old).clone_owned(), &y_all);
+        let yc = tr_mul_blocked(&y_all.columns(old, new - old).clone_owned(), &c_all);
         for a in old..new {
             for b in 0..=a {
-                let v = 0.5 * (self.c[a].dot(&self.y[b]) + self.c[b].dot(&self.y[a]));
+                let v = 0.5 * (cy[(a - old, b)] + yc[(a - old, b)]);
                 gram[(a, b)] = v;
                 gram[(b, a)] = v;
             }

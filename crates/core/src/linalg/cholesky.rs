@@ -178,6 +178,23 @@ impl Cholesky {
         Ok(x)
     }
 
+    /// Solves (A + jitter·I) X = B as [`Cholesky::solve`], by faer's blocked triangular solves
+    /// (L, then Lᵀ; the right-hand sides updated in panels by matrix products): the same result to
+    /// rounding, several times faster when `b` has many columns (the confidence programs' H̃⁻¹C,
+    /// 10–300 columns at n = 100–500), where the column-by-column substitution of
+    /// [`Cholesky::solve`] is limited by memory traffic.
+    pub fn solve_many(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_rows("Cholesky solve right-hand side", b.nrows())?;
+        let (n, k) = b.shape();
+        let mut x = b.clone();
+        let l = faer::MatRef::from_column_major_slice(self.l.as_slice(), n, n);
+        use faer::prelude::ReborrowMut;
+        let mut rhs = faer::MatMut::from_column_major_slice_mut(x.as_mut_slice(), n, k);
+        faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, rhs.rb_mut(), faer::Par::Seq);
+        faer::linalg::triangular_solve::solve_upper_triangular_in_place(l.transpose(), rhs, faer::Par::Seq);
+        Ok(x)
+    }
+
     /// Solves (A + jitter·I) x = b for a vector.
     pub fn solve_vec(&self, b: &DVector<f64>) -> Result<DVector<f64>> {
         self.check_rows("Cholesky solve right-hand side", b.nrows())?;
@@ -410,6 +427,25 @@ mod tests {
         assert!((&inv - a.clone().try_inverse().unwrap()).abs().max() < 1e-13);
         assert_eq!(inv, inv.transpose());
         assert_eq!(Cholesky::new(&DMatrix::zeros(0, 0)).unwrap().inverse().nrows(), 0);
+    }
+
+    /// The blocked solve against LU's (a second method) at sizes below, at and across faer's
+    /// blocks, and with 0, 1 and many right-hand sides; and the blocked AᵀB against nalgebra's
+    /// dot-product `tr_mul`.
+    #[test]
+    fn blocked_solve_and_product_against_second_methods() {
+        for (n, k) in [(1, 1), (7, 0), (7, 3), (64, 1), (150, 40), (301, 97)] {
+            let a = spd(n, 5);
+            let c = Cholesky::new(&a).unwrap();
+            let b = DMatrix::from_fn(n, k, |i, j| ((i * 7 + j * 3) as f64 * 0.37).sin());
+            let x = c.solve_many(&b).unwrap();
+            let x_lu = a.clone().lu().solve(&b).unwrap();
+            let scale = x_lu.abs().max().max(1e-300);
+            assert!((&x - &x_lu).abs().max() <= 1e-12 * scale, "n = {n}, k = {k}");
+            let p = crate::linalg::tr_mul_blocked(&b, &x);
+            assert!((&p - b.tr_mul(&x)).abs().max() <= 1e-12 * (1.0 + p.abs().max()), "n = {n}, k = {k}");
+        }
+        assert!(Cholesky::new(&spd(4, 1)).unwrap().solve_many(&DMatrix::zeros(3, 2)).is_err());
     }
 
     #[test]
