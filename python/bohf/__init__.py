@@ -19,6 +19,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from . import _bohf
@@ -205,7 +206,11 @@ class Record:
     the session file stores it; ``record["query"]`` and ``record["answer"]`` read ``stored``.
     ``automatic`` is True for a self-duel (an option against itself) that the session answered
     itself with a fair coin, never shown to the person (``docs/ask-protocol.md``, "Self-duels");
-    ``t`` counts every step of the history, automatic ones included."""
+    ``t`` counts every step of the history, automatic ones included. ``asked_at`` and
+    ``answered_at`` are when the query was shown and when the answer was saved (timezone-aware UTC
+    datetimes, millisecond resolution, as the session file stores them; ``None`` for automatic
+    steps and files written before times were recorded); ``seconds_to_answer`` is their
+    difference."""
 
     t: int
     kind: str
@@ -213,6 +218,8 @@ class Record:
     answer: str | bool | float | int | None
     abstained: str | None = None
     automatic: bool = False
+    asked_at: datetime | None = None
+    answered_at: datetime | None = None
     message: dict = field(default_factory=dict, repr=False, compare=False)
     stored: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -224,6 +231,13 @@ class Record:
         if self.kind == "choice" and isinstance(self.answer, int) and not isinstance(self.answer, bool):
             return self.options[self.answer]
         return None
+
+    @property
+    def seconds_to_answer(self) -> float | None:
+        """Seconds from showing the query to saving the answer, when both times are recorded."""
+        if self.asked_at is None or self.answered_at is None:
+            return None
+        return (self.answered_at - self.asked_at).total_seconds()
 
     def __getitem__(self, key: str) -> Any:
         return self.stored[key]
@@ -244,9 +258,18 @@ class Record:
             answer=answer,
             abstained=abstained,
             automatic=bool(m.get("automatic", False)),
+            asked_at=_stamp(m["stored"].get("asked_at")),
+            answered_at=_stamp(m["stored"].get("answered_at")),
             message=msg,
             stored=dict(m["stored"]),
         )
+
+
+def _stamp(text: str | None) -> datetime | None:
+    """A session file's time (RFC 3339 in UTC, ``2026-11-29T07:40:05.123Z``) as an aware datetime."""
+    if text is None:
+        return None
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _native_create(

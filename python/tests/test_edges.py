@@ -1,6 +1,7 @@
 """The package's edges (issue 34): the version, the Session constructor, best-of-q choice queries,
 typed history records, and bad counts raised as `bohf` exceptions that are ValueErrors."""
 
+import datetime
 import importlib.metadata
 import re
 import textwrap
@@ -122,6 +123,12 @@ def test_history_records_are_typed_and_keep_the_stored_form(tmp_path, root):
     assert h[0]["answer"] == {"Duel": {"first_wins": False}}
     assert h[0]["query"] == {"kind": "duel", "a": asked[0].a.index, "b": asked[0].b.index}
     assert h[3]["answer"] == "NoPreference"
+    # Each answer's times, as the session file stores them: shown, then answered, in UTC.
+    for r in h:
+        assert r.asked_at is not None and r.answered_at is not None
+        assert r.asked_at.utcoffset() == datetime.timedelta(0)
+        assert r.asked_at <= r.answered_at and r.seconds_to_answer >= 0.0
+        assert r.answered_at.isoformat(timespec="milliseconds").replace("+00:00", "Z") == r["answered_at"]
 
 
 def test_label_and_value_records(tmp_path):

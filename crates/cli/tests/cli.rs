@@ -621,6 +621,34 @@ fn ask_json_reaches_the_library_recommendation_across_restarts() {
     }
 }
 
+/// Nothing is recommended before the person's first answer (the algorithm's pick would reflect
+/// only its prior and its seed): neither the terminal's closing line nor the JSON `done` message,
+/// which recommend once an answer is in.
+#[test]
+fn no_recommendation_before_the_first_answer() {
+    let tmp = TempDir::new("ask-no-rec");
+    write_session_spec(&tmp.0, "pf-ts", 5);
+    ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
+    let (asked, done) = drive(&tmp.0, 0, false);
+    assert!(asked.is_empty());
+    assert_eq!((&done["reason"], &done["answered"]), (&serde_json::json!("quit"), &serde_json::json!(0)));
+    assert!(done["recommendation"].is_null(), "{done}");
+    let mut child = Command::new(BIN)
+        .args(["ask", "s.json"])
+        .current_dir(&tmp.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"q\n").unwrap();
+    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(text.contains("No recommendation yet: it comes with the first answer."), "{text}");
+    assert!(!text.contains("Current recommendation:"), "{text}");
+    let (asked, done) = drive(&tmp.0, 1, false);
+    assert_eq!(asked.len(), 1);
+    assert!(done["recommendation"]["index"].is_u64(), "{done}");
+}
+
 #[test]
 fn damaged_session_files_are_detected_and_left_alone() {
     let tmp = TempDir::new("ask-damage");

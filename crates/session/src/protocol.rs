@@ -218,10 +218,11 @@ pub fn error_message(message: &str) -> Value {
 }
 
 /// `{"type": "done", …}`: the session ends (`reason`: `budget`, `self-duels`, `horizon`
-/// ([`crate::End::key`]), `quit` or `end of input`), with the current recommendation and the
+/// ([`crate::End::key`]), `quit` or `end of input`), with the recommendation to show
+/// ([`Session::recommendation_to_show`]: none before the first informative answer) and the
 /// number of self-duels answered automatically (`automatic`).
 pub fn done_message(s: &Session, reason: &str) -> Value {
-    let rec = s.recommendation().map(|i| s.body().candidates.json(i)).unwrap_or(Value::Null);
+    let rec = s.recommendation_to_show().map(|i| s.body().candidates.json(i)).unwrap_or(Value::Null);
     let mut m = json!({
         "type": "done", "reason": reason, "answered": s.answered(), "budget": s.budget(),
         "automatic": s.automatic(), "recommendation": rec

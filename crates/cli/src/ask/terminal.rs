@@ -195,8 +195,13 @@ pub(super) fn ask_terminal(live: &mut Session, input: &mut impl BufRead, out: &m
         )
         .map_err(io_err)?;
     }
-    match live.recommendation() {
+    // Nothing before the person's first informative answer: the algorithm's pick would reflect
+    // only its prior and its seed (`Session::recommendation_to_show`).
+    match live.recommendation_to_show() {
         Some(i) => writeln!(out, "Current recommendation: {}", live.body().candidates.describe(i)).map_err(io_err)?,
+        None if live.informative_answers() == 0 => {
+            writeln!(out, "No recommendation yet: it comes with the first answer.").map_err(io_err)?
+        }
         None => writeln!(out, "No recommendation yet.").map_err(io_err)?,
     }
     Ok(())
