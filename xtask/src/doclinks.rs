@@ -2,7 +2,9 @@
 //!
 //! * every relative link of `README.md` and `docs/**/*.md` (a `](target)` outside code blocks and
 //!   code spans that is not a URL or an in-page anchor) names an existing file or folder;
-//! * the README's test command is the one `.ci/run` runs (`cargo test --workspace --locked --release`).
+//! * the README's test command is the one `.ci/run` runs (`cargo test --workspace --locked --release`);
+//! * the index `docs/README.md` links every page of `docs/` (its top level: the pages below it,
+//!   reproductions and generated references, are reached through their own indexes).
 
 use std::path::{Path, PathBuf};
 
@@ -80,6 +82,26 @@ pub fn broken_links(root: &Path) -> Result<Vec<String>, String> {
     Ok(broken)
 }
 
+/// The pages directly in `docs/` that its index `docs/README.md` does not link, sorted.
+pub fn unindexed_pages(root: &Path) -> Result<Vec<String>, String> {
+    let docs = root.join("docs");
+    let index =
+        std::fs::read_to_string(docs.join("README.md")).map_err(|e| format!("cannot read docs/README.md: {e}"))?;
+    let linked: Vec<String> =
+        links(&index).into_iter().map(|t| t.split('#').next().unwrap_or_default().to_string()).collect();
+    let entries = std::fs::read_dir(&docs).map_err(|e| format!("cannot list docs/: {e}"))?;
+    let mut missing = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| format!("cannot list docs/: {e}"))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if path.is_file() && name.ends_with(".md") && name != "README.md" && !linked.iter().any(|l| l == name) {
+            missing.push(format!("docs/{name}"));
+        }
+    }
+    missing.sort();
+    Ok(missing)
+}
+
 /// Errors unless both the README and `.ci/run` run [`TEST_COMMAND`] (the README's promise is what
 /// CI checks).
 pub fn test_command(root: &Path) -> Result<(), String> {
@@ -129,5 +151,19 @@ mod tests {
         let root = crate::root();
         assert_eq!(broken_links(&root).unwrap(), Vec::<String>::new());
         test_command(&root).unwrap();
+        assert_eq!(unindexed_pages(&root).unwrap(), Vec::<String>::new(), "pages docs/README.md does not link");
+    }
+
+    #[test]
+    fn a_page_the_index_does_not_link_is_named() {
+        let root = std::env::temp_dir().join(format!("xtask-index-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("docs/sub")).unwrap();
+        std::fs::write(root.join("docs/README.md"), "[a](a.md#x) and `[b](b.md)` in code\n").unwrap();
+        for page in ["docs/a.md", "docs/b.md", "docs/sub/c.md"] {
+            std::fs::write(root.join(page), "text\n").unwrap();
+        }
+        let missing = unindexed_pages(&root).unwrap();
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(missing, ["docs/b.md"]);
     }
 }

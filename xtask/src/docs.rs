@@ -288,6 +288,17 @@ pub fn run(args: &[String]) -> ExitCode {
         eprintln!("xtask docs: {} broken relative link(s):\n  {}", broken.len(), broken.join("\n  "));
         return ExitCode::from(1);
     }
+    match crate::doclinks::unindexed_pages(&root) {
+        Ok(missing) if missing.is_empty() => {}
+        Ok(missing) => {
+            eprintln!("xtask docs: docs/README.md does not link {}", missing.join(", "));
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("xtask docs: {e}");
+            return ExitCode::from(1);
+        }
+    }
     if check {
         let stale: Vec<String> = pages
             .iter()
