@@ -711,27 +711,41 @@ pub(crate) fn solve(
     }
     let rows: Vec<BoxRow> = Vec::new();
     let mut point = dual.point(m, &rows, &[], &anchor)?;
-    let (mut best_gap, mut stalled) = (f64::INFINITY, 0u32);
+    let mut stall = Stall::default();
     for iteration in 1..=MAX_OUTER {
         let (progress, scale) = match dual.certify(&anchor, &point, &rows, iteration, gnorm)? {
             Ok(sol) => return Some(sol),
             Err(gap) => gap,
         };
-        // Give up (the caller falls back) when the gap has stopped shrinking: six steps without
-        // halving it.
-        // (Progress is measured on the unclipped gap: D must come down to the box first.)
-        if progress < best_gap * 0.5 {
-            best_gap = progress;
-            stalled = 0;
-        } else {
-            stalled += 1;
-            if stalled >= 5 || (iteration >= 15 && progress > 1e-3) {
-                return None;
-            }
+        if stall.gave_up(progress, iteration) {
+            return None;
         }
         point = dual.newton_step(&point, &rows, scale)?;
     }
     None
+}
+
+/// When the outer Newton method gives up (the caller falls back): the certificate's gap has
+/// stopped shrinking, five steps without halving it, or is still above 1e-3 after 15 steps.
+/// (Progress is measured on the unclipped gap: D must come down to the box first.) Shared by the
+/// unboxed and the boxed outer loops.
+#[derive(Default)]
+struct Stall {
+    best_gap: Option<f64>,
+    stalled: u32,
+}
+
+impl Stall {
+    /// Records the gap of outer step `iteration` (1-based); true when it is time to give up.
+    fn gave_up(&mut self, progress: f64, iteration: u32) -> bool {
+        if progress < self.best_gap.unwrap_or(f64::INFINITY) * 0.5 {
+            self.best_gap = Some(progress);
+            self.stalled = 0;
+            return false;
+        }
+        self.stalled += 1;
+        self.stalled >= 5 || (iteration >= 15 && progress > 1e-3)
+    }
 }
 
 /// A cold start for a confidence-set program from the likelihood's curvature at the MLE ŵ

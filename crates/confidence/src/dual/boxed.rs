@@ -409,21 +409,15 @@ pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnor
     let mut bp = dual.box_inner(m, &all, &[], anchor, &budget)?;
     let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
     let mut point = dual.point(bp.m, &rows, &bp.nu, &bp.p)?;
-    let (mut best_gap, mut stalled) = (f64::INFINITY, 0u32);
+    let mut stall = super::Stall::default();
     for iteration in 1..=MAX_OUTER {
         let cert = dual.certify(anchor, &point, &rows, iteration, gnorm)?;
         let (progress, scale) = match cert {
             Ok(sol) => return Some(sol),
             Err(gap) => gap,
         };
-        if progress < best_gap * 0.5 {
-            best_gap = progress;
-            stalled = 0;
-        } else {
-            stalled += 1;
-            if stalled >= 5 || (iteration >= 15 && progress > 1e-3) {
-                return None;
-            }
+        if stall.gave_up(progress, iteration) {
+            return None;
         }
         // The parent's projected Newton step, over (λ, μ, ν_W).
         point = dual.newton_step(&point, &rows, scale)?;
