@@ -18,6 +18,14 @@ fn bohf(args: &[&str], dir: &Path) -> Output {
     Command::new(BIN).args(args).current_dir(dir).output().expect("the binary runs")
 }
 
+/// Runs `bohf ARGS` in `dir` with `input` on its standard input; its standard output.
+fn with_input(args: &[&str], dir: &Path, input: &[u8]) -> String {
+    let mut child =
+        Command::new(BIN).args(args).current_dir(dir).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
 fn ok(args: &[&str], dir: &Path) -> String {
     let out = bohf(args, dir);
     assert!(
@@ -633,15 +641,7 @@ fn no_recommendation_before_the_first_answer() {
     assert!(asked.is_empty());
     assert_eq!((&done["reason"], &done["answered"]), (&serde_json::json!("quit"), &serde_json::json!(0)));
     assert!(done["recommendation"].is_null(), "{done}");
-    let mut child = Command::new(BIN)
-        .args(["ask", "s.json"])
-        .current_dir(&tmp.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"q\n").unwrap();
-    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let text = with_input(&["ask", "s.json"], &tmp.0, b"q\n");
     assert!(text.contains("No recommendation yet: it comes with the first answer."), "{text}");
     assert!(!text.contains("Current recommendation:"), "{text}");
     let (asked, done) = drive(&tmp.0, 1, false);
@@ -691,16 +691,7 @@ fn ask_in_the_terminal_reasks_invalid_input_and_saves_every_answer() {
     let tmp = TempDir::new("ask-terminal");
     write_session_spec(&tmp.0, "random", 5);
     ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
-    let mut child = Command::new(BIN)
-        .args(["ask", "s.json"])
-        .current_dir(&tmp.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"maybe\na\nb\nq\n").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = with_input(&["ask", "s.json"], &tmp.0, b"maybe\na\nb\nq\n");
     assert!(text.contains("`maybe` is not an answer"), "{text}");
     assert!(text.contains("Query 1 of 5") && text.contains("Query 3 of 5"), "{text}");
     assert!(text.contains("sweetness") && text.contains("Stopped after 2 answers"), "{text}");
@@ -720,15 +711,7 @@ fn ask_in_the_terminal_reasks_invalid_input_and_saves_every_answer() {
     .unwrap();
     let created = ok(&["ask", "new", "b.json", "--spec", "box.toml"], &tmp.0);
     assert!(created.contains("9 candidates"), "{created}");
-    let mut child = Command::new(BIN)
-        .args(["ask", "b.json"])
-        .current_dir(&tmp.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"lots\n2.5\n1\n0\n").unwrap();
-    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let text = with_input(&["ask", "b.json"], &tmp.0, b"lots\n2.5\n1\n0\n");
     assert!(text.contains("your value for") && text.contains("temperature = "), "{text}");
     assert!(text.contains("`lots` is not an answer: type a number"), "{text}");
     assert!(text.contains("The budget of 3 queries is spent."), "{text}");
@@ -816,25 +799,9 @@ fn ask_records_no_preference_and_skip_in_both_front_ends() {
     let tmp = TempDir::new("ask-abstain");
     write_session_spec(&tmp.0, "pf-ts", 5);
     ok(&["ask", "new", "s.json", "--spec", "ask.toml"], &tmp.0);
-    let mut child = Command::new(BIN)
-        .args(["ask", "s.json"])
-        .current_dir(&tmp.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"a\n=\ns\nq\n").unwrap();
-    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let text = with_input(&["ask", "s.json"], &tmp.0, b"a\n=\ns\nq\n");
     assert!(text.contains("saved (3 of 5)") && text.contains("Stopped after 3 answers"), "{text}");
-    let mut child = Command::new(BIN)
-        .args(["ask", "s.json", "--json"])
-        .current_dir(&tmp.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"{\"skip\": true}\n{\"no_preference\": true}\n").unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let out = with_input(&["ask", "s.json", "--json"], &tmp.0, b"{\"skip\": true}\n{\"no_preference\": true}\n");
     let msgs: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let saved: Vec<u64> =
         msgs.iter().filter(|m| m["type"] == "saved").map(|m| m["answered"].as_u64().unwrap()).collect();
