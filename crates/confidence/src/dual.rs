@@ -138,6 +138,9 @@ struct Dual<'a> {
     /// Whether the candidate's row duplicates a support point's row (a candidate on the support):
     /// the support row prices it.
     candidate_on_support: bool,
+    /// A level at which the program may stop early: as soon as a certified upper bound on D is at
+    /// most this, the maximum is too ([`solve`]).
+    stop_at: Option<f64>,
     /// Dual evaluations left ([`MAX_EVALUATIONS`]): a program that needs more goes to the fallback
     /// rather than cost more than clarabel would.
     budget: std::cell::Cell<u32>,
@@ -207,6 +210,17 @@ impl Dual<'_> {
             sol.scaled_multipliers = Some((point.m.lambda / gnorm, point.m.mu / gnorm));
         }
         Some(Ok(sol))
+    }
+
+    /// The early stop of [`solve`]: `point`'s certified upper bound on D is at most the caller's
+    /// level, so by weak duality the program's maximum is too. The result has no feasible point
+    /// (`lower` = −∞); its `box_duals` are ν's candidate rows, valid multipliers for the cut the
+    /// caller may record (any ν ≥ 0 gives a valid bound).
+    fn stopped(&self, point: &DualPoint, rows: &[BoxRow], iteration: u32) -> Option<DenseSolution> {
+        let level = self.stop_at?;
+        let upper = if self.clip.is_some() { point.upper.min(self.bound) } else { point.upper };
+        if upper <= level && std::env::var("BOHF_TMP_COUNTS").is_ok() { eprintln!("TMP stop it {iteration} budget {}", self.budget.get()); }
+        (upper <= level).then(|| solution(point.p.clone(), f64::NEG_INFINITY, upper, rows, &point.nu, iteration))
     }
 
     /// One projected Newton step on D over the free variables [λ, μ, ν…] of `point` (module
@@ -625,6 +639,9 @@ impl<'d> InnerFactor<'d> {
 /// start (λ, μ) = ‖g‖·warm (D is positively homogeneous in (g, λ, μ, ν), so a program whose
 /// direction is a multiple of the previous one starts at its optimum; successive candidates'
 /// multipliers differ by a factor of about 2 where a cold start was 10–30 times off).
+/// `stop_at`: a level for a screened search (POP-BO's argmax, COBOL's argmin): the program stops
+/// as soon as a dual point certifies that its maximum is at most the level (the candidate cannot
+/// win), returning that bound with `lower` = −∞ and no feasible point ([`Dual::stopped`]).
 /// `None` when no certificate within `tolerance` is found (the caller falls back).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve(
@@ -636,6 +653,7 @@ pub(crate) fn solve(
     centre: &DVector<f64>,
     tolerance: f64,
     warm: Option<(f64, f64)>,
+    stop_at: Option<f64>,
 ) -> Option<DenseSolution> {
     let n = data.l.nrows();
     let (g, lambda_free) = match objective {
@@ -673,7 +691,8 @@ pub(crate) fn solve(
     let budget = std::cell::Cell::new(MAX_EVALUATIONS);
     let spare = std::cell::RefCell::new(None);
     let warm = warm.filter(|&(l, m)| lambda_free && l.is_finite() && l > 0.0 && m.is_finite() && m > 0.0);
-    let dual = Dual { program, g, lambda_free, bound, tolerance, clip, candidate_on_support, budget, spare };
+    let stop_at = stop_at.filter(|l| lambda_free && !l.is_nan());
+    let dual = Dual { program, g, lambda_free, bound, tolerance, clip, candidate_on_support, stop_at, budget, spare };
     let program = &dual.program;
     let b = data.norm_bound;
     let gnorm = dual.g.norm();
@@ -713,6 +732,9 @@ pub(crate) fn solve(
     let mut point = dual.point(m, &rows, &[], &anchor)?;
     let mut stall = Stall::default();
     for iteration in 1..=MAX_OUTER {
+        if let Some(stopped) = dual.stopped(&point, &rows, iteration) {
+            return Some(stopped);
+        }
         let (progress, scale) = match dual.certify(&anchor, &point, &rows, iteration, gnorm)? {
             Ok(sol) => return Some(sol),
             Err(gap) => gap,
@@ -917,6 +939,7 @@ mod tests {
             tolerance: 1e-9,
             clip: None,
             candidate_on_support: false,
+            stop_at: None,
             budget: std::cell::Cell::new(u32::MAX),
             spare: std::cell::RefCell::new(None),
         }

@@ -111,7 +111,7 @@ pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
 pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
 pub use set::{
     AdvantageSearch, BatchBounds, BoundsQuestion, ConfidenceSet, ConicSolution, KernelSensitivity, PointBounds,
-    ValueBounds, ball_halfspace_support,
+    Screened, SolveCounts, ValueBounds, ball_halfspace_support,
 };
 
 #[cfg(test)]

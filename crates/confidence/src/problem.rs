@@ -420,7 +420,7 @@ impl ConfidenceProblem {
         // certificate on every label MLE measured (docs/confidence.md), and a failed attempt costs
         // up to 80 factorisations before clarabel.
         let sol =
-            dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None).or_else(|| {
+            dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None).or_else(|| {
                 self.data
                     .latent_box
                     .is_none()

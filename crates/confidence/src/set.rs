@@ -60,6 +60,29 @@ pub struct SolveCounts {
     /// Programs solved by clarabel directly: the fast path is off ([`crate::SolverChoice::Clarabel`])
     /// or gave up on the set.
     pub clarabel: usize,
+    /// Programs of a screened search the fast path stopped early, once a dual point certified that
+    /// the candidate cannot win ([`Screened::Beyond`]).
+    pub stopped: usize,
+}
+
+/// The answer of a program asked with a level ([`ConfidenceSet::upper_bound_screened`],
+/// [`ConfidenceSet::lower_bound_screened`]): a search that only needs to know whether a candidate
+/// can beat its incumbent lets the program stop as soon as it certifies that it cannot.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Screened {
+    /// Solved within the tolerance.
+    Solved(ConicSolution),
+    /// Stopped early with a certified bound on the optimal value beyond the level: at most the
+    /// level for an upper bound, at least it for a lower bound (weak duality at one dual point of
+    /// the fast path, rounding included).
+    Beyond(f64),
+}
+
+/// One program's outcome inside the set, with the candidate's box multipliers (μ₊, μ₋).
+enum Maximised {
+    Solved(ConicSolution, (f64, f64)),
+    /// The fast path stopped at the caller's level: max ≤ `upper` (certified).
+    Stopped { upper: f64, duals: (f64, f64) },
 }
 
 /// The result of maximising the optimistic advantage over a candidate list (POP-BO Alg. 1 line 4).
@@ -426,7 +449,9 @@ impl ConfidenceSet {
     /// Solves max gᵀ(w, ω) over the set, with the candidate box rows of `c`; also returns the
     /// multipliers (μ₊, μ₋) ≥ 0 of the candidate's box rows f̃(x) ≤ b and
     /// −f̃(x) ≤ b (zero without the latent box).
-    fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str) -> Result<(ConicSolution, (f64, f64))> {
+    /// With `stop_at`, the fast path may stop as soon as it certifies max ≤ `stop_at`
+    /// ([`Maximised::Stopped`]; clarabel always solves to the end).
+    fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str, stop_at: Option<f64>) -> Result<Maximised> {
         let n = self.layout.n;
         // The fast path gives up on a set where it mostly fails (measured: the latent box's
         // programs on nearly collinear support rows), so that a failing attempt does not double the
@@ -436,8 +461,11 @@ impl ConfidenceSet {
         if self.dense && !dense_worth_trying {
             self.counts.clarabel += 1;
         } else if self.dense {
-            if let Some(found) = self.maximise_dense(g, c) {
-                self.counts.dense += 1;
+            if let Some(found) = self.maximise_dense(g, c, stop_at) {
+                match found {
+                    Maximised::Solved(..) => self.counts.dense += 1,
+                    Maximised::Stopped { .. } => self.counts.stopped += 1,
+                }
                 return Ok(found);
             }
             self.counts.fallback += 1;
@@ -495,13 +523,13 @@ impl ConfidenceSet {
             }
             None => (0.0, 0.0),
         };
-        Ok((ConicSolution { value, z, z_candidate, w, omega, info, certified: None }, duals))
+        Ok(Maximised::Solved(ConicSolution { value, z, z_candidate, w, omega, info, certified: None }, duals))
     }
 
     /// [`Self::maximise`] by the certified dense interior-point method ([`crate::dense`]), started
     /// inside the set near the MLE (w = 0 for a set built from a threshold); `None` when it cannot
     /// certify the optimum within the tolerance.
-    fn maximise_dense(&mut self, g: &DVector<f64>, c: &Candidate) -> Option<(ConicSolution, (f64, f64))> {
+    fn maximise_dense(&mut self, g: &DVector<f64>, c: &Candidate, stop_at: Option<f64>) -> Option<Maximised> {
         let n = self.layout.n;
         let clock = std::time::Instant::now();
         let directions = self.directions.get_or_insert_with(|| Directions::new(&self.data));
@@ -519,7 +547,11 @@ impl ConfidenceSet {
             &centre,
             self.options.tolerance,
             self.warm,
+            stop_at,
         )?;
+        if sol.lower == f64::NEG_INFINITY {
+            return Some(Maximised::Stopped { upper: sol.upper, duals: sol.box_duals });
+        }
         if sol.scaled_multipliers.is_some() {
             self.warm = sol.scaled_multipliers;
         }
@@ -530,14 +562,60 @@ impl ConfidenceSet {
         let z_candidate = c.coordinates().dot(&w) + c.rho() * omega;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());
         let solution = ConicSolution { value, z, z_candidate, w, omega, info, certified: Some((sol.lower, sol.upper)) };
-        Some((solution, sol.box_duals))
+        Some(Maximised::Solved(solution, sol.box_duals))
     }
 
     /// Solves the program of direction `g` at candidate `c` and records its cuts and feasible point.
     fn solve_recorded(&mut self, g: &DVector<f64>, c: &Candidate, program: Program) -> Result<ConicSolution> {
-        let (sol, duals) = self.maximise(g, c, program.name())?;
-        self.record(g.clone(), c, &sol, duals);
-        Ok(sol)
+        match self.solve_screened(g, c, program, None)? {
+            Ok(sol) => Ok(sol),
+            Err(_) => unreachable!("a program without a level is never stopped"),
+        }
+    }
+
+    /// [`Self::solve_recorded`] with a level: `Err(bound)` when the fast path stopped with the
+    /// certified max ≤ bound ≤ `stop_at` (its dual point's cut is recorded; it has no feasible
+    /// point).
+    fn solve_screened(
+        &mut self,
+        g: &DVector<f64>,
+        c: &Candidate,
+        program: Program,
+        stop_at: Option<f64>,
+    ) -> Result<std::result::Result<ConicSolution, f64>> {
+        match self.maximise(g, c, program.name(), stop_at)? {
+            Maximised::Solved(sol, duals) => {
+                self.record(g.clone(), c, &sol, duals);
+                Ok(Ok(sol))
+            }
+            Maximised::Stopped { upper, duals } => {
+                if let Some(cut) = self.dual_cut(g.clone(), c, upper, duals) {
+                    self.cuts.push(cut);
+                }
+                Ok(Err(upper))
+            }
+        }
+    }
+
+    /// The cut of a certified dual bound `upper` ≥ max gᵀp over C′ ∩ the candidate's box rows,
+    /// priced by (μ₊, μ₋) = `duals` (module docs of `crate::dense`): the same bound less
+    /// (μ₊ + μ₋)b bounds max (g − (μ₊ − μ₋)c)ᵀp over C′, whether or not the row is active.
+    fn dual_cut(&self, g: DVector<f64>, c: &Candidate, upper: f64, duals: (f64, f64)) -> Option<Halfspace> {
+        let n = self.layout.n;
+        let (mp, mm) = duals;
+        let bx = self.data.latent_box.unwrap_or(0.0);
+        let (shift, offset) = if self.data.latent_box.is_some() { (mp - mm, (mp + mm) * bx) } else { (0.0, 0.0) };
+        let mut u = g;
+        if shift != 0.0 {
+            for j in 0..n {
+                u[j] -= shift * c.coordinates()[j];
+            }
+            u[n] -= shift * c.rho();
+        }
+        let h = upper - offset;
+        // Rounding of the subtraction (the certificate covers its own evaluation).
+        (u.norm() > 0.0 && h.is_finite())
+            .then(|| Halfspace::new(u, h + 4.0 * f64::EPSILON * (upper.abs() + offset.abs()), shift))
     }
 
     /// Records a solved direction as a pruning cut. Without an active candidate box row the value
@@ -555,23 +633,9 @@ impl ConfidenceSet {
         let n = self.layout.n;
         if let Some((_, upper)) = sol.certified {
             // The dense certificate bounds the Lagrangian with the candidate's box rows priced by
-            // its multipliers; the same bound, less (μ₊ + μ₋)b, bounds max (g − (μ₊ − μ₋)c)ᵀp over
-            // C′ (module docs of `crate::dense`): a certified cut whether or not the row is active.
-            let (mp, mm) = duals;
-            let bx = self.data.latent_box.unwrap_or(0.0);
-            let (shift, offset) = if self.data.latent_box.is_some() { (mp - mm, (mp + mm) * bx) } else { (0.0, 0.0) };
-            let mut u = g;
-            if shift != 0.0 {
-                for j in 0..n {
-                    u[j] -= shift * c.coordinates()[j];
-                }
-                u[n] -= shift * c.rho();
-            }
-            let h = upper - offset;
-            if u.norm() > 0.0 && h.is_finite() {
-                // Rounding of the subtraction (the certificate covers its own evaluation).
-                let h = h + 4.0 * f64::EPSILON * (upper.abs() + offset.abs());
-                self.cuts.push(Halfspace::new(u, h, shift));
+            // its multipliers: a certified cut whether or not the row is active.
+            if let Some(cut) = self.dual_cut(g, c, upper, duals) {
+                self.cuts.push(cut);
             }
         } else if !box_active {
             if g.norm() > 0.0 {
@@ -658,6 +722,34 @@ impl ConfidenceSet {
         self.check_candidate(candidate)?;
         let g = direction(candidate, 1.0);
         self.solve_recorded(&g, candidate, Program::Upper)
+    }
+
+    /// [`Self::upper_bound`] for a search that only needs sup f̃(x) if it may exceed `level`: the
+    /// program may stop early with a certified bound sup ≤ bound ≤ `level` ([`Screened::Beyond`];
+    /// the fast path only, clarabel solves to the end). Every stop records a cut like a solve.
+    pub fn upper_bound_screened(&mut self, candidate: &Candidate, level: f64) -> Result<Screened> {
+        self.check_candidate(candidate)?;
+        let g = direction(candidate, 1.0);
+        Ok(match self.solve_screened(&g, candidate, Program::Upper, Some(level))? {
+            Ok(sol) => Screened::Solved(sol),
+            Err(bound) => Screened::Beyond(bound),
+        })
+    }
+
+    /// [`Self::lower_bound`] for a search that only needs inf f̃(x) if it may be below `level`:
+    /// the program may stop early with a certified bound inf ≥ bound ≥ `level`
+    /// ([`Screened::Beyond`]).
+    pub fn lower_bound_screened(&mut self, candidate: &Candidate, level: f64) -> Result<Screened> {
+        self.check_candidate(candidate)?;
+        let g = direction(candidate, -1.0);
+        Ok(match self.solve_screened(&g, candidate, Program::NegLower, Some(-level))? {
+            Ok(mut sol) => {
+                sol.value = -sol.value;
+                sol.certified = sol.certified.map(|(lo, hi)| (-hi, -lo));
+                Screened::Solved(sol)
+            }
+            Err(bound) => Screened::Beyond(-bound),
+        })
     }
 
     /// inf_{f̃ ∈ C_t} f̃(x) (POP-BO eq. (12), COBOL eq. (39)); `value` is the infimum.
@@ -902,6 +994,7 @@ impl ConfidenceSet {
             (0..candidates.len()).max_by(|&i, &j| upper[i].total_cmp(&upper[j]))
         };
         let mut solved = vec![false; candidates.len()];
+        let mut stopped = vec![false; candidates.len()];
         let mut best: Option<(usize, ConicSolution)> = None;
         let mut next = first;
         let mut count = 0;
@@ -909,12 +1002,29 @@ impl ConfidenceSet {
         while let Some(i) = next {
             let known_cuts = self.cuts.len();
             let known_points = self.feasible.len();
-            let sol = self.solve_recorded(&dirs[i], &candidates[i], program)?;
+            // With an incumbent, the program may stop as soon as it certifies that the candidate
+            // cannot pass the bar the next selection uses (below): the same decision, less work.
+            let stop_at = best.as_ref().map(|(_, s)| {
+                let bar = s.value.max(floor);
+                bar + tol(bar)
+            });
+            let outcome = self.solve_screened(&dirs[i], &candidates[i], program, stop_at)?;
             count += 1;
-            solved[i] = true;
-            let (lo, hi) = sol.certified.unwrap_or((sol.value, sol.value));
-            upper[i] = hi;
-            lower[i] = lo;
+            let sol = match outcome {
+                Ok(sol) => {
+                    solved[i] = true;
+                    let (lo, hi) = sol.certified.unwrap_or((sol.value, sol.value));
+                    upper[i] = hi;
+                    lower[i] = lo;
+                    Some(sol)
+                }
+                Err(bound) => {
+                    // Never selected again: its upper end is at most the bar.
+                    stopped[i] = true;
+                    upper[i] = upper[i].min(bound);
+                    None
+                }
+            };
             for (j, (g, c)) in dirs.iter().zip(candidates).enumerate() {
                 if !solved[j] {
                     upper[j] = upper[j].min(self.upper_with_dots(g, c, &dots[j], known_cuts) + tol(upper[j]));
@@ -924,16 +1034,18 @@ impl ConfidenceSet {
                     floor = floor.max(lower[j]);
                 }
             }
-            if best.as_ref().is_none_or(|(_, s)| sol.value > s.value) {
+            if let Some(sol) = sol
+                && best.as_ref().is_none_or(|(_, s)| sol.value > s.value)
+            {
                 best = Some((i, sol));
             }
-            let best_value = best.as_ref().map(|(_, s)| s.value).expect("set above");
+            let best_value = best.as_ref().map(|(_, s)| s.value).expect("the first program has no level");
             let bar = best_value.max(floor);
             if best_value >= cap - tol(cap) {
                 break;
             }
             next = (0..candidates.len())
-                .filter(|&j| !solved[j] && upper[j] > bar + tol(bar))
+                .filter(|&j| !solved[j] && !stopped[j] && upper[j] > bar + tol(bar))
                 .max_by(|&x, &y| upper[x].total_cmp(&upper[y]));
         }
         let (best, solution) = best.expect("at least one candidate is solved");

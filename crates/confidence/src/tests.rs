@@ -715,6 +715,50 @@ fn batch_bounds_equal_per_point_exact_solves_and_screened_points_cannot_change_t
     );
 }
 
+/// A screened program ([`ConfidenceSet::upper_bound_screened`], [`ConfidenceSet::lower_bound_screened`])
+/// asked at a level on the far side of its value must solve it; at a level beyond its value it may
+/// stop, and then its bound lies between the exact value (from a fresh set's full solve) and the
+/// level. Stops are counted by the set and happen (the test could fail both ways).
+#[test]
+fn screened_programs_stop_only_beyond_their_level() {
+    let tol = 1e-6;
+    let (mut stops, mut asked) = (0, 0);
+    for seed in 0..12 {
+        let (base, p, mle, beta) = random_instance(seed);
+        let cands = p.candidates_from_gram(&base, &(0..25).collect::<Vec<_>>()).unwrap();
+        for c in cands.iter().step_by(3) {
+            let mut fresh = ConfidenceSet::new(&p, &mle, beta).unwrap();
+            let (sup, inf) = (fresh.upper_bound(c).unwrap().value, fresh.lower_bound(c).unwrap().value);
+            let scale = (sup - inf).max(1e-2);
+            for frac in [-0.5, -0.01, 0.01, 0.5] {
+                let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+                let level = sup + frac * scale;
+                match set.upper_bound_screened(c, level).unwrap() {
+                    Screened::Solved(sol) => assert!((sol.value - sup).abs() < tol, "seed {seed}: {} vs {sup}", sol.value),
+                    Screened::Beyond(b) => {
+                        assert!(frac > 0.0 && b <= level && sup <= b + tol, "seed {seed}: sup {sup}, bound {b}, level {level}");
+                        stops += 1;
+                        assert_eq!(set.solve_counts().stopped, 1);
+                    }
+                }
+                let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+                let level = inf - frac * scale;
+                match set.lower_bound_screened(c, level).unwrap() {
+                    Screened::Solved(sol) => assert!((sol.value - inf).abs() < tol, "seed {seed}: {} vs {inf}", sol.value),
+                    Screened::Beyond(b) => {
+                        assert!(frac > 0.0 && b >= level && inf >= b - tol, "seed {seed}: inf {inf}, bound {b}, level {level}");
+                        stops += 1;
+                        assert_eq!(set.solve_counts().stopped, 1);
+                    }
+                }
+                asked += 2;
+            }
+        }
+    }
+    eprintln!("screened programs: {stops} of {asked} stopped");
+    assert!(stops * 8 > asked, "{stops} of {asked} stopped");
+}
+
 #[test]
 fn batch_bounds_reject_a_bad_threshold_and_points_of_another_support() {
     let (base, p, mle, beta) = random_instance(2);

@@ -4,7 +4,7 @@
 use crate::config::{
     CobolBoxSearch, CobolConfig, DualRule, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant,
 };
-use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, alpha1, doubling_says_double};
+use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, ZValue, alpha1, doubling_says_double};
 use bohf_core::rand::Rng;
 use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_kernels::Stationary;
@@ -573,7 +573,24 @@ impl Cobol {
                 Some(z) => z,
                 None => {
                     info.solved += 1;
-                    if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }
+                    // With an incumbent, the program may stop once it certifies J(x) ≥ J*: z
+                    // beyond (J* − LCB)/λ (from above for λ > 0, from below for λ < 0).
+                    let level = best.filter(|_| lambda != 0.0).map(|(_, bj, _)| (bj - bounds[i].lcb) / lambda);
+                    let screened = match level {
+                        None => ZValue::Exact(if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }),
+                        Some(l) if use_upper => g.upper_screened(&gpts[i], l)?,
+                        Some(l) => g.lower_screened(&gpts[i], l)?,
+                    };
+                    match screened {
+                        ZValue::Exact(z) => z,
+                        ZValue::Beyond(zb) => {
+                            if bounds[i].lcb + lambda * zb > best.map_or(f64::INFINITY, |(_, bj, _)| bj) {
+                                continue;
+                            }
+                            // At the level exactly (rounding): the program to the end.
+                            if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }
+                        }
+                    }
                 }
             };
             let j = bounds[i].lcb + lambda * z;
@@ -582,6 +599,7 @@ impl Cobol {
             }
         }
         let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
+        if std::env::var("BOHF_TMP_COUNTS").is_ok() { eprintln!("TMP counts {:?}", g.solve_counts()); }
         info.primal = Some(pts[c].x.clone());
         // Dual update, Eq. (5).
         let next = lambda + self.config.zeta * z_star;

@@ -6,7 +6,7 @@
 //! the mixed objective LCB + λ g_lower of Eq. (5) is in standardised f units, as in the code.
 
 use crate::config::{AlphaRule, BetaRule, ValidCobolConfig};
-use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation, alpha1_cobol};
+use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation, Screened, alpha1_cobol};
 use bohf_core::{BoxDomain, Error, Result};
 use bohf_gp::regression::{DataTransform, GpRegression, fit_hyperparameters};
 use bohf_kernels::{Kernel, Stationary};
@@ -240,6 +240,11 @@ impl GModel {
         })
     }
 
+    /// How the set's programs were solved so far (`None` without labels).
+    pub fn solve_counts(&self) -> Option<bohf_confidence::SolveCounts> {
+        self.inner.as_ref().map(|g| g.set.solve_counts())
+    }
+
     /// The MLE's log-likelihood ℓ*, if there are labels.
     pub fn mle_log_likelihood(&self) -> Option<f64> {
         self.inner.as_ref().map(|g| g.mle.log_likelihood)
@@ -326,6 +331,46 @@ impl GModel {
         }
     }
 
+    /// [`GModel::lower`] for the x^c search, which only needs g_lower(x) if it may be below
+    /// `level`: the program may stop early with a certified bound ([`ZValue::Beyond`]: the
+    /// protected g_lower is at least it, and it is at least `level`). Without a program to stop
+    /// (a settled point, no labels, ĝ(x) ≤ `level`) it is [`GModel::lower`].
+    pub fn lower_screened(&mut self, p: &GPoint, level: f64) -> Result<ZValue> {
+        if let (Some(g), Some(c), None) = (&mut self.inner, &p.candidate, p.exact)
+            && p.mle > level
+        {
+            return match g.set.lower_bound_screened(c, level) {
+                Ok(Screened::Solved(b)) => Ok(ZValue::Exact(b.value.min(p.mle))),
+                Ok(Screened::Beyond(b)) => Ok(ZValue::Beyond(b.min(p.mle))),
+                Err(Error::SolverFailed { .. }) => {
+                    self.fallbacks += 1;
+                    Ok(ZValue::Exact(p.lower_floor))
+                }
+                Err(e) => Err(e),
+            };
+        }
+        self.lower(p).map(ZValue::Exact)
+    }
+
+    /// [`GModel::upper`] for the x^c search when λ < 0: g_upper(x) if it may be above `level`,
+    /// else a certified bound ≤ `level` ([`ZValue::Beyond`]; see [`GModel::lower_screened`]).
+    pub fn upper_screened(&mut self, p: &GPoint, level: f64) -> Result<ZValue> {
+        if let (Some(g), Some(c), None) = (&mut self.inner, &p.candidate, p.exact)
+            && p.mle < level
+        {
+            return match g.set.upper_bound_screened(c, level) {
+                Ok(Screened::Solved(b)) => Ok(ZValue::Exact(b.value.max(p.mle))),
+                Ok(Screened::Beyond(b)) => Ok(ZValue::Beyond(b.max(p.mle))),
+                Err(Error::SolverFailed { .. }) => {
+                    self.fallbacks += 1;
+                    Ok(ZValue::Exact(p.upper_cap))
+                }
+                Err(e) => Err(e),
+            };
+        }
+        self.upper(p).map(ZValue::Exact)
+    }
+
     /// g_upper(x) = sup_{g̃ ∈ C} g̃(x) (eq. (38)), protected: max(g_upper, ĝ(x)). On a solver
     /// failure, `p.upper_cap` (see [`GModel::lower`]).
     pub fn upper(&mut self, p: &GPoint) -> Result<f64> {
@@ -342,6 +387,15 @@ impl GModel {
             _ => Err(Error::invalid("g", "a prepared point without a candidate")),
         }
     }
+}
+
+/// A protected pointwise bound from [`GModel::lower_screened`] / [`GModel::upper_screened`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ZValue {
+    /// The bound itself (within the solver's tolerance, or a certified end on a solver failure).
+    Exact(f64),
+    /// The program stopped at the level: a certified bound on the value beyond it.
+    Beyond(f64),
 }
 
 /// The Gram matrix of `kernel` on `points`.

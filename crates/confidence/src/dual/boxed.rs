@@ -411,6 +411,10 @@ pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnor
     let mut point = dual.point(bp.m, &rows, &bp.nu, &bp.p)?;
     let mut stall = super::Stall::default();
     for iteration in 1..=MAX_OUTER {
+        if let Some(stopped) = dual.stopped(&point, &rows, iteration) {
+            if std::env::var("BOHF_TMP_COUNTS").is_ok() { eprintln!("TMP box fact {} rows {}", MAX_FACTORISATIONS - budget.get(), rows.len()); }
+            return Some(stopped);
+        }
         let cert = dual.certify(anchor, &point, &rows, iteration, gnorm)?;
         let (progress, scale) = match cert {
             Ok(sol) => return Some(sol),
