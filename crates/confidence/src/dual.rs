@@ -217,10 +217,47 @@ impl Dual<'_> {
     /// (`lower` = −∞); its `box_duals` are ν's candidate rows, valid multipliers for the cut the
     /// caller may record (any ν ≥ 0 gives a valid bound).
     fn stopped(&self, point: &DualPoint, rows: &[BoxRow], iteration: u32) -> Option<DenseSolution> {
+        self.stop(rows, &point.nu, &point.p, point.upper, iteration)
+    }
+
+    /// [`Dual::stopped`] for a certified upper bound `upper` on D at ν, with inner point p.
+    fn stop(&self, rows: &[BoxRow], nu: &[f64], p: &DVector<f64>, upper: f64, iteration: u32) -> Option<DenseSolution> {
         let level = self.stop_at?;
-        let upper = if self.clip.is_some() { point.upper.min(self.bound) } else { point.upper };
-        if upper <= level && std::env::var("BOHF_TMP_COUNTS").is_ok() { eprintln!("TMP stop it {iteration} budget {}", self.budget.get()); }
-        (upper <= level).then(|| solution(point.p.clone(), f64::NEG_INFINITY, upper, rows, &point.nu, iteration))
+        let upper = if self.clip.is_some() { upper.min(self.bound) } else { upper };
+        (upper <= level).then(|| solution(p.clone(), f64::NEG_INFINITY, upper, rows, nu, iteration))
+    }
+
+    /// Whether a certified upper bound on D reaches the early stop's level ([`Dual::stopped`]).
+    fn reaches_stop(&self, upper: f64) -> bool {
+        let upper = if self.clip.is_some() { upper.min(self.bound) } else { upper };
+        self.stop_at.is_some_and(|level| upper <= level)
+    }
+
+    /// D's inner value at any inner point p (no margins) and a certified upper bound on D(m, ν),
+    /// where g = g₀ − Σ_j ν_j s_jc_j and p's ω is g_ω/μ: the inner problem is μ-strongly concave, so
+    /// its maximum is at most q(p) + ‖∇q(p)‖²/(2μ) (module docs), plus the rounding of every term.
+    fn value_and_upper(&self, m: Multipliers, g: &DVector<f64>, nu: &[f64], p: &DVector<f64>, e: &Eval) -> (f64, f64) {
+        let program = &self.program;
+        let n = program.n;
+        let b = program.data.norm_bound;
+        let kappa = program.kappa.unwrap_or(0.0);
+        let Multipliers { lambda, mu } = m;
+        let gw = g.rows(0, n);
+        let box_sum: f64 = if nu.is_empty() { 0.0 } else { nu.iter().sum::<f64>() * self.bound };
+        let grad_w = gw - &e.grad_phi * lambda - p.rows(0, n) * mu;
+        let pn2 = p.norm_squared();
+        let value = g.dot(p) - lambda * e.phi - 0.5 * mu * pn2 + lambda * kappa + 0.5 * mu * b * b + box_sum;
+        // Rounding: every term of the inner objective and of its gradient, generously counted.
+        // (The likelihood's own rounding is `phi_err`, which no longer grows with the number of
+        // terms; the gradient's, a sum over the terms, still counts them.)
+        let dim_err = (program.dim + nu.len() + 16) as f64 * U;
+        let q_err = dim_err * 8.0 * (g.abs().dot(&p.abs()) + mu * (pn2 + b * b) + box_sum)
+            + lambda * (e.phi_err + 8.0 * U * (e.phi.abs() + kappa.abs())) * (1.0 + 4.0 * U);
+        let dim_err = (program.dim + program.data.rows.nrows() + nu.len() + 16) as f64 * U;
+        let grad_err =
+            dim_err * 8.0 * (gw.abs().sum() + lambda * e.grad_phi.abs().sum() + mu * p.rows(0, n).abs().sum());
+        let r = grad_w.norm() + grad_err;
+        (value, value + r * r / (2.0 * mu) + q_err)
     }
 
     /// One projected Newton step on D over the free variables [λ, μ, ν…] of `point` (module
@@ -252,6 +289,11 @@ impl Dual<'_> {
                 let (mt, nut) = split(self, &xt);
                 let start = point.predict(&delta);
                 if let Some(np) = self.point(mt, rows, &nut, &start) {
+                    if self.reaches_stop(np.upper) {
+                        // A certified bound at the early stop's level: the caller stops there.
+                        next = Some(np);
+                        break 'ridge;
+                    }
                     let decrease = point.grad.dot(&delta);
                     // Armijo on D, or (near the optimum, where D's decrease is below its
                     // rounding) the projected gradient halved without D growing.
@@ -348,14 +390,31 @@ impl Dual<'_> {
         if !converged {
             return None;
         }
-        // D's gradient and Hessian at the final p: F = [∇φ̃ (λ free), p, s_jc_j], H̃⁻¹F.
-        let grad_w = &gw - &e.grad_phi * lambda - p.rows(0, n) * mu;
+        let (value, upper) = self.value_and_upper(m, &g, nu, &p, &e);
+        let off = self.offset();
+        let nv = off + 1 + rows.len();
+        let pn2 = p.norm_squared();
+        let mut grad = DVector::zeros(nv);
+        if self.lambda_free {
+            grad[0] = kappa - e.phi;
+        }
+        grad[off] = 0.5 * (b * b - pn2);
+        for (j, c) in cols.iter().enumerate() {
+            grad[off + 1 + j] = self.bound - c.dot(&p);
+        }
+        if self.reaches_stop(upper) {
+            // The program stops here ([`Dual::stopped`]): no outer step will need the Hessian.
+            if let Some(old) = last_factor {
+                old.recycle(&self.spare);
+            }
+            let (hess, sensitivity) = (DMatrix::zeros(0, 0), DMatrix::zeros(0, 0));
+            return Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity });
+        }
+        // D's Hessian at the final p: F = [∇φ̃ (λ free), p, s_jc_j], H̃⁻¹F.
         let factor = match last_factor {
             Some(f) => f,
             None => InnerFactor::new(program, &e, lambda, mu, &self.spare)?,
         };
-        let off = self.offset();
-        let nv = off + 1 + rows.len();
         let mut f = DMatrix::zeros(program.dim, nv);
         if self.lambda_free {
             f.view_mut((0, 0), (n, 1)).copy_from(&e.grad_phi);
@@ -375,27 +434,6 @@ impl Dual<'_> {
         }
         let hess = tr_mul_blocked(&f, &hf);
         let hess = (&hess + hess.transpose()) * 0.5;
-        let pn2 = p.norm_squared();
-        let mut grad = DVector::zeros(nv);
-        if self.lambda_free {
-            grad[0] = kappa - e.phi;
-        }
-        grad[off] = 0.5 * (b * b - pn2);
-        for (j, c) in cols.iter().enumerate() {
-            grad[off + 1 + j] = self.bound - c.dot(&p);
-        }
-        let value = inner(&p, &e) + lambda * kappa + 0.5 * mu * b * b + box_sum;
-        // Rounding: every term of the inner objective and of its gradient, generously counted.
-        // (The likelihood's own rounding is `phi_err`, which no longer grows with the number of
-        // terms; the gradient's, a sum over the terms, still counts them.)
-        let dim_err = (program.dim + rows.len() + 16) as f64 * U;
-        let q_err = dim_err * 8.0 * (g.abs().dot(&p.abs()) + mu * (pn2 + b * b) + box_sum)
-            + lambda * (e.phi_err + 8.0 * U * (e.phi.abs() + kappa.abs())) * (1.0 + 4.0 * U);
-        let dim_err = (program.dim + program.data.rows.nrows() + rows.len() + 16) as f64 * U;
-        let grad_err =
-            dim_err * 8.0 * (gw.abs().sum() + lambda * e.grad_phi.abs().sum() + mu * p.rows(0, n).abs().sum());
-        let r = grad_w.norm() + grad_err;
-        let upper = value + r * r / (2.0 * mu) + q_err;
         Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity: hf })
     }
 }

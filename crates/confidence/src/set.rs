@@ -994,7 +994,6 @@ impl ConfidenceSet {
             (0..candidates.len()).max_by(|&i, &j| upper[i].total_cmp(&upper[j]))
         };
         let mut solved = vec![false; candidates.len()];
-        let mut stopped = vec![false; candidates.len()];
         let mut best: Option<(usize, ConicSolution)> = None;
         let mut next = first;
         let mut count = 0;
@@ -1002,29 +1001,12 @@ impl ConfidenceSet {
         while let Some(i) = next {
             let known_cuts = self.cuts.len();
             let known_points = self.feasible.len();
-            // With an incumbent, the program may stop as soon as it certifies that the candidate
-            // cannot pass the bar the next selection uses (below): the same decision, less work.
-            let stop_at = best.as_ref().map(|(_, s)| {
-                let bar = s.value.max(floor);
-                bar + tol(bar)
-            });
-            let outcome = self.solve_screened(&dirs[i], &candidates[i], program, stop_at)?;
+            let sol = self.solve_recorded(&dirs[i], &candidates[i], program)?;
             count += 1;
-            let sol = match outcome {
-                Ok(sol) => {
-                    solved[i] = true;
-                    let (lo, hi) = sol.certified.unwrap_or((sol.value, sol.value));
-                    upper[i] = hi;
-                    lower[i] = lo;
-                    Some(sol)
-                }
-                Err(bound) => {
-                    // Never selected again: its upper end is at most the bar.
-                    stopped[i] = true;
-                    upper[i] = upper[i].min(bound);
-                    None
-                }
-            };
+            solved[i] = true;
+            let (lo, hi) = sol.certified.unwrap_or((sol.value, sol.value));
+            upper[i] = hi;
+            lower[i] = lo;
             for (j, (g, c)) in dirs.iter().zip(candidates).enumerate() {
                 if !solved[j] {
                     upper[j] = upper[j].min(self.upper_with_dots(g, c, &dots[j], known_cuts) + tol(upper[j]));
@@ -1034,18 +1016,16 @@ impl ConfidenceSet {
                     floor = floor.max(lower[j]);
                 }
             }
-            if let Some(sol) = sol
-                && best.as_ref().is_none_or(|(_, s)| sol.value > s.value)
-            {
+            if best.as_ref().is_none_or(|(_, s)| sol.value > s.value) {
                 best = Some((i, sol));
             }
-            let best_value = best.as_ref().map(|(_, s)| s.value).expect("the first program has no level");
+            let best_value = best.as_ref().map(|(_, s)| s.value).expect("set above");
             let bar = best_value.max(floor);
             if best_value >= cap - tol(cap) {
                 break;
             }
             next = (0..candidates.len())
-                .filter(|&j| !solved[j] && !stopped[j] && upper[j] > bar + tol(bar))
+                .filter(|&j| !solved[j] && upper[j] > bar + tol(bar))
                 .max_by(|&x, &y| upper[x].total_cmp(&upper[y]));
         }
         let (best, solution) = best.expect("at least one candidate is solved");

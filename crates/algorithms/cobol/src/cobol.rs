@@ -599,7 +599,6 @@ impl Cobol {
             }
         }
         let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
-        if std::env::var("BOHF_TMP_COUNTS").is_ok() { eprintln!("TMP counts {:?}", g.solve_counts()); }
         info.primal = Some(pts[c].x.clone());
         // Dual update, Eq. (5).
         let next = lambda + self.config.zeta * z_star;

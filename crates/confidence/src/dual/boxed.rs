@@ -65,6 +65,9 @@ struct BoxPoint {
     rows: Vec<usize>,
     /// The rows' multipliers ν ≥ 0, in the order of `rows`.
     nu: Vec<f64>,
+    /// `Some(upper)` when the inner solve stopped early: `upper` is a certified bound on D at
+    /// (λ, μ, ν) that reaches the early stop's level ([`Dual::stopped`]).
+    stop: Option<f64>,
 }
 
 impl Dual<'_> {
@@ -187,6 +190,25 @@ impl Dual<'_> {
                 }
             }
             let Some((d, nu, reduced)) = step else { break };
+            if self.stop_at.is_some() && nu.iter().all(|&v| v >= 0.0) {
+                // Any iterate bounds D at (λ, μ, ν) (strong concavity, [`Dual::value_and_upper`]):
+                // the program may stop before the inner solve converges.
+                let mut g = self.g.clone();
+                for (&j, v) in w.iter().zip(&nu) {
+                    g.axpy(-v, &solved.c[solved.slot[&j]], 1.0);
+                }
+                let mut pw = p.clone();
+                if program.dim > program.n {
+                    pw[program.n] = g[program.n] / mu;
+                }
+                let (_, upper) = self.value_and_upper(m, &g, &nu, &pw, &e);
+                if self.reaches_stop(upper) {
+                    if let Some(old) = factor.take() {
+                        old.recycle(&self.spare);
+                    }
+                    return Some(BoxPoint { m, p: pw, rows: w, nu, stop: Some(upper) });
+                }
+            }
             let decrement = d.dot(&reduced);
             // The rows of W priced ≥ 0 and at their bound (a full step puts them there) to within
             // a hundredth of the tolerance in D (ν_j(b − c_jᵀp) is D's term for row j).
@@ -272,7 +294,7 @@ impl Dual<'_> {
             old.recycle(&self.spare);
         }
         let nu = result?;
-        Some(BoxPoint { m, p, rows: w, nu })
+        Some(BoxPoint { m, p, rows: w, nu, stop: None })
     }
 }
 
@@ -408,11 +430,13 @@ pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnor
     let bx = dual.bound;
     let mut bp = dual.box_inner(m, &all, &[], anchor, &budget)?;
     let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
+    if let Some(upper) = bp.stop {
+        return dual.stop(&rows, &bp.nu, &bp.p, upper, 0);
+    }
     let mut point = dual.point(bp.m, &rows, &bp.nu, &bp.p)?;
     let mut stall = super::Stall::default();
     for iteration in 1..=MAX_OUTER {
         if let Some(stopped) = dual.stopped(&point, &rows, iteration) {
-            if std::env::var("BOHF_TMP_COUNTS").is_ok() { eprintln!("TMP box fact {} rows {}", MAX_FACTORISATIONS - budget.get(), rows.len()); }
             return Some(stopped);
         }
         let cert = dual.certify(anchor, &point, &rows, iteration, gnorm)?;
@@ -425,11 +449,18 @@ pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnor
         }
         // The parent's projected Newton step, over (λ, μ, ν_W).
         point = dual.newton_step(&point, &rows, scale)?;
+        if let Some(stopped) = dual.stopped(&point, &rows, iteration) {
+            return Some(stopped);
+        }
         // Refresh W when the full dual's maximiser leaves the box outside W or a row's price is 0.
         let values = dual.row_values(&all, &point.p);
         let leaves = (0..all.len()).any(|j| values[j] > bx * (1.0 + 1e-9) && !bp.rows.contains(&j));
         if leaves || point.nu.contains(&0.0) {
             if let Some(nb) = dual.box_inner(point.m, &all, &bp.rows, &bp.p, &budget) {
+                if let Some(upper) = nb.stop {
+                    let rows: Vec<BoxRow> = nb.rows.iter().map(|&j| all[j]).collect();
+                    return dual.stop(&rows, &nb.nu, &nb.p, upper, iteration);
+                }
                 let same = nb.rows.len() == bp.rows.len() && nb.rows.iter().all(|j| bp.rows.contains(j));
                 if !same {
                     rows = nb.rows.iter().map(|&j| all[j]).collect();
