@@ -494,7 +494,13 @@ impl Cobol {
                     continue;
                 }
                 info.solved += 1;
-                if g.lower(&gpts[i])? <= 0.0 {
+                // Only whether g_lower ≤ 0 matters: the program may stop once it certifies > 0.
+                let feasible = match g.lower_screened(&gpts[i], 0.0)? {
+                    ZValue::Exact(z) => z <= 0.0,
+                    ZValue::Beyond(b) if b > 0.0 => false,
+                    ZValue::Beyond(_) => g.lower(&gpts[i])? <= 0.0,
+                };
+                if feasible {
                     chosen = Some(i);
                     break;
                 }
