@@ -419,14 +419,15 @@ impl ConfidenceProblem {
         // The interior-point method only without the latent box: with it, it stalled short of the
         // certificate on every label MLE measured (docs/confidence.md), and a failed attempt costs
         // up to 80 factorisations before clarabel.
-        let sol =
-            dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None).or_else(|| {
+        let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None).or_else(
+            || {
                 self.data
                     .latent_box
                     .is_none()
                     .then(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))
                     .flatten()
-            })?;
+            },
+        )?;
         let z = &self.data.l * &sol.p;
         let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());

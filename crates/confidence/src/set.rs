@@ -82,7 +82,10 @@ pub enum Screened {
 enum Maximised {
     Solved(ConicSolution, (f64, f64)),
     /// The fast path stopped at the caller's level: max ≤ `upper` (certified).
-    Stopped { upper: f64, duals: (f64, f64) },
+    Stopped {
+        upper: f64,
+        duals: (f64, f64),
+    },
 }
 
 /// The result of maximising the optimistic advantage over a candidate list (POP-BO Alg. 1 line 4).

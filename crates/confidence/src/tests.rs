@@ -734,9 +734,14 @@ fn screened_programs_stop_only_beyond_their_level() {
                 let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
                 let level = sup + frac * scale;
                 match set.upper_bound_screened(c, level).unwrap() {
-                    Screened::Solved(sol) => assert!((sol.value - sup).abs() < tol, "seed {seed}: {} vs {sup}", sol.value),
+                    Screened::Solved(sol) => {
+                        assert!((sol.value - sup).abs() < tol, "seed {seed}: {} vs {sup}", sol.value)
+                    }
                     Screened::Beyond(b) => {
-                        assert!(frac > 0.0 && b <= level && sup <= b + tol, "seed {seed}: sup {sup}, bound {b}, level {level}");
+                        assert!(
+                            frac > 0.0 && b <= level && sup <= b + tol,
+                            "seed {seed}: sup {sup}, bound {b}, level {level}"
+                        );
                         stops += 1;
                         assert_eq!(set.solve_counts().stopped, 1);
                     }
@@ -744,9 +749,14 @@ fn screened_programs_stop_only_beyond_their_level() {
                 let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
                 let level = inf - frac * scale;
                 match set.lower_bound_screened(c, level).unwrap() {
-                    Screened::Solved(sol) => assert!((sol.value - inf).abs() < tol, "seed {seed}: {} vs {inf}", sol.value),
+                    Screened::Solved(sol) => {
+                        assert!((sol.value - inf).abs() < tol, "seed {seed}: {} vs {inf}", sol.value)
+                    }
                     Screened::Beyond(b) => {
-                        assert!(frac > 0.0 && b >= level && inf >= b - tol, "seed {seed}: inf {inf}, bound {b}, level {level}");
+                        assert!(
+                            frac > 0.0 && b >= level && inf >= b - tol,
+                            "seed {seed}: inf {inf}, bound {b}, level {level}"
+                        );
                         stops += 1;
                         assert_eq!(set.solve_counts().stopped, 1);
                     }

@@ -501,4 +501,55 @@ mod tests {
         assert!(checked >= 3, "only {checked} points reached a program");
         assert_eq!(exact.fallbacks, 0);
     }
+
+    /// The x^c search's screened bounds ([`GModel::lower_screened`], [`GModel::upper_screened`]):
+    /// asked at a level on the far side of the protected value they solve it; beyond it they may
+    /// stop, with a bound between the value (from a fresh model's full solve) and the level. Stops
+    /// are counted by the set and happen.
+    #[test]
+    fn screened_g_bounds_stop_only_beyond_their_level() {
+        let config = CobolConfig::default().check().unwrap();
+        let k = Stationary::se(0.2).unwrap();
+        let mut r = rng::seeded(11);
+        let pts: Vec<Vec<f64>> = (0..30).map(|_| vec![r.random::<f64>()]).collect();
+        let rejects: Vec<bool> = pts.iter().map(|p| (p[0] - 0.4).abs() > 0.25).collect();
+        let (mut stops, mut asked) = (0, 0);
+        for i in 0..12 {
+            let x = [0.02 + 0.08 * i as f64];
+            let mut exact = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
+            let q = exact.point(&x).unwrap();
+            let (lo, hi) = (exact.lower(&q).unwrap(), exact.upper(&q).unwrap());
+            let width = (hi - lo).max(1e-2);
+            for frac in [-0.5, -0.01, 0.01, 0.5] {
+                let mut g = GModel::new(&config, &k, &pts, &rejects, 2.0, 0.3).unwrap();
+                let p = g.point(&x).unwrap();
+                let before = stops;
+                let level = lo - frac * width;
+                match g.lower_screened(&p, level).unwrap() {
+                    ZValue::Exact(z) => assert!((z - lo).abs() < 1e-6, "x = {x:?}: {z} vs {lo}"),
+                    ZValue::Beyond(b) => {
+                        assert!(
+                            frac > 0.0 && b >= level && lo >= b - 1e-6,
+                            "x = {x:?}: g_lower {lo}, bound {b}, level {level}"
+                        );
+                        stops += 1;
+                    }
+                }
+                let level = hi + frac * width;
+                match g.upper_screened(&p, level).unwrap() {
+                    ZValue::Exact(z) => assert!((z - hi).abs() < 1e-6, "x = {x:?}: {z} vs {hi}"),
+                    ZValue::Beyond(b) => {
+                        assert!(
+                            frac > 0.0 && b <= level && hi <= b + 1e-6,
+                            "x = {x:?}: g_upper {hi}, bound {b}, level {level}"
+                        );
+                        stops += 1;
+                    }
+                }
+                asked += 2;
+                assert_eq!(g.solve_counts().map_or(0, |c| c.stopped), stops - before, "x = {x:?}");
+            }
+        }
+        assert!(stops * 8 > asked, "{stops} of {asked} stopped");
+    }
 }
