@@ -86,7 +86,7 @@ fn the_first_spec_runs_small() {
     let tmp = TempDir::new("first-run");
     std::fs::write(
         tmp.join("first.toml"),
-        FIRST.replace("horizon = 60", "horizon = 6").replace("runs = 5", "runs = 2"),
+        FIRST.replace("horizon = 60", "horizon = 6").replace("runs = 20", "runs = 2"),
     )
     .unwrap();
     ok(&["run", "first.toml", "--out", "out"], &tmp.0);
@@ -99,6 +99,30 @@ fn the_first_spec_runs_small() {
         let i: usize = r[9].parse().unwrap_or_else(|_| panic!("a candidate index: {r:?}"));
         assert!(i < 100);
     }
+}
+
+/// Issue 34's must-show on the first spec as shipped (20 runs, T = 60, defaults only): every
+/// algorithm's cumulative regret R(60) is below random duels' by more than 2 s.e. of the difference,
+/// and PF-TS's R(60) is at most 10. (About 10 s of a release build.)
+#[test]
+fn the_first_spec_learns() {
+    let tmp = TempDir::new("first-learns");
+    std::fs::write(tmp.join("first.toml"), FIRST).unwrap();
+    ok(&["run", "first.toml", "--out", "out"], &tmp.0);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.join("out/summary.json")).unwrap()).unwrap();
+    let at = |label: &str| -> (f64, f64) {
+        let a = summary["algorithms"].as_array().unwrap().iter().find(|a| a["label"] == label).unwrap();
+        let c = &a["at_horizon"]["cumulative"];
+        (c["mean"].as_f64().unwrap(), c["se"].as_f64().unwrap())
+    };
+    let (random, random_se) = at("random");
+    for label in ["pf-ts", "eubo", "pop-bo"] {
+        let (r, se) = at(label);
+        let margin = (se * se + random_se * random_se).sqrt();
+        assert!(random - r > 2.0 * margin, "{label}: R(60) {r} ± {se} vs random {random} ± {random_se}");
+    }
+    assert!(at("pf-ts").0 <= 10.0, "PF-TS R(60) = {}", at("pf-ts").0);
 }
 
 /// A box problem on the unit cube: the algorithms search [0, 1]², the records hold points of
