@@ -677,7 +677,7 @@ impl<'d> InnerFactor<'d> {
 /// start (λ, μ) = ‖g‖·warm (D is positively homogeneous in (g, λ, μ, ν), so a program whose
 /// direction is a multiple of the previous one starts at its optimum; successive candidates'
 /// multipliers differ by a factor of about 2 where a cold start was 10–30 times off).
-/// `stop_at`: a level for a screened search (POP-BO's argmax, COBOL's argmin): the program stops
+/// `stop_at`: a level for a screened search (COBOL's x^c search): the program stops
 /// as soon as a dual point certifies that its maximum is at most the level (the candidate cannot
 /// win), returning that bound with `lower` = −∞ and no feasible point ([`Dual::stopped`]).
 /// `None` when no certificate within `tolerance` is found (the caller falls back).
