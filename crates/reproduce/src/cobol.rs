@@ -9,8 +9,8 @@
 //!   and at the end of each run, over the runs that reached k (each row says how many, "n of N");
 //!   k never falls back to fewer. A run stopped before its k-th f-evaluation (by the query cap: the
 //!   horizon counts labels and evaluations together, and a run that asks many labels can reach it
-//!   first; a `--quick` horizon always does) is left out of the table, its claims and the summary's
-//!   rows, and listed apart with its f-evaluations, expert labels (initial ones included) and
+//!   first; a `--quick` horizon always does) is left out of the table, the claims and the values of
+//!   the summary's rows (`<name>.cobol.json`), and listed apart with its f-evaluations, expert labels (initial ones included) and
 //!   accepts ([`CobolPanel::stopped`]). An algorithm with no run at k has no numbers in the table,
 //!   and every claim that involves it is "not judged" (the report says why). The plots still show
 //!   every run up to where it got (mean over the runs that reached each k);
