@@ -271,9 +271,14 @@ fn reproduce_quick_of_a_cobol_preset_writes_its_report_with_the_claims() {
     )
     .unwrap();
     assert_eq!(panel.rows.len(), 4);
-    assert!(panel.quick && panel.k >= 3 && panel.rows.iter().all(|row| row.runs == 2), "{panel:?}");
+    // The quick horizon (40 queries) stops every run before k = 50 f-evaluations: k stays 50, the
+    // runs are listed apart, and the claims are not judged.
+    assert!(panel.quick && panel.k == 50, "{panel:?}");
+    assert!(panel.rows.iter().all(|row| (row.runs, row.stopped) == (0, 2) && row.at_k.is_none()), "{panel:?}");
+    assert_eq!(panel.stopped.len(), 8, "{panel:?}");
+    assert!(md.contains("Runs stopped before k = 50 f-evaluations") && md.contains("not judged: no run of"), "{md}");
     // Vanilla LCB and random search never ask the expert; expert sampling asks before evaluating.
-    let q = |l: &str| panel.get(l).unwrap().at_end.unwrap().queries.mean;
+    let q = |l: &str| panel.stopped.iter().filter(|s| s.label == l).map(|s| s.labels).sum::<usize>() as f64;
     assert_eq!((q("vanilla LCB"), q("random search")), (0.0, 0.0));
     // A budget run ends when its budget is spent: the summary says where its values are read.
     let table = ok(&["summary", "r"], &tmp.0);

@@ -5,12 +5,17 @@
 //! * the simple regret SR_k and the code's "cumulative regret" Σ_{j ≤ k} SR_j after the k-th
 //!   f-evaluation, and the cumulative expert queries Q^g (initial labels excluded) at the k-th
 //!   f-evaluation, per algorithm, mean ± s.e. over runs;
-//! * a table at k = [`TABLE_EVALUATIONS`] f-evaluations (the driver's `n_iterations`, notes §5.1),
-//!   or at the fewest f-evaluations any run reached if that is fewer (said in the report), and at
-//!   the end of each run (runs may end after different numbers of f-evaluations: a query budget,
-//!   or a horizon that counts labels and evaluations together);
+//! * a table at k = [`TABLE_EVALUATIONS`] f-evaluations (the driver's `n_iterations`, notes §5.1)
+//!   and at the end of each run, over the runs that reached k (each row says how many, "n of N");
+//!   k never falls back to fewer. A run stopped before its k-th f-evaluation (by the query cap: the
+//!   horizon counts labels and evaluations together, and a run that asks many labels can reach it
+//!   first; a `--quick` horizon always does) is left out of the table, the claims and the values of
+//!   the summary's rows (`<name>.cobol.json`), and listed apart with its f-evaluations, expert labels (initial ones included) and
+//!   accepts ([`CobolPanel::stopped`]). An algorithm with no run at k has no numbers in the table,
+//!   and every claim that involves it is "not judged" (the report says why). The plots still show
+//!   every run up to where it got (mean over the runs that reached each k);
 //! * the claims: those of the generic rule ([`crate::compare`]: "A < B", "A ≤ B", "A best", …) on
-//!   SR at k, and COBOL's own:
+//!   SR at k, and COBOL's own (over the runs that reached k):
 //!   - **handover** ("A hands over"): split the f-evaluations of each run's iterations (after the
 //!     initial ones, detail `phase = initial-evaluation`) into thirds (m = ⌊K/3⌋ of its K); the
 //!     expert queries of the first third are those up to its m-th iteration evaluation, those of
@@ -74,22 +79,57 @@ pub struct CobolRow {
     pub g_thr: Option<f64>,
     /// Its trust weight η, if it has one (COBOL).
     pub eta: Option<f64>,
-    /// Runs.
+    /// Runs that reached k f-evaluations: those of the table and the claims.
     pub runs: usize,
-    /// The fewest and the most f-evaluations of a run.
+    /// Runs stopped before k f-evaluations (listed apart, [`CobolPanel::stopped`]).
+    #[serde(default)]
+    pub stopped: usize,
+    /// The fewest and the most f-evaluations of a run (all its runs).
     pub evaluations: [usize; 2],
-    /// At k f-evaluations ([`CobolPanel::k`]); `None` if k = 0.
+    /// At k f-evaluations ([`CobolPanel::k`]); `None` if no run reached k.
     pub at_k: Option<CobolAt>,
-    /// At the end of each run.
+    /// At the end of each run that reached k; `None` if none did.
     pub at_end: Option<CobolAt>,
-    /// The fewest f-evaluations of a run's iterations (after the initial ones).
+    /// The fewest f-evaluations of the iterations (after the initial ones) of a run that reached k.
     pub iteration_evaluations: usize,
-    /// Expert queries in the first third of each run's iteration f-evaluations.
-    pub queries_first_third: MeanSe,
-    /// Expert queries in the last third.
-    pub queries_last_third: MeanSe,
-    /// Wall time per run (the algorithm's calls), seconds.
+    /// Expert queries in the first third of each run's iteration f-evaluations (runs that reached
+    /// k; `None` if none did).
+    pub queries_first_third: Option<MeanSe>,
+    /// Expert queries in the last third (likewise).
+    pub queries_last_third: Option<MeanSe>,
+    /// Wall time per run (the algorithm's calls; all its runs), seconds.
     pub wall_seconds: MeanSe,
+}
+
+/// A run stopped before k f-evaluations (by the query cap), listed apart from the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoppedRun {
+    /// Its algorithm's label.
+    pub label: String,
+    /// Its run index (as in `steps.csv`).
+    pub run: usize,
+    /// The f-evaluations it reached.
+    pub evaluations: usize,
+    /// Its expert labels, initial ones included.
+    pub labels: usize,
+    /// How many of them were accepts.
+    pub accepts: usize,
+    /// Its queries (labels and f-evaluations: its steps).
+    pub queries: usize,
+}
+
+impl StoppedRun {
+    fn of(run: &RunRecord, evaluations: usize) -> Self {
+        let labels = run.steps.iter().filter(|s| s.query == QueryKind::Label);
+        Self {
+            label: run.label.clone(),
+            run: run.id.run,
+            evaluations,
+            labels: labels.clone().count(),
+            accepts: labels.filter(|s| matches!(s.answer, bohf_core::Answer::Label { accept: true })).count(),
+            queries: run.steps.len(),
+        }
+    }
 }
 
 /// A finished COBOL panel, as stored in `<name>.cobol.json`.
@@ -105,10 +145,14 @@ pub struct CobolPanel {
     pub quick: bool,
     /// Wall time of the whole panel, seconds.
     pub elapsed_s: f64,
-    /// The f-evaluations of the table: [`TABLE_EVALUATIONS`] or the fewest any run reached.
+    /// The f-evaluations of the table: [`TABLE_EVALUATIONS`] (never fewer; runs that did not reach
+    /// it are [`CobolPanel::stopped`]).
     pub k: usize,
     /// One row per algorithm, in spec order.
     pub rows: Vec<CobolRow>,
+    /// The runs stopped before k f-evaluations (by the query cap), in (algorithm, run) order.
+    #[serde(default)]
+    pub stopped: Vec<StoppedRun>,
 }
 
 /// One run's curves against its f-evaluations: SR_k, Σ SR, Q^g at the k-th evaluation, and Q^g at
@@ -197,13 +241,23 @@ impl CobolPanel {
         elapsed_s: f64,
     ) -> Self {
         let curves: Vec<(usize, RunCurves)> = runs.iter().map(|r| (r.id.algorithm, run_curves(r, u_star))).collect();
-        let k = curves.iter().map(|(_, c)| c.simple.len()).min().unwrap_or(0).min(TABLE_EVALUATIONS);
+        let k = TABLE_EVALUATIONS;
+        let mut stopped: Vec<(usize, StoppedRun)> = runs
+            .iter()
+            .zip(&curves)
+            .filter(|(_, (_, c))| c.simple.len() < k)
+            .map(|(r, (_, c))| (r.id.algorithm, StoppedRun::of(r, c.simple.len())))
+            .collect();
+        stopped.sort_by_key(|(a, s)| (*a, s.run));
+        let stopped = stopped.into_iter().map(|(_, s)| s).collect();
         let rows = spec
             .algorithms
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let mine: Vec<&RunCurves> = curves.iter().filter(|(j, _)| *j == i).map(|(_, c)| c).collect();
+                let all: Vec<&RunCurves> = curves.iter().filter(|(j, _)| *j == i).map(|(_, c)| c).collect();
+                // The table and the claims: the runs that reached k.
+                let mine: Vec<&RunCurves> = all.iter().copied().filter(|c| c.simple.len() >= k).collect();
                 let wall: Vec<f64> = runs.iter().filter(|r| r.id.algorithm == i).map(|r| r.wall_seconds()).collect();
                 let config = config_of(a);
                 let variant = config.as_ref().map(|c| c.variant);
@@ -218,30 +272,41 @@ impl CobolPanel {
                         queries: pick(|c| &c.queries),
                     })
                 };
-                let at_k = if k == 0 { None } else { at(&|_| Some(k - 1)) };
+                let at_k = at(&|_| Some(k - 1));
                 let at_end = at(&|c: &RunCurves| c.simple.len().checked_sub(1)).map(|mut e| {
                     // Q^g at the end of the run, not at its last evaluation.
                     e.queries = mean_of(&mine, |c| c.queries_end);
                     e
                 });
-                let counts: Vec<usize> = mine.iter().map(|c| c.simple.len()).collect();
+                let counts: Vec<usize> = all.iter().map(|c| c.simple.len()).collect();
+                let reached = !mine.is_empty();
                 CobolRow {
                     label: a.label().to_string(),
                     variant: variant.map_or_else(|| a.name.clone(), |v| variant_name(v).to_string()),
                     g_thr: config.as_ref().filter(|_| asks_by_threshold).map(|c| c.g_thr),
                     eta: config.as_ref().filter(|c| c.variant == Variant::Cobol).map(|c| c.eta),
                     runs: mine.len(),
+                    stopped: all.len() - mine.len(),
                     evaluations: [counts.iter().copied().min().unwrap_or(0), counts.iter().copied().max().unwrap_or(0)],
                     at_k,
                     at_end,
                     iteration_evaluations: mine.iter().map(|c| iteration_evaluations(c)).min().unwrap_or(0),
-                    queries_first_third: mean_of(&mine, |c| thirds(c).0),
-                    queries_last_third: mean_of(&mine, |c| thirds(c).1),
+                    queries_first_third: reached.then(|| mean_of(&mine, |c| thirds(c).0)),
+                    queries_last_third: reached.then(|| mean_of(&mine, |c| thirds(c).1)),
                     wall_seconds: mean_se(&wall),
                 }
             })
             .collect();
-        Self { name: spec.name.clone(), title: title.to_string(), horizon: spec.horizon, quick, elapsed_s, k, rows }
+        Self {
+            name: spec.name.clone(),
+            title: title.to_string(),
+            horizon: spec.horizon,
+            quick,
+            elapsed_s,
+            k,
+            rows,
+            stopped,
+        }
     }
 
     /// The row labelled `label`.
@@ -263,7 +328,10 @@ impl CobolPanel {
 /// "A hands over" on a panel (see the module documentation).
 pub fn handover_claim(p: &CobolPanel, a: &str) -> Option<Claim> {
     let r = p.get(a)?;
-    let (first, last) = (r.queries_first_third, r.queries_last_third);
+    let statement = format!("{a} hands over");
+    let (Some(first), Some(last)) = (r.queries_first_third, r.queries_last_third) else {
+        return Some(not_judged(p, statement, a));
+    };
     let evidence = format!(
         "Q^g in the first third of the iterations' f-evaluations {}, in the last third {}; total at the end {}",
         pm(first),
@@ -286,7 +354,7 @@ pub fn handover_claim(p: &CobolPanel, a: &str) -> Option<Claim> {
             ),
         )
     };
-    Some(Claim { panel: p.name.clone(), statement: format!("{a} hands over"), evidence, holds, verdict })
+    Some(Claim { panel: p.name.clone(), statement, evidence, holds, verdict })
 }
 
 /// Whether mean_a − f·mean_b > 2·√(se_a² + f²·se_b²) (a significantly above f times b).
@@ -301,13 +369,7 @@ pub fn no_harm_claim(p: &CobolPanel, a: &str, factor: f64, b: &str) -> Option<Cl
     let (ra, rb) = (p.get(a)?, p.get(b)?);
     let statement = format!("{a} within {factor}× {b}");
     let (Some(ka), Some(kb), Some(ea), Some(eb)) = (ra.at_k, rb.at_k, ra.at_end, rb.at_end) else {
-        return Some(Claim {
-            panel: p.name.clone(),
-            statement,
-            evidence: "—".into(),
-            holds: false,
-            verdict: "not judged: no f-evaluation to compare".into(),
-        });
+        return Some(not_judged(p, statement, if ra.at_k.is_none() { a } else { b }));
     };
     let (dk, sk, over_k) = above_factor(ka.simple, factor, kb.simple);
     let (de, se, over_e) = above_factor(ea.simple, factor, eb.simple);
@@ -343,8 +405,36 @@ pub fn no_harm_claim(p: &CobolPanel, a: &str, factor: f64, b: &str) -> Option<Cl
     Some(Claim { panel: p.name.clone(), statement, evidence, holds, verdict })
 }
 
+/// Why a claim involving `label` is not judged: none of its runs reached k f-evaluations.
+fn not_reached(p: &CobolPanel, label: &str) -> String {
+    format!(
+        "not judged: no run of {label} reached k = {} f-evaluations (stopped earlier by the query cap; listed apart)",
+        p.k
+    )
+}
+
+/// A claim not judged because `label` has no run at k.
+fn not_judged(p: &CobolPanel, statement: String, label: &str) -> Claim {
+    Claim { panel: p.name.clone(), statement, evidence: "—".into(), holds: false, verdict: not_reached(p, label) }
+}
+
+/// A claim's statement as the judged claims word it (`None` for a claim COBOL does not judge).
+fn statement_of(rule: &ClaimRule) -> Option<String> {
+    Some(match rule {
+        ClaimRule::Lower(a, b) => format!("{a} < {b}"),
+        ClaimRule::Parity(a, b) => format!("{a} ≈ {b}"),
+        ClaimRule::AtMost(a, b) => format!("{a} ≤ {b}"),
+        ClaimRule::Lowest(a) => format!("{a} lowest"),
+        ClaimRule::Best(a) => format!("{a} best"),
+        ClaimRule::HandsOver(a) => format!("{a} hands over"),
+        ClaimRule::Within(a, f, b) => format!("{a} within {f}× {b}"),
+        ClaimRule::ErrorAbove(..) => return None,
+    })
+}
+
 /// The claims of `reproduces` judged on a COBOL panel, in the spec's order: the generic ones on SR
-/// at k f-evaluations, handover and no harm as in the module documentation.
+/// at k f-evaluations, handover and no harm as in the module documentation. A claim that involves
+/// an algorithm with no run at k ("A lowest" and "A best" involve every algorithm) is not judged.
 pub fn cobol_claims(p: &CobolPanel, reproduces: Option<&Reproduces>) -> Vec<Claim> {
     let Some(rep) = reproduces else { return Vec::new() };
     let labels: Vec<&str> = p.rows.iter().map(|r| r.label.as_str()).collect();
@@ -352,10 +442,20 @@ pub fn cobol_claims(p: &CobolPanel, reproduces: Option<&Reproduces>) -> Vec<Clai
     let v: Values = &v;
     rep.rules()
         .iter()
-        .filter_map(|rule| match rule {
-            ClaimRule::HandsOver(a) => handover_claim(p, a),
-            ClaimRule::Within(a, f, b) => no_harm_claim(p, a, *f, b),
-            other => judge(&p.name, &labels, v, other),
+        .filter_map(|rule| {
+            let involved = match rule {
+                ClaimRule::Lowest(_) | ClaimRule::Best(_) => labels.clone(),
+                other => other.labels(),
+            };
+            let missing = involved.into_iter().find(|l| p.get(l).is_some_and(|r| r.at_k.is_none()));
+            if let (Some(l), Some(statement)) = (missing, statement_of(rule)) {
+                return Some(not_judged(p, statement, l));
+            }
+            match rule {
+                ClaimRule::HandsOver(a) => handover_claim(p, a),
+                ClaimRule::Within(a, f, b) => no_harm_claim(p, a, *f, b),
+                other => judge(&p.name, &labels, v, other),
+            }
         })
         .collect()
 }
@@ -371,12 +471,25 @@ fn accuracy(spec: &ExperimentSpec) -> Option<f64> {
 pub fn accuracy_ordering(panels: &[(CobolPanel, f64)]) -> Vec<Claim> {
     let find = |a: f64| panels.iter().find(|(_, acc)| *acc == a).map(|(p, _)| p);
     let (Some(p2), Some(p1)) = (find(2.0), find(1.0)) else { return Vec::new() };
-    let sr = |p: &CobolPanel, l: &str| p.get(l).and_then(|r| r.at_k).map(|a| a.simple);
+    // `None`: no such row (skipped); `Some(Err(label))`: a row with no run at k (not judged).
+    let sr = |p: &CobolPanel, l: &str| p.get(l).map(|r| r.at_k.map(|a| a.simple).ok_or_else(|| l.to_string()));
     let mut out = Vec::new();
     for row in p1.rows.iter().filter(|r| r.variant == "cobol") {
         let l = row.label.as_str();
-        let mut pair = |name: String, a: Option<MeanSe>, b: Option<MeanSe>, la: String, lb: String| {
+        let mut pair = |panel: &CobolPanel,
+                        a: Option<std::result::Result<MeanSe, String>>,
+                        b: Option<std::result::Result<MeanSe, String>>,
+                        la: String,
+                        lb: String| {
             let (Some(a), Some(b)) = (a, b) else { return };
+            let (a, b) = match (a, b) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(missing), _) | (_, Err(missing)) => {
+                    out.push(not_judged(panel, format!("{la} ≤ {lb}"), &missing));
+                    return;
+                }
+            };
+            let name = panel.name.clone();
             let (d, se, order) = compare(a, b);
             out.push(Claim {
                 panel: name,
@@ -390,8 +503,8 @@ pub fn accuracy_ordering(panels: &[(CobolPanel, f64)]) -> Vec<Claim> {
                 },
             });
         };
-        pair(p2.name.clone(), sr(p2, l), sr(p1, l), format!("{l} (a = 2)"), format!("{l} (a = 1)"));
-        pair(p1.name.clone(), sr(p1, l), sr(p1, "vanilla LCB"), format!("{l} (a = 1)"), "vanilla LCB".into());
+        pair(p2, sr(p2, l), sr(p1, l), format!("{l} (a = 2)"), format!("{l} (a = 1)"));
+        pair(p1, sr(p1, l), sr(p1, "vanilla LCB"), format!("{l} (a = 1)"), "vanilla LCB".into());
     }
     out
 }
@@ -497,6 +610,41 @@ fn at_cells(a: Option<CobolAt>) -> String {
     }
 }
 
+/// The rule for runs stopped before k, in one sentence (every COBOL report states it).
+pub fn table_rule(k: usize) -> String {
+    format!(
+        "Table at k = {k} f-evaluations over the runs that reached it (\"runs\": n of N); runs stopped earlier (query \
+         cap) are listed apart and left out of the table and the claims, and an algorithm with no run at k has no \
+         numbers and its claims are not judged."
+    )
+}
+
+/// The runs stopped before k, listed apart (or a line saying there are none).
+fn stopped_table(s: &mut String, p: &CobolPanel) {
+    if p.stopped.is_empty() {
+        let _ = writeln!(s, "No run stopped before k = {} f-evaluations.\n", p.k);
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Runs stopped before k = {} f-evaluations (query cap: {} queries per run, labels and evaluations together); \
+         expert labels include the initial ones:\n",
+        p.k, p.horizon
+    );
+    let _ = writeln!(
+        s,
+        "| algorithm | run | f-evaluations | expert labels | accepts | queries |\n|---|---|---|---|---|---|"
+    );
+    for r in &p.stopped {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            r.label, r.run, r.evaluations, r.labels, r.accepts, r.queries
+        );
+    }
+    s.push('\n');
+}
+
 /// The report of one COBOL panel.
 fn cobol_markdown(
     experiment: &Experiment,
@@ -558,39 +706,40 @@ fn cobol_markdown(
         shown_toml,
     );
 
-    let k_note = if p.k < TABLE_EVALUATIONS {
-        format!(" (fewer than the paper's {TABLE_EVALUATIONS}: the fewest f-evaluations any run reached)")
-    } else {
-        String::new()
-    };
     let _ = writeln!(s, "## Results\n");
     let _ = writeln!(
         s,
-        "Mean ± s.e. over runs. SR = simple regret min_j f(x_j) − f* over the f-evaluations so far; Σ SR its running \
+        "Mean ± s.e. over the runs that reached k. SR = simple regret min_j f(x_j) − f* over the f-evaluations so far; Σ SR its running \
          sum (the code's plotted \"cumulative regret\"); Q^g = expert queries, initial labels excluded (notes §5.9). \
          \"At the end\": each run's last f-evaluation (Q^g: its last step).\n"
     );
     let _ = writeln!(
         s,
-        "| algorithm | runs | **SR at k = {k}**{k_note} | Σ SR at k | Q^g at k | SR at the end | Σ SR at the end | Q^g at the end | wall time per run (s) |\n|---|---|---|---|---|---|---|---|---|",
+        "| algorithm | runs | **SR at k = {k}** | Σ SR at k | Q^g at k | SR at the end | Σ SR at the end | Q^g at the end | wall time per run (s) |\n|---|---|---|---|---|---|---|---|---|",
         k = p.k
     );
     for r in &p.rows {
         let _ = writeln!(
             s,
-            "| {} | {} | **{} | {} | {:.3} ± {:.3} |",
+            "| {} | {} of {} | **{} | {} | {:.3} ± {:.3} |",
             r.label,
             r.runs,
-            at_cells(r.at_k).replacen(" | ", "** | ", 1),
+            r.runs + r.stopped,
+            match r.at_k {
+                Some(_) => at_cells(r.at_k).replacen(" | ", "** | ", 1),
+                None => format!("no run reached k = {}** | — | —", p.k),
+            },
             at_cells(r.at_end),
             r.wall_seconds.mean,
             r.wall_seconds.se
         );
     }
+    let _ = writeln!(s, "\n{}\n", table_rule(p.k));
+    stopped_table(&mut s, p);
     let _ = writeln!(
         s,
-        "\nWall time per run: the algorithm's own calls. The whole panel ({} runs) took {:.1} s.\n",
-        p.rows.iter().map(|r| r.runs).sum::<usize>(),
+        "Wall time per run: the algorithm's own calls, over all its runs. The whole panel ({} runs) took {:.1} s.\n",
+        p.rows.iter().map(|r| r.runs + r.stopped).sum::<usize>(),
         p.elapsed_s
     );
     let claims = cobol_claims(p, spec.reproduces.as_ref());
@@ -624,7 +773,8 @@ pub fn rules_text() -> String {
          queries of the last third are at most {HANDOVER_RATIO} × those of the first third (a run with fewer than 3 such \
          evaluations is not judged). **No harm** (\"A within F× B\"): A's mean SR is not above F × B's \
          by more than {SE_MULTIPLE} s.e. (√(s.e._A² + F²·s.e._B²)) at k and at the end, and at the end A is not \
-         significantly above B.\n"
+         significantly above B. Every claim is judged over the runs that reached k; one that involves an \
+         algorithm with no run at k is not judged.\n"
     )
 }
 
@@ -634,6 +784,7 @@ pub fn rules_text() -> String {
 pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], expected: usize) {
     let _ = writeln!(s, "## {}\n", Paper::Cobol.citation());
     let _ = writeln!(s, "{}", rules_text());
+    let _ = writeln!(s, "{} Each panel's report lists its stopped runs.\n", table_rule(TABLE_EVALUATIONS));
     let _ = writeln!(
         s,
         "| panel | g_thr by algorithm | k | claim | values (mean ± s.e.) | verdict |\n|---|---|---|---|---|---|"
@@ -737,18 +888,28 @@ mod tests {
             g_thr: Some(0.1),
             eta: Some(3.0),
             runs: 10,
+            stopped: 0,
             evaluations: [50, 50],
             at_k: at(sr),
             at_end: at(end),
             iteration_evaluations: 47,
-            queries_first_third: ms(first, 0.5),
-            queries_last_third: ms(last, 0.5),
+            queries_first_third: Some(ms(first, 0.5)),
+            queries_last_third: Some(ms(last, 0.5)),
             wall_seconds: ms(1.0, 0.0),
         }
     }
 
     fn panel(rows: Vec<CobolRow>) -> CobolPanel {
-        CobolPanel { name: "p".into(), title: "P".into(), horizon: 300, quick: false, elapsed_s: 1.0, k: 50, rows }
+        CobolPanel {
+            name: "p".into(),
+            title: "P".into(),
+            horizon: 300,
+            quick: false,
+            elapsed_s: 1.0,
+            k: 50,
+            rows,
+            stopped: Vec::new(),
+        }
     }
 
     #[test]
@@ -853,6 +1014,7 @@ mod tests {
         assert_eq!(c.simple, vec![4.0, 3.0, 2.0, 2.0, 1.0, 1.0, 0.5, 0.5]);
         assert_eq!(c.queries, vec![0.0, 0.0, 1.0, 3.0, 3.0, 3.0, 3.0, 3.0]);
         assert_eq!(c.queries_end, 4.0);
+        assert_eq!(c.sum_simple.last(), Some(&14.0));
         // K = 6 iteration evaluations, m = 2: first third 3 queries (up to its 2nd), last third
         // 4 − Q at its 4th = 1.
         assert_eq!(thirds(&c), (3.0, 1.0));
@@ -863,15 +1025,156 @@ mod tests {
         )
         .unwrap();
         let p = CobolPanel::from_runs(&spec, "P", &[run], 0.0, false, 0.5);
-        assert_eq!(p.k, 8); // fewer than 50 evaluations: the fewest any run reached
+        // 8 f-evaluations, fewer than 50: k stays 50 and the run is listed apart (5 labels, all
+        // accepts, 13 queries), not in the table.
+        assert_eq!(p.k, TABLE_EVALUATIONS);
         let r = &p.rows[0];
         assert_eq!((r.g_thr, r.eta, r.variant.as_str(), r.evaluations), (Some(0.08), Some(3.0), "cobol", [8, 8]));
-        let (k, end) = (r.at_k.unwrap(), r.at_end.unwrap());
-        assert_eq!((k.simple.mean, k.sum_simple.mean, k.queries.mean), (0.5, 14.0, 3.0));
-        assert_eq!(end.queries.mean, 4.0);
-        assert_eq!((r.queries_first_third.mean, r.queries_last_third.mean), (3.0, 1.0));
+        assert_eq!((r.runs, r.stopped), (0, 1));
+        assert_eq!((r.at_k, r.at_end, r.queries_first_third, r.queries_last_third), (None, None, None, None));
+        let stopped = StoppedRun { label: "COBOL".into(), run: 0, evaluations: 8, labels: 5, accepts: 5, queries: 13 };
+        assert_eq!(p.stopped, vec![stopped]);
         let back = CobolPanel::from_json(&p.to_json().unwrap()).unwrap();
         assert_eq!(back, p);
+    }
+
+    /// A label step answered `accept`.
+    fn label(accept: bool, phase: &str) -> StepRecord {
+        StepRecord { answer: Answer::Label { accept }, ..step(QueryKind::Label, 0.0, phase) }
+    }
+
+    /// A run of algorithm `algorithm`: 3 initial evaluations at gap 9, `initial_labels` initial
+    /// labels (all accepts), then `gaps.len()` iteration evaluations, each after `asks` labels
+    /// answered by `accept(i)` (i counts the iteration labels).
+    fn run_of(
+        algorithm: usize,
+        run: usize,
+        label_: &str,
+        initial_labels: usize,
+        gaps: &[f64],
+        asks: usize,
+    ) -> RunRecord {
+        use QueryKind::Evaluate as E;
+        let mut steps: Vec<StepRecord> = (0..3).map(|_| step(E, 9.0, "initial-evaluation")).collect();
+        steps.extend((0..initial_labels).map(|_| label(true, "initial-label")));
+        let mut i = 0;
+        for &gap in gaps {
+            for _ in 0..asks {
+                steps.push(label(i % 3 == 0, "iteration"));
+                i += 1;
+            }
+            steps.push(step(E, gap, "iteration"));
+        }
+        RunRecord { id: RunId { algorithm, run }, label: label_.into(), steps }
+    }
+
+    fn capped_spec(second: &str, variant: &str, claims: &str) -> String {
+        format!(
+            "name = \"capped\"\nhorizon = 60\nruns = 3\n[budget]\ntotal = 50\nevaluate = 1\nlabel = 0\n\
+             [reproduces]\npaper = \"cobol\"\nfigure = \"Experiment B\"\nclaims = [{claims}]\n\
+             [problem]\nkind = \"rkhs\"\n[respondent]\nexpert = {{ accuracy = 1.0 }}\n\
+             [[algorithms]]\nname = \"cobol\"\nlabel = \"COBOL\"\n\
+             [[algorithms]]\nname = \"cobol\"\nlabel = \"{second}\"\n[algorithms.params]\nvariant = \"{variant}\"\n"
+        )
+    }
+
+    #[test]
+    fn a_run_stopped_by_the_query_cap_is_listed_apart_and_k_stays_50() {
+        // COBOL: runs 0 and 2 reach 50 f-evaluations (47 iteration evaluations, no iteration label:
+        // 60 queries); run 1 asks 10 labels before each iteration evaluation and meets the query cap
+        // of 60 after 3 + 4 = 7 evaluations and 3 more (rejected) labels.
+        let reached = |run: usize, best: f64| {
+            let gaps: Vec<f64> = (0..47).map(|j| if j < 20 { 1.0 } else { best }).collect();
+            run_of(0, run, "COBOL", 10, &gaps, 0)
+        };
+        let mut capped = run_of(0, 1, "COBOL", 10, &[5.0, 4.0, 3.0, 0.01], 10);
+        capped.steps.extend((0..60 - capped.steps.len()).map(|_| label(false, "iteration")));
+        assert_eq!(capped.steps.len(), 60);
+        let vanilla = |run: usize| run_of(1, run, "vanilla LCB", 0, &[0.5; 47], 0);
+        let runs = vec![reached(0, 0.2), capped, reached(2, 0.4), vanilla(0), vanilla(1), vanilla(2)];
+        let claims = "\"COBOL best\", \"COBOL < vanilla LCB\", \"COBOL hands over\"";
+        let text = capped_spec("vanilla LCB", "vanilla-lcb", claims);
+        let spec: ExperimentSpec = toml::from_str(&text).unwrap();
+        let p = CobolPanel::from_runs(&spec, "Capped", &runs, 0.0, false, 1.0);
+        assert_eq!(p.k, 50);
+        // The capped run, apart: 3 initial + 4 iteration f-evaluations; 10 initial labels (accepts)
+        // and 60 − 7 − 10 = 43 iteration labels, of which i = 0, 3, …, 39 (14) accept.
+        let steps = &runs[1].steps;
+        assert_eq!(steps.iter().filter(|s| s.query == QueryKind::Evaluate).count(), 7);
+        let accepts = 10 + (0..40).filter(|i| i % 3 == 0).count();
+        assert_eq!(accepts, 24);
+        assert_eq!(
+            p.stopped,
+            vec![StoppedRun { label: "COBOL".into(), run: 1, evaluations: 7, labels: 53, accepts, queries: 60 }]
+        );
+        let c = p.get("COBOL").unwrap();
+        assert_eq!((c.runs, c.stopped, c.evaluations), (2, 1, [7, 50]));
+        // SR at 50 over runs 0 and 2 only: (0.2 + 0.4) / 2, s.e. = 0.1 / √2 (ddof 0); the capped
+        // run (SR 0.01 at its 7th evaluation) would pull the mean down if it counted.
+        let sr = c.at_k.unwrap().simple;
+        assert!((sr.mean - 0.3).abs() < 1e-12 && (sr.se - 0.1 / 2f64.sqrt()).abs() < 1e-12, "{sr:?}");
+        assert_eq!(c.at_end.unwrap().simple, sr);
+        // Σ SR at 50: 3 × 9 + 20 × 1 + 27 × best, averaged over best = 0.2, 0.4.
+        assert!((c.at_k.unwrap().sum_simple.mean - (27.0 + 20.0 + 27.0 * 0.3)).abs() < 1e-9);
+        // Handover over the runs that reached k: they ask no iteration label (the capped run did).
+        assert_eq!((c.queries_first_third.unwrap().mean, c.queries_last_third.unwrap().mean), (0.0, 0.0));
+        let v = p.get("vanilla LCB").unwrap();
+        assert_eq!((v.runs, v.stopped, v.at_k.unwrap().simple.mean), (3, 0, 0.5));
+        let judged = cobol_claims(&p, spec.reproduces.as_ref());
+        assert_eq!(judged.len(), 3);
+        assert!(judged.iter().all(|c| c.holds), "{judged:?}");
+        assert_eq!(CobolPanel::from_json(&p.to_json().unwrap()).unwrap(), p);
+
+        // The report: the rule, the rows with "n of N", the capped run apart.
+        let experiment = Experiment::new(spec.clone(), &bohf_registry::builtin()).unwrap();
+        let md = cobol_markdown(&experiment, &text, &text, &p, "bohf reproduce capped", "capped.toml", false);
+        assert!(md.contains(&table_rule(50)), "{md}");
+        assert!(md.contains("| algorithm | runs | **SR at k = 50** |"), "{md}");
+        assert!(md.contains("| COBOL | 2 of 3 | **0.300 ± 0.071** |"), "{md}");
+        assert!(md.contains("| vanilla LCB | 3 of 3 |"), "{md}");
+        assert!(md.contains("Runs stopped before k = 50 f-evaluations (query cap: 60 queries per run"), "{md}");
+        assert!(md.contains("| COBOL | 1 | 7 | 53 | 24 | 60 |"), "{md}");
+        assert!(md.contains("The whole panel (6 runs)"), "{md}");
+
+        // Expert sampling asks before every draw: all its runs meet the cap before k. Its row has no
+        // numbers, and every claim involving it (its own, "COBOL best", the comparisons) is not
+        // judged; COBOL's handover involves COBOL only and is judged.
+        let sampling = |run: usize| {
+            let mut r = run_of(1, run, "expert sampling", 0, &[1.0; 20], 3);
+            r.steps.truncate(60);
+            r
+        };
+        let runs = vec![reached(0, 0.2), reached(1, 0.4), reached(2, 0.3), sampling(0), sampling(1), sampling(2)];
+        let claims = "\"COBOL best\", \"COBOL < expert sampling\", \"COBOL within 3× expert sampling\", \
+                      \"COBOL hands over\", \"expert sampling hands over\", \"expert sampling ≤ COBOL\"";
+        let text = capped_spec("expert sampling", "expert-sampling", claims);
+        let spec: ExperimentSpec = toml::from_str(&text).unwrap();
+        let p = CobolPanel::from_runs(&spec, "Capped", &runs, 0.0, false, 1.0);
+        assert_eq!(p.k, 50);
+        let e = p.get("expert sampling").unwrap();
+        assert_eq!((e.runs, e.stopped, e.at_k, e.at_end), (0, 3, None, None));
+        assert_eq!(p.stopped.len(), 3);
+        assert!(p.stopped.iter().all(|s| s.evaluations == 3 + 14 && s.labels == 43 && s.queries == 60), "{p:?}");
+        let judged = cobol_claims(&p, spec.reproduces.as_ref());
+        assert_eq!(judged.len(), 6, "{judged:?}");
+        for (i, c) in judged.iter().enumerate() {
+            if c.statement == "COBOL hands over" {
+                assert!(c.holds, "{c:?}");
+            } else {
+                assert!(!c.holds && c.evidence == "—", "{c:?}");
+                assert_eq!(
+                    c.verdict,
+                    "not judged: no run of expert sampling reached k = 50 f-evaluations (stopped earlier by the \
+                     query cap; listed apart)",
+                    "claim {i}"
+                );
+            }
+        }
+        assert_eq!(judged[2].statement, "COBOL within 3× expert sampling");
+        let experiment = Experiment::new(spec.clone(), &bohf_registry::builtin()).unwrap();
+        let md = cobol_markdown(&experiment, &text, &text, &p, "bohf reproduce capped", "capped.toml", false);
+        assert!(md.contains("| expert sampling | 0 of 3 | **no run reached k = 50** | — | — | — | — | — |"), "{md}");
+        assert!(md.contains("| COBOL best | — | not judged: no run of expert sampling"), "{md}");
     }
 
     #[test]
@@ -891,6 +1194,13 @@ mod tests {
         let claims = accuracy_ordering(&[(p1, 2.0), (p2, 1.0)]);
         assert!(!claims[0].holds && claims[1].holds, "{claims:?}");
         assert!(accuracy_ordering(&[]).is_empty());
+        // No run of vanilla LCB at k in the a = 1 panel: its comparison is not judged.
+        let p2 = mk(ms(0.1, 0.01), ms(0.5, 0.05));
+        let mut p1 = mk(ms(0.3, 0.01), ms(0.5, 0.05));
+        p1.rows[1].at_k = None;
+        let claims = accuracy_ordering(&[(p2, 2.0), (p1, 1.0)]);
+        assert!(claims[0].holds, "{claims:?}");
+        assert!(!claims[1].holds && claims[1].verdict.starts_with("not judged: no run of vanilla LCB"), "{claims:?}");
     }
 
     #[test]
