@@ -296,6 +296,9 @@ mod tests {
             e.error.message(),
             toml::from_str::<Doc>("colour = \"red\"\ninner = { n = 1.5 }").unwrap_err().message()
         );
+        // Inside a table tagged by `kind` serde reads the rest whole: the path ends at the table.
+        let text = "colour = \"red\"\nshape = { kind = \"circle\", radius = \"big\" }";
+        assert_eq!(render(&from_table::<Doc>(&table(text)).unwrap_err().path), "shape");
     }
 
     #[test]
@@ -305,5 +308,7 @@ mod tests {
         assert!(m.contains("line 2") && m.ends_with("help: did you mean `green`?"), "{m}");
         let e = from_toml_text::<Doc>("colour = [\n", None).unwrap_err();
         assert!(!e.to_string().contains("did you mean"), "{e}");
+        let e = from_toml_text::<Doc>("colour = \"red\"\ninner = { n = -1 }\n", None).unwrap_err();
+        assert!(e.to_string().contains("expected usize") && !e.to_string().contains("did you mean"), "{e}");
     }
 }
