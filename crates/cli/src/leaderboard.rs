@@ -76,7 +76,7 @@ pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
             let names: Vec<&str> = all.iter().map(|a| a.name.as_str()).collect();
             return Err(CliError::msg(format!(
                 "unknown problem `{p}`{}; the suite has: {}",
-                crate::suggest(p, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
+                bohf_core::closest_name(p, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
                 names.join(", ")
             )));
         }

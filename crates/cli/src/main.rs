@@ -31,69 +31,15 @@ impl CliError {
     }
 }
 
-/// The closest of `names` to `name` by edit distance, if it is close enough to be a likely typo.
-pub fn suggest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut prev: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut cur = vec![i + 1; b.len() + 1];
-            for (j, cb) in b.iter().enumerate() {
-                cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
-    names
-        .iter()
-        .map(|n| (distance(&n.to_lowercase(), &name.to_lowercase()), *n))
-        .min()
-        .filter(|(d, n)| *d <= (n.len().max(name.len()) / 2).max(1))
-        .map(|(_, n)| n)
-}
-
-/// Adds "did you mean" to serde's "unknown variant `x`, expected one of `a`, `b`" messages and to
-/// bohf-problems' "unknown test function `x`; known: a (d), b" messages.
-fn with_variant_hint(message: String) -> String {
-    if let Some(rest) = message.split("unknown test function `").nth(1)
-        && let Some((given, tail)) = rest.split_once('`')
-        && let Some(list) = tail.split("known: ").nth(1)
-    {
-        let names: Vec<&str> =
-            list.split(',').map(|n| n.trim().trim_end_matches("(d)").trim()).filter(|n| !n.is_empty()).collect();
-        return match suggest(given, &names) {
-            Some(s) => format!("{message}\nhelp: did you mean `{s}`?"),
-            None => message,
-        };
-    }
-    let Some(rest) = message.split("unknown variant `").nth(1) else { return message };
-    let Some((given, tail)) = rest.split_once('`') else { return message };
-    let Some(list) = tail.split("expected one of ").nth(1).or_else(|| tail.split("expected ").nth(1)) else {
-        return message;
-    };
-    let names: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
-    match suggest(given, &names) {
-        Some(s) if s != given => format!("{message}\nhelp: did you mean `{s}`?"),
-        _ => message,
-    }
-}
-
 /// Reads and checks a spec file and builds the experiment (loading its data). An svm problem
 /// without a `cache` caches its table beside the results folder `out` (default `results/NAME`).
 pub fn load_experiment(path: &Path, out: Option<&Path>) -> Result<Experiment, CliError> {
-    let spec = ExperimentSpec::from_file(path).map_err(|e| match e {
-        ExperimentError::Toml { .. } => CliError::msg(with_variant_hint(e.to_string())),
-        other => CliError::Experiment(other),
-    })?;
+    let spec = ExperimentSpec::from_file(path)?;
     let out = out.map_or_else(|| PathBuf::from("results").join(&spec.name), Path::to_path_buf);
     let spec = bohf_experiments::folder::with_default_cache(spec, &out);
     // A relative data path made absolute, so that a missing file is reported by its full path.
     let spec = bohf_experiments::folder::stored_spec(spec);
-    Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| {
-        let m = with_variant_hint(e.to_string());
-        CliError::msg(format!("`{}`: {m}", path.display()))
-    })
+    Experiment::new(spec, &bohf_registry::builtin()).map_err(|e| CliError::msg(format!("`{}`: {e}", path.display())))
 }
 
 #[derive(Parser, Debug)]

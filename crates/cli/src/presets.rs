@@ -38,7 +38,7 @@ pub fn find<'a>(presets: &'a [Preset], name: &str) -> Result<&'a Preset, CliErro
         let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
         CliError::msg(format!(
             "unknown preset `{name}`{}; valid presets: {} (see `bohf reproduce --list`)",
-            crate::suggest(name, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
+            bohf_core::closest_name(name, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
             names.join(", ")
         ))
     })

@@ -18,6 +18,7 @@ pub mod rng;
 pub mod schedule;
 
 pub mod special;
+pub mod suggest;
 pub mod sum;
 #[doc(hidden)]
 pub mod testing;
@@ -35,6 +36,7 @@ pub use optimizer::{
 };
 pub use rng::BohfRng;
 pub use schedule::WidthSchedule;
+pub use suggest::closest_name;
 
 /// Re-export of the `rand` version bohf is built on, so downstream crates use the same traits.
 pub use rand;

@@ -23,14 +23,21 @@ pub enum ExperimentError {
         source: Box<ExperimentError>,
     },
     /// The spec is not valid TOML or does not have the expected shape; the message gives the line
-    /// and column.
-    #[error("cannot parse experiment spec{}: {source}", path.as_ref().map(|p| format!(" `{}`", p.display())).unwrap_or_default())]
+    /// and column, and for a name that is no variant of an enum, the closest variant
+    /// ([`crate::de::from_toml_text`]).
+    #[error(
+        "cannot parse experiment spec{}: {source}{}",
+        path.as_ref().map(|p| format!(" `{}`", p.display())).unwrap_or_default(),
+        crate::de::help(suggestion.as_deref())
+    )]
     Toml {
         /// The spec file, if it came from one.
         path: Option<PathBuf>,
         /// The parser's error (with line and column).
         #[source]
         source: Box<toml::de::Error>,
+        /// The variant suggested for an unknown one ("did you mean").
+        suggestion: Option<String>,
     },
     /// The experiment would need more memory than the limit ([`crate::limits`]).
     #[error(

@@ -47,6 +47,7 @@
 pub mod budget;
 pub mod checkpoint;
 pub mod checksum;
+pub mod de;
 pub mod error;
 pub mod feedback;
 pub mod folder;

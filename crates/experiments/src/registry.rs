@@ -21,6 +21,7 @@
 //! constructor. [`AlgorithmEntry::check_for`] and [`AlgorithmEntry::build`] refuse a kind the entry
 //! does not declare with an error naming the algorithm and the domain, so no constructor checks it.
 
+use crate::de::{Step, render, value_at};
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
 use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, SearchContext};
@@ -149,30 +150,39 @@ impl fmt::Debug for AlgorithmEntry {
 }
 
 /// The checked config of `A` from a `params` table; errors name the field's path under `prefix`
-/// (`prefix.inference.mle.lambda`), or `prefix` itself when no single key is to blame.
+/// (`prefix.inference.mle.lambda`), or `prefix` itself when no single key is to blame. A name
+/// that is no variant of an enum gets a "did you mean" line ([`crate::de::DeError::with_help`]).
 fn parse_params<D, A: RegisteredAlgorithm<D>>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
-    let config: A::Config = deserialise::<A::Config>(params).map_err(|message| {
-        let field = blame::<A::Config>(params).map_or(prefix.to_string(), |k| bohf_core::field_path(prefix, &k));
-        ExperimentError::spec(field, message)
+    let config: A::Config = deserialise::<A::Config>(params).map_err(|e| {
+        let root = toml::Value::Table(params.clone());
+        let field = match value_at(&root, &e.path) {
+            // serde named the value itself (a key's path, array entries included).
+            Some(v) if !e.path.is_empty() && !v.is_table() && !v.is_array() => Some(render(&e.path)),
+            // A table or nothing: inside a table tagged by `kind` or `rule` (serde reads those
+            // whole, and names no key in them), an unknown key, a missing one.
+            _ => blame::<A::Config>(params),
+        };
+        let field = field.map_or(prefix.to_string(), |k| bohf_core::field_path(prefix, &k));
+        ExperimentError::spec(field, e.error.with_help())
     })?;
     A::check(&config).map_err(|e| ExperimentError::in_field(prefix, e))
 }
 
-fn deserialise<C: DeserializeOwned>(params: &toml::Table) -> std::result::Result<C, String> {
-    toml::Value::Table(params.clone()).try_into().map_err(|e: toml::de::Error| e.message().to_string())
+fn deserialise<C: DeserializeOwned>(params: &toml::Table) -> std::result::Result<C, crate::de::PathError> {
+    crate::de::from_table(params)
 }
 
-/// The path (relative to `params`) of the key a deserialisation error is about (serde's messages
-/// for a wrong type, e.g. `-1` for a count, do not say which key): innermost keys and array entries
-/// first, the first whose replacement by a plain 1, 0.5 or false makes the table deserialise, else
-/// the first whose default or removal does. `None` if no single key is to blame.
+/// The path (relative to `params`) of the key a deserialisation error is about, where serde's
+/// path ends at a table (inside a table read whole, e.g. tagged by `kind`): innermost keys and
+/// array entries first, the first whose replacement by a plain 1, 0.5 or false makes the table
+/// deserialise, else the first whose default or removal does. `None` if no single key is to blame.
 fn blame<C: DeserializeOwned + Serialize + Default>(params: &toml::Table) -> Option<String> {
     let defaults = toml::Value::Table(toml::Table::try_from(C::default()).unwrap_or_default());
     let root = toml::Value::Table(params.clone());
     let mut keys = Vec::new();
     collect_keys(&root, &mut Vec::new(), &mut keys);
     keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
-    let fixes = |key: &[Seg], probe: Option<toml::Value>| {
+    let fixes = |key: &[Step], probe: Option<toml::Value>| {
         let mut v = root.clone();
         replace_at(&mut v, key, probe);
         matches!(v, toml::Value::Table(t) if deserialise::<C>(&t).is_ok())
@@ -182,52 +192,34 @@ fn blame<C: DeserializeOwned + Serialize + Default>(params: &toml::Table) -> Opt
         .iter()
         .find(|k| plain.iter().any(|p| fixes(k, Some(p.clone()))))
         .or_else(|| keys.iter().find(|k| fixes(k, value_at(&defaults, k).cloned()) || fixes(k, None)))?;
-    Some(found.iter().fold(String::new(), |path, seg| match seg {
-        Seg::Key(k) => bohf_core::field_path(&path, k),
-        Seg::Index(i) => bohf_core::field_path(&path, &format!("[{i}]")),
-    }))
+    Some(render(found))
 }
 
-/// A step into a TOML value: a table key or an array index.
-#[derive(Clone)]
-enum Seg {
-    Key(String),
-    Index(usize),
-}
-
-fn collect_keys(v: &toml::Value, at: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
-    let children: Vec<(Seg, &toml::Value)> = match v {
-        toml::Value::Table(t) => t.iter().map(|(k, c)| (Seg::Key(k.clone()), c)).collect(),
-        toml::Value::Array(a) => a.iter().enumerate().map(|(i, c)| (Seg::Index(i), c)).collect(),
+fn collect_keys(v: &toml::Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    let children: Vec<(Step, &toml::Value)> = match v {
+        toml::Value::Table(t) => t.iter().map(|(k, c)| (Step::Key(k.clone()), c)).collect(),
+        toml::Value::Array(a) => a.iter().enumerate().map(|(i, c)| (Step::Index(i), c)).collect(),
         _ => return,
     };
-    for (seg, child) in children {
-        at.push(seg);
+    for (step, child) in children {
+        at.push(step);
         collect_keys(child, at, out);
         out.push(at.clone());
         at.pop();
     }
 }
 
-fn value_at<'a>(v: &'a toml::Value, path: &[Seg]) -> Option<&'a toml::Value> {
-    path.iter().try_fold(v, |v, seg| match (seg, v) {
-        (Seg::Key(k), toml::Value::Table(t)) => t.get(k),
-        (Seg::Index(i), toml::Value::Array(a)) => a.get(*i),
-        _ => None,
-    })
-}
-
 /// Sets (`Some`) or removes (`None`; table keys only) the value at `path`.
-fn replace_at(v: &mut toml::Value, path: &[Seg], probe: Option<toml::Value>) {
+fn replace_at(v: &mut toml::Value, path: &[Step], probe: Option<toml::Value>) {
     let Some((last, parents)) = path.split_last() else { return };
     let mut v = v;
-    for seg in parents {
-        v = match (seg, v) {
-            (Seg::Key(k), toml::Value::Table(t)) => match t.get_mut(k) {
+    for step in parents {
+        v = match (step, v) {
+            (Step::Key(k), toml::Value::Table(t)) => match t.get_mut(k) {
                 Some(c) => c,
                 None => return,
             },
-            (Seg::Index(i), toml::Value::Array(a)) => match a.get_mut(*i) {
+            (Step::Index(i), toml::Value::Array(a)) => match a.get_mut(*i) {
                 Some(c) => c,
                 None => return,
             },
@@ -235,13 +227,13 @@ fn replace_at(v: &mut toml::Value, path: &[Seg], probe: Option<toml::Value>) {
         };
     }
     match (last, v, probe) {
-        (Seg::Key(k), toml::Value::Table(t), Some(p)) => {
+        (Step::Key(k), toml::Value::Table(t), Some(p)) => {
             t.insert(k.clone(), p);
         }
-        (Seg::Key(k), toml::Value::Table(t), None) => {
+        (Step::Key(k), toml::Value::Table(t), None) => {
             t.remove(k);
         }
-        (Seg::Index(i), toml::Value::Array(a), Some(p)) if *i < a.len() => a[*i] = p,
+        (Step::Index(i), toml::Value::Array(a), Some(p)) if *i < a.len() => a[*i] = p,
         _ => {}
     }
 }
@@ -527,12 +519,7 @@ impl Registry {
     /// and suggests the closest one.
     pub fn unknown(&self, field: &str, name: &str) -> ExperimentError {
         let names = self.names();
-        let closest = names
-            .iter()
-            .map(|n| (edit_distance(&n.to_lowercase(), &name.to_lowercase()), *n))
-            .min()
-            .filter(|(d, n)| *d <= (n.len().max(name.len()) / 2).max(1));
-        let hint = closest.map(|(_, n)| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+        let hint = bohf_core::closest_name(name, &names).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
         ExperimentError::spec(
             field,
             format!(
@@ -547,18 +534,4 @@ impl Registry {
 pub fn short_type_name(full: &'static str) -> &'static str {
     let head = full.split('<').next().unwrap_or(full);
     head.rsplit("::").next().unwrap_or(head)
-}
-
-/// The Levenshtein distance between two strings (by characters).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -467,7 +467,7 @@ fn default_points_per_dim() -> usize {
 impl ExperimentSpec {
     /// Parses a spec from TOML text (syntax and shape only; see [`ExperimentSpec::validate`]).
     pub fn from_toml_str(text: &str) -> Result<Self> {
-        toml::from_str(text).map_err(|e| ExperimentError::Toml { path: None, source: Box::new(e) })
+        crate::de::from_toml_text(text, None)
     }
 
     /// Reads a spec file; a relative data path (catalyst `path`, svm `data` and `cache`) is resolved
@@ -479,8 +479,7 @@ impl ExperimentSpec {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut spec: Self = toml::from_str(&text)
-            .map_err(|e| ExperimentError::Toml { path: Some(path.to_path_buf()), source: Box::new(e) })?;
+        let mut spec: Self = crate::de::from_toml_text(&text, Some(path))?;
         if let Some(dir) = path.parent() {
             spec.problem.resolve_paths(dir);
         }

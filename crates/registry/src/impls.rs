@@ -129,13 +129,20 @@ impl<C: Serialize, S: Serialize> Serialize for BoxModeConfig<C, S> {
 
 impl<'de, C: DeserializeOwned, S: DeserializeOwned + Default> serde::Deserialize<'de> for BoxModeConfig<C, S> {
     fn deserialize<De: serde::Deserializer<'de>>(d: De) -> std::result::Result<Self, De::Error> {
-        use serde::de::Error as _;
+        // The two parts' errors passed on as `De`'s: an unknown variant as one (typed, so the
+        // suggestion is made from the names), anything else by its message.
+        fn pass_on<E: serde::de::Error>(e: bohf_experiments::de::PathError) -> E {
+            match e.error.unknown_variant() {
+                Some((given, expected)) => E::unknown_variant(given, expected),
+                None => E::custom(e.error.message()),
+            }
+        }
         let mut t = toml::Table::deserialize(d)?;
         let box_search = match t.remove("box_search") {
-            Some(v) => v.try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?,
+            Some(v) => bohf_experiments::de::from_value(&v).map_err(pass_on)?,
             None => S::default(),
         };
-        let config = toml::Value::Table(t).try_into().map_err(|e: toml::de::Error| De::Error::custom(e.message()))?;
+        let config = bohf_experiments::de::from_table(&t).map_err(pass_on)?;
         Ok(Self { config, box_search })
     }
 }

@@ -31,8 +31,7 @@ impl PreparedPanel {
     /// the "[quick: …]" mark from the spec when the report is drawn.
     /// `origin` names the text in parse errors.
     pub fn new(text: &str, origin: &Path, base_dir: &Path, quick: bool, runs: Option<usize>) -> Result<Self> {
-        let mut shown: ExperimentSpec = toml::from_str(text)
-            .map_err(|e| ExperimentError::Toml { path: Some(origin.to_path_buf()), source: Box::new(e) })?;
+        let mut shown: ExperimentSpec = bohf_experiments::de::from_toml_text(text, Some(origin))?;
         if quick {
             shown.runs = shown.runs.min(QUICK_RUNS);
             shown.horizon = shown.horizon.min(QUICK_HORIZON);

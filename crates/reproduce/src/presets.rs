@@ -43,8 +43,7 @@ impl Preset {
             path: path.to_path_buf(),
             source,
         })?;
-        let head: Head = toml::from_str(&text)
-            .map_err(|e| ExperimentError::Toml { path: Some(path.to_path_buf()), source: Box::new(e) })?;
+        let head: Head = bohf_experiments::de::from_toml_text(&text, Some(path))?;
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         if head.name != stem {
             return Err(in_file(ExperimentError::spec(

@@ -114,8 +114,7 @@ pub struct PaperValue {
 impl Table2Spec {
     /// Parses and validates a Table 2 spec; errors name `origin` and the field.
     pub fn parse(text: &str, origin: &Path) -> Result<Self> {
-        let spec: Self = toml::from_str(text)
-            .map_err(|e| ExperimentError::Toml { path: Some(origin.to_path_buf()), source: Box::new(e) })?;
+        let spec: Self = bohf_experiments::de::from_toml_text(text, Some(origin))?;
         spec.validate().map_err(|e| ExperimentError::InFile { path: origin.to_path_buf(), source: Box::new(e) })?;
         Ok(spec)
     }

@@ -504,7 +504,14 @@ pub fn by_name(name: &str, dim: Option<usize>) -> Result<Box<dyn TestFunction>> 
         "thermalcomfort2d" => Box::new(crate::thermal::ThermalComfort::popbo_2d()),
         "thermalcomfort4d" => Box::new(crate::thermal::ThermalComfort::popbo_4d()),
         _ => {
-            return Err(Error::invalid("name", format!("unknown test function `{name}`; known: {}", NAMES.join(", "))));
+            let names: Vec<&str> = NAMES.iter().map(|n| n.trim_end_matches(" (d)")).collect();
+            let hint = bohf_core::closest_name(name, &names)
+                .map(|s| format!("\nhelp: did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err(Error::invalid(
+                "name",
+                format!("unknown test function `{name}`; known: {}{hint}", NAMES.join(", ")),
+            ));
         }
     };
     if let Some(d) = dim

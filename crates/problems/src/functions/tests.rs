@@ -395,6 +395,10 @@ fn lookup_by_name_and_its_errors() {
     assert!(matches!(by_name("ackley", None), Err(Error::InvalidParameter { .. })));
     assert!(matches!(by_name("branin", Some(3)), Err(Error::DimensionMismatch { .. })));
     assert!(matches!(by_name("nonesuch", None), Err(Error::InvalidParameter { .. })));
+    let e = by_name("brannin", None).err().unwrap().to_string();
+    assert!(e.contains("unknown test function `brannin`") && e.ends_with("help: did you mean `branin`?"), "{e}");
+    let e = by_name("nonesuch", None).err().unwrap().to_string();
+    assert!(!e.contains("did you mean"), "{e}");
     assert!(matches!(by_name("rosenbrock", Some(1)), Err(Error::InvalidParameter { .. })));
     assert!(matches!(by_name("levy", Some(0)), Err(Error::InvalidParameter { .. })));
     let spec = FunctionSpec { name: "michalewicz".into(), dim: Some(5) };
