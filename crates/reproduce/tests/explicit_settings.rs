@@ -1,8 +1,9 @@
 //! The papers' presets state the settings they were run with (issue 34, item 1): since the problem
 //! defaults changed to inputs on the unit cube and standardised utilities (`docs/experiments.md`,
 //! "Defaults that learn"), a preset that relied on a default would now run differently from its
-//! committed report. Every spec under `specs/` and `specs/leaderboard/` with a `[problem]` table
-//! must say `inputs = "raw"` and, for the general kinds (`function`, `catalyst`), its `scaling`.
+//! committed report. Every spec under `specs/`, `specs/leaderboard/` and the sensitivity checks of
+//! `docs/reproduction/sensitivity/` with a `[problem]` table must say `inputs = "raw"` and, for the
+//! general kinds (`function`, `catalyst`), its `scaling`.
 
 use std::path::Path;
 
@@ -10,7 +11,8 @@ use std::path::Path;
 fn every_preset_states_its_inputs_and_scaling() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
     let mut checked = 0;
-    for dir in [root.clone(), root.join("leaderboard")] {
+    let sensitivity = root.join("../docs/reproduction/sensitivity");
+    for dir in [root.clone(), root.join("leaderboard"), sensitivity] {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_none_or(|e| e != "toml") {
@@ -31,5 +33,5 @@ fn every_preset_states_its_inputs_and_scaling() {
             checked += 1;
         }
     }
-    assert!(checked >= 40, "only {checked} presets found");
+    assert!(checked >= 46, "only {checked} presets found");
 }
