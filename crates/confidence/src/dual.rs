@@ -74,21 +74,31 @@ impl BoxRow {
     /// s_j c_j as a vector of the program's dimension.
     fn vector(self, program: &Program<'_>) -> DVector<f64> {
         let mut c = DVector::zeros(program.dim);
+        self.write(program, c.as_mut_slice());
+        c
+    }
+
+    /// s_j c_j written into the first `program.dim` entries of `out` (zero where c_j has none).
+    fn write(self, program: &Program<'_>, out: &mut [f64]) {
         let sign = |plus: bool| if plus { 1.0 } else { -1.0 };
+        let out = &mut out[..program.dim];
         match self {
             BoxRow::Support(i, plus) => {
                 let l = program.data.l.row(i);
+                out.fill(0.0);
                 for k in 0..program.n {
-                    c[k] = sign(plus) * l[k];
+                    out[k] = sign(plus) * l[k];
                 }
             }
             BoxRow::Candidate(plus) => {
+                out.fill(0.0);
                 if let Some(row) = &program.candidate {
-                    c.axpy(sign(plus), row, 0.0);
+                    for (o, v) in out.iter_mut().zip(row.iter()) {
+                        *o = sign(plus) * v;
+                    }
                 }
             }
         }
-        c
     }
 }
 

@@ -43,8 +43,8 @@
 
 use super::{BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U};
 use crate::dense::{DenseSolution, Eval, Program};
-use bohf_core::linalg::tr_mul_blocked;
-use nalgebra::{DMatrix, DVector};
+use bohf_core::linalg::tr_mul_blocked_into;
+use nalgebra::{DMatrix, DVector, DVectorView};
 use std::cell::Cell;
 use std::collections::HashMap;
 
@@ -195,7 +195,7 @@ impl Dual<'_> {
                 // the program may stop before the inner solve converges.
                 let mut g = self.g.clone();
                 for (&j, v) in w.iter().zip(&nu) {
-                    g.axpy(-v, &solved.c[solved.slot[&j]], 1.0);
+                    g.axpy(-v, &solved.c(solved.slot[&j]), 1.0);
                 }
                 let mut pw = p.clone();
                 if program.dim > program.n {
@@ -329,12 +329,12 @@ fn face_step(
         return Some((h.clone(), Vec::new(), r.clone()));
     }
     let slots: Vec<usize> = w.iter().map(|j| solved.slot[j]).collect();
-    let mut gm = solved.gram.select_rows(&slots).select_columns(&slots);
+    let mut gm = DMatrix::from_fn(slots.len(), slots.len(), |a, b| solved.gram(slots[a], slots[b]));
     let ridge = 1e-12 * gm.diagonal().max().max(f64::MIN_POSITIVE);
     for i in 0..gm.nrows() {
         gm[(i, i)] += ridge;
     }
-    let rhs = DVector::from_iterator(w.len(), slots.iter().map(|&s| solved.c[s].dot(h))) - resid;
+    let rhs = DVector::from_iterator(w.len(), slots.iter().map(|&s| solved.c(s).dot(h))) - resid;
     let chol = nalgebra::Cholesky::new(gm.clone())?;
     let mut nu = chol.solve(&rhs);
     // Two steps of iterative refinement against the unridged system: the ridge's error would
@@ -349,26 +349,62 @@ fn face_step(
     let mut d = h.clone();
     let mut reduced = r.clone();
     for (k, &s) in slots.iter().enumerate() {
-        d.axpy(-nu[k], &solved.y[s], 1.0);
-        reduced.axpy(-nu[k], &solved.c[s], 1.0);
+        d.axpy(-nu[k], &solved.y(s), 1.0);
+        reduced.axpy(-nu[k], &solved.c(s), 1.0);
     }
     Some((d, nu.iter().copied().collect(), reduced))
 }
 
 /// The rows met with the current factorisation: c_j, H̃⁻¹c_j and the matrix of c_iᵀH̃⁻¹c_j, each
 /// computed once (a face step's system is a submatrix; blocked steps reuse the factorisation and
-/// add rows, and dropping rows only selects).
+/// add rows, and dropping rows only selects). The columns live in buffers kept across
+/// factorisations ([`Solved::clear`] keeps their allocations): a program meets tens to hundreds of
+/// rows per factorisation, and fresh n × |W| matrices for every batch cost more in page faults
+/// than in arithmetic.
 #[derive(Default)]
 struct Solved {
     slot: HashMap<usize, usize>,
-    c: Vec<DVector<f64>>,
-    y: Vec<DVector<f64>>,
-    gram: DMatrix<f64>,
+    /// The program's dimension, the length of each column.
+    dim: usize,
+    /// c_j of the rows met, as the columns (in slot order) of a column-major dim × count matrix.
+    c: Vec<f64>,
+    /// H̃⁻¹c_j, as `c`.
+    y: Vec<f64>,
+    /// c_iᵀH̃⁻¹c_j (symmetrised), column-major count × count.
+    gram: Vec<f64>,
+    /// Scratch: the products of a batch's new columns with all columns, and the previous gram.
+    cy: Vec<f64>,
+    yc: Vec<f64>,
+    old_gram: Vec<f64>,
 }
 
 impl Solved {
+    /// Forgets the rows (a new factorisation), keeping the buffers.
     fn clear(&mut self) {
-        *self = Solved::default();
+        self.slot.clear();
+        self.c.clear();
+        self.y.clear();
+        self.gram.clear();
+    }
+
+    /// The number of rows met.
+    fn count(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// c_j of the row in slot `s`.
+    fn c(&self, s: usize) -> DVectorView<'_, f64> {
+        DVectorView::from_slice(&self.c[s * self.dim..(s + 1) * self.dim], self.dim)
+    }
+
+    /// H̃⁻¹c_j of the row in slot `s`.
+    fn y(&self, s: usize) -> DVectorView<'_, f64> {
+        DVectorView::from_slice(&self.y[s * self.dim..(s + 1) * self.dim], self.dim)
+    }
+
+    /// c_aᵀH̃⁻¹c_b for the slots a and b.
+    fn gram(&self, a: usize, b: usize) -> f64 {
+        self.gram[b * self.count() + a]
     }
 
     /// Solves the rows of `w` not met yet with `f`, in one batch, and borders the matrix.
@@ -384,37 +420,48 @@ impl Solved {
         if missing.is_empty() {
             return Some(());
         }
-        let cols: Vec<DVector<f64>> = missing.iter().map(|&j| all[j].vector(program)).collect();
-        let n = program.n;
-        let c = DMatrix::from_columns(&cols);
-        let top = f.solve_matrix(&c.rows(0, n).clone_owned())?;
-        let old = self.c.len();
-        for (k, (&j, col)) in missing.iter().zip(cols).enumerate() {
-            let mut y = DVector::zeros(col.len());
-            y.rows_mut(0, n).copy_from(&top.column(k));
-            for i in n..col.len() {
-                y[i] = col[i] / mu;
-            }
-            self.slot.insert(j, self.c.len());
-            self.c.push(col);
-            self.y.push(y);
+        let (n, dim) = (program.n, program.dim);
+        if self.count() == 0 {
+            self.dim = dim;
         }
-        let new = self.c.len();
-        let mut gram = DMatrix::zeros(new, new);
-        gram.view_mut((0, 0), (old, old)).copy_from(&self.gram);
+        let old = self.count();
+        let added = missing.len();
+        let mut top = DMatrix::zeros(n, added);
+        for (k, &j) in missing.iter().enumerate() {
+            let at = self.c.len();
+            self.c.resize(at + dim, 0.0);
+            all[j].write(program, &mut self.c[at..]);
+            top.column_mut(k).copy_from_slice(&self.c[at..at + n]);
+        }
+        let top = f.solve_matrix(&top)?;
+        for (k, &j) in missing.iter().enumerate() {
+            let at = self.y.len();
+            self.y.extend_from_slice(top.column(k).as_slice());
+            for i in n..dim {
+                self.y.push(self.c[at + i] / mu);
+            }
+            self.slot.insert(j, old + k);
+        }
+        let new = self.count();
+        std::mem::swap(&mut self.gram, &mut self.old_gram);
+        self.gram.clear();
+        self.gram.resize(new * new, 0.0);
+        for b in 0..old {
+            self.gram[b * new..b * new + old].copy_from_slice(&self.old_gram[b * old..(b + 1) * old]);
+        }
         // The new rows' block, symmetrised: ½(c_aᵀy_b + c_bᵀy_a) for the new a and every b, as two
         // blocked products (the pairwise dot products were a quarter of a boxed program's time).
-        let (c_all, y_all) = (DMatrix::from_columns(&self.c), DMatrix::from_columns(&self.y));
-        let cy = tr_mul_blocked(&c_all.columns(old, new - old).clone_owned(), &y_all);
-        let yc = tr_mul_blocked(&y_all.columns(old, new - old).clone_owned(), &c_all);
+        let shape = (dim, added, new);
+        tr_mul_blocked_into(shape, &self.c[old * dim..], &self.y, &mut self.cy);
+        tr_mul_blocked_into(shape, &self.y[old * dim..], &self.c, &mut self.yc);
         for a in old..new {
             for b in 0..=a {
-                let v = 0.5 * (cy[(a - old, b)] + yc[(a - old, b)]);
-                gram[(a, b)] = v;
-                gram[(b, a)] = v;
+                let at = b * added + (a - old);
+                let v = 0.5 * (self.cy[at] + self.yc[at]);
+                self.gram[b * new + a] = v;
+                self.gram[a * new + b] = v;
             }
         }
-        self.gram = gram;
         Some(())
     }
 }
