@@ -278,6 +278,39 @@ impl Cholesky {
         Ok(())
     }
 
+    /// The factor of A with its row and column `k` deleted, in O((n − k)²): the rows above k keep
+    /// their entries, and the trailing block L₃₃ takes the rank-one *update* L₃₃L₃₃ᵀ + l lᵀ with l
+    /// the part of column k below the diagonal (Golub & Van Loan, *Matrix Computations*, 4th ed.,
+    /// §6.5.4: deleting a row and column of a Cholesky-factored matrix), by the stable Givens-like
+    /// recurrence of a positive update (no square root of a difference, so it cannot fail). The
+    /// inverse of [`Cholesky::append`] up to rounding; the jitter is kept. An error only when `k`
+    /// is out of range.
+    pub fn remove(&mut self, k: usize) -> Result<()> {
+        let n = self.dim();
+        if k >= n {
+            return Err(Error::dims("Cholesky remove (an index below the dimension)", n, k));
+        }
+        let l = std::mem::replace(&mut self.l, DMatrix::zeros(0, 0));
+        let mut x: Vec<f64> = (k + 1..n).map(|i| l[(i, k)]).collect();
+        let mut l = l.remove_row(k).remove_column(k);
+        // The trailing block starts at (k, k) of the reduced factor.
+        let m = n - 1;
+        for (t, i) in (k..m).enumerate() {
+            let lii = l[(i, i)];
+            let r = lii.hypot(x[t]);
+            let (c, s) = (r / lii, x[t] / lii);
+            l[(i, i)] = r;
+            for (u, j) in (i + 1..m).enumerate() {
+                let xj = x[t + 1 + u];
+                let lji = (l[(j, i)] + s * xj) / c;
+                l[(j, i)] = lji;
+                x[t + 1 + u] = c * xj - s * lji;
+            }
+        }
+        self.l = l;
+        Ok(())
+    }
+
     fn check_rows(&self, what: &str, rows: usize) -> Result<()> {
         if rows == self.dim() { Ok(()) } else { Err(Error::dims(what, self.dim(), rows)) }
     }
@@ -469,6 +502,29 @@ mod tests {
         }
         let full = Cholesky::new(&a).unwrap();
         assert!((c.l() - full.l()).abs().max() < 1e-12);
+    }
+
+    /// Deleting rows and columns (first, middle, last, down to one) against factorising the
+    /// reduced matrix afresh; an index out of range is an error that leaves the factor intact.
+    #[test]
+    fn remove_matches_factorising_the_reduced_matrix() {
+        let a = spd(10, 7);
+        let mut kept: Vec<usize> = (0..10).collect();
+        let mut c = Cholesky::new(&a).unwrap();
+        for &at in &[4usize, 0, 7, 3, 5, 0, 2, 1, 0] {
+            c.remove(at).unwrap();
+            kept.remove(at);
+            let reduced = a.select_rows(&kept).select_columns(&kept);
+            let fresh = Cholesky::new(&reduced).unwrap();
+            assert!((c.l() - fresh.l()).abs().max() < 1e-12 * fresh.l().abs().max(), "kept {kept:?}");
+            assert!((c.l() * c.l().transpose() - &reduced).abs().max() < 1e-11 * reduced.abs().max());
+        }
+        assert_eq!(c.dim(), 1);
+        let before = c.clone();
+        assert!(matches!(c.remove(1), Err(Error::DimensionMismatch { .. })));
+        assert_eq!(c, before);
+        c.remove(0).unwrap();
+        assert_eq!(c.dim(), 0);
     }
 
     #[test]
