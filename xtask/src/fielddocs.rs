@@ -70,7 +70,14 @@ pub fn read_structs(text: &str, out: &mut Structs) {
             if let Some(i) = l.find("rename = \"") {
                 rename = l[i + 10..].split('"').next().map(str::to_string);
             }
-            default |= l.starts_with("#[serde(") && l.contains("default");
+            // `default` or `default = "…"` among the attribute's items (not `skip_serializing_if =
+            // "is_default"`).
+            default |= l.strip_prefix("#[serde(").is_some_and(|items| {
+                items.split(',').any(|item| {
+                    let item = item.trim().trim_end_matches(")]");
+                    item == "default" || item.starts_with("default =") || item.starts_with("default=")
+                })
+            });
             continue;
         }
         match &mut current {
@@ -258,7 +265,7 @@ mod tests {
         assert_eq!(optional, [true, false, false, false]);
         let mut d = Structs::new();
         read_structs(
-            "#[serde(default)]\npub struct A {\n    /// x\n    pub x: f64,\n}\npub struct B {\n    #[serde(default = \"one\")]\n    pub y: f64,\n    pub z: Vec<u8>,\n}\n",
+            "#[serde(default)]\npub struct A {\n    /// x\n    pub x: f64,\n}\npub struct B {\n    #[serde(default = \"one\")]\n    pub y: f64,\n    #[serde(skip_serializing_if = \"is_default\")]\n    pub z: Vec<u8>,\n}\n",
             &mut d,
         );
         assert!(d["A"][0].1.optional && d["B"][0].1.optional && !d["B"][1].1.optional);

@@ -335,7 +335,9 @@ fn sentence_end(text: &str) -> Option<usize> {
     const ABBREVIATIONS: [&str; 12] = ["al", "e.g", "i.e", "App", "Fig", "Eq", "eq", "cf", "vs", "Sec", "No", "resp"];
     text.match_indices(". ").map(|(i, _)| i).find(|&i| {
         let word = text[..i].rsplit([' ', '(']).next().unwrap_or_default();
-        !ABBREVIATIONS.contains(&word) && !(word.len() == 1 && word.chars().all(char::is_uppercase))
+        // An abbreviation, or an initial ("J. Smith").
+        let initial = word.len() == 1 && word.chars().all(char::is_uppercase);
+        !(ABBREVIATIONS.contains(&word) || initial)
     })
 }
 
