@@ -181,7 +181,7 @@ fn functions(items: &BTreeMap<String, String>) -> Result<String, String> {
 fn spec_keys(root: &Path, structs: &Structs, items: &BTreeMap<String, String>) -> Result<String, String> {
     let kinds = problem_kinds(root, items)?;
     let mut s = String::new();
-    section(&mut s, structs, &kinds, "top level", "", "ExperimentSpec")?;
+    section(&mut s, structs, &kinds, "top level", "", "ExperimentSpec", None)?;
     Ok(s)
 }
 
@@ -189,14 +189,16 @@ fn spec_keys(root: &Path, structs: &Structs, items: &BTreeMap<String, String>) -
 fn section(
     s: &mut String,
     structs: &Structs,
-    kinds: &[(String, String)],
+    kinds: &[(String, String, String)],
     heading: &str,
     prefix: &str,
     name: &str,
+    first_row: Option<String>,
 ) -> Result<(), String> {
     let fields = structs.get(name).ok_or_else(|| format!("no `pub struct {name}` under crates/"))?;
     s.push_str(&format!("**{heading}** (`{name}`)\n\n| key | required | meaning |\n|---|---|---|\n"));
-    let mut below: Vec<(String, String, String)> = Vec::new();
+    s.push_str(&first_row.unwrap_or_default());
+    let mut below: Vec<(String, String, String, Option<String>)> = Vec::new();
     for (key, field) in fields {
         if field.doc.is_empty() {
             return Err(format!("`{name}::{key}` has no `///` comment: it is the meaning of spec key `{prefix}{key}`"));
@@ -213,25 +215,26 @@ fn section(
         let required = if field.optional { "no" } else { "yes" };
         s.push_str(&format!("| `{shown}` | {required} | {} |\n", cell(&field.doc)));
         if field.ty == "ProblemSpec" {
-            for (kind, ty) in kinds {
-                below.push((format!("`[{path}]` with `kind = \"{kind}\"`"), format!("{path}."), ty.clone()));
+            for (kind, ty, doc) in kinds {
+                let row = format!("| `{path}.kind` | yes | `\"{kind}\"`: {} |\n", cell(doc));
+                below.push((format!("`[{path}]` with `kind = \"{kind}\"`"), format!("{path}."), ty.clone(), Some(row)));
             }
         } else if many {
-            below.push((format!("`{shown}`"), format!("{path}[i]."), field.ty.clone()));
+            below.push((format!("`{shown}`"), format!("{path}[i]."), field.ty.clone(), None));
         } else if structs.contains_key(&field.ty) {
-            below.push((format!("`{shown}`"), format!("{path}."), field.ty.clone()));
+            below.push((format!("`{shown}`"), format!("{path}."), field.ty.clone(), None));
         }
     }
     s.push('\n');
-    for (heading, prefix, ty) in below {
-        section(s, structs, kinds, &heading, &prefix, &ty)?;
+    for (heading, prefix, ty, row) in below {
+        section(s, structs, kinds, &heading, &prefix, &ty, row)?;
     }
     Ok(())
 }
 
-/// The `kind`s of `[problem]` and their structs: the variants `Name(Type)` of `ProblemSpec`
+/// The `kind`s of `[problem]`, their structs and docs: the variants `Name(Type)` of `ProblemSpec`
 /// (crates/experiments/src/spec.rs), spelled in kebab case as its `rename_all` says.
-pub fn problem_kinds(root: &Path, items: &BTreeMap<String, String>) -> Result<Vec<(String, String)>, String> {
+pub fn problem_kinds(root: &Path, items: &BTreeMap<String, String>) -> Result<Vec<(String, String, String)>, String> {
     let path = root.join("crates/experiments/src/spec.rs");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let start = text.find("pub enum ProblemSpec {").ok_or("no `pub enum ProblemSpec {` in spec.rs")?;
@@ -251,10 +254,14 @@ pub fn problem_kinds(root: &Path, items: &BTreeMap<String, String>) -> Result<Ve
             && variant.chars().all(char::is_alphanumeric)
         {
             let ty = rest.trim_end_matches(',').trim_end_matches(')');
-            if !items.contains_key(&format!("ProblemSpec::{variant}")) {
-                return Err(format!("`ProblemSpec::{variant}` not read"));
-            }
-            kinds.push((kebab(variant), ty.rsplit("::").next().unwrap_or(ty).to_string()));
+            let doc = items.get(&format!("ProblemSpec::{variant}")).filter(|d| !d.is_empty()).ok_or_else(|| {
+                format!("`ProblemSpec::{variant}` has no `///` comment: it is the meaning of its `kind`")
+            })?;
+            kinds.push((
+                kebab(variant),
+                ty.rsplit("::").next().unwrap_or(ty).to_string(),
+                first_paragraph(doc).to_string(),
+            ));
         }
     }
     Ok(kinds)
@@ -468,6 +475,7 @@ mod tests {
         assert!(text.contains("| `algorithms[i].params` | no |"), "{text}");
         assert!(text.contains("| `respondent.expert.accuracy` | yes |"), "{text}");
         assert!(text.contains("| `budget.duel` | no |"), "{text}");
+        assert!(text.contains("| `problem.kind` | yes | `\"svm\"`: COMP-GP-UCB's SVM-tuning task"), "{text}");
         // A sub-table follows its table: the catalyst kind, then its filter.
         let catalyst = text.find("with `kind = \"catalyst\"`").unwrap();
         let filter = text.find("**`[problem.filter]`**").unwrap();
