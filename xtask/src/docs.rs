@@ -20,7 +20,7 @@
 //!   never depends on another front end, `cargo xtask layers`).
 //!
 //! It also rewrites the generated regions of hand-written pages ([`crate::lists`]: the kernel list,
-//! the test functions, the spec keys, the index `docs/README.md`).
+//! the test functions, the spec keys of experiment and session specs, the index `docs/README.md`).
 //!
 //! `--check` regenerates in memory and exits 1 if any checked-in page or region differs. Both also
 //! check the hand-written pages ([`crate::doclinks`]: relative links resolve, the README's test
