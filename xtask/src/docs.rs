@@ -14,10 +14,17 @@
 //!   docs/generated/verification.json`), with its date, commit and run time.
 //! * `reproduction.md`: an index of `docs/reproduction/` (title of every page, the specs of the
 //!   sensitivity runs).
+//! * `cli.md`: the command-line reference, rendered from the clap definition of the `bohf` command
+//!   by the binary itself (`BOHF_MARKDOWN_HELP=1 bohf`, `crates/cli/src/reference.rs`), which this
+//!   runs with `cargo run --release -p bohf-cli`: xtask may not depend on the CLI crate (a front end
+//!   never depends on another front end, `cargo xtask layers`).
 //!
-//! `--check` regenerates in memory and exits 1 if any checked-in page differs. Both also check the
-//! hand-written pages ([`crate::doclinks`]: relative links resolve, the README's test command is
-//! the one `.ci/run` runs).
+//! It also rewrites the generated regions of hand-written pages ([`crate::lists`]: the kernel list,
+//! the test functions, the spec keys of experiment and session specs, the index `docs/README.md`).
+//!
+//! `--check` regenerates in memory and exits 1 if any checked-in page or region differs. Both also
+//! check the hand-written pages ([`crate::doclinks`]: relative links resolve, the README's test
+//! command is the one `.ci/run` runs).
 
 use crate::VerifyReport;
 use crate::fielddocs::{Structs, read_dir, resolve};
@@ -252,13 +259,66 @@ fn reproduction_page(root: &Path) -> Result<String, String> {
     Ok(s)
 }
 
-fn pages(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
+/// The command-line reference, printed by the `bohf` binary (built in the release profile, the
+/// profile of `.ci/run`'s tests, so CI reuses its binary).
+fn cli_page(root: &Path) -> Result<String, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["run", "--quiet", "--release", "--package", "bohf-cli", "--bin", "bohf"])
+        .env("BOHF_MARKDOWN_HELP", "1")
+        .current_dir(root)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `cargo run -p bohf-cli`: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`BOHF_MARKDOWN_HELP=1 cargo run --release -p bohf-cli` failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let page = String::from_utf8(output.stdout).map_err(|e| format!("the CLI reference is not UTF-8: {e}"))?;
+    if !page.starts_with("# Command-line reference\n") {
+        return Err(format!("`BOHF_MARKDOWN_HELP=1 bohf` printed no reference: {}", page.lines().next().unwrap_or("")));
+    }
+    Ok(page)
+}
+
+/// Every generated file as it should be: the pages of `docs/generated/`, and the hand-written pages
+/// with their regions rewritten.
+fn outputs(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
     let out = root.join("docs/generated");
-    Ok(vec![
+    let mut files = vec![
         (out.join("algorithms.md"), algorithms_page(root)?),
         (out.join("verification.md"), verification_page(root)?),
         (out.join("reproduction.md"), reproduction_page(root)?),
-    ])
+        (out.join("cli.md"), cli_page(root)?),
+    ];
+    let mut pages: Vec<(PathBuf, String)> = Vec::new();
+    for (page, name, content) in crate::lists::regions(root, &files)? {
+        let i = match pages.iter().position(|p| p.0 == page) {
+            Some(i) => i,
+            None => {
+                let text =
+                    std::fs::read_to_string(&page).map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+                pages.push((page.clone(), text));
+                pages.len() - 1
+            }
+        };
+        pages[i].1 = crate::lists::splice(&pages[i].1, name, &content)
+            .map_err(|e| format!("{}: region `{name}`: {e}", page.strip_prefix(root).unwrap_or(&page).display()))?;
+    }
+    files.extend(pages);
+    Ok(files)
+}
+
+/// The files whose checked-in text differs from `outputs` (paths relative to `root`).
+fn stale(root: &Path, outputs: &[(PathBuf, String)]) -> Vec<String> {
+    outputs
+        .iter()
+        .filter(|(p, text)| std::fs::read_to_string(p).ok().as_deref() != Some(text.as_str()))
+        .map(|(p, _)| p.strip_prefix(root).unwrap_or(p).display().to_string())
+        .collect()
 }
 
 pub fn run(args: &[String]) -> ExitCode {
@@ -268,13 +328,32 @@ pub fn run(args: &[String]) -> ExitCode {
         _ => return crate::usage(),
     };
     let root = crate::root();
-    let pages = match pages(&root) {
+    let pages = match outputs(&root) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("xtask docs: {e}");
             return ExitCode::from(1);
         }
     };
+    // Written first (without --check), so that the links checked below see the new pages.
+    if !check {
+        for (path, text) in &pages {
+            if std::fs::read_to_string(path).ok().as_deref() == Some(text.as_str()) {
+                continue;
+            }
+            if let Some(dir) = path.parent()
+                && let Err(e) = std::fs::create_dir_all(dir)
+            {
+                eprintln!("xtask docs: cannot create {}: {e}", dir.display());
+                return ExitCode::from(1);
+            }
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("xtask docs: cannot write {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+            println!("wrote {}", path.strip_prefix(&root).unwrap_or(path).display());
+        }
+    }
     // The hand-written pages: relative links resolve, the README runs CI's tests.
     let broken =
         match crate::doclinks::broken_links(&root).and_then(|b| crate::doclinks::test_command(&root).map(|()| b)) {
@@ -300,30 +379,13 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
     if check {
-        let stale: Vec<String> = pages
-            .iter()
-            .filter(|(p, text)| std::fs::read_to_string(p).ok().as_deref() != Some(text.as_str()))
-            .map(|(p, _)| p.strip_prefix(&root).unwrap_or(p).display().to_string())
-            .collect();
+        let stale = stale(&root, &pages);
         if stale.is_empty() {
-            println!("xtask docs --check: docs/generated is up to date");
+            println!("xtask docs --check: docs/generated and the generated regions are up to date");
             return ExitCode::SUCCESS;
         }
         eprintln!("xtask docs --check: stale generated pages (run `cargo xtask docs`): {}", stale.join(", "));
         return ExitCode::from(1);
-    }
-    for (path, text) in pages {
-        if let Some(dir) = path.parent()
-            && let Err(e) = std::fs::create_dir_all(dir)
-        {
-            eprintln!("xtask docs: cannot create {}: {e}", dir.display());
-            return ExitCode::from(1);
-        }
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("xtask docs: cannot write {}: {e}", path.display());
-            return ExitCode::from(1);
-        }
-        println!("wrote {}", path.strip_prefix(&root).unwrap_or(&path).display());
     }
     ExitCode::SUCCESS
 }
@@ -342,5 +404,34 @@ mod tests {
             let rows = parameter_rows(&structs, config, &table).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(rows.iter().all(|r| !r.2.is_empty()));
         }
+    }
+
+    /// `--check`'s comparison: a generated page or region that differs from the code's is stale
+    /// (the CLI reference after a help text changed in clap, a kernel added to `KernelKind::ALL`
+    /// without `cargo xtask docs`, …); after writing, nothing is.
+    #[test]
+    fn a_stale_page_or_region_is_reported_by_check() {
+        let root = std::env::temp_dir().join(format!("xtask-stale-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("docs/generated")).unwrap();
+        let cli = root.join("docs/generated/cli.md");
+        let kernels = root.join("docs/kernels.md");
+        let (start, end) = (crate::lists::start_marker("kernels"), crate::lists::end_marker("kernels"));
+        std::fs::write(&cli, "# Command-line reference\n\n| `--resume` | Continue. |\n").unwrap();
+        std::fs::write(&kernels, format!("# k\n{start}\n| `se` |\n{end}\n")).unwrap();
+        // The code's versions: a changed help text; a region with one more kernel.
+        let kernels_now =
+            crate::lists::splice(&std::fs::read_to_string(&kernels).unwrap(), "kernels", "| `se` |\n| `new` |")
+                .unwrap();
+        let outputs = vec![
+            (cli.clone(), "# Command-line reference\n\n| `--resume` | Continue, changed. |\n".to_string()),
+            (kernels.clone(), kernels_now),
+        ];
+        assert_eq!(stale(&root, &outputs), ["docs/generated/cli.md", "docs/kernels.md"]);
+        for (p, text) in &outputs {
+            std::fs::write(p, text).unwrap();
+        }
+        let fresh = stale(&root, &outputs);
+        std::fs::remove_dir_all(&root).ok();
+        assert!(fresh.is_empty(), "{fresh:?}");
     }
 }

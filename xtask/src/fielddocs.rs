@@ -18,8 +18,13 @@ use std::path::Path;
 pub struct Field {
     /// The type name, e.g. `InferenceConfig`, `f64`, `WidthSchedule`.
     pub ty: String,
+    /// The type as written, e.g. `Option<bohf_gp::InferenceConfig>`, `Vec<AlgorithmSpec>`.
+    pub raw: String,
     /// The `///` lines joined with spaces (empty if none).
     pub doc: String,
+    /// Whether a TOML table may leave the key out: an `Option<…>` field, or `#[serde(default…)]` on
+    /// the field or on its struct.
+    pub optional: bool,
 }
 
 /// Struct name → its `pub` fields by (serde) name, in source order.
@@ -48,6 +53,9 @@ fn clean(lines: &[String]) -> String {
 pub fn read_structs(text: &str, out: &mut Structs) {
     let mut doc: Vec<String> = Vec::new();
     let mut rename: Option<String> = None;
+    // `#[serde(default…)]` on the next field, or (outside a struct) on the next struct.
+    let mut default = false;
+    let mut struct_default = false;
     let mut current: Option<(String, Vec<(String, Field)>)> = None;
     for line in text.lines() {
         let l = line.trim();
@@ -62,6 +70,14 @@ pub fn read_structs(text: &str, out: &mut Structs) {
             if let Some(i) = l.find("rename = \"") {
                 rename = l[i + 10..].split('"').next().map(str::to_string);
             }
+            // `default` or `default = "…"` among the attribute's items (not `skip_serializing_if =
+            // "is_default"`).
+            default |= l.strip_prefix("#[serde(").is_some_and(|items| {
+                items.split(',').any(|item| {
+                    let item = item.trim().trim_end_matches(")]");
+                    item == "default" || item.starts_with("default =") || item.starts_with("default=")
+                })
+            });
             continue;
         }
         match &mut current {
@@ -71,6 +87,7 @@ pub fn read_structs(text: &str, out: &mut Structs) {
                 {
                     let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                     current = Some((name, Vec::new()));
+                    struct_default = default;
                 }
             }
             Some((name, fields)) => {
@@ -82,13 +99,76 @@ pub fn read_structs(text: &str, out: &mut Structs) {
                     && !field.contains(['(', ' '])
                 {
                     let key = rename.take().unwrap_or_else(|| field.trim().to_string());
-                    fields.push((key, Field { ty: base_type(ty.trim().trim_end_matches(',')), doc: clean(&doc) }));
+                    let raw = ty.trim().trim_end_matches(',').to_string();
+                    let optional = struct_default || default || raw.starts_with("Option<");
+                    fields.push((key, Field { ty: base_type(&raw), raw, doc: clean(&doc), optional }));
                 }
             }
         }
         doc.clear();
         rename = None;
+        default = false;
     }
+}
+
+/// The doc comments of items: `pub struct`/`pub enum` names, and `Enum::Variant` for the variants of
+/// a `pub enum`, each with its `///` text (paragraphs separated by a blank line, link brackets
+/// removed). Stops at `#[cfg(test)]`, as [`read_structs`].
+pub fn read_item_docs(text: &str, out: &mut BTreeMap<String, String>) {
+    let mut doc: Vec<String> = Vec::new();
+    let mut in_enum: Option<String> = None;
+    let mut depth = 0usize;
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if let Some(d) = l.strip_prefix("///") {
+            doc.push(d.trim().to_string());
+            continue;
+        }
+        if l.starts_with("#[") {
+            continue;
+        }
+        let text = || {
+            let paragraphs: Vec<String> = doc.split(String::is_empty).map(clean).filter(|p| !p.is_empty()).collect();
+            paragraphs.join("\n\n")
+        };
+        let ident = |rest: &str| rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+        if let Some(e) = &in_enum {
+            if depth == 1 && l.chars().next().is_some_and(char::is_uppercase) {
+                out.insert(format!("{e}::{}", ident(l)), text());
+            }
+            depth = (depth + l.matches('{').count()).saturating_sub(l.matches('}').count());
+            if depth == 0 {
+                in_enum = None;
+            }
+        } else if let Some(rest) = l.strip_prefix("pub struct ") {
+            out.insert(ident(rest), text());
+        } else if let Some(rest) = l.strip_prefix("pub enum ") {
+            out.insert(ident(rest), text());
+            if l.ends_with('{') {
+                in_enum = Some(ident(rest));
+                depth = 1;
+            }
+        }
+        doc.clear();
+    }
+}
+
+/// The `///` text of every item under `dir` ([`read_item_docs`] of each `.rs` file, recursively).
+pub fn read_item_docs_dir(dir: &Path, out: &mut BTreeMap<String, String>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() && e.file_name() != "target" {
+            read_item_docs_dir(&p, out)?;
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            read_item_docs(&text, out);
+        }
+    }
+    Ok(())
 }
 
 /// Every `pub struct` of the `.rs` files under `dir` (recursively; `target` folders skipped).
@@ -180,5 +260,29 @@ mod tests {
         let e = r("undocumented").unwrap_err();
         assert!(e.contains("TopConfig::undocumented") && e.contains("no `///`"), "{e}");
         assert!(r("inner.nope").unwrap_err().contains("no `pub nope`"));
+        // Optional: an `Option`, or a serde default on the field or the struct.
+        let optional: Vec<bool> = s["TopConfig"].iter().map(|f| f.1.optional).collect();
+        assert_eq!(optional, [true, false, false, false]);
+        let mut d = Structs::new();
+        read_structs(
+            "#[serde(default)]\npub struct A {\n    /// x\n    pub x: f64,\n}\npub struct B {\n    #[serde(default = \"one\")]\n    pub y: f64,\n    #[serde(skip_serializing_if = \"is_default\")]\n    pub z: Vec<u8>,\n}\n",
+            &mut d,
+        );
+        assert!(d["A"][0].1.optional && d["B"][0].1.optional && !d["B"][1].1.optional);
+        assert_eq!(d["B"][1].1.raw, "Vec<u8>");
+    }
+
+    #[test]
+    fn item_docs_of_structs_enums_and_variants() {
+        let mut docs = BTreeMap::new();
+        read_item_docs(
+            "/// A kind.\n///\n/// More.\n#[derive(Debug)]\npub enum Kind {\n    /// The first, φ(r) = [`x`].\n    First,\n    /// With data.\n    Second(Inner),\n    Third { a: u8 },\n}\n/// Unit.\npub struct Unit;\n",
+            &mut docs,
+        );
+        assert_eq!(docs["Kind"], "A kind.\n\nMore.");
+        assert_eq!(docs["Kind::First"], "The first, φ(r) = `x`.");
+        assert_eq!(docs["Kind::Second"], "With data.");
+        assert_eq!(docs["Kind::Third"], "");
+        assert_eq!(docs["Unit"], "Unit.");
     }
 }

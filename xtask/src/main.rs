@@ -4,7 +4,9 @@
 //!   claims (MR-LPF note §8, PF-TS note §9), one row per check; exits 1 if any fails.
 //! * `cargo xtask docs [--check]`: regenerates `docs/generated/` from the code (algorithm reference
 //!   from the experiment registry, verification report from `docs/generated/verification.json`,
-//!   index of `docs/reproduction/`); `--check` exits 1 if the checked-in pages are stale.
+//!   index of `docs/reproduction/`, the CLI reference from clap) and the generated regions of the
+//!   hand-written pages (kernels, test functions, spec keys, session-spec keys, the docs index);
+//!   `--check` exits 1 if any checked-in page or region is stale.
 //! * `cargo xtask deps`: exits 1 naming each dependency a workspace crate declares but never uses.
 //! * `cargo xtask layers`: exits 1 naming each arrow between crates that breaks the layers of
 //!   `docs/architecture.md` (from `cargo metadata`).
@@ -21,6 +23,7 @@ mod doclinks;
 mod docs;
 mod fielddocs;
 mod layers;
+mod lists;
 mod report;
 
 use report::{Row, Status};

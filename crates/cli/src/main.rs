@@ -6,11 +6,12 @@ mod check;
 mod leaderboard;
 mod presets;
 mod progress;
+mod reference;
 mod report;
 
 use bohf_experiments::folder;
 use bohf_experiments::{Experiment, ExperimentError, ExperimentSpec, Metric};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
 /// An error of the command: a message for the person at the terminal.
@@ -336,6 +337,11 @@ fn run_options(args: &RunArgs, default_out: PathBuf) -> folder::RunOptions {
 
 /// Exit status 1 for an error of the command; clap exits with 2 for usage errors (docs/cli.md).
 fn main() {
+    // `BOHF_MARKDOWN_HELP=1 bohf`: the reference page docs/generated/cli.md, for `cargo xtask docs`.
+    if std::env::var_os(reference::ENV).is_some_and(|v| v == "1") {
+        print!("{}", reference::markdown(Cli::command()));
+        return;
+    }
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli.command) {
         eprintln!("bohf: error: {e}");

@@ -110,7 +110,8 @@ impl Paper {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reproduces {
-    /// The paper's key (`mrlpf`, `pfts`, `popbo`); [`Reproduces::validate`] checks it.
+    /// The paper's key (`mrlpf`, `pfts`, `popbo`, `cobol`, `compgpucb`: [`Paper::ALL`]);
+    /// [`Reproduces::validate`] checks it.
     pub paper: String,
     /// The figure or table, e.g. "Figure 1(a)" or "Table 2".
     pub figure: String,
