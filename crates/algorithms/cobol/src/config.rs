@@ -183,10 +183,49 @@ pub struct CobolConfig {
     pub initial_evaluations: usize,
     /// Labels at uniformly random points before the algorithm starts (§5.1: 10).
     pub initial_labels: usize,
-    /// Keep only a balanced set of initial labels (half accepts, half rejects, as the code's
-    /// `balanced=True`): an initial label of a class that is already full is asked but not used;
-    /// after 20 × `initial_labels` initial queries the algorithm starts with what it has.
+    /// Draw the initial labels as the authors' sampler does with `balanced=True`
+    /// (`SyntheticAgentResponse.sample` in `utils/_synthetic_agent.py` of ma921/COBOL): with
+    /// n = `initial_labels` and h = ⌈n/2⌉, uniform points are labelled one by one; a reject is
+    /// kept while fewer than h rejects are kept, an accept while at most h accepts are kept (so
+    /// up to h + 1 accepts: "a sixth accept can slip in", leaving n − h − 1 rejects), any other
+    /// label is asked but not used; the draws stop once n labels are kept. The code has no cap on
+    /// the draws; bohf stops at `initial_label_draws` (recorded in the step details when it
+    /// binds). `false`: the first n draws, all kept.
     pub balanced_labels: bool,
+    /// The safety cap on the initial label draws of the balanced sampler (the code has none):
+    /// after this many draws the algorithm starts with the labels kept so far, and that draw's
+    /// step details say so (`initial_labels_capped`). Must be ≥ `initial_labels`. The default,
+    /// 10,000, is far above what the presets need (Experiment A at a = 2 accepts ≈ 1.4 % of
+    /// uniform points, so 5 accepts take ≈ 355 draws; the chance of fewer than 5 accepts in
+    /// 10,000 draws is below 10⁻⁵⁰).
+    pub initial_label_draws: usize,
+    /// How much work the x^c search (Eq. (5)) may do per iteration: the exact minimum over the
+    /// candidates, or a bound on the conic programs solved ([`XcSearch`]).
+    pub search: XcSearch,
+}
+
+/// The x^c search of an iteration: the minimum of J(x) = LCB(x) + λ·g_lower(x) (Eq. (5), with
+/// g_upper for λ < 0 under [`DualRule::Unprojected`]) over the candidates. Both modes visit the
+/// candidates best-first by a certified lower bound of J (the cheap enclosures of g, tightened by
+/// the set's cuts and the curvature bound before a program is solved) and decide a candidate
+/// without a program wherever those bounds rule it out or have closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum XcSearch {
+    /// `search = "exact"`: solve every program the bounds cannot decide, so x^c is the exact
+    /// minimiser over the candidates (the decisions of solving every candidate's program, tested).
+    #[default]
+    Exact,
+    /// `search = { programs = K }`: solve at most K ≥ 1 programs (one per candidate, best-first by
+    /// the certified lower bound of J, which the exact search also follows, so its first K
+    /// programs are the same); once K are spent the remaining candidates are still decided where
+    /// their bounds allow without a program, and x^c is the best decided candidate. The step
+    /// records the certified optimality gap J(x^c) − min(J(x^c), the smallest certified lower
+    /// bound of J over the candidates left undecided): J(x^c) − min_x J(x) is at most the gap, and
+    /// the gap is 0 when the bound did not bind. Not in the paper; the authors' code bounds its
+    /// search differently (10 restarts of one local IPOPT solve, 50 iterations each: notes 004
+    /// §3.6). Deterministic: no wall-clock rule.
+    Programs(usize),
 }
 
 impl Default for CobolConfig {
@@ -208,6 +247,8 @@ impl Default for CobolConfig {
             initial_evaluations: 3,
             initial_labels: 10,
             balanced_labels: true,
+            initial_label_draws: 10_000,
+            search: XcSearch::Exact,
         }
     }
 }
@@ -227,7 +268,8 @@ fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
 impl CobolConfig {
     /// The one check; errors name the first invalid field by its TOML path (`eta` for η < 1 or NaN,
     /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.sigma`, `alpha.initial`,
-    /// `hyper.…`, `confidence.…`).
+    /// `hyper.…`, `confidence.…`, `initial_label_draws` below `initial_labels`, `search.programs`
+    /// for a bound of 0; a negative bound is refused when the spec is read, by the same path).
     pub fn check(&self) -> Result<ValidCobolConfig> {
         if !(self.eta.is_finite() && self.eta >= 1.0) {
             return Err(Error::invalid("eta", format!("the trust weight η must be finite and >= 1, got {}", self.eta)));
@@ -257,6 +299,18 @@ impl CobolConfig {
         self.hyper.check_bound_entries().at("hyper")?;
         self.hyper.check().at("hyper")?;
         self.confidence.check().at("confidence")?;
+        if self.variant.uses_labels() && self.initial_label_draws < self.initial_labels {
+            return Err(Error::invalid(
+                "initial_label_draws",
+                format!(
+                    "the cap on initial label draws must be >= initial_labels ({}), got {}",
+                    self.initial_labels, self.initial_label_draws
+                ),
+            ));
+        }
+        if self.search == XcSearch::Programs(0) {
+            return Err(Error::invalid("search.programs", "the bound on conic programs per step must be >= 1, got 0"));
+        }
         Ok(ValidCobolConfig(self.clone()))
     }
 }
