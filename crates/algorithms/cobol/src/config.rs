@@ -199,8 +199,11 @@ pub struct CobolConfig {
     /// uniform points, so 5 accepts take ≈ 355 draws; the chance of fewer than 5 accepts in
     /// 10,000 draws is below 10⁻⁵⁰).
     pub initial_label_draws: usize,
-    /// How much work the x^c search (Eq. (5)) may do per iteration: the exact minimum over the
-    /// candidates, or a bound on the conic programs solved ([`XcSearch`]).
+    /// How much work the x^c search (Eq. (5)) may do per iteration ([`XcSearch`]): `"exact"`, the
+    /// exact minimum over the candidates, or `{ programs = K }`, at most K ≥ 1 conic programs
+    /// (best-first by the certified lower bound of J = LCB + λ·g_lower, x^c the best decided
+    /// candidate, its certified optimality gap recorded as the step detail `gap`). Not in the
+    /// paper (the authors' code bounds its search by 10 local IPOPT solves); no wall-clock rule.
     pub search: XcSearch,
 }
 
