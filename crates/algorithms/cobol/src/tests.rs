@@ -26,6 +26,11 @@ fn quick_config() -> CobolConfig {
     CobolConfig { initial_labels: 6, hyper, ..CobolConfig::default() }
 }
 
+/// [`quick_config`] with the exact x^c search (for the tests that compare it with a reference).
+fn exact_config() -> CobolConfig {
+    CobolConfig { search: crate::XcSearch::Exact, ..quick_config() }
+}
+
 /// Runs `steps` queries with an expert of accuracy `a` on utility `u`, calling `check` after each
 /// suggestion (before the answer) with the optimiser and the query.
 fn run(
@@ -316,7 +321,7 @@ fn the_candidate_search_finds_the_brute_force_argmin() {
 fn the_pruned_search_decides_as_the_exact_reference_at_every_step() {
     let domain = BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(7).unwrap();
     let ctx = SearchContext::new(domain, 60).unwrap();
-    let mut cobol = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    let mut cobol = Cobol::new(&ctx, exact_config().check().unwrap()).unwrap();
     let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
     let (mut compared, mut pruned) = (0, 0);
     for _ in 0..45 {
@@ -629,7 +634,8 @@ fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr:
     };
     let cube = BoxDomain::cube(lo, hi, d).unwrap();
     let ctx = SearchContext::new(cube, 2000).unwrap();
-    let mut config = CobolConfig { g_thr, ..CobolConfig::default() };
+    // The recorded runs searched exactly.
+    let mut config = CobolConfig { g_thr, search: crate::XcSearch::Exact, ..CobolConfig::default() };
     // `BOHF_SOLVER` = auto | dense | clarabel: the confidence programs' solver.
     if let Ok(solver) = std::env::var("BOHF_SOLVER") {
         config.confidence.solver = serde_json::from_str(&format!("\"{solver}\"")).unwrap();
@@ -760,7 +766,7 @@ fn curvature_screening_decides_exactly_as_without_it() {
     let cube = BoxDomain::cube(-1.0, 1.0, 4).unwrap();
     let ctx = SearchContext::new(cube, 2000).unwrap();
     let search = crate::CobolBoxSearch { candidates: 128, ..Default::default() };
-    let mut cobol = Cobol::new_box(&ctx, quick_config().check().unwrap(), search.check().unwrap()).unwrap();
+    let mut cobol = Cobol::new_box(&ctx, exact_config().check().unwrap(), search.check().unwrap()).unwrap();
     let (mut alg, mut resp) = (rng::seeded(7), rng::seeded(8));
     let (mut with, mut without, mut steps) = (0, 0, 0);
     let expert = |x: &[f64], r: &mut bohf_core::BohfRng| {
