@@ -91,6 +91,33 @@ fn a_run_continued_from_any_checkpoint_records_what_the_uninterrupted_run_record
     }
 }
 
+/// COBOL with the work bound on the x^c search (`search = { programs = 2 }`, binding in most
+/// steps of this rejecting expert's run): the same records on 1 and 2 threads, and a run continued
+/// from any of its checkpoints records what the uninterrupted run records; every iteration that
+/// computed x^c records its gap, and the bound binds.
+#[test]
+fn the_work_bound_is_deterministic_across_threads_and_checkpoints() {
+    let text = COBOL_BOX
+        .replace("runs = 1", "runs = 2")
+        .replace("doubling_every = 3", "doubling_every = 3\nsearch = { programs = 2 }");
+    let spec = ExperimentSpec::from_toml_str(&text).unwrap();
+    let one = run_with_threads(&spec, 1);
+    let two = run_with_threads(&spec, 2);
+    assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
+    let steps: Vec<&StepRecord> = one.runs().iter().flat_map(|r| &r.steps).collect();
+    let gaps = steps.iter().filter(|s| s.detail("gap").is_some()).count();
+    let bound = steps.iter().filter(|s| s.detail("solved") == Some("2")).count();
+    assert!(gaps >= 4 && bound >= 2, "{gaps} steps with a gap, {bound} at the bound");
+    let e = Experiment::new(spec, &registry()).unwrap();
+    let id = RunId { algorithm: 0, run: 1 };
+    let expected = without_timing(&e.run_one(id).unwrap());
+    let (checkpointed, saved) = with_every_checkpoint(&e, id);
+    assert_eq!(without_timing(&checkpointed), expected, "checkpointing changed the run");
+    for (k, c) in saved.iter().enumerate().step_by(3) {
+        assert_eq!(without_timing(&resumed_from(&e, id, c)), expected, "continued after step {}", k + 1);
+    }
+}
+
 #[test]
 fn algorithms_that_save_no_state_are_not_checkpointed() {
     let e = Experiment::new(small_spec(), &registry()).unwrap();

@@ -428,7 +428,7 @@ fn a_field_refused_by_the_constructor_is_named_by_its_path() {
 
 /// Errors of the TOML shape (an unknown or misspelt key, a string where a number belongs, an enum
 /// name that does not exist) are named by the key's path as well, in every registered algorithm
-/// whose config has the key.
+/// whose config has the key (and a few values refused by a config's check).
 #[test]
 fn shape_errors_name_the_key() {
     let registry = bohf_registry::builtin();
@@ -445,6 +445,12 @@ fn shape_errors_name_the_key() {
         // A key beside a kind that takes none is refused, not ignored.
         ("pop-bo", "report = { kind = \"max_mle_sampled\", lambda = 3.0 }", "report.lambda"),
         ("pop-bo", "initial = { kind = \"random\", index = 3 }", "initial.index"),
+        // COBOL's work bound: negative (a type error), zero (the check), an unknown mode; the cap
+        // on initial label draws below the labels it must find.
+        ("cobol", "search = { programs = -3 }", "search.programs"),
+        ("cobol", "search = { programs = 0 }", "search.programs"),
+        ("cobol", "search = \"fast\"", "search"),
+        ("cobol", "initial_labels = 10\ninitial_label_draws = 9", "initial_label_draws"),
     ];
     for (name, params, key) in cases {
         let doc = document(&skeleton, name, &toml::from_str(params).unwrap());

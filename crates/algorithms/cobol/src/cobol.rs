@@ -2,7 +2,7 @@
 //! finite candidate set or a box.
 
 use crate::config::{
-    CobolBoxSearch, CobolConfig, DualRule, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant,
+    CobolBoxSearch, CobolConfig, DualRule, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant, XcSearch,
 };
 use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, ZValue, alpha1, doubling_says_double};
 use bohf_core::rand::Rng;
@@ -77,6 +77,18 @@ pub struct StepInfo {
     /// ([`crate::model::GModel::lower`]).
     #[serde(default)]
     pub fallbacks: usize,
+    /// The certified optimality gap of x^c (COBOL iterations): J(x^c) minus the smallest certified
+    /// lower bound of J over the candidates the work bound left undecided ([`XcSearch`]), at
+    /// least 0; 0 when nothing was left undecided (always, with the exact search).
+    #[serde(default)]
+    pub gap: Option<f64>,
+    /// J(x^c) = LCB(x^c) + λ·z(x^c), the objective of Eq. (5) at the taken x^c (COBOL iterations).
+    #[serde(default)]
+    pub objective: Option<f64>,
+    /// (draws, accepts kept, rejects kept) when the cap [`CobolConfig::initial_label_draws`] ended
+    /// the initial labels at this draw.
+    #[serde(default)]
+    pub initial_labels_capped: Option<(usize, usize, usize)>,
 }
 
 #[derive(Clone)]
@@ -113,8 +125,9 @@ pub(crate) struct Decision {
 /// through f = −u ([`cobol_objective`]).
 ///
 /// **Initial data** (§5.1): `initial_evaluations` uniformly random evaluations, then
-/// `initial_labels` labels at uniformly random points (balanced: see
-/// [`CobolConfig::balanced_labels`]), then App. F's doubling test over the prefixes of the initial
+/// `initial_labels` labels at uniformly random points (balanced as the authors' sampler draws
+/// them, up to [`CobolConfig::initial_label_draws`] draws: see [`CobolConfig::balanced_labels`]),
+/// then App. F's doubling test over the prefixes of the initial
 /// labels (pre-training).
 ///
 /// **Iteration t** (one or two queries):
@@ -130,7 +143,9 @@ pub(crate) struct Decision {
 ///    set's known feasible points above, the ball ∩ likelihood-tangent halfspace and the latent
 ///    box below) cannot rule the point out, and not at all where that enclosure has closed (the
 ///    box floor reached by a feasible point, or a floor at ĝ(x)); the decisions equal those of
-///    solving every candidate's program (tested);
+///    solving every candidate's program (tested). With a work bound
+///    ([`CobolConfig::search`] = [`XcSearch::Programs`]) at most K programs are solved, x^c is the
+///    best decided candidate and the step records its certified optimality gap;
 ///    λ_{t+1} = [λ_t + ζ g_lower(x^c)]⁺ ([`crate::DualRule`]).
 /// 4. x^u = argmin LCB, min UCB.
 /// 5. Line 6 ([`crate::NoHarmRule`]): x^c if LCB(x^c) ≤ min UCB and σ(x^u) ≤ η σ(x^c), else x^u.
@@ -268,6 +283,12 @@ impl Cobol {
     /// Expert queries made by the iterations (Q^g_t; the initial labels excluded, as in the code).
     pub fn expert_queries(&self) -> usize {
         self.expert_queries
+    }
+
+    /// Test support: switches the x^c search (the rest of the configuration unchanged).
+    #[cfg(test)]
+    pub(crate) fn set_search(&mut self, search: crate::XcSearch) {
+        self.config.search = search;
     }
 
     /// Whether the next query is an iteration's decision (not an initial query, nor the
@@ -425,6 +446,9 @@ impl Cobol {
             fallbacks: 0,
             candidates: 0,
             primal: None,
+            gap: None,
+            objective: None,
+            initial_labels_capped: None,
         }
     }
 
@@ -536,6 +560,13 @@ impl Cobol {
         order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
         let mut gpts = gpts;
         let mut best: Option<(usize, f64, f64)> = None;
+        // The work bound (`search`): at most this many programs; the smallest certified lower
+        // bound of J over the candidates it leaves undecided.
+        let budget = match self.config.search {
+            XcSearch::Exact => None,
+            XcSearch::Programs(k) => Some(k),
+        };
+        let mut undecided_floor = f64::INFINITY;
         if self.exact_all {
             // Reference mode: every candidate's program, in index order (ties to the first).
             order = (0..pts.len()).collect();
@@ -577,6 +608,12 @@ impl Cobol {
             let settled = if use_upper { gpts[i].settled_upper() } else { gpts[i].settled_lower() };
             let z = match settled {
                 Some(z) => z,
+                None if budget.is_some_and(|k| info.solved >= k) => {
+                    // The work bound is spent: the candidate stays undecided, its certified
+                    // lower bound of J enters the gap.
+                    undecided_floor = undecided_floor.min(j_range_of(&gpts[i], bounds[i].lcb));
+                    continue;
+                }
                 None => {
                     info.solved += 1;
                     // With an incumbent, the program may stop once it certifies J(x) ≥ J*: z
@@ -606,6 +643,10 @@ impl Cobol {
         }
         let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
         info.primal = Some(pts[c].x.clone());
+        // J(x^c) − min_x J(x) ≤ J(x^c) − min(J(x^c), the undecided candidates' floors): every
+        // decided candidate has J ≥ J(x^c).
+        info.gap = Some((j_c - undecided_floor).max(0.0));
+        info.objective = Some(j_c);
         // Dual update, Eq. (5).
         let next = lambda + self.config.zeta * z_star;
         self.lambda = match self.config.dual {
@@ -697,12 +738,14 @@ impl Cobol {
         }
     }
 
-    fn finish_initial_labels(&mut self) -> Result<()> {
+    /// Ends the initial labels when the sampler of [`CobolConfig::balanced_labels`] has kept
+    /// `initial_labels` labels, or (balanced) after [`CobolConfig::initial_label_draws`] draws;
+    /// then App. F's pre-training. Returns whether the cap ended them.
+    fn finish_initial_labels(&mut self) -> Result<bool> {
         let n = self.initial_labels_wanted();
-        let (acc, rej) = (self.labels.iter().filter(|l| !l.1).count(), self.labels.iter().filter(|l| l.1).count());
-        let enough =
-            if self.config.balanced_labels { acc >= n - n / 2 && rej >= n / 2 } else { self.labels.len() >= n };
-        if enough || self.initial_label_queries >= 20 * n.max(1) || n == 0 {
+        let enough = self.labels.len() >= n;
+        let capped = !enough && self.initial_label_queries >= self.config.initial_label_draws;
+        if enough || capped {
             self.initial_done = true;
             // App. F pre-training: the doubling test over each prefix of the initial labels.
             if self.config.variant.uses_labels() {
@@ -711,7 +754,19 @@ impl Cobol {
                 }
             }
         }
-        Ok(())
+        Ok(capped)
+    }
+
+    /// Whether the balanced sampler keeps an initial label (`balanced=True` of the authors'
+    /// `SyntheticAgentResponse.sample`): with h = ⌈n/2⌉, a reject while fewer than h rejects are
+    /// kept, an accept while at most h accepts are kept; unbalanced, every label.
+    fn keeps_initial_label(&self, accept: bool) -> bool {
+        if !self.config.balanced_labels {
+            return true;
+        }
+        let h = self.initial_labels_wanted().div_ceil(2);
+        let same = self.labels.iter().filter(|l| l.1 != accept).count();
+        if accept { same <= h } else { same < h }
     }
 
     fn record(&mut self, query: &Query, answer: Answer, info: StepInfo) -> Result<()> {
@@ -738,13 +793,16 @@ impl Cobol {
                     }
                     Phase::InitialLabel => {
                         self.initial_label_queries += 1;
-                        let n = self.initial_labels_wanted();
-                        let same = self.labels.iter().filter(|l| l.1 != accept).count();
-                        let full = if accept { n - n / 2 } else { n / 2 };
-                        if !self.config.balanced_labels || same < full {
+                        if self.keeps_initial_label(accept) {
                             self.labels.push((pt.x.clone(), !accept));
                         }
-                        self.finish_initial_labels()?;
+                        if self.finish_initial_labels()? {
+                            let accepts = self.labels.iter().filter(|l| !l.1).count();
+                            let capped = (self.initial_label_queries, accepts, self.labels.len() - accepts);
+                            if let Some(step) = self.last_step.as_mut().filter(|s| s.phase == Phase::InitialLabel) {
+                                step.initial_labels_capped = Some(capped);
+                            }
+                        }
                     }
                     Phase::Iteration => {
                         self.expert_queries += 1;
@@ -863,8 +921,11 @@ impl Optimizer for Cobol {
     /// line 6 (`expert`, `vanilla`, `constrained`, or `-`: the evaluation after an accepted label
     /// or an initial query), `lambda` (λ_t) and `lambda_next` (λ_{t+1}), `g_width` (g_upper − g_lower at x_t if line 8
     /// was reached, else `-`), `norm_bound` (B_g) and `solved` (conic programs solved for x^c); and,
+    /// in a COBOL iteration that computed x^c, `gap` (its certified optimality gap, [`XcSearch`]);
     /// only in a step where a pointwise program's solver failed, `fallbacks` (how many bounds fell
-    /// back to their certified outer ends, [`crate::model::GModel::lower`]).
+    /// back to their certified outer ends, [`crate::model::GModel::lower`]); only at the draw where
+    /// the cap [`CobolConfig::initial_label_draws`] ended the initial labels,
+    /// `initial_labels_capped` ("N draws, A accepts, R rejects kept").
     /// JSON: the evaluations, labels, λ, B_g, c_α, t, the counters, the evaluation awaited after an
     /// accepted label, and the start kernel of f's last fit (the fit is redone from it on restore,
     /// to the same bits). The MLEs kept from the last doubling test are not saved: the next
@@ -900,8 +961,15 @@ impl Optimizer for Cobol {
             ("norm_bound", format!("{:?}", s.norm_bound)),
             ("solved", s.solved.to_string()),
         ];
+        if let Some(gap) = s.gap {
+            details.push(("gap", format!("{gap:?}")));
+        }
         if s.fallbacks > 0 {
             details.push(("fallbacks", s.fallbacks.to_string()));
+        }
+        if let Some((draws, accepts, rejects)) = s.initial_labels_capped {
+            details
+                .push(("initial_labels_capped", format!("{draws} draws, {accepts} accepts, {rejects} rejects kept")));
         }
         details
     }

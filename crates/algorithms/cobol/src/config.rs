@@ -148,7 +148,9 @@ impl Variant {
 /// every evaluation (noise 10⁻⁴ fixed, outputscale 1, inputs scaled to [0, 1]^d, outputs
 /// standardised: `hyper` with `learn_noise = false`), B_g = 1 and α₁ = 0.01√(n+1) adapted by
 /// doubling every 3 labels and over the initial labels (App. F), the latent box |z| ≤ 3 and
-/// nugget 10⁻⁶ of the code, 3 initial evaluations and 10 balanced initial labels.
+/// nugget 10⁻⁶ of the code, 3 initial evaluations and 10 balanced initial labels (the code's
+/// sampler); and bohf's own: at most 10,000 initial label draws, at most 25 conic programs per
+/// x^c search ([`DEFAULT_PROGRAMS`]; `search = "exact"` is the paper's argmin over the candidates).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CobolConfig {
@@ -183,10 +185,59 @@ pub struct CobolConfig {
     pub initial_evaluations: usize,
     /// Labels at uniformly random points before the algorithm starts (§5.1: 10).
     pub initial_labels: usize,
-    /// Keep only a balanced set of initial labels (half accepts, half rejects, as the code's
-    /// `balanced=True`): an initial label of a class that is already full is asked but not used;
-    /// after 20 × `initial_labels` initial queries the algorithm starts with what it has.
+    /// Draw the initial labels as the authors' sampler does with `balanced=True`
+    /// (`SyntheticAgentResponse.sample` in `utils/_synthetic_agent.py` of ma921/COBOL): with
+    /// n = `initial_labels` and h = ⌈n/2⌉, uniform points are labelled one by one; a reject is
+    /// kept while fewer than h rejects are kept, an accept while at most h accepts are kept (so
+    /// up to h + 1 accepts: "a sixth accept can slip in", leaving n − h − 1 rejects), any other
+    /// label is asked but not used; the draws stop once n labels are kept. The code has no cap on
+    /// the draws; bohf stops at `initial_label_draws` (recorded in the step details when it
+    /// binds). `false`: the first n draws, all kept.
     pub balanced_labels: bool,
+    /// The safety cap on the initial label draws of the balanced sampler (the code has none):
+    /// after this many draws the algorithm starts with the labels kept so far, and that draw's
+    /// step details say so (`initial_labels_capped`). Must be ≥ `initial_labels`. The default,
+    /// 10,000, is far above what the presets need (Experiment A at a = 2 accepts ≈ 1.4 % of
+    /// uniform points, so 5 accepts take ≈ 355 draws; the chance of fewer than 5 accepts in
+    /// 10,000 draws is below 10⁻⁵⁰).
+    pub initial_label_draws: usize,
+    /// How much work the x^c search (Eq. (5)) may do per iteration ([`XcSearch`]): `"exact"`, the
+    /// exact minimum over the candidates, or `{ programs = K }`, at most K ≥ 1 conic programs
+    /// (best-first by the certified lower bound of J = LCB + λ·g_lower, x^c the best decided
+    /// candidate, its certified optimality gap recorded as the step detail `gap`). Default
+    /// `{ programs = 25 }` ([`DEFAULT_PROGRAMS`], chosen from measurements in docs/cobol.md:
+    /// it binds only in the steps that need more than 25 programs, about 7 % of the a = 2 runs'
+    /// steps and none of the a = 1 steps measured). Not in the paper, whose x^c is the exact
+    /// argmin (the authors' code bounds its search by 10 local IPOPT solves); no wall-clock rule.
+    pub search: XcSearch,
+}
+
+/// The default work bound of the x^c search, K = 25 conic programs per iteration (docs/cobol.md,
+/// "The work bound": on replayed hard steps of Experiment A at a = 2 it takes 0.04–0.85 s of CPU
+/// against 0.09–4.8 s exact, with J(x^c) within 0.023 of the exact minimum).
+pub const DEFAULT_PROGRAMS: usize = 25;
+
+/// The x^c search of an iteration: the minimum of J(x) = LCB(x) + λ·g_lower(x) (Eq. (5), with
+/// g_upper for λ < 0 under [`DualRule::Unprojected`]) over the candidates. Both modes visit the
+/// candidates best-first by a certified lower bound of J (the cheap enclosures of g, tightened by
+/// the set's cuts and the curvature bound before a program is solved) and decide a candidate
+/// without a program wherever those bounds rule it out or have closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum XcSearch {
+    /// `search = "exact"`: solve every program the bounds cannot decide, so x^c is the exact
+    /// minimiser over the candidates (the decisions of solving every candidate's program, tested).
+    Exact,
+    /// `search = { programs = K }`: solve at most K ≥ 1 programs (one per candidate, best-first by
+    /// the certified lower bound of J, which the exact search also follows, so its first K
+    /// programs are the same); once K are spent the remaining candidates are still decided where
+    /// their bounds allow without a program, and x^c is the best decided candidate. The step
+    /// records the certified optimality gap J(x^c) − min(J(x^c), the smallest certified lower
+    /// bound of J over the candidates left undecided): J(x^c) − min_x J(x) is at most the gap, and
+    /// the gap is 0 when the bound did not bind. Not in the paper; the authors' code bounds its
+    /// search differently (10 restarts of one local IPOPT solve, 50 iterations each: notes 004
+    /// §3.6). Deterministic: no wall-clock rule.
+    Programs(usize),
 }
 
 impl Default for CobolConfig {
@@ -208,6 +259,8 @@ impl Default for CobolConfig {
             initial_evaluations: 3,
             initial_labels: 10,
             balanced_labels: true,
+            initial_label_draws: 10_000,
+            search: XcSearch::Programs(DEFAULT_PROGRAMS),
         }
     }
 }
@@ -227,7 +280,8 @@ fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
 impl CobolConfig {
     /// The one check; errors name the first invalid field by its TOML path (`eta` for η < 1 or NaN,
     /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.sigma`, `alpha.initial`,
-    /// `hyper.…`, `confidence.…`).
+    /// `hyper.…`, `confidence.…`, `initial_label_draws` below `initial_labels`, `search.programs`
+    /// for a bound of 0; a negative bound is refused when the spec is read, by the same path).
     pub fn check(&self) -> Result<ValidCobolConfig> {
         if !(self.eta.is_finite() && self.eta >= 1.0) {
             return Err(Error::invalid("eta", format!("the trust weight η must be finite and >= 1, got {}", self.eta)));
@@ -257,6 +311,18 @@ impl CobolConfig {
         self.hyper.check_bound_entries().at("hyper")?;
         self.hyper.check().at("hyper")?;
         self.confidence.check().at("confidence")?;
+        if self.variant.uses_labels() && self.initial_label_draws < self.initial_labels {
+            return Err(Error::invalid(
+                "initial_label_draws",
+                format!(
+                    "the cap on initial label draws must be >= initial_labels ({}), got {}",
+                    self.initial_labels, self.initial_label_draws
+                ),
+            ));
+        }
+        if self.search == XcSearch::Programs(0) {
+            return Err(Error::invalid("search.programs", "the bound on conic programs per step must be >= 1, got 0"));
+        }
         Ok(ValidCobolConfig(self.clone()))
     }
 }

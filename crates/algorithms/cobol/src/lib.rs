@@ -25,8 +25,8 @@ pub mod model;
 
 pub use cobol::{Branch, Cobol, Phase, StepInfo, cobol_objective, no_harm_paper};
 pub use config::{
-    AlphaRule, BetaRule, CobolBoxSearch, CobolConfig, DualRule, G_THR_CODE, G_THR_PAPER, G_THR_TABLE3, G_THR_TUTORIAL,
-    NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant,
+    AlphaRule, BetaRule, CobolBoxSearch, CobolConfig, DEFAULT_PROGRAMS, DualRule, G_THR_CODE, G_THR_PAPER,
+    G_THR_TABLE3, G_THR_TUTORIAL, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant, XcSearch,
 };
 
 #[cfg(test)]

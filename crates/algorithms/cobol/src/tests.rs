@@ -26,6 +26,11 @@ fn quick_config() -> CobolConfig {
     CobolConfig { initial_labels: 6, hyper, ..CobolConfig::default() }
 }
 
+/// [`quick_config`] with the exact x^c search (for the tests that compare it with a reference).
+fn exact_config() -> CobolConfig {
+    CobolConfig { search: crate::XcSearch::Exact, ..quick_config() }
+}
+
 /// Runs `steps` queries with an expert of accuracy `a` on utility `u`, calling `check` after each
 /// suggestion (before the answer) with the optimiser and the query.
 fn run(
@@ -316,7 +321,7 @@ fn the_candidate_search_finds_the_brute_force_argmin() {
 fn the_pruned_search_decides_as_the_exact_reference_at_every_step() {
     let domain = BoxDomain::cube(0.0, 1.0, 2).unwrap().grid(7).unwrap();
     let ctx = SearchContext::new(domain, 60).unwrap();
-    let mut cobol = Cobol::new(&ctx, quick_config().check().unwrap()).unwrap();
+    let mut cobol = Cobol::new(&ctx, exact_config().check().unwrap()).unwrap();
     let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
     let (mut compared, mut pruned) = (0, 0);
     for _ in 0..45 {
@@ -629,7 +634,8 @@ fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr:
     };
     let cube = BoxDomain::cube(lo, hi, d).unwrap();
     let ctx = SearchContext::new(cube, 2000).unwrap();
-    let mut config = CobolConfig { g_thr, ..CobolConfig::default() };
+    // The recorded runs searched exactly.
+    let mut config = CobolConfig { g_thr, search: crate::XcSearch::Exact, ..CobolConfig::default() };
     // `BOHF_SOLVER` = auto | dense | clarabel: the confidence programs' solver.
     if let Ok(solver) = std::env::var("BOHF_SOLVER") {
         config.confidence.solver = serde_json::from_str(&format!("\"{solver}\"")).unwrap();
@@ -664,7 +670,7 @@ fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr:
 
 /// Replays rows of a recorded box run (env `BOHF_CSV`, `BOHF_ROWS` = comma-separated row
 /// numbers or `every:k` for every k-th iteration row, `BOHF_DIM`, `BOHF_LO`, `BOHF_HI`, `BOHF_GTHR`,
-/// `BOHF_SOLVER`)
+/// `BOHF_SOLVER`, `BOHF_PROGRAMS` = work bounds K to try as well)
 /// and decides each with and without the curvature screening:
 /// programs solved, CPU time, and whether the decision and λ agree with each other and the record.
 #[test]
@@ -696,7 +702,8 @@ fn diagnostic_replay_recorded_iterations() {
             c.curvature_screening = screening;
             let c0 = thread_cpu_ms();
             let dec = c.decide().unwrap();
-            out.push((dec.query.clone(), c.lambda(), dec.info.solved, thread_cpu_ms() - c0, c.labels.len()));
+            let j = dec.info.objective.unwrap_or(f64::NAN);
+            out.push((dec.query.clone(), c.lambda(), dec.info.solved, thread_cpu_ms() - c0, c.labels.len(), j));
         }
         eprintln!(
             "row {row} labels {}: off solved {} {:.0} ms | on solved {} {:.0} ms | same query {} same λ {} | record: {}",
@@ -713,6 +720,22 @@ fn diagnostic_replay_recorded_iterations() {
         // λ to the solver tolerance, not to the bit: the fast path warm-starts each program from
         // the previous one's multipliers, so solving fewer programs moves its last digits.
         assert!((out[0].1 - out[1].1).abs() <= 1e-7 * out[0].1.abs().max(1e-300), "λ {} vs {}", out[0].1, out[1].1);
+        // `BOHF_PROGRAMS` = comma-separated work bounds K: the same decision under each.
+        for k in std::env::var("BOHF_PROGRAMS").unwrap_or_default().split(',').filter(|v| !v.is_empty()) {
+            let k: usize = k.parse().unwrap();
+            let mut c = state_from_csv(&path, row, space, g_thr);
+            c.set_search(crate::XcSearch::Programs(k));
+            let c0 = thread_cpu_ms();
+            let dec = c.decide().unwrap();
+            eprintln!(
+                "  K = {k}: solved {} {:.0} ms, gap {:.4}, J − J(exact) {:.2e}, same query as exact {}",
+                dec.info.solved,
+                thread_cpu_ms() - c0,
+                dec.info.gap.unwrap_or(f64::NAN),
+                dec.info.objective.unwrap_or(f64::NAN) - out[1].5,
+                dec.query == out[1].0
+            );
+        }
         // The doubling test on this state's labels: did the certified bound spare the 2B MLE?
         let mut c = state_from_csv(&path, row, space, g_thr);
         let n = c.labels.len();
@@ -743,7 +766,7 @@ fn curvature_screening_decides_exactly_as_without_it() {
     let cube = BoxDomain::cube(-1.0, 1.0, 4).unwrap();
     let ctx = SearchContext::new(cube, 2000).unwrap();
     let search = crate::CobolBoxSearch { candidates: 128, ..Default::default() };
-    let mut cobol = Cobol::new_box(&ctx, quick_config().check().unwrap(), search.check().unwrap()).unwrap();
+    let mut cobol = Cobol::new_box(&ctx, exact_config().check().unwrap(), search.check().unwrap()).unwrap();
     let (mut alg, mut resp) = (rng::seeded(7), rng::seeded(8));
     let (mut with, mut without, mut steps) = (0, 0, 0);
     let expert = |x: &[f64], r: &mut bohf_core::BohfRng| {
@@ -876,4 +899,211 @@ fn bad_states_are_refused_and_change_nothing() {
     let mut fresh = build(crate::Variant::Cobol);
     fresh.restore_state(&good).unwrap();
     assert_eq!(fresh.evaluations(), cobol.evaluations());
+}
+
+/// Drives the initial phase of a fresh COBOL (3 initial evaluations, then labels answered by
+/// `accept`, called with the draw's index) until it ends; returns (draws, accepts kept, rejects
+/// kept, the step details of the last draw).
+fn initial_draws(config: CobolConfig, mut accept: impl FnMut(usize) -> bool) -> (usize, usize, usize, Vec<String>) {
+    let mut cobol = Cobol::new(&finite_ctx(41), config.check().unwrap()).unwrap();
+    let mut alg = rng::seeded(2);
+    let (mut draws, mut details) = (0, Vec::new());
+    loop {
+        let q = cobol.suggest(&mut alg).unwrap();
+        let phase = cobol.last_step().unwrap().phase;
+        if phase == Phase::Iteration {
+            break;
+        }
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(_) => {
+                draws += 1;
+                Answer::Label { accept: accept(draws - 1) }
+            }
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+        details = cobol.step_details().iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert!(draws <= 100_000, "the initial phase does not end");
+    }
+    let accepts = cobol.labels().iter().filter(|l| !l.1).count();
+    (draws, accepts, cobol.labels().len() - accepts, details)
+}
+
+/// The authors' sampler (`balanced=True`, n = 10, h = 5) written independently from its rule: keep
+/// a reject while fewer than h are kept, an accept while at most h are kept, stop at n kept.
+/// Returns (draws, accepts kept, rejects kept).
+fn authors_rule(n: usize, answers: impl Iterator<Item = bool>) -> (usize, usize, usize) {
+    let h = n.div_ceil(2);
+    let (mut draws, mut acc, mut rej) = (0, 0, 0);
+    for accept in answers {
+        if acc + rej >= n {
+            break;
+        }
+        draws += 1;
+        if accept && acc <= h {
+            acc += 1;
+        } else if !accept && rej < h {
+            rej += 1;
+        }
+    }
+    (draws, acc, rej)
+}
+
+/// The balanced initial labels are drawn as the authors' sampler draws them: scripted answers
+/// give the exact counts (5 + 5 after 12 draws when the rejects come first; a sixth accept kept,
+/// then only 4 rejects, when the accepts come first), and an expert who accepts 2 % of the draws
+/// (as a = 2's on Ackley-4D) takes every draw the independent rule takes, far past the old cap of
+/// 200, with the same kept counts; the cap is not reported when it does not bind.
+#[test]
+fn the_balanced_sampler_keeps_what_the_authors_sampler_keeps() {
+    let config = CobolConfig { initial_labels: 10, ..quick_config() };
+    // 7 rejects, then accepts: 5 rejects kept (2 asked but not used), then 5 accepts.
+    let script = |k: usize| k >= 7;
+    let (draws, acc, rej, details) = initial_draws(config.clone(), script);
+    assert_eq!((draws, acc, rej), (12, 5, 5));
+    assert_eq!((draws, acc, rej), authors_rule(10, (0..).map(script)));
+    assert!(!details.iter().any(|d| d.starts_with("initial_labels_capped")), "{details:?}");
+    // 7 accepts, then rejects: 6 accepts kept (the 7th not used), then 4 rejects.
+    let script = |k: usize| k < 7;
+    let (draws, acc, rej, _) = initial_draws(config.clone(), script);
+    assert_eq!((draws, acc, rej), (11, 6, 4));
+    assert_eq!(authors_rule(10, (0..).map(script)), (11, 6, 4));
+    // A rare accept: Bernoulli(0.02) answers, the same stream for both.
+    let mut hundreds = 0;
+    for seed in 0..4 {
+        let answers: Vec<bool> = {
+            let mut r = rng::seeded(100 + seed);
+            (0..20_000).map(|_| r.random::<f64>() < 0.02).collect()
+        };
+        let (draws, acc, rej, details) = initial_draws(config.clone(), |k| answers[k]);
+        assert_eq!((draws, acc, rej), authors_rule(10, answers.iter().copied()), "seed {seed}");
+        assert!(acc >= 5 && acc + rej == 10, "seed {seed}: {acc} accepts, {rej} rejects");
+        assert!(!details.iter().any(|d| d.starts_with("initial_labels_capped")), "{details:?}");
+        hundreds += usize::from(draws > 200);
+    }
+    assert!(hundreds >= 3, "only {hundreds} of 4 runs needed more than the old cap's 200 draws");
+    // Unbalanced: the first n draws, all kept.
+    let unbalanced = CobolConfig { balanced_labels: false, ..config };
+    let (draws, acc, rej, _) = initial_draws(unbalanced, |_| false);
+    assert_eq!((draws, acc, rej), (10, 0, 10));
+}
+
+/// The safety cap ends the initial labels after `initial_label_draws` draws with what was kept,
+/// and the step of that draw records it; a cap below `initial_labels` is refused naming the field.
+#[test]
+fn the_initial_label_cap_binds_visibly_and_is_checked() {
+    let config = CobolConfig { initial_labels: 10, initial_label_draws: 15, ..quick_config() };
+    let (draws, acc, rej, details) = initial_draws(config, |_| false);
+    assert_eq!((draws, acc, rej), (15, 0, 5));
+    assert!(details.contains(&"initial_labels_capped=15 draws, 0 accepts, 5 rejects kept".to_string()), "{details:?}");
+    // One accept in 15 draws, at the 12th.
+    let config = CobolConfig { initial_labels: 10, initial_label_draws: 15, ..quick_config() };
+    let (draws, acc, rej, details) = initial_draws(config, |k| k == 11);
+    assert_eq!((draws, acc, rej), (15, 1, 5));
+    assert!(details.iter().any(|d| d == "initial_labels_capped=15 draws, 1 accepts, 5 rejects kept"), "{details:?}");
+
+    let e = CobolConfig { initial_labels: 10, initial_label_draws: 9, ..Default::default() }.check().unwrap_err();
+    assert!(e.to_string().contains("initial_label_draws"), "{e}");
+    // Vanilla LCB takes no labels: any cap passes.
+    let lcb = CobolConfig { variant: Variant::VanillaLcb, initial_label_draws: 0, ..Default::default() };
+    assert!(lcb.check().is_ok());
+    let e = CobolConfig { search: crate::XcSearch::Programs(0), ..Default::default() }.check().unwrap_err();
+    assert!(e.to_string().contains("search.programs"), "{e}");
+    assert!(CobolConfig { search: crate::XcSearch::Programs(1), ..Default::default() }.check().is_ok());
+}
+
+/// The work bound's recorded gap is a true bound: along a seeded box run with many labels (an
+/// expert rejecting 90 %), at every decision the bounded search (K = 1, 2, 4 programs) is compared
+/// with the exact search on the same state: J(x^c bounded) − J(x^c exact) ≤ gap (solver
+/// tolerance); where the bound did not bind (fewer than K programs) the gap is 0 and x^c, λ and
+/// the query are the exact search's. The bound binds in some steps with a positive gap.
+#[test]
+fn the_work_bounds_gap_bounds_the_distance_to_the_exact_minimum() {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let config = CobolConfig { doubling_every: 3, ..quick_config() };
+    let mut cobol = Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    let (mut compared, mut bound_binds, mut positive_gaps) = (0, 0, 0);
+    for _ in 0..70 {
+        if cobol.deciding_next() {
+            let mut exact = cobol.clone();
+            exact.iteration += 1;
+            let e = exact.decide().unwrap().info;
+            let j_exact = e.objective.unwrap();
+            assert_eq!(e.gap, Some(0.0), "the exact search leaves nothing undecided");
+            for k in [1, 2, 4] {
+                let mut bounded = cobol.clone();
+                bounded.set_search(crate::XcSearch::Programs(k));
+                bounded.iteration += 1;
+                let d = bounded.decide().unwrap();
+                let (b, gap) = (&d.info, d.info.gap.unwrap());
+                assert!(b.solved <= k && gap >= 0.0);
+                let j = b.objective.unwrap();
+                // Tolerance: the programs' interior-point accuracy (the same programs in a different
+                // order of solves give values that agree to ~1e-7).
+                assert!(j - j_exact <= gap + 1e-6, "K = {k}: J {j} − exact {j_exact} > gap {gap}");
+                if b.solved < k {
+                    assert_eq!(gap, 0.0, "K = {k} did not bind");
+                    assert_eq!(b.primal, e.primal, "K = {k} did not bind");
+                    assert!((bounded.lambda() - exact.lambda()).abs() <= 1e-7);
+                } else if e.solved > k {
+                    bound_binds += 1;
+                    positive_gaps += usize::from(gap > 0.0);
+                }
+            }
+            compared += 1;
+        }
+        let q = cobol.suggest(&mut alg).unwrap();
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.1 },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+    }
+    eprintln!("{compared} decisions, the bound bound {bound_binds} times, {positive_gaps} positive gaps");
+    assert!(compared >= 20 && bound_binds >= 5 && positive_gaps >= 1, "{compared}, {bound_binds}, {positive_gaps}");
+}
+
+/// A run with the work bound is a function of its history like the exact one: saved after any
+/// step and restored, it continues with the same queries and step figures, bit for bit.
+#[test]
+fn a_bounded_run_restored_continues_bit_for_bit() {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let config = CobolConfig { doubling_every: 3, search: crate::XcSearch::Programs(2), ..quick_config() };
+    let build = || Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    let answer = |q: &Query, resp: &mut rng::BohfRng| match q {
+        Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+        Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.1 },
+        _ => unreachable!(),
+    };
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    let mut cobol = build();
+    let (mut trace, mut saved) = (Vec::new(), Vec::new());
+    for _ in 0..50 {
+        let q = cobol.suggest(&mut alg).unwrap();
+        trace.push((q.clone(), format!("{:?}", cobol.last_step())));
+        let a = answer(&q, &mut resp);
+        cobol.observe(&q, a).unwrap();
+        saved.push((cobol.save_state().unwrap().unwrap(), alg.clone(), resp.clone()));
+    }
+    let binds = trace.iter().filter(|(_, s)| s.contains("solved: 2,")).count();
+    assert!(binds >= 3, "the bound bound in {binds} steps");
+    for k in [10, 30] {
+        let (state, mut alg, mut resp) = saved[k].clone();
+        let mut restored = build();
+        restored.restore_state(&state).unwrap();
+        for (step, (q, info)) in trace.iter().enumerate().skip(k + 1) {
+            let q2 = restored.suggest(&mut alg).unwrap();
+            assert_eq!(&q2, q, "restored after step {k}, step {step}");
+            assert_eq!(&format!("{:?}", restored.last_step()), info, "restored after step {k}, step {step}");
+            let a = answer(&q2, &mut resp);
+            restored.observe(&q2, a).unwrap();
+        }
+    }
 }
