@@ -7,9 +7,10 @@
 //! * `kernels` (`docs/kernels.md`): every kind of [`KernelKind::ALL`] with its spec spelling (serde),
 //!   display name, formula (the variant's `///` comment), the `KernelSpec` keys it accepts (by
 //!   building it) and its smoothness; then the `KernelSpec` keys with their `///` comments.
-//! * `functions` (`docs/problems.md`): every name of [`bohf_problems::functions::NAMES`], built by
-//!   `by_name` (scalable ones at d = 2), with its dimension, box, maximum and the first paragraph of
-//!   its type's `///` comment.
+//! * `functions` (`docs/problems.md`): every entry of the one table
+//!   [`bohf_problems::functions::FUNCTIONS`], built by its constructor (scalable ones at
+//!   [`SCALABLE_DEFAULT_DIM`]), with its dimension, box, maximum and the first paragraph of its type's
+//!   `///` comment.
 //! * `spec-keys` (`docs/experiments.md`): every key of an experiment spec, walked from
 //!   `ExperimentSpec` through the field types (`[problem]` per `kind`, from the variants of
 //!   `ProblemSpec`), with whether it may be left out and its `///` comment (read by
@@ -21,7 +22,7 @@
 use crate::fielddocs::{Structs, read_dir, read_item_docs_dir};
 use bohf_kernels::{KernelKind, KernelSpec, Smoothness};
 use bohf_problems::TestFunction;
-use bohf_problems::functions::{NAMES, by_name};
+use bohf_problems::functions::{FUNCTIONS, SCALABLE_DEFAULT_DIM};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -138,12 +139,9 @@ fn number(x: f64) -> String {
 /// The `functions` region.
 fn functions(items: &BTreeMap<String, String>) -> Result<String, String> {
     let mut s = String::from("| name | d | box | maximum | function |\n|---|---|---|---|---|\n");
-    for entry in NAMES {
-        let (name, scalable) = match entry.strip_suffix(" (d)") {
-            Some(n) => (n, true),
-            None => (*entry, false),
-        };
-        let f = by_name(name, scalable.then_some(2)).map_err(|e| format!("test function `{name}`: {e}"))?;
+    for entry in FUNCTIONS {
+        let (name, scalable) = (entry.name, entry.is_scalable());
+        let f = entry.build_default().map_err(|e| format!("test function `{name}`: {e}"))?;
         // The type behind the name, from its Debug form (`Ackley { dim: 2 }`, `Branin`).
         let debug = format!("{f:?}");
         let ty: String = debug.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
@@ -167,7 +165,7 @@ fn functions(items: &BTreeMap<String, String>) -> Result<String, String> {
             (f.dim().to_string(), intervals.join(" × "))
         };
         let maximum = match f.optimum() {
-            Some(o) if scalable => format!("{} (d = 2)", number(o.value)),
+            Some(o) if scalable => format!("{} (d = {SCALABLE_DEFAULT_DIM})", number(o.value)),
             Some(o) => number(o.value),
             None => "unknown".into(),
         };
@@ -460,11 +458,10 @@ mod tests {
         let mut items = BTreeMap::new();
         read_item_docs_dir(&crate::root().join("crates/problems/src"), &mut items).unwrap();
         let text = functions(&items).unwrap();
-        for entry in NAMES {
-            let name = entry.trim_end_matches(" (d)");
-            assert!(text.contains(&format!("| `{name}` |")), "{name}");
+        for entry in FUNCTIONS {
+            assert!(text.contains(&format!("| `{}` |", entry.name)), "{}", entry.name);
         }
-        assert_eq!(text.lines().count(), NAMES.len() + 2);
+        assert_eq!(text.lines().count(), FUNCTIONS.len() + 2);
         assert!(text.contains("| `branin` | 2 | [-5, 10] × [0, 15] |"), "{text}");
         assert!(text.contains("| `ackley` | any | [-32.768, 32.768]^d | 0 (d = 2) | Ackley:"), "{text}");
     }

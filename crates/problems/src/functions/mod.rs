@@ -15,7 +15,8 @@
 //! | [`hartmann`] | [`Hartmann3`], [`Hartmann6`] |
 //! | [`multi_fidelity`] | [`CurrinExp`], [`Borehole`], each with a high and a low [`Fidelity`] |
 //!
-//! [`by_name`] builds any of them from a name (and a dimension for the scalable ones);
+//! [`by_name`] builds any of them from a name (and a dimension for the scalable ones), from the one
+//! table [`FUNCTIONS`] of names and constructors;
 //! [`OnUnitCube`] and [`WithDomain`] re-parametrise or restrict the domain.
 //!
 //! # Known optima
@@ -47,6 +48,7 @@
 pub mod hartmann;
 pub mod multi_fidelity;
 pub mod scalable;
+mod table;
 pub mod two_d;
 
 pub use hartmann::{Hartmann3, Hartmann6};
@@ -55,6 +57,8 @@ pub use scalable::{Ackley, Levy, Michalewicz, Rastrigin, Rosenbrock, StyblinskiT
 pub use two_d::{
     Beale, Branin, Bukin6, CrossInTray, DropWave, EggHolder, HolderTable, Levy13, SixHumpCamel, ThreeHumpCamel,
 };
+
+pub use table::{Constructor, FUNCTIONS, FunctionEntry, SCALABLE_DEFAULT_DIM, by_name, entry, low_fidelity};
 
 use bohf_core::{BoxDomain, Error, Result};
 use serde::{Deserialize, Serialize};
@@ -400,34 +404,6 @@ impl<F: TestFunction> TestFunction for WithDomain<F> {
     }
 }
 
-/// The canonical names accepted by [`by_name`]; those marked "(d)" need a dimension.
-pub const NAMES: &[&str] = &[
-    "ackley (d)",
-    "branin",
-    "hartmann3",
-    "hartmann6",
-    "levy (d)",
-    "levy13",
-    "rosenbrock (d)",
-    "eggholder",
-    "six_hump_camel",
-    "bukin6",
-    "holder_table",
-    "cross_in_tray",
-    "michalewicz (d)",
-    "styblinski_tang (d)",
-    "beale",
-    "three_hump_camel",
-    "rastrigin (d)",
-    "drop_wave",
-    "currin_exp",
-    "currin_exp_low",
-    "borehole",
-    "borehole_low",
-    "thermal_comfort_2d",
-    "thermal_comfort_4d",
-];
-
 /// A serialisable description of a test function, for experiment configs: a name as accepted by
 /// [`by_name`] and, for the scalable functions, a dimension.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -444,82 +420,6 @@ impl FunctionSpec {
     pub fn build(&self) -> Result<Box<dyn TestFunction>> {
         by_name(&self.name, self.dim)
     }
-}
-
-/// The low fidelity f_c of a two-fidelity function named as [`by_name`] accepts it (`currin_exp` →
-/// `currin_exp_low`, `borehole` → `borehole_low`): COMP-GP-UCB's comparison source (notes 002
-/// §5.1). Any other name is an error naming `function` and listing the two-fidelity functions.
-pub fn low_fidelity(name: &str) -> Result<Box<dyn TestFunction>> {
-    let key: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-    Ok(match key.as_str() {
-        "currinexp" | "currin" => Box::new(CurrinExp::new(Fidelity::Low)),
-        "borehole" => Box::new(Borehole::new(Fidelity::Low)),
-        _ => {
-            return Err(Error::invalid(
-                "function",
-                format!("`{name}` has no low fidelity; the two-fidelity functions are currin_exp and borehole"),
-            ));
-        }
-    })
-}
-
-/// Builds a test function from its name. Matching ignores case, `_`, `-`, `.` and spaces, so
-/// `"Holder_table"`, `"HolderTable"` and `"holder-table"` are the same; `"bukin"` is Bukin N.6,
-/// `"levy_n13"` is Levy N.13, `"hartmann"` needs `dim` 3 or 6. The scalable functions need `dim`;
-/// for the fixed-dimension ones `dim` may be omitted but must match if given. `"thermal_comfort_2d"`
-/// and `"thermal_comfort_4d"` are POP-BO's thermal-comfort problems (utility −PPD,
-/// [`crate::thermal::ThermalComfort::popbo_2d`] and [`crate::thermal::ThermalComfort::popbo_4d`]).
-/// See [`NAMES`].
-pub fn by_name(name: &str, dim: Option<usize>) -> Result<Box<dyn TestFunction>> {
-    let key: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-    let need_dim = || dim.ok_or_else(|| Error::invalid("dim", format!("test function `{name}` needs a dimension")));
-    let f: Box<dyn TestFunction> = match key.as_str() {
-        "ackley" => Box::new(Ackley::new(need_dim()?)?),
-        "levy" => Box::new(Levy::new(need_dim()?)?),
-        "rosenbrock" => Box::new(Rosenbrock::new(need_dim()?)?),
-        "michalewicz" => Box::new(Michalewicz::new(need_dim()?)?),
-        "styblinskitang" => Box::new(StyblinskiTang::new(need_dim()?)?),
-        "rastrigin" => Box::new(Rastrigin::new(need_dim()?)?),
-        "branin" => Box::new(Branin),
-        "hartmann3" => Box::new(Hartmann3),
-        "hartmann6" => Box::new(Hartmann6),
-        "hartmann" => match need_dim()? {
-            3 => Box::new(Hartmann3),
-            6 => Box::new(Hartmann6),
-            d => return Err(Error::invalid("dim", format!("Hartmann is defined here for d = 3 or 6, got {d}"))),
-        },
-        "levy13" | "levyn13" => Box::new(Levy13),
-        "eggholder" => Box::new(EggHolder),
-        "sixhumpcamel" => Box::new(SixHumpCamel),
-        "bukin" | "bukin6" | "bukinn6" => Box::new(Bukin6),
-        "holdertable" => Box::new(HolderTable),
-        "crossintray" => Box::new(CrossInTray),
-        "beale" => Box::new(Beale),
-        "threehumpcamel" => Box::new(ThreeHumpCamel),
-        "dropwave" => Box::new(DropWave),
-        "currinexp" | "currin" => Box::new(CurrinExp::new(Fidelity::High)),
-        "currinexplow" | "currinlow" => Box::new(CurrinExp::new(Fidelity::Low)),
-        "borehole" => Box::new(Borehole::new(Fidelity::High)),
-        "boreholelow" => Box::new(Borehole::new(Fidelity::Low)),
-        "thermalcomfort2d" => Box::new(crate::thermal::ThermalComfort::popbo_2d()),
-        "thermalcomfort4d" => Box::new(crate::thermal::ThermalComfort::popbo_4d()),
-        _ => {
-            let names: Vec<&str> = NAMES.iter().map(|n| n.trim_end_matches(" (d)")).collect();
-            let hint = bohf_core::closest_name(name, &names)
-                .map(|s| format!("\nhelp: did you mean `{s}`?"))
-                .unwrap_or_default();
-            return Err(Error::invalid(
-                "name",
-                format!("unknown test function `{name}`; known: {}{hint}", NAMES.join(", ")),
-            ));
-        }
-    };
-    if let Some(d) = dim
-        && d != f.dim()
-    {
-        return Err(Error::dims(format!("dimension of test function `{name}`"), f.dim(), d));
-    }
-    Ok(f)
 }
 
 #[cfg(test)]

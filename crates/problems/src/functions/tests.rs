@@ -2,19 +2,18 @@ use super::*;
 use bohf_core::rng::seeded;
 use rand::RngExt;
 
-/// Every function of the crate, with the scalable ones in several dimensions.
+/// Every function of the crate ([`FUNCTIONS`]), with the scalable ones in several dimensions.
 fn all_functions() -> Vec<Box<dyn TestFunction>> {
     let mut fs: Vec<Box<dyn TestFunction>> = Vec::new();
-    for name in NAMES {
-        let name = name.trim_end_matches(" (d)");
-        if NAMES.contains(&format!("{name} (d)").as_str()) {
+    for entry in FUNCTIONS {
+        if entry.is_scalable() {
             for d in [1, 2, 3, 5, 10] {
-                if let Ok(f) = by_name(name, Some(d)) {
+                if let Ok(f) = entry.build(Some(d)) {
                     fs.push(f);
                 }
             }
         } else {
-            fs.push(by_name(name, None).unwrap());
+            fs.push(entry.build(None).unwrap());
         }
     }
     fs
@@ -436,4 +435,62 @@ fn low_fidelity_by_name() {
     }
     let e = low_fidelity("branin").err().unwrap().to_string();
     assert!(e.contains("branin") && e.contains("currin_exp"), "{e}");
+}
+
+/// The table itself: every entry builds at its default dimension under its own name, with a finite
+/// box and a finite value there, a finite known maximum attained inside the box; names and aliases are
+/// unique as `by_name` matches them and each finds its entry; families and low fidelities name entries.
+#[test]
+fn every_entry_of_the_table_builds_and_the_names_are_unique() {
+    let key = |n: &str| -> String { n.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect() };
+    let mut seen = std::collections::BTreeMap::new();
+    for entry in FUNCTIONS {
+        let f = entry.build_default().unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+        assert_eq!(f.name(), entry.name, "the built function's name is the entry's");
+        if entry.is_scalable() {
+            assert_eq!(f.dim(), SCALABLE_DEFAULT_DIM, "{}", entry.name);
+            assert!(entry.build(None).is_err(), "{}: a scalable function needs a dimension", entry.name);
+            assert_eq!(entry.listed_name(), format!("{} (d)", entry.name));
+        } else {
+            assert!(entry.build(Some(f.dim() + 1)).is_err(), "{}: a wrong dimension is refused", entry.name);
+        }
+        let dom = f.domain();
+        assert_eq!(dom.dim(), f.dim(), "{}", entry.name);
+        for (l, u) in dom.lower().iter().zip(dom.upper()) {
+            assert!(l.is_finite() && u.is_finite() && l < u, "{}: box [{l}, {u}]", entry.name);
+        }
+        let centre: Vec<f64> = dom.lower().iter().zip(dom.upper()).map(|(l, u)| 0.5 * (l + u)).collect();
+        assert!(f.value(&centre).unwrap().is_finite(), "{}", entry.name);
+        let o = f.optimum().unwrap_or_else(|| panic!("{}: no known maximum", entry.name));
+        assert!(o.value.is_finite() && !o.points.is_empty(), "{}", entry.name);
+        for x in &o.points {
+            assert!(dom.contains(x), "{}: maximiser {x:?} outside the box", entry.name);
+        }
+        for n in std::iter::once(&entry.name).chain(entry.aliases) {
+            assert!(seen.insert(key(n), entry.name).is_none(), "`{n}` names two entries");
+            assert_eq!(by_name(n, f.dim().into()).unwrap().name(), entry.name, "{n}");
+            assert_eq!(super::entry(n).unwrap().name, entry.name, "{n}");
+        }
+        if let Some(family) = entry.family {
+            assert!(!entry.is_scalable(), "{}: a family member has a fixed dimension", entry.name);
+            assert_eq!(by_name(family, Some(f.dim())).unwrap().name(), entry.name, "{family}");
+        }
+        if let Some(low) = entry.low_fidelity {
+            let low_entry = super::entry(low).unwrap_or_else(|| panic!("{}: no entry `{low}`", entry.name));
+            assert_eq!(low_fidelity(entry.name).unwrap().name(), low_entry.name);
+        }
+    }
+    // A family name is none of the names.
+    for family in FUNCTIONS.iter().filter_map(|e| e.family) {
+        assert!(!seen.contains_key(&key(family)), "{family}");
+    }
+    // The error's list of names is the table's, in its order.
+    let e = by_name("nonesuch", None).err().unwrap().to_string();
+    let listed: Vec<String> = FUNCTIONS.iter().map(FunctionEntry::listed_name).collect();
+    assert!(e.contains(&format!("known: {}", listed.join(", "))), "{e}");
+    assert!(e.contains("ackley (d), branin,"), "{e}");
+    let e = by_name("hartmann", Some(5)).err().unwrap().to_string();
+    assert!(e.contains("Hartmann is defined here for d = 3 or 6, got 5"), "{e}");
+    let e = low_fidelity("branin").err().unwrap().to_string();
+    assert!(e.ends_with("the two-fidelity functions are currin_exp and borehole"), "{e}");
 }
