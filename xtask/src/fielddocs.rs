@@ -156,34 +156,29 @@ pub fn read_item_docs(text: &str, out: &mut BTreeMap<String, String>) {
     }
 }
 
-/// The `///` text of every item under `dir` ([`read_item_docs`] of each `.rs` file, recursively).
-pub fn read_item_docs_dir(dir: &Path, out: &mut BTreeMap<String, String>) -> Result<(), String> {
+/// Calls `f` on the text of every `.rs` file under `dir` (recursively; `target` folders skipped).
+fn for_each_rs_file(dir: &Path, f: &mut dyn FnMut(&str)) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() && e.file_name() != "target" {
-            read_item_docs_dir(&p, out)?;
+            for_each_rs_file(&p, f)?;
         } else if p.extension().is_some_and(|x| x == "rs") {
             let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            read_item_docs(&text, out);
+            f(&text);
         }
     }
     Ok(())
 }
 
+/// The `///` text of every item under `dir` ([`read_item_docs`] of each `.rs` file, recursively).
+pub fn read_item_docs_dir(dir: &Path, out: &mut BTreeMap<String, String>) -> Result<(), String> {
+    for_each_rs_file(dir, &mut |text| read_item_docs(text, out))
+}
+
 /// Every `pub struct` of the `.rs` files under `dir` (recursively; `target` folders skipped).
 pub fn read_dir(dir: &Path, out: &mut Structs) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() && e.file_name() != "target" {
-            read_dir(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            read_structs(&text, out);
-        }
-    }
-    Ok(())
+    for_each_rs_file(dir, &mut |text| read_structs(text, out))
 }
 
 /// The documented key of `key` in the config struct `root` and its doc: `key` itself, or the
