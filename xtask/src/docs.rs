@@ -349,6 +349,15 @@ fn cli_page(root: &Path) -> Result<String, String> {
     Ok(page)
 }
 
+/// The reproduction's index, `docs/reproduction/README.md`, rebuilt from the committed panels'
+/// files with today's claim rules and wording ([`bohf_reproduce::build_index`], as
+/// `cargo run --release --example reproduce -- --index` writes it).
+fn reproduction_index(root: &Path) -> Result<String, String> {
+    let presets = bohf_reproduce::discover(&root.join("specs")).map_err(|e| format!("the presets in specs/: {e}"))?;
+    bohf_reproduce::build_index(&root.join("docs/reproduction"), &presets)
+        .map_err(|e| format!("the reproduction index: {e}"))
+}
+
 /// Every generated file as it should be: the pages of `docs/generated/`, and the hand-written pages
 /// with their regions rewritten.
 fn outputs(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
@@ -360,6 +369,7 @@ fn outputs(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         (out.join("verification.md"), verification_page(root)?),
         (out.join("reproduction.md"), reproduction_page(root)?),
         (out.join("cli.md"), cli_page(root)?),
+        (root.join("docs/reproduction/README.md"), reproduction_index(root)?),
     ];
     let mut pages: Vec<(PathBuf, String)> = Vec::new();
     for (page, name, content) in crate::lists::regions(root, &files)? {
@@ -438,6 +448,23 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(missing) if missing.is_empty() => {}
         Ok(missing) => {
             eprintln!("xtask docs: docs/README.md does not link {}", missing.join(", "));
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("xtask docs: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    // The hand-written discussion of the reproduction quotes only numbers the committed files hold.
+    match crate::numbers::unbacked_numbers(&root) {
+        Ok(bad) if bad.is_empty() => {}
+        Ok(bad) => {
+            eprintln!(
+                "xtask docs: {} number(s) in docs/reproduction/discussion.md that no committed report or summary holds \
+                 (regenerate the text, or mark a historical line with `<!-- unchecked: why -->`):\n  {}",
+                bad.len(),
+                bad.join("\n  ")
+            );
             return ExitCode::from(1);
         }
         Err(e) => {

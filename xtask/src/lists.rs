@@ -411,6 +411,7 @@ fn index(root: &Path, generated: &[(PathBuf, String)]) -> Result<String, String>
     }
     let mut pages: Vec<(String, &str)> = generated
         .iter()
+        .filter(|(p, _)| p.parent() == Some(docs.join("generated").as_path()))
         .filter_map(|(p, text)| Some((p.file_name()?.to_string_lossy().into_owned(), text.as_str())))
         .filter(|(name, _)| name.ends_with(".md"))
         .collect();

@@ -24,6 +24,7 @@ mod docs;
 mod fielddocs;
 mod layers;
 mod lists;
+mod numbers;
 mod report;
 
 use report::{Row, Status};

@@ -43,6 +43,18 @@ pub fn compare(a: MeanSe, b: MeanSe) -> (f64, f64, Order) {
     (d, se, order)
 }
 
+/// The direction of a difference d = a − b in words, for a verdict that must say which way a
+/// claim failed: "lower in mean than" (d < 0), "higher in mean than" (d > 0), "level with" (d = 0).
+pub(crate) fn in_mean(d: f64) -> &'static str {
+    if d < 0.0 {
+        "lower in mean than"
+    } else if d > 0.0 {
+        "higher in mean than"
+    } else {
+        "level with"
+    }
+}
+
 /// One claim checked on one panel.
 #[derive(Debug, Clone)]
 pub struct Claim {
@@ -66,8 +78,10 @@ fn lower_claim(panel: &str, v: Values, a: &str, b: &str) -> Option<Claim> {
     let (d, se, order) = compare(ma, mb);
     let (holds, verdict) = match order {
         Order::Lower => (true, "reproduced".to_string()),
-        Order::Indistinguishable => (false, format!("not reproduced: no difference beyond {SE_MULTIPLE} s.e.")),
-        Order::Higher => (false, format!("not reproduced: {a} is higher")),
+        Order::Indistinguishable => {
+            (false, format!("not reproduced: {a} is {} {b}, within {SE_MULTIPLE} s.e.", in_mean(d)))
+        }
+        Order::Higher => (false, format!("not reproduced: {a} is significantly higher")),
     };
     Some(Claim {
         panel: panel.to_string(),
@@ -119,7 +133,13 @@ pub(crate) fn above_claim(panel: &str, statement: &str, a: &str, what: &str, m: 
     let (d, se, order) = compare(m, MeanSe { mean: t, se: 0.0 });
     let (holds, verdict) = match order {
         Order::Higher => (true, "reproduced".to_string()),
-        Order::Indistinguishable => (false, format!("not reproduced: within {SE_MULTIPLE} s.e. of {t}")),
+        Order::Indistinguishable => (
+            false,
+            format!(
+                "not reproduced: {a}'s {what} is {} {t}, within {SE_MULTIPLE} s.e.",
+                if d > 0.0 { "above" } else if d < 0.0 { "below" } else { "at" }
+            ),
+        ),
         Order::Lower => (false, format!("not reproduced: {a}'s {what} is below {t}")),
     };
     Claim {
@@ -136,21 +156,32 @@ pub(crate) fn above_claim(panel: &str, statement: &str, a: &str, what: &str, m: 
 fn lowest_claim(panel: &str, v: Values, labels: &[&str], a: &str, strict: bool) -> Option<Claim> {
     let ma = v(a)?;
     let mut evidence = vec![format!("{a} {}", pm(ma))];
-    let mut failures = Vec::new();
+    // Where the claim fails: significantly above (either form), or not significantly below (strict).
+    let (mut above, mut level) = (Vec::new(), Vec::new());
     for o in labels.iter().filter(|l| **l != a) {
         let mo = v(o)?;
         let (d, se, order) = compare(ma, mo);
         evidence.push(format!("vs {o} {}: {}", pm(mo), signed(d, se)));
-        if (strict && order != Order::Lower) || (!strict && order == Order::Higher) {
-            failures.push(o.to_string());
+        if order == Order::Higher {
+            above.push(o.to_string());
+        } else if strict && order == Order::Indistinguishable {
+            level.push(format!("{o} ({} it, within {SE_MULTIPLE} s.e.)", in_mean(d)));
         }
     }
-    let holds = failures.is_empty();
-    let verdict = match (holds, strict) {
-        (true, true) => "reproduced".to_string(),
-        (true, false) => format!("reproduced: no other algorithm lower by more than {SE_MULTIPLE} s.e."),
-        (false, true) => format!("not reproduced: not significantly below {}", failures.join(", ")),
-        (false, false) => format!("not reproduced: significantly above {}", failures.join(", ")),
+    let holds = above.is_empty() && level.is_empty();
+    let verdict = if holds && strict {
+        "reproduced".to_string()
+    } else if holds {
+        format!("reproduced: no other algorithm lower by more than {SE_MULTIPLE} s.e.")
+    } else {
+        let mut why = Vec::new();
+        if !above.is_empty() {
+            why.push(format!("significantly above {}", above.join(", ")));
+        }
+        if !level.is_empty() {
+            why.push(format!("not significantly below {}", level.join(", ")));
+        }
+        format!("not reproduced: {}", why.join("; "))
     };
     Some(Claim {
         panel: panel.to_string(),
@@ -205,17 +236,29 @@ pub(crate) fn claims_table(claims: &[Claim], with_panel: bool) -> String {
     s
 }
 
+/// " Where not: panel: why; …" for the claims of `these` that fail (their verdicts without the
+/// "not reproduced: " prefix), or nothing when every one holds.
+pub(crate) fn failed_directions(these: &[&Claim]) -> String {
+    let failed: Vec<String> = these
+        .iter()
+        .filter(|c| !c.holds)
+        .map(|c| format!("{}: {}", c.panel, c.verdict.strip_prefix("not reproduced: ").unwrap_or(&c.verdict)))
+        .collect();
+    if failed.is_empty() { String::new() } else { format!(" Where not: {}", failed.join("; ")) }
+}
+
 /// One line per statement: its verdict over the `claims` that make it ("reproduced" when it holds
 /// on every panel, "partly reproduced", "not reproduced") and the panels it holds on. `complete`:
 /// every panel of the paper has been run; otherwise a claim holding on all of them reads
-/// "reproduced on the panels run".
+/// "reproduced on the panels run". Where a claim fails, the line says which way, panel by panel
+/// (each failing claim's verdict, e.g. "A is higher in mean than B, within 2 s.e.").
 pub(crate) fn verdict_lines(s: &mut String, claims: &[Claim], statements: &[&str], complete: bool) {
     for statement in statements {
         let these: Vec<&Claim> = claims.iter().filter(|c| c.statement == *statement).collect();
         let held: Vec<&str> = these.iter().filter(|c| c.holds).map(|c| c.panel.as_str()).collect();
         let _ = writeln!(
             s,
-            "- **{statement}: {}** — holds on {} of {} panels{}.",
+            "- **{statement}: {}** — holds on {} of {} panels{}.{}",
             if held.len() == these.len() && complete {
                 "reproduced"
             } else if held.len() == these.len() {
@@ -227,7 +270,77 @@ pub(crate) fn verdict_lines(s: &mut String, claims: &[Claim], statements: &[&str
             },
             held.len(),
             these.len(),
-            if held.is_empty() { String::new() } else { format!(" ({})", held.join(", ")) }
+            if held.is_empty() { String::new() } else { format!(" ({})", held.join(", ")) },
+            failed_directions(&these)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(mean: f64, se: f64) -> MeanSe {
+        MeanSe { mean, se }
+    }
+
+    /// Values of three algorithms: A 1.0 ± 0.1, B 1.1 ± 0.1 (A lower in mean, within 2 s.e.),
+    /// C 3.0 ± 0.1 (far above both).
+    fn values(l: &str) -> Option<MeanSe> {
+        match l {
+            "A" => Some(ms(1.0, 0.1)),
+            "B" => Some(ms(1.1, 0.1)),
+            "C" => Some(ms(3.0, 0.1)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_failed_claim_says_which_way_it_went() {
+        let v: Values = &values;
+        // "B < A": B is higher in mean, within 2 s.e. (d = 0.1, s.e. 0.141).
+        let c = lower_claim("p", v, "B", "A").unwrap();
+        assert!(!c.holds);
+        assert_eq!(c.verdict, "not reproduced: B is higher in mean than A, within 2 s.e.");
+        // "A < B": A is lower in mean, within 2 s.e.
+        let c = lower_claim("p", v, "A", "B").unwrap();
+        assert_eq!(c.verdict, "not reproduced: A is lower in mean than B, within 2 s.e.");
+        // "C < A": significantly higher.
+        assert_eq!(lower_claim("p", v, "C", "A").unwrap().verdict, "not reproduced: C is significantly higher");
+        // "B lowest": A is below it in mean (within 2 s.e.), C significantly above: only A fails it.
+        let c = lowest_claim("p", v, &["A", "B", "C"], "B", true).unwrap();
+        assert_eq!(c.verdict, "not reproduced: not significantly below A (higher in mean than it, within 2 s.e.)");
+        // "C lowest": significantly higher than both.
+        let c = lowest_claim("p", v, &["A", "B", "C"], "C", true).unwrap();
+        assert_eq!(c.verdict, "not reproduced: significantly above A, B");
+        // "B best": nobody significantly below B; "C best": A and B are.
+        assert!(lowest_claim("p", v, &["A", "B", "C"], "B", false).unwrap().holds);
+        let c = lowest_claim("p", v, &["A", "B", "C"], "C", false).unwrap();
+        assert_eq!(c.verdict, "not reproduced: significantly above A, B");
+        // A threshold claim within 2 s.e., below the threshold in mean.
+        let c = above_claim("p", "A error > 1.05", "A", "error", ms(1.0, 0.1), 1.05);
+        assert_eq!(c.verdict, "not reproduced: A's error is below 1.05, within 2 s.e.");
+    }
+
+    #[test]
+    fn the_index_line_lists_where_and_which_way_a_claim_fails() {
+        let claim = |panel: &str, holds: bool, verdict: &str| Claim {
+            panel: panel.into(),
+            statement: "A < B".into(),
+            evidence: String::new(),
+            holds,
+            verdict: verdict.into(),
+        };
+        let claims = [
+            claim("p1", true, "reproduced"),
+            claim("p2", false, "not reproduced: A is higher in mean than B, within 2 s.e."),
+        ];
+        let mut s = String::new();
+        verdict_lines(&mut s, &claims, &["A < B"], true);
+        assert_eq!(
+            s,
+            "- **A < B: partly reproduced** — holds on 1 of 2 panels (p1). Where not: p2: A is higher in mean than B, \
+             within 2 s.e.\n"
         );
     }
 }

@@ -844,7 +844,7 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
         let held = these.iter().filter(|c| c.holds).count();
         let _ = writeln!(
             s,
-            "- **{kind}: {}** — holds in {held} of {} checks.",
+            "- **{kind}: {}** — holds in {held} of {} checks.{}",
             if held == these.len() {
                 "reproduced"
             } else if held == 0 {
@@ -852,7 +852,8 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
             } else {
                 "partly reproduced"
             },
-            these.len()
+            these.len(),
+            crate::claims::failed_directions(&these)
         );
     }
     let run = panels.iter().filter(|(p, _)| is_paper_experiment(p)).count();
