@@ -460,7 +460,7 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(bad) if bad.is_empty() => {}
         Ok(bad) => {
             eprintln!(
-                "xtask docs: {} number(s) in docs/reproduction/discussion.md that no committed report or summary holds \
+                "xtask docs: {} quoted number(s) that no committed report or summary holds \
                  (regenerate the text, or mark a historical line with `<!-- unchecked: why -->`):\n  {}",
                 bad.len(),
                 bad.join("\n  ")

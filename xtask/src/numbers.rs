@@ -91,8 +91,15 @@ fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// The quoted numbers of `docs/reproduction/discussion.md` that no committed file backs, as
-/// "line N: `a ± b`" (empty when every one is backed).
+/// The first line of a region of a hand-written page whose numbers are checked like the
+/// discussion's (against the committed COBOL reports, for `docs/cobol.md`'s panels).
+pub const CHECKED_BEGIN: &str = "<!-- numbers checked against the reports -->";
+/// The line that ends such a region.
+pub const CHECKED_END: &str = "<!-- end of checked numbers -->";
+
+/// The quoted numbers that no committed file backs, as "page: line N: `a ± b`" (empty when
+/// every one is backed): every one of `docs/reproduction/discussion.md`, and those of
+/// `docs/cobol.md` between [`CHECKED_BEGIN`] and [`CHECKED_END`] (against the COBOL reports).
 pub fn unbacked_numbers(root: &Path) -> Result<Vec<String>, String> {
     let dir = root.join("docs/reproduction");
     let discussion = dir.join("discussion.md");
@@ -106,7 +113,29 @@ pub fn unbacked_numbers(root: &Path) -> Result<Vec<String>, String> {
         let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         sources.push((name, t.lines().flat_map(pairs).map(|(_, p)| p).collect()));
     }
-    Ok(unbacked(&text, &sources))
+    let mut bad: Vec<String> =
+        unbacked(&text, &sources).into_iter().map(|b| format!("docs/reproduction/discussion.md: {b}")).collect();
+    let cobol_page = root.join("docs/cobol.md");
+    let page = std::fs::read_to_string(&cobol_page).map_err(|e| format!("cannot read {}: {e}", cobol_page.display()))?;
+    let reports: Vec<(String, Vec<Pair>)> = sources.into_iter().filter(|(n, _)| n.starts_with("cobol-")).collect();
+    bad.extend(unbacked(&checked_regions(&page), &reports).into_iter().map(|b| format!("docs/cobol.md: {b}")));
+    Ok(bad)
+}
+
+/// `page` with every line outside the checked regions blanked (line numbers kept).
+fn checked_regions(page: &str) -> String {
+    let mut inside = false;
+    let mut out = String::new();
+    for line in page.lines() {
+        if line.trim() == CHECKED_BEGIN {
+            inside = true;
+        } else if line.trim() == CHECKED_END {
+            inside = false;
+        }
+        out.push_str(if inside { line } else { "" });
+        out.push('\n');
+    }
+    out
 }
 
 /// The file-name prefix of a section "## MR-LPF paper, …": its first word, lower case, without
@@ -148,6 +177,13 @@ mod tests {
 
     fn source(name: &str, text: &str) -> (String, Vec<Pair>) {
         (name.to_string(), text.lines().flat_map(pairs).map(|(_, p)| p).collect())
+    }
+
+    #[test]
+    fn only_the_checked_regions_of_a_page_are_read() {
+        let page = format!("a 1.0 ± 0.1\n{CHECKED_BEGIN}\nb 2.0 ± 0.2\n{CHECKED_END}\nc 3.0 ± 0.3\n");
+        let sources = vec![source("cobol-x.md", "| x | 9.0 ± 0.9 |")];
+        assert_eq!(unbacked(&checked_regions(&page), &sources), ["line 3: `2.0 ± 0.2`"]);
     }
 
     #[test]
