@@ -778,7 +778,6 @@ fn diagnostic_trace_rows() {
         let mut c = state_from_csv(&path, row, space, g_thr);
         c.set_search(CobolConfig::default().search);
         let lambda = c.lambda();
-        c.iteration += 1;
         let d = c.decide().unwrap();
         let xc = d.info.primal.clone().unwrap();
         let m = c.f_model().unwrap().clone();
@@ -790,8 +789,12 @@ fn diagnostic_trace_rows() {
             _ => unreachable!(),
         };
         let dist = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(u, v)| (u - v).powi(2)).sum::<f64>().sqrt();
+        if lines[row].contains("branch=-") {
+            eprintln!("row {row}: the evaluation after an accepted label (no decision)");
+            continue;
+        }
         eprintln!(
-            "row {row}: labels {} λ {lambda:.4} → {:.4} | LCB(x^c) {:.4} LCB(recorded) {:.4} | g_lower {lo:.3} g_upper {hi:.3} width {:.3} | B_g {} | {:?} {} | same as recorded {} | |x^c − previous x^c| {:.2e}",
+            "row {row}: labels {} λ {lambda:.4} → {:.4} | LCB(x^c) {:.4} LCB(recorded) {:.4} | g_lower {lo:.3} g_upper {hi:.3} width {:.3} | B_g {} | {:?} {} | |x^c − recorded| {:.1e} | |x^c − previous x^c| {:.1e}",
             c.labels.len(),
             d.info.lambda_next,
             m.bounds(&xc).unwrap().lcb,
@@ -800,7 +803,7 @@ fn diagnostic_trace_rows() {
             c.norm_bound(),
             d.info.branch,
             if matches!(d.query, Query::Label(_)) { "label" } else { "evaluate" },
-            dist(&q, &recorded) < 1e-9,
+            dist(&q, &recorded),
             prev.as_ref().map_or(f64::NAN, |p| dist(p, &xc)),
         );
         prev = Some(xc);
