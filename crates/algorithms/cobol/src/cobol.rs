@@ -116,6 +116,10 @@ impl Pt {
     }
 }
 
+/// An iteration's search points, their bounds of f, the indices of x^u and x_U among them, and the
+/// starts of the local x^c search ([`XcSearch::Local`]; empty otherwise).
+type SearchPoints = (Vec<Pt>, Vec<Bounds>, usize, usize, Vec<Vec<f64>>);
+
 /// What the next query is, decided from the data (see [`Cobol`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Decision {
@@ -464,7 +468,7 @@ impl Cobol {
 
     /// The search points of the iteration: every candidate, or (box) `candidates` uniform points,
     /// x^u, x_U and the evaluated points; with x^u, min UCB and x_U.
-    fn search_points(&mut self) -> Result<(Vec<Pt>, Vec<Bounds>, usize, usize, Vec<Vec<f64>>)> {
+    fn search_points(&mut self) -> Result<SearchPoints> {
         let mut rng = self.iteration_rng();
         let local_starts = match self.config.search {
             XcSearch::Local { starts, .. } if self.config.variant == Variant::Cobol => Some(starts),
@@ -885,7 +889,8 @@ pub(crate) struct LocalFound {
     pub(crate) bounds: Bounds,
     pub(crate) point: GPoint,
     pub(crate) solved: usize,
-    /// (J at the start, J at the end) of each local search, in start order.
+    /// (J at the start, J at the end) of each local search, in start order (read by the tests).
+    #[cfg_attr(not(test), expect(dead_code))]
     pub(crate) per_start: Vec<(f64, f64)>,
 }
 
