@@ -118,6 +118,32 @@ fn the_work_bound_is_deterministic_across_threads_and_checkpoints() {
     }
 }
 
+/// COBOL with the code-like local x^c search (`search = { local = … }`): the same records on 1 and
+/// 2 threads, and a run continued from its checkpoints records what the uninterrupted run records;
+/// every iteration that computed x^c records `search=local` and no gap.
+#[test]
+fn the_local_search_is_deterministic_across_threads_and_checkpoints() {
+    let text = COBOL_BOX
+        .replace("runs = 1", "runs = 2")
+        .replace("doubling_every = 3", "doubling_every = 3\nsearch = { local = { starts = 3, evaluations = 6 } }");
+    let spec = ExperimentSpec::from_toml_str(&text).unwrap();
+    let one = run_with_threads(&spec, 1);
+    let two = run_with_threads(&spec, 2);
+    assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
+    let steps: Vec<&StepRecord> = one.runs().iter().flat_map(|r| &r.steps).collect();
+    let local = steps.iter().filter(|s| s.detail("search") == Some("local")).count();
+    assert!(local >= 4, "{local} steps of the local search");
+    assert!(steps.iter().all(|s| s.detail("gap").is_none()), "the local search records no gap");
+    let e = Experiment::new(spec, &registry()).unwrap();
+    let id = RunId { algorithm: 0, run: 1 };
+    let expected = without_timing(&e.run_one(id).unwrap());
+    let (checkpointed, saved) = with_every_checkpoint(&e, id);
+    assert_eq!(without_timing(&checkpointed), expected, "checkpointing changed the run");
+    for (k, c) in saved.iter().enumerate().step_by(3) {
+        assert_eq!(without_timing(&resumed_from(&e, id, c)), expected, "continued after step {}", k + 1);
+    }
+}
+
 #[test]
 fn algorithms_that_save_no_state_are_not_checkpointed() {
     let e = Experiment::new(small_spec(), &registry()).unwrap();

@@ -450,6 +450,12 @@ fn shape_errors_name_the_key() {
         ("cobol", "search = { programs = -3 }", "search.programs"),
         ("cobol", "search = { programs = 0 }", "search.programs"),
         ("cobol", "search = \"fast\"", "search"),
+        // The local search: negative and zero counts, an unknown key (a finite domain is refused
+        // when the algorithm is built, naming `search.local`: bohf-cobol's tests).
+        ("cobol", "search = { local = { starts = -1, evaluations = 5 } }", "search.local.starts"),
+        ("cobol", "search = { local = { starts = 0, evaluations = 5 } }", "search.local.starts"),
+        ("cobol", "search = { local = { starts = 2, evaluations = 0 } }", "search.local.evaluations"),
+        ("cobol", "search = { local = { starts = 2, evals = 5 } }", "search.local.evals"),
         ("cobol", "initial_labels = 10\ninitial_label_draws = 9", "initial_label_draws"),
     ];
     for (name, params, key) in cases {

@@ -85,6 +85,9 @@ pub struct StepInfo {
     /// J(x^c) = LCB(x^c) + λ·z(x^c), the objective of Eq. (5) at the taken x^c (COBOL iterations).
     #[serde(default)]
     pub objective: Option<f64>,
+    /// Whether x^c came from the local search ([`XcSearch::Local`]: no certified gap).
+    #[serde(default)]
+    pub local: bool,
     /// (draws, accepts kept, rejects kept) when the cap [`CobolConfig::initial_label_draws`] ended
     /// the initial labels at this draw.
     #[serde(default)]
@@ -112,6 +115,10 @@ impl Pt {
         }
     }
 }
+
+/// An iteration's search points, their bounds of f, the indices of x^u and x_U among them, and the
+/// starts of the local x^c search ([`XcSearch::Local`]; empty otherwise).
+type SearchPoints = (Vec<Pt>, Vec<Bounds>, usize, usize, Vec<Vec<f64>>);
 
 /// What the next query is, decided from the data (see [`Cobol`]).
 #[derive(Debug, Clone)]
@@ -205,6 +212,12 @@ impl std::fmt::Debug for Cobol {
 impl Cobol {
     /// COBOL on the candidate set of `ctx`.
     pub fn new(ctx: &SearchContext, config: ValidCobolConfig) -> Result<Self> {
+        if matches!(config.search, XcSearch::Local { .. }) {
+            return Err(Error::invalid(
+                "search.local",
+                "the local x^c search needs a box domain (a finite candidate set has no neighbourhoods)",
+            ));
+        }
         let scaling = ctx.domain().bounding_box()?;
         Ok(Self::with_space(config, Space::Finite(ctx.domain().clone()), scaling))
     }
@@ -448,14 +461,20 @@ impl Cobol {
             primal: None,
             gap: None,
             objective: None,
+            local: false,
             initial_labels_capped: None,
         }
     }
 
     /// The search points of the iteration: every candidate, or (box) `candidates` uniform points,
     /// x^u, x_U and the evaluated points; with x^u, min UCB and x_U.
-    fn search_points(&mut self) -> Result<(Vec<Pt>, Vec<Bounds>, usize, usize)> {
+    fn search_points(&mut self) -> Result<SearchPoints> {
         let mut rng = self.iteration_rng();
+        let local_starts = match self.config.search {
+            XcSearch::Local { starts, .. } if self.config.variant == Variant::Cobol => Some(starts),
+            _ => None,
+        };
+        let mut starts = Vec::new();
         let mut pts: Vec<Pt> = match &self.space {
             Space::Finite(d) => {
                 (0..d.len()).map(|i| Ok(Pt { x: d.coords(i)?, index: Some(i) })).collect::<Result<_>>()?
@@ -474,7 +493,11 @@ impl Cobol {
                     out.push(Pt { x: best.x, index: None });
                 }
                 out.extend(self.evals.iter().map(|e| e.0.clone()));
-                out.extend((0..s.candidates).map(|_| Pt { x: b.sample(&mut rng), index: None }));
+                match local_starts {
+                    // The local search's starts, drawn where the candidates would be.
+                    Some(n) => starts.extend((0..n).map(|_| b.sample(&mut rng))),
+                    None => out.extend((0..s.candidates).map(|_| Pt { x: b.sample(&mut rng), index: None })),
+                }
                 out
             }
         };
@@ -483,7 +506,7 @@ impl Cobol {
         let bounds = pts.iter().map(|p| model.bounds(&p.x)).collect::<Result<Vec<_>>>()?;
         let u = argmin(bounds.iter().map(|b| b.lcb));
         let big_u = argmin(bounds.iter().map(|b| b.ucb));
-        Ok((pts, bounds, u, big_u))
+        Ok((pts, bounds, u, big_u, starts))
     }
 
     /// The decision of the current iteration (Algorithm 1 lines 4–8, or Algorithm 2), applying
@@ -491,7 +514,7 @@ impl Cobol {
     pub(crate) fn decide(&mut self) -> Result<Decision> {
         self.model()?;
         let mut info = self.base_info(Phase::Iteration);
-        let (pts, bounds, u, big_u) = self.search_points()?;
+        let (mut pts, mut bounds, u, big_u, starts) = self.search_points()?;
         let ucb_min = bounds[big_u].ucb;
         if self.config.variant == Variant::VanillaLcb {
             info.branch = Some(Branch::Vanilla);
@@ -502,7 +525,13 @@ impl Cobol {
         info.alpha = g.alpha;
         info.candidates = pts.len();
         let model = self.model.as_ref().expect("fitted");
-        let gpts = pts.iter().map(|p| g.point(&model.working(&p.x)?)).collect::<Result<Vec<GPoint>>>()?;
+        let local = matches!(self.config.search, XcSearch::Local { .. }) && self.config.variant == Variant::Cobol;
+        // The local search needs no prepared candidates (x^c comes from its own points).
+        let gpts = if local {
+            Vec::new()
+        } else {
+            pts.iter().map(|p| g.point(&model.working(&p.x)?)).collect::<Result<Vec<GPoint>>>()?
+        };
         if self.config.variant == Variant::Cobohl {
             // Algorithm 2: argmin LCB s.t. g_lower ≤ 0, in increasing LCB order.
             let mut order: Vec<usize> = (0..pts.len()).collect();
@@ -547,105 +576,122 @@ impl Cobol {
             let (zl, zh) = z_range(p);
             (lcb + lambda * zl).min(lcb + lambda * zh)
         };
-        let first: Vec<(f64, f64)> = (0..pts.len())
-            .map(|i| {
-                let (zl, zh) = z_range(&gpts[i]);
-                let (a, b) = (bounds[i].lcb + lambda * zl, bounds[i].lcb + lambda * zh);
-                (a.min(b), a.max(b))
-            })
-            .collect();
-        let j_range = |i: usize| first[i];
-        let cap = (0..pts.len()).map(|i| j_range(i).1).fold(f64::INFINITY, f64::min);
-        let mut order: Vec<usize> = (0..pts.len()).filter(|&i| j_range(i).0 <= cap).collect();
-        order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
-        let mut gpts = gpts;
-        let mut best: Option<(usize, f64, f64)> = None;
-        // The work bound (`search`): at most this many programs; the smallest certified lower
-        // bound of J over the candidates it leaves undecided.
-        let budget = match self.config.search {
-            XcSearch::Exact => None,
-            XcSearch::Programs(k) => Some(k),
-        };
-        let mut undecided_floor = f64::INFINITY;
-        if self.exact_all {
-            // Reference mode: every candidate's program, in index order (ties to the first).
-            order = (0..pts.len()).collect();
-        }
-        for &i in &order {
+        let (c, j_c, z_star, gc) = if let XcSearch::Local { evaluations, .. } = self.config.search
+            && local
+        {
+            let model = self.model.as_ref().expect("fitted");
+            let Space::Box(domain, _) = &self.space else {
+                return Err(Error::invalid("search.local", "the local x^c search needs a box domain"));
+            };
+            let found = local_xc(model, &mut g, domain, lambda, &starts, evaluations)?;
+            info.solved = found.solved;
+            info.local = true;
+            pts.push(Pt { x: found.x, index: None });
+            bounds.push(found.bounds);
+            (pts.len() - 1, found.j, found.z, found.point)
+        } else {
+            let first: Vec<(f64, f64)> = (0..pts.len())
+                .map(|i| {
+                    let (zl, zh) = z_range(&gpts[i]);
+                    let (a, b) = (bounds[i].lcb + lambda * zl, bounds[i].lcb + lambda * zh);
+                    (a.min(b), a.max(b))
+                })
+                .collect();
+            let j_range = |i: usize| first[i];
+            let cap = (0..pts.len()).map(|i| j_range(i).1).fold(f64::INFINITY, f64::min);
+            let mut order: Vec<usize> = (0..pts.len()).filter(|&i| j_range(i).0 <= cap).collect();
+            order.sort_by(|&a, &b| j_range(a).0.total_cmp(&j_range(b).0).then(a.cmp(&b)));
+            let mut gpts = gpts;
+            let mut best: Option<(usize, f64, f64)> = None;
+            // The work bound (`search`): at most this many programs; the smallest certified lower
+            // bound of J over the candidates it leaves undecided.
+            let budget = match self.config.search {
+                XcSearch::Exact | XcSearch::Local { .. } => None,
+                XcSearch::Programs(k) => Some(k),
+            };
+            let mut undecided_floor = f64::INFINITY;
             if self.exact_all {
-                info.solved += 1;
-                let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
-                let j = bounds[i].lcb + lambda * z;
-                if best.is_none_or(|(_, bj, _)| j < bj) {
-                    best = Some((i, j, z));
-                }
-                continue;
+                // Reference mode: every candidate's program, in index order (ties to the first).
+                order = (0..pts.len()).collect();
             }
-            if let Some((_, bj, _)) = best {
-                if j_range_of(&gpts[i], bounds[i].lcb) > bj {
-                    // In increasing order of the first bounds: no later point can do better.
-                    if j_range(i).0 > bj {
-                        break;
+            for &i in &order {
+                if self.exact_all {
+                    info.solved += 1;
+                    let z = if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? };
+                    let j = bounds[i].lcb + lambda * z;
+                    if best.is_none_or(|(_, bj, _)| j < bj) {
+                        best = Some((i, j, z));
                     }
                     continue;
                 }
-                // Every solve adds cuts: tighten this point's enclosure before solving it, then,
-                // if that is not enough, with the curvature bounds (dearer, but they certify far
-                // from the solved points).
-                g.refresh(&mut gpts[i])?;
-                if j_range_of(&gpts[i], bounds[i].lcb) > bj {
-                    continue;
-                }
-                if self.curvature_screening {
-                    g.tighten(&mut gpts[i])?;
+                if let Some((_, bj, _)) = best {
+                    if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                        // In increasing order of the first bounds: no later point can do better.
+                        if j_range(i).0 > bj {
+                            break;
+                        }
+                        continue;
+                    }
+                    // Every solve adds cuts: tighten this point's enclosure before solving it, then,
+                    // if that is not enough, with the curvature bounds (dearer, but they certify far
+                    // from the solved points).
+                    g.refresh(&mut gpts[i])?;
                     if j_range_of(&gpts[i], bounds[i].lcb) > bj {
                         continue;
                     }
-                }
-            }
-            // A closed enclosure is the value itself (e.g. the box floor reached by a feasible
-            // point): no program.
-            let settled = if use_upper { gpts[i].settled_upper() } else { gpts[i].settled_lower() };
-            let z = match settled {
-                Some(z) => z,
-                None if budget.is_some_and(|k| info.solved >= k) => {
-                    // The work bound is spent: the candidate stays undecided, its certified
-                    // lower bound of J enters the gap.
-                    undecided_floor = undecided_floor.min(j_range_of(&gpts[i], bounds[i].lcb));
-                    continue;
-                }
-                None => {
-                    info.solved += 1;
-                    // With an incumbent, the program may stop once it certifies J(x) ≥ J*: z
-                    // beyond (J* − LCB)/λ (from above for λ > 0, from below for λ < 0).
-                    let level = best.filter(|_| lambda != 0.0).map(|(_, bj, _)| (bj - bounds[i].lcb) / lambda);
-                    let screened = match level {
-                        None => ZValue::Exact(if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }),
-                        Some(l) if use_upper => g.upper_screened(&gpts[i], l)?,
-                        Some(l) => g.lower_screened(&gpts[i], l)?,
-                    };
-                    match screened {
-                        ZValue::Exact(z) => z,
-                        ZValue::Beyond(zb) => {
-                            if bounds[i].lcb + lambda * zb > best.map_or(f64::INFINITY, |(_, bj, _)| bj) {
-                                continue;
-                            }
-                            // At the level exactly (rounding): the program to the end.
-                            if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }
+                    if self.curvature_screening {
+                        g.tighten(&mut gpts[i])?;
+                        if j_range_of(&gpts[i], bounds[i].lcb) > bj {
+                            continue;
                         }
                     }
                 }
-            };
-            let j = bounds[i].lcb + lambda * z;
-            if best.is_none_or(|(bi, bj, _)| j < bj || (j == bj && i < bi)) {
-                best = Some((i, j, z));
+                // A closed enclosure is the value itself (e.g. the box floor reached by a feasible
+                // point): no program.
+                let settled = if use_upper { gpts[i].settled_upper() } else { gpts[i].settled_lower() };
+                let z = match settled {
+                    Some(z) => z,
+                    None if budget.is_some_and(|k| info.solved >= k) => {
+                        // The work bound is spent: the candidate stays undecided, its certified
+                        // lower bound of J enters the gap.
+                        undecided_floor = undecided_floor.min(j_range_of(&gpts[i], bounds[i].lcb));
+                        continue;
+                    }
+                    None => {
+                        info.solved += 1;
+                        // With an incumbent, the program may stop once it certifies J(x) ≥ J*: z
+                        // beyond (J* − LCB)/λ (from above for λ > 0, from below for λ < 0).
+                        let level = best.filter(|_| lambda != 0.0).map(|(_, bj, _)| (bj - bounds[i].lcb) / lambda);
+                        let screened = match level {
+                            None => ZValue::Exact(if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }),
+                            Some(l) if use_upper => g.upper_screened(&gpts[i], l)?,
+                            Some(l) => g.lower_screened(&gpts[i], l)?,
+                        };
+                        match screened {
+                            ZValue::Exact(z) => z,
+                            ZValue::Beyond(zb) => {
+                                if bounds[i].lcb + lambda * zb > best.map_or(f64::INFINITY, |(_, bj, _)| bj) {
+                                    continue;
+                                }
+                                // At the level exactly (rounding): the program to the end.
+                                if use_upper { g.upper(&gpts[i])? } else { g.lower(&gpts[i])? }
+                            }
+                        }
+                    }
+                };
+                let j = bounds[i].lcb + lambda * z;
+                if best.is_none_or(|(bi, bj, _)| j < bj || (j == bj && i < bi)) {
+                    best = Some((i, j, z));
+                }
             }
-        }
-        let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
+            let (c, j_c, z_star) = best.ok_or_else(|| Error::Empty("COBOL search points".into()))?;
+            // J(x^c) − min_x J(x) ≤ J(x^c) − min(J(x^c), the undecided candidates' floors): every
+            // decided candidate has J ≥ J(x^c).
+            info.gap = Some((j_c - undecided_floor).max(0.0));
+            let gc = gpts.swap_remove(c);
+            (c, j_c, z_star, gc)
+        };
         info.primal = Some(pts[c].x.clone());
-        // J(x^c) − min_x J(x) ≤ J(x^c) − min(J(x^c), the undecided candidates' floors): every
-        // decided candidate has J ≥ J(x^c).
-        info.gap = Some((j_c - undecided_floor).max(0.0));
         info.objective = Some(j_c);
         // Dual update, Eq. (5).
         let next = lambda + self.config.zeta * z_star;
@@ -670,15 +716,15 @@ impl Cobol {
         }
         info.branch = Some(Branch::Expert);
         // Line 8 at x^c only; the other side is solved unless its enclosure has closed.
-        let lower = match (use_upper, gpts[c].settled_lower()) {
+        let lower = match (use_upper, gc.settled_lower()) {
             (false, _) => z_star,
             (true, Some(v)) => v,
-            (true, None) => g.lower(&gpts[c])?,
+            (true, None) => g.lower(&gc)?,
         };
-        let upper = match (use_upper, gpts[c].settled_upper()) {
+        let upper = match (use_upper, gc.settled_upper()) {
             (true, _) => z_star,
             (false, Some(v)) => v,
-            (false, None) => g.upper(&gpts[c])?,
+            (false, None) => g.upper(&gc)?,
         };
         let width = upper - lower;
         info.g_width = Some(width);
@@ -834,6 +880,153 @@ impl Cobol {
     }
 }
 
+/// What the local x^c search ([`XcSearch::Local`]) found: x^c, J(x^c), z(x^c) (g_lower, or g_upper
+/// for λ < 0), f's bounds and g's prepared point at x^c, and the programs solved.
+pub(crate) struct LocalFound {
+    pub(crate) x: Vec<f64>,
+    pub(crate) j: f64,
+    pub(crate) z: f64,
+    pub(crate) bounds: Bounds,
+    pub(crate) point: GPoint,
+    pub(crate) solved: usize,
+    /// (J at the start, J at the end) of each local search, in start order (read by the tests).
+    #[cfg_attr(not(test), expect(dead_code))]
+    pub(crate) per_start: Vec<(f64, f64)>,
+}
+
+/// One evaluated point of the local search.
+struct LocalPoint {
+    x: Vec<f64>,
+    j: f64,
+    /// z(x), exact; NaN with λ = 0 (J = LCB needs no program; x^c's z is solved at the end).
+    z: f64,
+    bounds: Bounds,
+    point: GPoint,
+}
+
+/// J(x) = LCB(x) + λ·z(x) at `x`, or `None` when x is certified not to improve on `incumbent`
+/// (its enclosure of z, or a program stopped at the level, puts J(x) ≥ incumbent). `solved` counts
+/// the programs.
+fn local_eval(
+    model: &FModel,
+    g: &mut GModel,
+    lambda: f64,
+    x: &[f64],
+    incumbent: Option<f64>,
+    solved: &mut usize,
+) -> Result<Option<LocalPoint>> {
+    let bounds = model.bounds(x)?;
+    let point = g.point(&model.working(x)?)?;
+    let lcb = bounds.lcb;
+    if lambda == 0.0 {
+        if incumbent.is_some_and(|inc| lcb >= inc) {
+            return Ok(None);
+        }
+        return Ok(Some(LocalPoint { x: x.to_vec(), j: lcb, z: f64::NAN, bounds, point }));
+    }
+    let use_upper = lambda < 0.0;
+    let (zl, zh) = if use_upper { (point.upper_floor, point.upper_cap) } else { (point.lower_floor, point.lower_cap) };
+    let floor = (lcb + lambda * zl).min(lcb + lambda * zh);
+    if incumbent.is_some_and(|inc| floor >= inc) {
+        return Ok(None);
+    }
+    let settled = if use_upper { point.settled_upper() } else { point.settled_lower() };
+    let z = match (settled, incumbent) {
+        (Some(z), _) => z,
+        (None, None) => {
+            *solved += 1;
+            if use_upper { g.upper(&point)? } else { g.lower(&point)? }
+        }
+        (None, Some(inc)) => {
+            *solved += 1;
+            let level = (inc - lcb) / lambda;
+            let screened = if use_upper { g.upper_screened(&point, level)? } else { g.lower_screened(&point, level)? };
+            match screened {
+                ZValue::Exact(z) => z,
+                ZValue::Beyond(zb) if lcb + lambda * zb >= inc => return Ok(None),
+                // At the level exactly (rounding): the program to the end.
+                ZValue::Beyond(_) => {
+                    if use_upper {
+                        g.upper(&point)?
+                    } else {
+                        g.lower(&point)?
+                    }
+                }
+            }
+        }
+    };
+    Ok(Some(LocalPoint { x: x.to_vec(), j: lcb + lambda * z, z, bounds, point }))
+}
+
+/// The local x^c search of [`XcSearch::Local`]: from each start a compass search of J on the box
+/// (coordinates scaled by the box's widths; poll x ± h·e_i in the order e_1+, e_1−, e_2+, …,
+/// clamped to the box, skipping a poll the clamp leaves at x; move to the first poll with a
+/// strictly smaller J and poll again around it with the same h; halve h, from ¼, after a poll
+/// without a move; stop when h < 10⁻⁶ or after `evaluations` evaluations of J, the start
+/// included). x^c: the smallest J over the starts, ties to the earliest start.
+pub(crate) fn local_xc(
+    model: &FModel,
+    g: &mut GModel,
+    domain: &BoxDomain,
+    lambda: f64,
+    starts: &[Vec<f64>],
+    evaluations: usize,
+) -> Result<LocalFound> {
+    let (lo, hi) = (domain.lower(), domain.upper());
+    let mut solved = 0;
+    let mut best: Option<LocalPoint> = None;
+    let mut per_start = Vec::with_capacity(starts.len());
+    for start in starts {
+        let mut cur = local_eval(model, g, lambda, start, None, &mut solved)?
+            .ok_or_else(|| Error::invalid("search.local", "a start without a value"))?;
+        let j_start = cur.j;
+        let mut used = 1;
+        let mut h = 0.25;
+        'search: while used < evaluations && h >= 1e-6 {
+            let mut moved = false;
+            'poll: for i in 0..lo.len() {
+                for sign in [1.0, -1.0] {
+                    if used >= evaluations {
+                        break 'search;
+                    }
+                    let mut y = cur.x.clone();
+                    y[i] = (y[i] + sign * h * (hi[i] - lo[i])).clamp(lo[i], hi[i]);
+                    if y[i] == cur.x[i] {
+                        continue;
+                    }
+                    used += 1;
+                    if let Some(p) = local_eval(model, g, lambda, &y, Some(cur.j), &mut solved)?
+                        && p.j < cur.j
+                    {
+                        cur = p;
+                        moved = true;
+                        break 'poll;
+                    }
+                }
+            }
+            if !moved {
+                h *= 0.5;
+            }
+        }
+        per_start.push((j_start, cur.j));
+        if best.as_ref().is_none_or(|b| cur.j < b.j) {
+            best = Some(cur);
+        }
+    }
+    let mut best = best.ok_or_else(|| Error::invalid("search.local.starts", "no start"))?;
+    if best.z.is_nan() {
+        // λ = 0: J = LCB; the dual update still needs g_lower(x^c).
+        best.z = match best.point.settled_lower() {
+            Some(z) => z,
+            None => {
+                solved += 1;
+                g.lower(&best.point)?
+            }
+        };
+    }
+    Ok(LocalFound { x: best.x, j: best.j, z: best.z, bounds: best.bounds, point: best.point, solved, per_start })
+}
+
 /// Line 6 of Algorithm 1 (the paper): x^c passes iff LCB(x^c) ≤ min_x UCB(x) and
 /// σ(x^u) ≤ η σ(x^c).
 pub fn no_harm_paper(c: &Bounds, u: &Bounds, ucb_min: f64, eta: f64) -> bool {
@@ -961,7 +1154,9 @@ impl Optimizer for Cobol {
             ("norm_bound", format!("{:?}", s.norm_bound)),
             ("solved", s.solved.to_string()),
         ];
-        if let Some(gap) = s.gap {
+        if s.local {
+            details.push(("search", "local".to_string()));
+        } else if let Some(gap) = s.gap {
             details.push(("gap", format!("{gap:?}")));
         }
         if s.fallbacks > 0 {

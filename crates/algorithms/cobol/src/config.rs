@@ -209,6 +209,7 @@ pub struct CobolConfig {
     /// it binds only in the steps that need more than 25 programs, about 7 % of the a = 2 runs'
     /// steps and none of the a = 1 steps measured). Not in the paper, whose x^c is the exact
     /// argmin (the authors' code bounds its search by 10 local IPOPT solves); no wall-clock rule.
+    /// `{ local = { starts = S, evaluations = E } }`: the code-like local search (box mode only).
     pub search: XcSearch,
 }
 
@@ -223,7 +224,7 @@ pub const DEFAULT_PROGRAMS: usize = 25;
 /// the set's cuts and the curvature bound before a program is solved) and decide a candidate
 /// without a program wherever those bounds rule it out or have closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum XcSearch {
     /// `search = "exact"`: solve every program the bounds cannot decide, so x^c is the exact
     /// minimiser over the candidates (the decisions of solving every candidate's program, tested).
@@ -238,6 +239,33 @@ pub enum XcSearch {
     /// search differently (10 restarts of one local IPOPT solve, 50 iterations each: notes 004
     /// §3.6). Deterministic: no wall-clock rule.
     Programs(usize),
+    /// `search = { local = { starts = S, evaluations = E } }` (box mode only): x^c searched as the
+    /// authors' code searches it (notes 004 §3.6: `minimise_constrained_lcb` runs 10 local IPOPT
+    /// solves of the joint problem in (x, Z, z) from uniformly random starts, `max_iter = 50`,
+    /// `tol = 10⁻²`, no more starts after a solve took over 5 s, and keeps the best objective),
+    /// not as the paper's argmin: S ≥ 1 local searches of J(x) = LCB(x) + λ·g_lower(x) (g_upper
+    /// for λ < 0 under [`DualRule::Unprojected`]) from S uniform points of the box drawn from the
+    /// iteration's random stream (as the candidates of the other modes are), each allowed at most
+    /// E ≥ 1 evaluations of J (its start included); x^c is the best point found, ties to the
+    /// earliest start. Each J(x) takes the exact pointwise bound of bohf-confidence at x (one
+    /// conic program, skipped where x's certified enclosure already shows J(x) is no improvement,
+    /// which changes no decision), in place of IPOPT's joint solve, and the fixed budget E replaces
+    /// IPOPT's tolerance and the 5-s rule (no wall-clock rule: the run stays a function of its
+    /// seed). The local method is a compass (pattern) search in box-scaled coordinates: poll
+    /// x ± h·e_i coordinate by coordinate (clamped to the box), move to the first point with a
+    /// strictly smaller J, halve h (from ¼ of the box) after a poll with none, stop at h < 10⁻⁶ or
+    /// E evaluations. Derivative-free because g_lower(x) = min over the set of g̃(x) is in
+    /// general not differentiable in x (where the minimiser changes) and its exact value comes
+    /// from a program, not a formula; a compass search only compares values, never increases J
+    /// (so J(x^c) ≤ J at every start), and its cost is counted in programs. Not certified: the
+    /// step records `search = local` and no `gap`. x^u, x_U and min UCB come from the box's LCB
+    /// search as in the other modes, and no candidate set is drawn.
+    Local {
+        /// S ≥ 1, the local searches (the code: 10).
+        starts: usize,
+        /// E ≥ 1, the evaluations of J per local search, its start included.
+        evaluations: usize,
+    },
 }
 
 impl Default for CobolConfig {
@@ -281,7 +309,8 @@ impl CobolConfig {
     /// The one check; errors name the first invalid field by its TOML path (`eta` for η < 1 or NaN,
     /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.sigma`, `alpha.initial`,
     /// `hyper.…`, `confidence.…`, `initial_label_draws` below `initial_labels`, `search.programs`
-    /// for a bound of 0; a negative bound is refused when the spec is read, by the same path).
+    /// for a bound of 0, `search.local.starts` / `search.local.evaluations` for 0; a negative
+    /// value is refused when the spec is read, by the same path).
     pub fn check(&self) -> Result<ValidCobolConfig> {
         if !(self.eta.is_finite() && self.eta >= 1.0) {
             return Err(Error::invalid("eta", format!("the trust weight η must be finite and >= 1, got {}", self.eta)));
@@ -322,6 +351,17 @@ impl CobolConfig {
         }
         if self.search == XcSearch::Programs(0) {
             return Err(Error::invalid("search.programs", "the bound on conic programs per step must be >= 1, got 0"));
+        }
+        if let XcSearch::Local { starts, evaluations } = self.search {
+            if starts == 0 {
+                return Err(Error::invalid("search.local.starts", "the local searches per step must be >= 1, got 0"));
+            }
+            if evaluations == 0 {
+                return Err(Error::invalid(
+                    "search.local.evaluations",
+                    "the evaluations of J per local search must be >= 1, got 0",
+                ));
+            }
         }
         Ok(ValidCobolConfig(self.clone()))
     }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::cobol::local_xc;
 use crate::model::{GModel, beta_lemma31};
 use bohf_core::rand::RngExt;
 use bohf_core::{Answer, BoxDomain, FiniteDomain, Optimizer, Point, Query, SearchContext, rng};
@@ -652,8 +653,10 @@ fn state_from_csv(path: &str, row: usize, (d, lo, hi): (usize, f64, f64), g_thr:
         }
         let accept = r[6] == "1";
         if details(r)["phase"] == "initial-label" {
-            let same = if accept { &mut acc } else { &mut rej };
-            if *same >= 5 {
+            // The balanced sampler's rule (`balanced_labels`): a reject kept while fewer than 5
+            // are kept, an accept while at most 5 are (records made before it kept at most 5).
+            let (same, cap) = if accept { (&mut acc, 6) } else { (&mut rej, 5) };
+            if *same >= cap {
                 continue;
             }
             *same += 1;
@@ -753,6 +756,58 @@ fn diagnostic_replay_recorded_iterations() {
         "{count} rows: off solved {} cpu {:.0} ms | on solved {} cpu {:.0} ms | 2B MLE spared in {spared_count}",
         totals[0], totals[1], totals[2], totals[3]
     );
+}
+
+/// Traces rows of a recorded box run (env as [`diagnostic_replay_recorded_iterations`]; the
+/// default search): each row's state replayed, its decision, and at x^c: λ, LCB(x^c), the LCB at
+/// the recorded query, g_lower and g_upper, B_g, the branch, whether the query is the recorded one,
+/// and the distance of x^c to the previous row's x^c (issue 32 item 5).
+#[test]
+#[ignore = "diagnostic: the re-asking loop, row by row"]
+fn diagnostic_trace_rows() {
+    let path = std::env::var("BOHF_CSV").unwrap();
+    let var = |k: &str, default: f64| std::env::var(k).map_or(default, |v| v.parse::<f64>().unwrap());
+    let space = (var("BOHF_DIM", 4.0) as usize, var("BOHF_LO", -1.0), var("BOHF_HI", 1.0));
+    let g_thr = var("BOHF_GTHR", 0.1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let rows: Vec<usize> = std::env::var("BOHF_ROWS").unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+    let mut prev: Option<Vec<f64>> = None;
+    for row in rows {
+        let recorded: Vec<f64> = lines[row].split(',').nth(4).unwrap().split(';').map(|v| v.parse().unwrap()).collect();
+        let mut c = state_from_csv(&path, row, space, g_thr);
+        c.set_search(CobolConfig::default().search);
+        let lambda = c.lambda();
+        let d = c.decide().unwrap();
+        let xc = d.info.primal.clone().unwrap();
+        let m = c.f_model().unwrap().clone();
+        let mut g = c.g_model().unwrap();
+        let p = g.point(&m.working(&xc).unwrap()).unwrap();
+        let (lo, hi) = (g.lower(&p).unwrap(), g.upper(&p).unwrap());
+        let q = match &d.query {
+            Query::Label(p) | Query::Evaluate(p) => p.coords.clone(),
+            _ => unreachable!(),
+        };
+        let dist = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(u, v)| (u - v).powi(2)).sum::<f64>().sqrt();
+        if lines[row].contains("branch=-") {
+            eprintln!("row {row}: the evaluation after an accepted label (no decision)");
+            continue;
+        }
+        eprintln!(
+            "row {row}: labels {} λ {lambda:.4} → {:.4} | LCB(x^c) {:.4} LCB(recorded) {:.4} | g_lower {lo:.3} g_upper {hi:.3} width {:.3} | B_g {} | {:?} {} | |x^c − recorded| {:.1e} | |x^c − previous x^c| {:.1e}",
+            c.labels.len(),
+            d.info.lambda_next,
+            m.bounds(&xc).unwrap().lcb,
+            m.bounds(&recorded).unwrap().lcb,
+            hi - lo,
+            c.norm_bound(),
+            d.info.branch,
+            if matches!(d.query, Query::Label(_)) { "label" } else { "evaluate" },
+            dist(&q, &recorded),
+            prev.as_ref().map_or(f64::NAN, |p| dist(p, &xc)),
+        );
+        prev = Some(xc);
+    }
 }
 
 /// The curvature screening ([`GModel::tighten`]) only skips programs that cannot change the
@@ -1106,4 +1161,174 @@ fn a_bounded_run_restored_continues_bit_for_bit() {
             restored.observe(&q2, a).unwrap();
         }
     }
+}
+
+/// A box COBOL state with labels (2-D, an expert rejecting 90 %), after `steps` queries, with the
+/// default search.
+fn box_state(steps: usize) -> Cobol {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let config = CobolConfig { doubling_every: 3, ..quick_config() };
+    let mut cobol = Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    for _ in 0..steps {
+        let q = cobol.suggest(&mut alg).unwrap();
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.1 },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+    }
+    cobol
+}
+
+/// J(x) = LCB(x) + λ·z(x) from the exact programs (z = g_lower, g_upper for λ < 0), computed
+/// apart from the local search.
+fn j_exact(cobol: &Cobol, g: &mut GModel, lambda: f64, x: &[f64]) -> f64 {
+    let m = cobol.f_model().unwrap();
+    let p = g.point(&m.working(x).unwrap()).unwrap();
+    let z = if lambda < 0.0 { g.upper(&p).unwrap() } else { g.lower(&p).unwrap() };
+    m.bounds(x).unwrap().lcb + lambda * z
+}
+
+/// The local x^c search never returns a J above its start's J (each start's J computed apart from
+/// it), its J(x^c) is the exact J at x^c, and with several starts x^c is the best of the
+/// single-start searches, for λ > 0 (g_lower), λ = 0 and λ < 0 (g_upper).
+#[test]
+fn the_local_search_never_raises_j_above_its_starts() {
+    let mut cobol = box_state(40);
+    assert!(cobol.labels().len() >= 15, "{} labels", cobol.labels().len());
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let mut r = rng::seeded(17);
+    let starts: Vec<Vec<f64>> = (0..4).map(|_| cube.sample(&mut r)).collect();
+    let mut improved = 0;
+    for lambda in [0.5, 0.0, -0.5] {
+        let mut g = cobol.g_model().unwrap();
+        let m = cobol.f_model().unwrap().clone();
+        let all = local_xc(&m, &mut g, &cube, lambda, &starts, 12).unwrap();
+        let mut singles = Vec::new();
+        for (k, s) in starts.iter().enumerate() {
+            let j_start = j_exact(&cobol, &mut g, lambda, s);
+            let one = local_xc(&m, &mut g, &cube, lambda, std::slice::from_ref(s), 12).unwrap();
+            assert!(one.j <= j_start + 1e-9, "λ = {lambda}, start {k}: J {} > J(start) {j_start}", one.j);
+            assert!((one.per_start[0].0 - j_start).abs() <= 1e-6, "λ = {lambda}: J(start) recorded");
+            let again = j_exact(&cobol, &mut g, lambda, &one.x);
+            assert!((one.j - again).abs() <= 1e-6, "λ = {lambda}: J(x^c) {} vs exact {again}", one.j);
+            assert!(cube.contains(&one.x));
+            improved += usize::from(one.j < j_start - 1e-6);
+            let (a, b) = all.per_start[k];
+            assert!(b <= a, "λ = {lambda}, start {k}: the search raised J from {a} to {b}");
+            singles.push(one.j);
+        }
+        let min = singles.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!((all.j - min).abs() <= 1e-6, "λ = {lambda}: {} vs the best single start {min}", all.j);
+        let z_again = if lambda < 0.0 { g.upper(&all.point).unwrap() } else { g.lower(&all.point).unwrap() };
+        assert!((all.z - z_again).abs() <= 1e-6, "λ = {lambda}: z(x^c)");
+    }
+    assert!(improved >= 6, "the searches moved from only {improved} of 12 starts");
+}
+
+/// With enough budget on a small case (1-D box, 6 starts, 200 evaluations each) the local search
+/// finds the minimum of J that the exact programs on a fine grid find (within the grid's spacing),
+/// and no grid point beats it.
+#[test]
+fn with_enough_budget_the_local_search_finds_the_exact_minimum() {
+    let line = BoxDomain::cube(0.0, 1.0, 1).unwrap();
+    let ctx = SearchContext::new(line.clone(), 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let config = CobolConfig { doubling_every: 3, ..quick_config() };
+    let mut cobol = Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    for _ in 0..30 {
+        let q = cobol.suggest(&mut alg).unwrap();
+        let ans = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(p) => Answer::Label { accept: expert_label(1.0, &p.coords, &mut resp) },
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, ans).unwrap();
+    }
+    let m = cobol.f_model().unwrap().clone();
+    let starts: Vec<Vec<f64>> = (0..6).map(|k| vec![(k as f64 + 0.5) / 6.0]).collect();
+    for lambda in [1.0, 0.2] {
+        let mut g = cobol.g_model().unwrap();
+        let found = local_xc(&m, &mut g, &line, lambda, &starts, 200).unwrap();
+        let grid =
+            (0..=400).map(|i| j_exact(&cobol, &mut g, lambda, &[i as f64 / 400.0])).fold(f64::INFINITY, f64::min);
+        assert!(found.j <= grid + 1e-7, "λ = {lambda}: local {} above the grid's {grid}", found.j);
+        assert!(grid - found.j <= 0.02, "λ = {lambda}: local {} far below the grid's {grid}", found.j);
+    }
+}
+
+/// A run with the local search is a function of its seed and history: the same queries and step
+/// figures twice, and saved after a step and restored, it continues bit for bit; its iterations
+/// record `search=local`, no gap.
+#[test]
+fn a_local_search_run_is_deterministic_and_restores_bit_for_bit() {
+    let cube = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let ctx = SearchContext::new(cube, 60).unwrap();
+    let search = crate::CobolBoxSearch { candidates: 64, ..Default::default() };
+    let local = crate::XcSearch::Local { starts: 3, evaluations: 8 };
+    let config = CobolConfig { doubling_every: 3, search: local, ..quick_config() };
+    let build = || Cobol::new_box(&ctx, config.check().unwrap(), search.check().unwrap()).unwrap();
+    let answer = |q: &Query, resp: &mut rng::BohfRng| match q {
+        Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+        Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.3 },
+        _ => unreachable!(),
+    };
+    let trace_of = |saves: bool| {
+        let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+        let mut cobol = build();
+        let (mut trace, mut saved) = (Vec::new(), Vec::new());
+        for _ in 0..40 {
+            let q = cobol.suggest(&mut alg).unwrap();
+            trace.push((q.clone(), format!("{:?}", cobol.last_step()), cobol.step_details()));
+            let a = answer(&q, &mut resp);
+            cobol.observe(&q, a).unwrap();
+            if saves {
+                saved.push((cobol.save_state().unwrap().unwrap(), alg.clone(), resp.clone()));
+            }
+        }
+        (trace, saved)
+    };
+    let (trace, saved) = trace_of(true);
+    let (again, _) = trace_of(false);
+    assert_eq!(trace, again, "the same seed gave different runs");
+    let locals = trace.iter().filter(|t| t.2.iter().any(|d| d == &("search", "local".to_string()))).count();
+    assert!(locals >= 5, "{locals} local steps");
+    assert!(trace.iter().all(|t| t.2.iter().all(|d| d.0 != "gap")));
+    for k in [12, 25] {
+        let (state, mut alg, mut resp) = saved[k].clone();
+        let mut restored = build();
+        restored.restore_state(&state).unwrap();
+        for (step, (q, info, _)) in trace.iter().enumerate().skip(k + 1) {
+            let q2 = restored.suggest(&mut alg).unwrap();
+            assert_eq!(&q2, q, "restored after step {k}, step {step}");
+            assert_eq!(&format!("{:?}", restored.last_step()), info, "restored after step {k}, step {step}");
+            let a = answer(&q2, &mut resp);
+            restored.observe(&q2, a).unwrap();
+        }
+    }
+}
+
+/// The local search's settings: 0 starts or 0 evaluations refused naming the field, a finite
+/// domain refused naming `search.local`, and the TOML form `{ local = { starts, evaluations } }`
+/// round-trips (an unknown key refused).
+#[test]
+fn the_local_search_settings_are_checked_and_round_trip() {
+    let bad = |search| CobolConfig { search, ..Default::default() }.check().unwrap_err().to_string();
+    assert!(bad(crate::XcSearch::Local { starts: 0, evaluations: 5 }).contains("search.local.starts"));
+    assert!(bad(crate::XcSearch::Local { starts: 2, evaluations: 0 }).contains("search.local.evaluations"));
+    let ok = CobolConfig { search: crate::XcSearch::Local { starts: 10, evaluations: 50 }, ..Default::default() };
+    let e = Cobol::new(&finite_ctx(11), ok.check().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("search.local"), "{e}");
+    let text = toml::to_string(&ok).unwrap();
+    assert!(text.contains("[search.local]") || text.contains("local = {"), "{text}");
+    let back: CobolConfig = toml::from_str(&text).unwrap();
+    assert_eq!(back, ok);
+    let parsed: CobolConfig = toml::from_str("search = { local = { starts = 10, evaluations = 50 } }").unwrap();
+    assert_eq!(parsed.search, ok.search);
+    assert!(toml::from_str::<CobolConfig>("search = { local = { starts = 10, iterations = 50 } }").is_err());
 }
