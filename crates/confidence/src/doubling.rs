@@ -42,8 +42,9 @@ pub fn doubling_test(problem: &ConfidenceProblem, beta_doubled: f64) -> Result<D
 }
 
 /// [`doubling_test`] with the MLE at B̂ started from `start` (an earlier MLE on a prefix of the
-/// support, [`ConfidenceProblem::mle_from_start`]); the MLE at 2B̂, when it is solved, starts from
-/// the MLE at B̂ (feasible for 2B̂, on the same support). Both are certified as cold solves.
+/// support, [`ConfidenceProblem::mle_from_start`]; certified as a cold solve). The MLE at 2B̂, when
+/// it is solved, starts cold, as the next iteration's MLE would if it solved it afresh after B̂
+/// doubled (so reusing it stays exact).
 pub fn doubling_test_from(
     problem: &ConfidenceProblem,
     beta_doubled: f64,
@@ -59,7 +60,7 @@ pub fn doubling_test_from(
     if mle.log_likelihood >= doubled_bound - beta_doubled + 1e-6 * (1.0 + doubled_bound.abs()) {
         return Ok(DoublingTest { norm_bound, mle, mle_doubled: None, doubled_bound, beta_doubled, double: false });
     }
-    let mle_doubled = doubled.mle_from_start(mle.warm_start.as_ref())?;
+    let mle_doubled = doubled.mle()?;
     let double = mle.log_likelihood < mle_doubled.log_likelihood - beta_doubled;
     Ok(DoublingTest { norm_bound, mle, mle_doubled: Some(mle_doubled), doubled_bound, beta_doubled, double })
 }

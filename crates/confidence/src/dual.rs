@@ -42,8 +42,8 @@
 //! only when the two ends are within the tolerance; otherwise `None`, and the caller tries the
 //! interior-point method and then clarabel.
 
-use crate::conic::ConicData;
 use crate::MleWarmStart;
+use crate::conic::ConicData;
 use crate::dense::{
     DenseSolution, Directions, Eval, Objective, Program, U, likelihood_row_error, phi_error, strictly_feasible,
 };

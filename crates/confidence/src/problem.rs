@@ -458,15 +458,13 @@ impl ConfidenceProblem {
         // certificate on every label MLE measured (docs/confidence.md), and a failed attempt costs
         // up to 80 factorisations before clarabel.
         let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None, start)
-            .or_else(
-            || {
+            .or_else(|| {
                 self.data
                     .latent_box
                     .is_none()
                     .then(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))
                     .flatten()
-            },
-        )?;
+            })?;
         let z = &self.data.l * &sol.p;
         let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());

@@ -1175,9 +1175,10 @@ fn a_warm_started_mle_agrees_with_the_cold_one() {
             .map(|i| Observation::Label { point: i, positive: r.random::<f64>() < sigmoid(2.0 * rho(xs[i])) })
             .collect();
         let gram = se_gram(&xs, 0.1);
-        let config = ConfidenceConfig { latent_box: Some(3.0), nugget: 1e-6, ..ConfidenceConfig::with_norm_bound(16.0) };
-        let prefix = ConfidenceProblem::new(&gram.view((0, 0), (n - 1, n - 1)).into_owned(), &obs[..n - 1], &config)
-            .unwrap();
+        let config =
+            ConfidenceConfig { latent_box: Some(3.0), nugget: 1e-6, ..ConfidenceConfig::with_norm_bound(16.0) };
+        let prefix =
+            ConfidenceProblem::new(&gram.view((0, 0), (n - 1, n - 1)).into_owned(), &obs[..n - 1], &config).unwrap();
         let full = ConfidenceProblem::new(&gram, &obs, &config).unwrap();
         // Only a boxed MLE certified by the dual path gives a start (clarabel's fallback none).
         let Some(start) = prefix.mle().unwrap().warm_start else { continue };
@@ -1206,7 +1207,11 @@ fn a_warm_started_mle_agrees_with_the_cold_one() {
         // A start longer than the support does not apply.
         let long = crate::MleWarmStart { w: vec![0.0; n + 5], ..start.clone() };
         let ignored = full.mle_from_start(Some(&long)).unwrap();
-        assert_eq!((&ignored.w, ignored.log_likelihood.to_bits()), (&cold.w, cold.log_likelihood.to_bits()), "seed {seed}");
+        assert_eq!(
+            (&ignored.w, ignored.log_likelihood.to_bits()),
+            (&cold.w, cold.log_likelihood.to_bits()),
+            "seed {seed}"
+        );
     }
     assert!(tested >= 5 && fewer_steps == tested, "the warm start saved steps in {fewer_steps} of {tested} instances");
 }

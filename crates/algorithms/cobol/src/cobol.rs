@@ -375,9 +375,9 @@ impl Cobol {
         let key = (self.evals.len(), self.norm_bound);
         let start = self.mle_starts.for_labels(key.0, key.1, n).filter(|_| self.warm_mles);
         let g = GModel::with_known_mles(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha, known, start)?;
-        if !g.reused_mle {
-            self.mle_starts.keep(key.0, key.1, n, g.mle_warm_start());
-        }
+        // Kept whether solved or reused (a reused MLE at 2B_g after B_g doubled is the start of the
+        // next MLE, as it would be had it been solved here).
+        self.mle_starts.keep(key.0, key.1, n, g.mle_warm_start());
         Ok(g)
     }
 

@@ -9,11 +9,11 @@ use crate::config::{AlphaRule, BetaRule, ValidCobolConfig};
 use bohf_confidence::{
     Candidate, ConfidenceProblem, ConfidenceSet, MleFit, MleWarmStart, Observation, Screened, alpha1_cobol,
 };
-use serde::{Deserialize, Serialize};
 use bohf_core::{BoxDomain, Error, Result};
 use bohf_gp::regression::{DataTransform, GpRegression, fit_hyperparameters};
 use bohf_kernels::{Kernel, Stationary};
 use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
 
 /// The posterior of f in working units with its width β (Lemma 3.1).
 #[derive(Debug, Clone)]

@@ -562,9 +562,8 @@ pub(super) fn solve(
     let budget = Cell::new(MAX_FACTORISATIONS);
     let bx = dual.bound;
     let in_box = |p: &DVector<f64>| dual.row_values(&all, p).iter().all(|&v| v <= bx);
-    let restart = restart.filter(|(r, p, rows)| {
-        r.mu > 0.0 && r.mu.is_finite() && rows.iter().all(|&j| j < all.len()) && in_box(p)
-    });
+    let restart = restart
+        .filter(|(r, p, rows)| r.mu > 0.0 && r.mu.is_finite() && rows.iter().all(|&j| j < all.len()) && in_box(p));
     let warm = restart.and_then(|(rm, p, rows)| dual.box_inner(rm, &all, &rows, &p, &budget));
     let mut bp = match warm {
         Some(bp) => bp,
