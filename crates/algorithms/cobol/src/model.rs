@@ -492,7 +492,9 @@ pub struct KnownMle {
 /// App. F's doubling test on the labels (working units): ℓ_t(ĝ_{B}) < ℓ_t(ĝ_{2B}) − α₁(·|2B);
 /// with the practical rule α₁(·|2B) = 2c_α√(n+1) (the code). Returns whether to double, and the
 /// MLEs it solved (with B, and with 2B unless a certified bound made that solve unnecessary,
-/// [`bohf_confidence::doubling_test`]; none without labels).
+/// [`bohf_confidence::doubling_test`]; none without labels). The MLE with B starts from `start`
+/// ([`bohf_confidence::doubling_test_from`]).
+#[allow(clippy::too_many_arguments)]
 pub fn doubling_says_double(
     config: &ValidCobolConfig,
     kernel: &Stationary,
