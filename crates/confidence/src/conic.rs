@@ -339,6 +339,13 @@ pub(crate) fn assemble(data: &ConicData, omega: bool, likelihood_rhs: Option<f64
     assemble_layout(data, omega, likelihood_rhs, data.latent_box.is_some())
 }
 
+/// The layout [`assemble`] gives `data` (`omega` as there), without assembling, except for
+/// `candidate_box_row`, which only the assembly fills in (`None` here).
+pub(crate) fn layout(data: &ConicData, omega: bool) -> Layout {
+    let lifted = data.latent_box.is_some();
+    Layout { n: data.l.nrows(), m: data.rows.nrows(), omega, lifted, candidate_box_row: None }
+}
+
 /// [`assemble`] with the layout chosen: `lifted` only matters with a latent box.
 fn assemble_layout(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>, lifted: bool) -> Assembled {
     let n = data.l.nrows();

@@ -88,6 +88,10 @@ pub(crate) struct DenseSolution {
     /// The final (λ, μ) of the dual method divided by ‖g‖, a start for the next program of the
     /// same set ([`crate::dual::solve`]); `None` from the interior-point method.
     pub scaled_multipliers: Option<(f64, f64)>,
+    /// The MLE's final norm price μ and its latent-box rows priced > 0 (support index, + side),
+    /// a start for the MLE of a problem with more observations ([`crate::MleWarmStart`]);
+    /// `None` except from the dual method's boxed MLE.
+    pub mle_restart: Option<(f64, Vec<(usize, bool)>)>,
 }
 
 /// The x-independent structure of the dense programs of one [`ConicData`]: the direction matrix A
@@ -473,6 +477,7 @@ pub(crate) fn solve(
                 iterations: iteration - 1,
                 dual_residual,
                 scaled_multipliers: None,
+                mle_restart: None,
             });
         }
         let slack: Vec<f64> = e.f.iter().map(|f| -f).collect();

@@ -1,6 +1,6 @@
 //! The B-doubling hypothesis test for an unknown norm bound (POP-BO App. G, Remark 2.3; COBOL §4.1).
 
-use crate::problem::{ConfidenceProblem, MleFit};
+use crate::problem::{ConfidenceProblem, MleFit, MleWarmStart};
 use bohf_core::{Error, Result};
 
 /// The outcome of one test of B̂ against 2B̂.
@@ -38,10 +38,22 @@ pub struct DoublingTest {
 /// solver's tolerance, 10⁻¹¹). The outcome is the same either way: the solved test would not
 /// reject either.
 pub fn doubling_test(problem: &ConfidenceProblem, beta_doubled: f64) -> Result<DoublingTest> {
+    doubling_test_from(problem, beta_doubled, None)
+}
+
+/// [`doubling_test`] with the MLE at B̂ started from `start` (an earlier MLE on a prefix of the
+/// support, [`ConfidenceProblem::mle_from_start`]; certified as a cold solve). The MLE at 2B̂, when
+/// it is solved, starts cold, as the next iteration's MLE would if it solved it afresh after B̂
+/// doubled (so reusing it stays exact).
+pub fn doubling_test_from(
+    problem: &ConfidenceProblem,
+    beta_doubled: f64,
+    start: Option<&MleWarmStart>,
+) -> Result<DoublingTest> {
     if !(beta_doubled.is_finite() && beta_doubled >= 0.0) {
         return Err(Error::invalid("beta_doubled", format!("must be finite and >= 0, got {beta_doubled}")));
     }
-    let mle = problem.mle()?;
+    let mle = problem.mle_from_start(start)?;
     let doubled = problem.with_norm_bound(2.0 * problem.norm_bound())?;
     let doubled_bound = doubled.max_log_likelihood_bound(&mle.w)?;
     let norm_bound = problem.norm_bound();

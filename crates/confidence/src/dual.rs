@@ -42,6 +42,7 @@
 //! only when the two ends are within the tolerance; otherwise `None`, and the caller tries the
 //! interior-point method and then clarabel.
 
+use crate::MleWarmStart;
 use crate::conic::ConicData;
 use crate::dense::{
     DenseSolution, Directions, Eval, Objective, Program, U, likelihood_row_error, phi_error, strictly_feasible,
@@ -213,11 +214,22 @@ impl Dual<'_> {
                 iterations: iteration,
                 dual_residual: 0.0,
                 scaled_multipliers: None,
+                mle_restart: None,
             }));
         }
         let mut sol = solution(q, lower, upper, rows, &point.nu, iteration);
         if self.lambda_free {
             sol.scaled_multipliers = Some((point.m.lambda / gnorm, point.m.mu / gnorm));
+        } else if self.program.data.latent_box.is_some() {
+            let active = rows
+                .iter()
+                .zip(&point.nu)
+                .filter_map(|(row, &v)| match *row {
+                    BoxRow::Support(i, plus) if v > 0.0 => Some((i, plus)),
+                    _ => None,
+                })
+                .collect();
+            sol.mle_restart = Some((point.m.mu, active));
         }
         Some(Ok(sol))
     }
@@ -702,6 +714,7 @@ pub(crate) fn solve(
     tolerance: f64,
     warm: Option<(f64, f64)>,
     stop_at: Option<f64>,
+    mle_start: Option<&MleWarmStart>,
 ) -> Option<DenseSolution> {
     let n = data.l.nrows();
     let (g, lambda_free) = match objective {
@@ -774,7 +787,26 @@ pub(crate) fn solve(
         Multipliers { lambda: 1.0, mu: (e.grad_phi.norm() / b).max(1e-3) }
     };
     if data.latent_box.is_some() {
-        return boxed::solve(&dual, &anchor, m, gnorm);
+        // A boxed MLE from an earlier MLE whose support is a prefix of this one's: its ŵ extended
+        // to the new points (the same latent values at the earlier points when the Gram's leading
+        // block and its factor are the same), its norm price and its active box rows. A new
+        // point's w_i is 0 unless its latent value z_i = L_iw would leave the box: then z_i is
+        // put just inside it (L is lower triangular, so z_i depends on w_1..w_i only).
+        let restart = mle_start.filter(|s| !lambda_free && s.applies_to(n)).map(|s| {
+            let mut p = DVector::zeros(n);
+            p.rows_mut(0, s.w.len()).copy_from_slice(&s.w);
+            let inside = bound * (1.0 - 1e-9);
+            for i in s.w.len()..n {
+                let z = data.l.row(i).columns(0, i).dot(&p.rows(0, i).transpose());
+                let pivot = data.l[(i, i)];
+                if z.abs() > inside && pivot > 0.0 {
+                    p[i] = (z.clamp(-inside, inside) - z) / pivot;
+                }
+            }
+            let rows: Vec<usize> = s.rows.iter().map(|&(i, plus)| 2 * i + usize::from(!plus)).collect();
+            (Multipliers { lambda: 1.0, mu: s.mu }, p, rows)
+        });
+        return boxed::solve(&dual, &anchor, m, gnorm, restart);
     }
     let rows: Vec<BoxRow> = Vec::new();
     let mut point = dual.point(m, &rows, &[], &anchor)?;
@@ -923,7 +955,16 @@ fn solution(p: DVector<f64>, lower: f64, upper: f64, rows: &[BoxRow], nu: &[f64]
             BoxRow::Support(..) => {}
         }
     }
-    DenseSolution { p, lower, upper, box_duals, iterations, dual_residual: 0.0, scaled_multipliers: None }
+    DenseSolution {
+        p,
+        lower,
+        upper,
+        box_duals,
+        iterations,
+        dual_residual: 0.0,
+        scaled_multipliers: None,
+        mle_restart: None,
+    }
 }
 
 #[cfg(test)]

@@ -107,8 +107,8 @@ pub use beta::{
 pub use clarabel::solver::SolverStatus;
 pub use config::{ConfidenceConfig, SolverChoice, ValidConfidenceConfig};
 pub use conic::{SolveInfo, SolveMethod};
-pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test};
-pub use problem::{Candidate, ConfidenceProblem, MleFit, Observation, log_likelihood};
+pub use doubling::{DoublingTest, adapt_norm_bound, doubling_test, doubling_test_from};
+pub use problem::{Candidate, ConfidenceProblem, MleFit, MleWarmStart, Observation, log_likelihood};
 pub use set::{
     AdvantageSearch, BatchBounds, BoundsQuestion, ConfidenceSet, ConicSolution, KernelSensitivity, PointBounds,
     Screened, SolveCounts, ValueBounds, ball_halfspace_support,

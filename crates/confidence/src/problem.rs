@@ -106,6 +106,36 @@ pub struct MleFit {
     pub norm_bound: f64,
     /// The clarabel solve.
     pub info: SolveInfo,
+    /// A start for the MLE of a later problem on more observations (the boxed dual path only;
+    /// [`ConfidenceProblem::mle_from_start`]).
+    pub warm_start: Option<MleWarmStart>,
+}
+
+/// Where an earlier boxed MLE ended, as a start for the MLE of a problem whose support extends its
+/// support (the same points first, in the same order, with the same kernel and B: e.g. one more
+/// label): ŵ (padded with zeros for the new points), the norm's price μ and the latent-box rows
+/// priced > 0 at its certificate ([`ConfidenceProblem::mle_from_start`]). A start changes only the
+/// path of the dual method, not its certificate: the result is certified to the same tolerance,
+/// and may differ from a cold start's within it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MleWarmStart {
+    /// ŵ of the earlier MLE.
+    pub w: Vec<f64>,
+    /// Its norm price μ > 0.
+    pub mu: f64,
+    /// Its active latent-box rows: (support index, whether the upper side z ≤ b).
+    pub rows: Vec<(usize, bool)>,
+}
+
+impl MleWarmStart {
+    /// Whether the start fits a support of `n` points (its own support no larger, its rows inside).
+    pub(crate) fn applies_to(&self, n: usize) -> bool {
+        self.w.len() <= n
+            && self.rows.iter().all(|&(i, _)| i < self.w.len())
+            && self.mu.is_finite()
+            && self.mu > 0.0
+            && self.w.iter().all(|v| v.is_finite())
+    }
 }
 
 impl MleFit {
@@ -401,17 +431,25 @@ impl ConfidenceProblem {
     /// When the norm constraint is inactive the maximiser need not be unique (e.g. a common shift of
     /// all duel values); clarabel then returns one interior point of the optimal set.
     pub fn mle(&self) -> Result<MleFit> {
+        self.mle_from_start(None)
+    }
+
+    /// [`ConfidenceProblem::mle`], the dual method started from `start` (an earlier MLE on a prefix
+    /// of this support, [`MleWarmStart`]) where it applies: the boxed dual's first inner solve then
+    /// begins at the earlier maximiser with its working set instead of at w = 0 with none. Certified
+    /// as a cold solve; clarabel, the fallback, ignores the start.
+    pub fn mle_from_start(&self, start: Option<&MleWarmStart>) -> Result<MleFit> {
         if self.config.uses_fast_path()
-            && let Some(fit) = self.mle_dense()
+            && let Some(fit) = self.mle_dense(start)
         {
             return Ok(fit);
         }
         self.mle_clarabel()
     }
 
-    /// The MLE by the certified dense interior-point method ([`crate::dense`]), from w = 0; `None`
-    /// when it cannot certify the result within `mle_tolerance`.
-    fn mle_dense(&self) -> Option<MleFit> {
+    /// The MLE by the certified dense interior-point method ([`crate::dense`]), from w = 0 (or
+    /// `start`); `None` when it cannot certify the result within `mle_tolerance`.
+    fn mle_dense(&self, start: Option<&MleWarmStart>) -> Option<MleFit> {
         let clock = std::time::Instant::now();
         let dirs = Directions::new(&self.data);
         let centre = DVector::zeros(self.len());
@@ -419,19 +457,23 @@ impl ConfidenceProblem {
         // The interior-point method only without the latent box: with it, it stalled short of the
         // certificate on every label MLE measured (docs/confidence.md), and a failed attempt costs
         // up to 80 factorisations before clarabel.
-        let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None).or_else(
-            || {
+        let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None, start)
+            .or_else(|| {
                 self.data
                     .latent_box
                     .is_none()
                     .then(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))
                     .flatten()
-            },
-        )?;
+            })?;
         let z = &self.data.l * &sol.p;
         let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());
-        Some(MleFit { z, w: sol.p, log_likelihood, norm_bound: self.config.norm_bound, info })
+        let warm_start = sol.mle_restart.as_ref().map(|(mu, rows)| MleWarmStart {
+            w: sol.p.iter().copied().collect(),
+            mu: *mu,
+            rows: rows.clone(),
+        });
+        Some(MleFit { z, w: sol.p, log_likelihood, norm_bound: self.config.norm_bound, info, warm_start })
     }
 
     /// The MLE solved by clarabel (the reference implementation).
@@ -459,7 +501,7 @@ impl ConfidenceProblem {
         let w = DVector::from_column_slice(&solver.solution.x[..self.len()]);
         let z = &self.data.l * &w;
         let log_likelihood = log_likelihood(&self.observations, &z)?;
-        Ok(MleFit { z, w, log_likelihood, norm_bound: self.config.norm_bound, info })
+        Ok(MleFit { z, w, log_likelihood, norm_bound: self.config.norm_bound, info, warm_start: None })
     }
 }
 

@@ -303,10 +303,13 @@ impl Program {
 pub struct ConfidenceSet {
     data: ConicData,
     layout: Layout,
-    solver: DefaultSolver<f64>,
+    /// clarabel's solver with the set's data and the positions of the candidate's box rows in its
+    /// constraint matrix, built on the first program the fast path does not certify (with many
+    /// labels, building it — the KKT matrix and its ordering — took 0.1–0.2 s of a set that
+    /// clarabel never solved). A solver built later from the same data gives the same results.
+    solver: Option<(DefaultSolver<f64>, Vec<usize>)>,
     options: SolverOptions,
     threshold: f64,
-    box_positions: Vec<usize>,
     cuts: Vec<Halfspace>,
     feasible: Vec<DVector<f64>>,
     /// The quadratic outer approximation ([`crate::curvature`]), built on first use (`None` before;
@@ -376,25 +379,14 @@ impl ConfidenceSet {
                 ),
             ));
         }
-        let asm = conic::assemble(&data, true, Some(data.constant - threshold));
         let options = problem.config().solver_options(problem.config().tolerance);
-        let q = vec![0.0; asm.layout.n_vars()];
-        let solver = conic::new_solver("confidence set", &q, &asm.a, &asm.b, &asm.cones, &options)?;
-        let mut box_positions = Vec::new();
-        if let Some(row) = asm.layout.candidate_box_row {
-            for r in [row, row + 1] {
-                for j in 0..=asm.layout.n {
-                    box_positions.push(conic::nz_position(&asm.a, r, j).expect("structural box entry"));
-                }
-            }
-        }
+        let layout = conic::layout(&data, true);
         Ok(Self {
             data,
-            layout: asm.layout,
-            solver,
+            layout,
+            solver: None,
             options,
             threshold,
-            box_positions,
             cuts: Vec::new(),
             feasible: Vec::new(),
             curvature: None,
@@ -455,7 +447,6 @@ impl ConfidenceSet {
     /// With `stop_at`, the fast path may stop as soon as it certifies max ≤ `stop_at`
     /// ([`Maximised::Stopped`]; clarabel always solves to the end).
     fn maximise(&mut self, g: &DVector<f64>, c: &Candidate, problem: &str, stop_at: Option<f64>) -> Result<Maximised> {
-        let n = self.layout.n;
         // The fast path gives up on a set where it mostly fails (measured: the latent box's
         // programs on nearly collinear support rows), so that a failing attempt does not double the
         // cost of every program; deterministic, so the same seed gives the same results.
@@ -475,6 +466,37 @@ impl ConfidenceSet {
         } else {
             self.counts.clarabel += 1;
         }
+        if self.solver.is_none() {
+            let asm = conic::assemble(&self.data, true, Some(self.data.constant - self.threshold));
+            let zero = vec![0.0; asm.layout.n_vars()];
+            let solver = conic::new_solver("confidence set", &zero, &asm.a, &asm.b, &asm.cones, &self.options)?;
+            let mut box_positions = Vec::new();
+            if let Some(row) = asm.layout.candidate_box_row {
+                for r in [row, row + 1] {
+                    for j in 0..=asm.layout.n {
+                        box_positions.push(conic::nz_position(&asm.a, r, j).expect("structural box entry"));
+                    }
+                }
+            }
+            self.layout = asm.layout;
+            self.solver = Some((solver, box_positions));
+        }
+        // Out of `self` for the solve (the retry may replace it), and back whatever the outcome.
+        let mut slot = self.solver.take().expect("built above");
+        let out = self.maximise_clarabel(&mut slot, g, c, problem);
+        self.solver = Some(slot);
+        out
+    }
+
+    /// The clarabel part of [`Self::maximise`], with the set's solver and box positions `slot`.
+    fn maximise_clarabel(
+        &mut self,
+        slot: &mut (DefaultSolver<f64>, Vec<usize>),
+        g: &DVector<f64>,
+        c: &Candidate,
+        problem: &str,
+    ) -> Result<Maximised> {
+        let n = self.layout.n;
         let mut q = vec![0.0; self.layout.n_vars()];
         for j in 0..=n {
             q[j] = -g[j];
@@ -482,38 +504,39 @@ impl ConfidenceSet {
         let fail = |e: clarabel::solver::DataUpdateError| {
             Error::solver_failed(format!("clarabel ({problem})"), SolverStatus::DataUpdateFailed(e.to_string()), "")
         };
-        self.solver.update_q(&q).map_err(fail)?;
+        let (solver, box_positions) = (&mut slot.0, &slot.1);
+        solver.update_q(&q).map_err(fail)?;
         let mut box_values = Vec::new();
-        if !self.box_positions.is_empty() {
+        if !box_positions.is_empty() {
             // Rows −A·x + s = b: the +z row carries (l_x, ρ_x), the −z row its negative.
             box_values.reserve(2 * (n + 1));
             for sign in [1.0, -1.0] {
                 box_values.extend(c.coordinates().iter().map(|v| sign * v));
                 box_values.push(sign * c.rho());
             }
-            self.solver.update_A(&(self.box_positions.clone(), box_values.clone())).map_err(fail)?;
+            solver.update_A(&(box_positions.clone(), box_values.clone())).map_err(fail)?;
         }
-        let info = match conic::solve_checked(&mut self.solver, problem, self.options.acceptable_tolerance) {
+        let info = match conic::solve_checked(solver, problem, self.options.acceptable_tolerance) {
             Ok(info) => info,
-            Err(first) if !self.options.cautious && conic::retry_worthy(self.solver.solution.status) => {
+            Err(first) if !self.options.cautious && conic::retry_worthy(solver.solution.status) => {
                 // Numerical trouble: the same program with shorter steps; the cautious solver is
                 // kept for the set's later programs.
                 let asm = conic::assemble(&self.data, true, Some(self.data.constant - self.threshold));
                 let cautious = SolverOptions { cautious: true, ..self.options };
                 let mut solver = conic::new_solver(problem, &q, &asm.a, &asm.b, &asm.cones, &cautious)?;
                 if !box_values.is_empty() {
-                    solver.update_A(&(self.box_positions.clone(), box_values)).map_err(fail)?;
+                    solver.update_A(&(box_positions.clone(), box_values)).map_err(fail)?;
                 }
                 let mut info = conic::solve_checked(&mut solver, problem, self.options.acceptable_tolerance)
                     .map_err(|second| conic::both_failed(first, second))?;
-                self.solver = solver;
+                slot.0 = solver;
                 self.options = cautious;
                 info.retried = true;
                 info
             }
             Err(e) => return Err(e),
         };
-        let x = &self.solver.solution.x;
+        let x = &slot.0.solution.x;
         let w = DVector::from_column_slice(&x[..n]);
         let omega = x[n];
         let value = g.rows(0, n).dot(&w) + g[n] * omega;
@@ -521,7 +544,7 @@ impl ConfidenceSet {
         let z_candidate = c.coordinates().dot(&w) + c.rho() * omega;
         let duals = match self.layout.candidate_box_row {
             Some(row) => {
-                let d = &self.solver.solution.z;
+                let d = &slot.0.solution.z;
                 (d[row].max(0.0), d[row + 1].max(0.0))
             }
             None => (0.0, 0.0),
@@ -551,6 +574,7 @@ impl ConfidenceSet {
             self.options.tolerance,
             self.warm,
             stop_at,
+            None,
         )?;
         if sol.lower == f64::NEG_INFINITY {
             return Some(Maximised::Stopped { upper: sol.upper, duals: sol.box_duals });

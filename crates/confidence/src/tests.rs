@@ -1148,3 +1148,70 @@ fn a_program_starts_from_the_previous_programs_multipliers() {
     );
     assert!(warm.info.iterations <= 2, "warm start took {} outer steps", warm.info.iterations);
 }
+
+/// A boxed MLE started from the MLE of the first n − 1 labels ([`ConfidenceProblem::mle_from_start`],
+/// COBOL's next iteration) is certified as the cold one: the same ℓ* to the MLE's tolerance
+/// (1e-11 of max(W, |φ|), twice, plus the re-evaluation's rounding), both within clarabel's
+/// tolerance of clarabel's MLE (an independent solver), in fewer outer steps (or certified where
+/// the cold dual path fell back to clarabel). Labels as COBOL's at
+/// a = 2 (most rejected, some points labelled twice), so many box rows are active; the last point
+/// is put where the earlier MLE's interpolant leaves the box in some seeds. A start that does not
+/// fit (longer than the support) is ignored: the cold MLE, bit for bit.
+#[test]
+fn a_warm_started_mle_agrees_with_the_cold_one() {
+    use bohf_core::rand::RngExt;
+    let (mut fewer_steps, mut tested) = (0, 0);
+    for seed in 0..16 {
+        let mut r = bohf_core::rng::seeded(100 + seed);
+        let n = 80;
+        let peak: f64 = r.random();
+        let mut xs: Vec<f64> = (0..n).map(|_| r.random()).collect();
+        // Some repeated points (COBOL labels x^c more than once).
+        for i in (10..n).step_by(9) {
+            xs[i] = xs[i - 7];
+        }
+        let rho = |x: f64| 3.0 - 6.0 * (-(x - peak).powi(2) / 0.02).exp();
+        let obs: Vec<Observation> = (0..n)
+            .map(|i| Observation::Label { point: i, positive: r.random::<f64>() < sigmoid(2.0 * rho(xs[i])) })
+            .collect();
+        let gram = se_gram(&xs, 0.1);
+        let config =
+            ConfidenceConfig { latent_box: Some(3.0), nugget: 1e-6, ..ConfidenceConfig::with_norm_bound(16.0) };
+        let prefix =
+            ConfidenceProblem::new(&gram.view((0, 0), (n - 1, n - 1)).into_owned(), &obs[..n - 1], &config).unwrap();
+        let full = ConfidenceProblem::new(&gram, &obs, &config).unwrap();
+        // Only a boxed MLE certified by the dual path gives a start (clarabel's fallback none).
+        let Some(start) = prefix.mle().unwrap().warm_start else { continue };
+        tested += 1;
+        assert!(!start.rows.is_empty(), "seed {seed}: no active box row");
+        let cold = full.mle().unwrap();
+        let warm = full.mle_from_start(Some(&start)).unwrap();
+        for fit in [&cold, &warm] {
+            assert!(fit.z.amax() <= 3.0 * (1.0 + 1e-9), "seed {seed}: outside the box");
+            assert!(fit.norm() <= 16.0 * (1.0 + 1e-9), "seed {seed}: outside the ball");
+        }
+        let scale = (n as f64).max(cold.log_likelihood.abs());
+        let d = (warm.log_likelihood - cold.log_likelihood).abs();
+        assert!(d <= 3e-11 * scale, "seed {seed}: ℓ* {} (warm) vs {} (cold)", warm.log_likelihood, cold.log_likelihood);
+        let reference = full.mle_clarabel().unwrap();
+        for fit in [&cold, &warm] {
+            let gap = reference.log_likelihood - fit.log_likelihood;
+            assert!(gap.abs() <= 1e-6 * scale, "seed {seed}: {gap} from clarabel's MLE");
+        }
+        let dense = |f: &MleFit| f.info.method == crate::SolveMethod::Dense;
+        fewer_steps += usize::from(dense(&warm) && (!dense(&cold) || warm.info.iterations < cold.info.iterations));
+        eprintln!(
+            "seed {seed}: cold {:?} {} steps, warm {:?} {} steps, ℓ* difference {d:.1e}",
+            cold.info.method, cold.info.iterations, warm.info.method, warm.info.iterations
+        );
+        // A start longer than the support does not apply.
+        let long = crate::MleWarmStart { w: vec![0.0; n + 5], ..start.clone() };
+        let ignored = full.mle_from_start(Some(&long)).unwrap();
+        assert_eq!(
+            (&ignored.w, ignored.log_likelihood.to_bits()),
+            (&cold.w, cold.log_likelihood.to_bits()),
+            "seed {seed}"
+        );
+    }
+    assert!(tested >= 5 && fewer_steps == tested, "the warm start saved steps in {fewer_steps} of {tested} instances");
+}

@@ -4,7 +4,7 @@
 use crate::config::{
     CobolBoxSearch, CobolConfig, DualRule, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant, XcSearch,
 };
-use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, ZValue, alpha1, doubling_says_double};
+use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, MleStarts, ZValue, alpha1, doubling_says_double};
 use bohf_core::rand::Rng;
 use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_kernels::Stationary;
@@ -102,7 +102,7 @@ enum Space {
 
 /// A point with its candidate index (finite mode).
 #[derive(Debug, Clone, PartialEq)]
-struct Pt {
+pub(crate) struct Pt {
     x: Vec<f64>,
     index: Option<usize>,
 }
@@ -194,6 +194,10 @@ pub struct Cobol {
     /// it poses the same program ([`GModel::with_known_mles`]); off in tests' reference mode.
     pub(crate) known_mles: Vec<KnownMle>,
     pub(crate) reuse_mles: bool,
+    /// Where g's last MLEs ended: the next MLE starts there ([`MleStarts`]); saved with the state.
+    pub(crate) mle_starts: MleStarts,
+    /// Whether g's MLEs start from [`Cobol::mle_starts`] (tests switch it off to compare).
+    pub(crate) warm_mles: bool,
     /// Whether the x^c search screens with the curvature bounds ([`GModel::tighten`]) before
     /// solving a program (tests switch it off to compare).
     pub(crate) curvature_screening: bool,
@@ -259,6 +263,8 @@ impl Cobol {
             exact_all: false,
             known_mles: Vec::new(),
             reuse_mles: true,
+            mle_starts: MleStarts::default(),
+            warm_mles: true,
             curvature_screening: true,
         }
     }
@@ -378,7 +384,14 @@ impl Cobol {
         let alpha = alpha1(&self.config.alpha, self.c_alpha, self.norm_bound, pts.len(), self.iteration)?;
         let check = self.config.check()?;
         let known = if self.reuse_mles { &self.known_mles[..] } else { &[] };
-        GModel::with_known_mles(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha, known)
+        let n = pts.len();
+        let key = (self.evals.len(), self.norm_bound);
+        let start = self.mle_starts.for_labels(key.0, key.1, n).filter(|_| self.warm_mles);
+        let g = GModel::with_known_mles(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha, known, start)?;
+        // Kept whether solved or reused (a reused MLE at 2B_g after B_g doubled is the start of the
+        // next MLE, as it would be had it been solved here).
+        self.mle_starts.keep(key.0, key.1, n, g.mle_warm_start());
+        Ok(g)
     }
 
     /// App. F: one doubling test with the current labels; doubles B_g and c_α if B_g is rejected.
@@ -388,8 +401,21 @@ impl Cobol {
         let check = self.config.check()?;
         let kernel = self.kernel()?;
         let (pts, rejects) = (&pts[..upto], &rejects[..upto]);
-        let (double, known) =
-            doubling_says_double(&check, &kernel, pts, rejects, self.norm_bound, self.c_alpha, self.iteration)?;
+        let key = (self.evals.len(), self.norm_bound);
+        let start = self.mle_starts.for_labels(key.0, key.1, upto).filter(|_| self.warm_mles).cloned();
+        let (double, known) = doubling_says_double(
+            &check,
+            &kernel,
+            pts,
+            rejects,
+            self.norm_bound,
+            self.c_alpha,
+            self.iteration,
+            start.as_ref(),
+        )?;
+        if let Some(k) = known.first() {
+            self.mle_starts.keep(key.0, key.1, upto, k.mle.warm_start.as_ref());
+        }
         self.known_mles = known;
         if double {
             self.norm_bound *= 2.0;
@@ -468,7 +494,7 @@ impl Cobol {
 
     /// The search points of the iteration: every candidate, or (box) `candidates` uniform points,
     /// x^u, x_U and the evaluated points; with x^u, min UCB and x_U.
-    fn search_points(&mut self) -> Result<SearchPoints> {
+    pub(crate) fn search_points(&mut self) -> Result<SearchPoints> {
         let mut rng = self.iteration_rng();
         let local_starts = match self.config.search {
             XcSearch::Local { starts, .. } if self.config.variant == Variant::Cobol => Some(starts),
@@ -1121,8 +1147,9 @@ impl Optimizer for Cobol {
     /// `initial_labels_capped` ("N draws, A accepts, R rejects kept").
     /// JSON: the evaluations, labels, λ, B_g, c_α, t, the counters, the evaluation awaited after an
     /// accepted label, and the start kernel of f's last fit (the fit is redone from it on restore,
-    /// to the same bits). The MLEs kept from the last doubling test are not saved: the next
-    /// iteration solves them again, with the same result (tested with `reuse_mles` off).
+    /// to the same bits), and the starts of g's next MLEs ([`MleStarts`]). The MLEs kept from the
+    /// last doubling test are not saved: the next iteration solves them again from the same start,
+    /// with the same result (tested with `reuse_mles` off).
     fn save_state(&self) -> Result<Option<String>> {
         state::save(self).map(Some)
     }

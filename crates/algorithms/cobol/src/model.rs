@@ -6,11 +6,14 @@
 //! the mixed objective LCB + λ g_lower of Eq. (5) is in standardised f units, as in the code.
 
 use crate::config::{AlphaRule, BetaRule, ValidCobolConfig};
-use bohf_confidence::{Candidate, ConfidenceProblem, ConfidenceSet, MleFit, Observation, Screened, alpha1_cobol};
+use bohf_confidence::{
+    Candidate, ConfidenceProblem, ConfidenceSet, MleFit, MleWarmStart, Observation, Screened, alpha1_cobol,
+};
 use bohf_core::{BoxDomain, Error, Result};
 use bohf_gp::regression::{DataTransform, GpRegression, fit_hyperparameters};
 use bohf_kernels::{Kernel, Stationary};
 use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
 
 /// The posterior of f in working units with its width β (Lemma 3.1).
 #[derive(Debug, Clone)]
@@ -193,7 +196,7 @@ impl GModel {
         norm_bound: f64,
         alpha: f64,
     ) -> Result<Self> {
-        Self::with_known_mles(config, kernel, points, rejects, norm_bound, alpha, &[])
+        Self::with_known_mles(config, kernel, points, rejects, norm_bound, alpha, &[], None)
     }
 
     /// [`GModel::new`], taking the MLE from `known` (MLEs solved earlier, with their problems)
@@ -201,7 +204,9 @@ impl GModel {
     /// support factor, labels and B): App. F's doubling test solves the MLEs with B_g and 2B_g on
     /// the labels of the next iteration, so one of them is that iteration's MLE. The same program
     /// solved by the same deterministic solver gives the same maximiser, so the set is the one
-    /// [`GModel::new`] builds, bit for bit (tested).
+    /// [`GModel::new`] builds, bit for bit (tested). An MLE that is solved starts from `start`
+    /// ([`ConfidenceProblem::mle_from_start`]: an earlier MLE on a prefix of these labels).
+    #[allow(clippy::too_many_arguments)]
     pub fn with_known_mles(
         config: &ValidCobolConfig,
         kernel: &Stationary,
@@ -210,6 +215,7 @@ impl GModel {
         norm_bound: f64,
         alpha: f64,
         known: &[KnownMle],
+        start: Option<&MleWarmStart>,
     ) -> Result<Self> {
         let confidence = bohf_confidence::ConfidenceConfig { norm_bound, ..config.confidence.clone() };
         let mut reused_mle = false;
@@ -223,7 +229,7 @@ impl GModel {
                     reused_mle = true;
                     problem.mle_from(&k.problem, &k.mle)?
                 }
-                None => problem.mle()?,
+                None => problem.mle_from_start(start)?,
             };
             let set = ConfidenceSet::new(&problem, &mle, alpha)?;
             Some(GSet { problem, mle, set })
@@ -243,6 +249,16 @@ impl GModel {
     /// How the set's programs were solved so far (`None` without labels).
     pub fn solve_counts(&self) -> Option<bohf_confidence::SolveCounts> {
         self.inner.as_ref().map(|g| g.set.solve_counts())
+    }
+
+    /// Where the MLE's dual method ended, a start for the next MLE ([`MleWarmStart`]).
+    pub fn mle_warm_start(&self) -> Option<&MleWarmStart> {
+        self.inner.as_ref().and_then(|g| g.mle.warm_start.as_ref())
+    }
+
+    /// How the MLE was solved (which solver, iterations), if there are labels.
+    pub fn mle_solve_info(&self) -> Option<&bohf_confidence::SolveInfo> {
+        self.inner.as_ref().map(|g| &g.mle.info)
     }
 
     /// The MLE's log-likelihood ℓ*, if there are labels.
@@ -413,6 +429,57 @@ pub fn alpha1(rule: &AlphaRule, c_alpha: f64, norm_bound: f64, labels: usize, t:
     }
 }
 
+/// A warm start kept with what its MLE was solved on: the number of evaluations (f's fit, hence
+/// k_g, changes only with them), B_g and the number of labels (the support is the labels, in order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeptStart {
+    /// Evaluations when it was solved.
+    pub evaluations: usize,
+    /// B_g it was solved with.
+    pub norm_bound: f64,
+    /// Labels it was solved on (a prefix of every later label list).
+    pub labels: usize,
+    /// The start.
+    pub start: MleWarmStart,
+}
+
+/// The starts of g's MLEs ([`ConfidenceProblem::mle_from_start`]): the last MLE solved and the one
+/// before it with fewer labels. An MLE on n labels starts from the latest kept one solved on fewer
+/// than n labels with the same evaluations and B_g, so the MLE that App. F's doubling test solves
+/// on n labels and the one an iteration would solve on the same n labels start alike (and are then
+/// the same bits: the reuse of [`GModel::with_known_mles`] stays exact). Part of COBOL's saved
+/// state, so a restored run starts its MLEs as the uninterrupted run does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MleStarts {
+    latest: Option<KeptStart>,
+    previous: Option<KeptStart>,
+}
+
+impl MleStarts {
+    /// The start for an MLE on `labels` labels after `evaluations` evaluations with B_g = `norm_bound`.
+    pub fn for_labels(&self, evaluations: usize, norm_bound: f64, labels: usize) -> Option<&MleWarmStart> {
+        [&self.latest, &self.previous]
+            .into_iter()
+            .flatten()
+            .find(|k| k.evaluations == evaluations && k.norm_bound == norm_bound && k.labels < labels)
+            .map(|k| &k.start)
+    }
+
+    /// Keeps the start of an MLE just solved on `labels` labels (nothing when the solve gave none);
+    /// a second MLE on the same labels (e.g. the iteration's after the doubling test's) keeps the
+    /// first.
+    pub fn keep(&mut self, evaluations: usize, norm_bound: f64, labels: usize, start: Option<&MleWarmStart>) {
+        let Some(start) = start else { return };
+        let same = |k: &KeptStart| k.evaluations == evaluations && k.norm_bound == norm_bound;
+        if self.latest.as_ref().is_some_and(|k| same(k) && k.labels == labels) {
+            return;
+        }
+        let earlier = self.latest.take().filter(|k| same(k) && k.labels < labels);
+        self.previous = earlier;
+        self.latest = Some(KeptStart { evaluations, norm_bound, labels, start: start.clone() });
+    }
+}
+
 /// An MLE solved earlier with the problem it solved (see [`GModel::with_known_mles`]).
 #[derive(Debug, Clone)]
 pub struct KnownMle {
@@ -425,7 +492,9 @@ pub struct KnownMle {
 /// App. F's doubling test on the labels (working units): ℓ_t(ĝ_{B}) < ℓ_t(ĝ_{2B}) − α₁(·|2B);
 /// with the practical rule α₁(·|2B) = 2c_α√(n+1) (the code). Returns whether to double, and the
 /// MLEs it solved (with B, and with 2B unless a certified bound made that solve unnecessary,
-/// [`bohf_confidence::doubling_test`]; none without labels).
+/// [`bohf_confidence::doubling_test`]; none without labels). The MLE with B starts from `start`
+/// ([`bohf_confidence::doubling_test_from`]).
+#[allow(clippy::too_many_arguments)]
 pub fn doubling_says_double(
     config: &ValidCobolConfig,
     kernel: &Stationary,
@@ -434,6 +503,7 @@ pub fn doubling_says_double(
     norm_bound: f64,
     c_alpha: f64,
     t: usize,
+    start: Option<&MleWarmStart>,
 ) -> Result<(bool, Vec<KnownMle>)> {
     if points.is_empty() {
         return Ok((false, Vec::new()));
@@ -441,7 +511,7 @@ pub fn doubling_says_double(
     let confidence = bohf_confidence::ConfidenceConfig { norm_bound, ..config.confidence.clone() };
     let problem = ConfidenceProblem::new(&gram(kernel, points), &observations(rejects), &confidence)?;
     let alpha_doubled = alpha1(&config.alpha, 2.0 * c_alpha, 2.0 * norm_bound, points.len(), t)?;
-    let test = bohf_confidence::doubling_test(&problem, alpha_doubled)?;
+    let test = bohf_confidence::doubling_test_from(&problem, alpha_doubled, start)?;
     let doubled = problem.with_norm_bound(2.0 * norm_bound)?;
     let mut known = vec![KnownMle { problem, mle: test.mle }];
     if let Some(mle) = test.mle_doubled {

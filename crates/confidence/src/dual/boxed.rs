@@ -546,11 +546,29 @@ impl Solved {
 /// box solve, then Newton's method on the full dual over (λ, μ, ν_W) (smooth for a fixed W, and
 /// its ν exact where the inner solve's are limited by nearly collinear rows), W refreshed from the
 /// box's own maximiser whenever the full dual's maximiser leaves the box or a row's price hits 0.
-pub(super) fn solve(dual: &Dual<'_>, anchor: &DVector<f64>, m: Multipliers, gnorm: f64) -> Option<DenseSolution> {
+///
+/// `restart` (an MLE only): multipliers, a start and a working set from an earlier MLE
+/// ([`crate::MleWarmStart`]), used in place of (`m`, `anchor`, no rows) when the start lies in the
+/// box; the first inner solve then begins next to its maximiser. The certificate is unchanged (its
+/// strictly feasible point still comes from `anchor`), so only the path to it differs.
+pub(super) fn solve(
+    dual: &Dual<'_>,
+    anchor: &DVector<f64>,
+    m: Multipliers,
+    gnorm: f64,
+    restart: Option<(Multipliers, DVector<f64>, Vec<usize>)>,
+) -> Option<DenseSolution> {
     let all = dual.box_rows();
     let budget = Cell::new(MAX_FACTORISATIONS);
     let bx = dual.bound;
-    let mut bp = dual.box_inner(m, &all, &[], anchor, &budget)?;
+    let in_box = |p: &DVector<f64>| dual.row_values(&all, p).iter().all(|&v| v <= bx);
+    let restart = restart
+        .filter(|(r, p, rows)| r.mu > 0.0 && r.mu.is_finite() && rows.iter().all(|&j| j < all.len()) && in_box(p));
+    let warm = restart.and_then(|(rm, p, rows)| dual.box_inner(rm, &all, &rows, &p, &budget));
+    let mut bp = match warm {
+        Some(bp) => bp,
+        None => dual.box_inner(m, &all, &[], anchor, &budget)?,
+    };
     let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
     if let Some(upper) = bp.stop {
         return dual.stop(&rows, &bp.nu, &bp.p, upper, 0);

@@ -52,6 +52,10 @@ struct State {
     awaiting_evaluation: Option<(Vec<f64>, Option<usize>)>,
     /// The start kernel of f's last fit and the number of evaluations it was fitted on.
     model_fit: Option<(KernelState, usize)>,
+    /// Where g's last MLEs ended ([`crate::model::MleStarts`]); absent in states saved before
+    /// 2026-11-30 (the next MLE then starts cold).
+    #[serde(default)]
+    mle_starts: crate::model::MleStarts,
 }
 
 fn bad(reason: impl Into<String>) -> Error {
@@ -87,6 +91,7 @@ pub(super) fn save(c: &Cobol) -> Result<String> {
         expert_queries: c.expert_queries,
         awaiting_evaluation: c.awaiting_evaluation.as_ref().map(|p| (p.x.clone(), p.index)),
         model_fit,
+        mle_starts: c.mle_starts.clone(),
     };
     // serde_json with float_roundtrip: every f64 is read back to the same bits.
     serde_json::to_string(&state).map_err(|e| bad(format!("cannot write COBOL's state: {e}")))
@@ -152,6 +157,7 @@ pub(super) fn restore(target: &mut Cobol, text: &str) -> Result<()> {
     c.expert_queries = s.expert_queries;
     c.awaiting_evaluation = awaiting;
     c.known_mles.clear();
+    c.mle_starts = s.mle_starts;
     c.last_step = None;
     if let Some((start, n)) = fit {
         c.fit_model(start, n)?;
