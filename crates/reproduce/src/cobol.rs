@@ -222,6 +222,8 @@ fn variant_name(v: Variant) -> &'static str {
         Variant::VanillaLcb => "vanilla-lcb",
         Variant::RandomSearch => "random-search",
         Variant::ExpertSampling => "expert-sampling",
+        Variant::Constrained => "constrained",
+        Variant::Pinpoint => "pinpoint",
     }
 }
 
@@ -466,7 +468,7 @@ fn accuracy(spec: &ExperimentSpec) -> Option<f64> {
 }
 
 /// Experiment A's accuracy ordering across panels: for each COBOL label `L` present in the a = 2
-/// and a = 1 panels (those of `panels` whose figure starts with "Experiment A"), "L (a = 2) ≤ L
+/// and a = 1 panels (those of `panels` whose figure starts with "Experiment A (Fig. 3)"), "L (a = 2) ≤ L
 /// (a = 1)" and "L (a = 1) ≤ vanilla LCB (a = 1)" on SR at k, by the rule of [`compare`].
 pub fn accuracy_ordering(panels: &[(CobolPanel, f64)]) -> Vec<Claim> {
     let find = |a: f64| panels.iter().find(|(_, acc)| *acc == a).map(|(p, _)| p);
@@ -672,6 +674,14 @@ fn cobol_markdown(
             e.f_range.map_or("the candidates' range".into(), |[lo, hi]| format!("[{lo}, {hi}]"))
         );
     }
+    if let Some(b) = &spec.respondent.belief {
+        let _ = writeln!(
+            s,
+            "- Belief expert: P(accept) = N(x; μ, Σ)/N(μ; μ, Σ) with μ = {:?}, Σ = {}.",
+            b.mean,
+            b.cov.as_ref().map_or("I".to_string(), |c| format!("{c:?}"))
+        );
+    }
     let _ = writeln!(
         s,
         "- Horizon: {} queries per run (labels and evaluations together){}, {} independent runs per algorithm, base seed {}.",
@@ -814,7 +824,8 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
     // Experiment A's ordering across panels.
     let exp_a: Vec<(CobolPanel, f64)> = panels
         .iter()
-        .filter(|(pr, _)| pr.reproduces.as_ref().is_some_and(|r| r.figure.starts_with("Experiment A")))
+        // The accuracy panels only (Fig. 3), not the sensitivity presets of Experiment A at a = 1.
+        .filter(|(pr, _)| pr.reproduces.as_ref().is_some_and(|r| r.figure.starts_with("Experiment A (Fig. 3)")))
         .filter_map(|(pr, p)| {
             let spec: ExperimentSpec = toml::from_str(&pr.text).ok()?;
             Some((p.clone(), accuracy(&spec)?))
