@@ -776,8 +776,9 @@ fn cobol_markdown(
 /// The rules of COBOL's claims, in words (for the reports).
 pub fn rules_text() -> String {
     format!(
-        "**Rules.** \"A < B\", \"A ≤ B\", \"A best\" compare SR at k f-evaluations: a difference counts when it exceeds \
-         {SE_MULTIPLE} s.e. of the difference (\"A ≤ B\": A not significantly above B; \"A best\": no algorithm \
+        "**Rules.** \"A < B\", \"A ≤ B\", \"A ≈ B\", \"A best\" compare SR at k f-evaluations: a difference counts when it \
+         exceeds {SE_MULTIPLE} s.e. of the difference (\"A ≤ B\": A not significantly above B; \"A ≈ B\": neither \
+         significantly above the other, the sensitivity presets' \"insensitive\" for every pair; \"A best\": no algorithm \
          significantly below A, i.e. best or tied with the best). **Handover** (\"A hands over\"): the f-evaluations \
          of each run's iterations (after the 3 initial ones) are split into thirds; the claim holds when the mean expert \
          queries of the last third are at most {HANDOVER_RATIO} × those of the first third (a run with fewer than 3 such \
@@ -844,9 +845,18 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
             &(|c: &Claim| c.statement.ends_with(" hands over")) as &dyn Fn(&Claim) -> bool,
         ),
         ("no harm (within a factor of vanilla LCB)", &|c: &Claim| c.statement.contains(" within ")),
-        ("benefit (COBOL below vanilla LCB)", &|c: &Claim| c.statement.contains(" < ")),
+        ("benefit (COBOL below vanilla LCB)", &|c: &Claim| {
+            c.statement.contains(" < ") && c.statement.ends_with(" vanilla LCB")
+        }),
+        ("ablations worse (λ₀ = 0, pinpointing)", &|c: &Claim| {
+            c.statement.contains(" < ") && !c.statement.ends_with(" vanilla LCB")
+        }),
+        ("insensitivity (every pair within 2 s.e.)", &|c: &Claim| c.statement.contains(" ≈ ")),
         ("COBOL best of the four", &|c: &Claim| c.statement.ends_with(" best")),
-        ("accuracy ordering", &|c: &Claim| c.statement.contains(" ≤ ")),
+        ("accuracy ordering", &|c: &Claim| c.statement.contains(" ≤ ") && c.statement.contains("(a = ")),
+        ("robust to the belief (not above vanilla LCB)", &|c: &Claim| {
+            c.statement.contains(" ≤ ") && !c.statement.contains("(a = ")
+        }),
     ] {
         let these: Vec<&Claim> = all.iter().filter(|c| test(c)).collect();
         if these.is_empty() {

@@ -179,7 +179,7 @@ pub struct Cobol {
     model_fit: Option<(Stationary, usize)>,
     pub(crate) iteration: usize,
     /// x^c after an accepted label: the next query evaluates it.
-    pub(crate) awaiting_evaluation: Option<Pt>,
+    awaiting_evaluation: Option<Pt>,
     pending: Option<(Query, StepInfo)>,
     last_step: Option<StepInfo>,
     expert_queries: usize,
@@ -291,6 +291,12 @@ impl Cobol {
     /// Expert queries made by the iterations (Q^g_t; the initial labels excluded, as in the code).
     pub fn expert_queries(&self) -> usize {
         self.expert_queries
+    }
+
+    /// Whether the next query is the evaluation of an accepted x^c (tests).
+    #[cfg(test)]
+    pub(crate) fn awaits_evaluation(&self) -> bool {
+        self.awaiting_evaluation.is_some()
     }
 
     /// Test support: switches the x^c search (the rest of the configuration unchanged).

@@ -1120,7 +1120,7 @@ fn the_constrained_ablation_takes_the_lowest_lcb_feasible_candidate() {
     for steps in [12, 16, 20, 24] {
         let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
         run(&mut cobol, steps, -2.0, utility, |_, _| {});
-        if cobol.awaiting_evaluation.is_some() {
+        if cobol.awaits_evaluation() {
             continue;
         }
         let mut g = cobol.g_model().unwrap();
