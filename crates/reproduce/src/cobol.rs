@@ -1249,7 +1249,7 @@ mod tests {
         assert!(index.contains("| COBOL hands over |"), "{index}");
         assert!(index.contains("COBOL (a = 2) ≤ COBOL (a = 1)"), "{index}");
         assert!(index.contains("handover (expert queries plateau): partly reproduced** — holds in 2 of 4"), "{index}");
-        assert!(index.contains("2 of the paper's 11 COBOL presets have been run"), "{index}");
+        assert!(index.contains("2 of the paper's 18 COBOL presets have been run"), "{index}");
         assert!(index.contains("Not run yet:") && index.contains("cobol-expc-ackley4-eta"), "{index}");
     }
 
@@ -1270,7 +1270,7 @@ mod tests {
             assert_eq!((b.total, b.evaluate, b.label), (50.0, 1.0, 0.0), "{name}");
             n += 1;
         }
-        assert_eq!(n, 12);
+        assert_eq!(n, 19);
     }
 
     #[test]
