@@ -26,6 +26,7 @@ impl MvnBeliefExpert {
     /// The expert of mean μ = `mean` and covariance Σ = `cov` (d × d, symmetric positive
     /// definite; `None`: the identity, the paper's Σ = I). Errors name `mean` (empty or not
     /// finite) or `cov` (wrong shape, not symmetric, not positive definite).
+    #[allow(clippy::needless_range_loop)] // matrix indices read as the formulas
     pub fn new(mean: Vec<f64>, cov: Option<Vec<Vec<f64>>>) -> Result<Self> {
         let d = mean.len();
         if d == 0 || mean.iter().any(|v| !v.is_finite()) {
@@ -49,7 +50,7 @@ impl MvnBeliefExpert {
             for j in 0..=i {
                 let s = cov[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
                 if i == j {
-                    if !(s > 0.0) {
+                    if s.is_nan() || s <= 0.0 {
                         return Err(Error::invalid("cov", "must be positive definite (a Cholesky pivot is <= 0)"));
                     }
                     l[i][i] = s.sqrt();
