@@ -91,7 +91,7 @@ pub use results::{
 pub use runner::{Experiment, Results, TaskOutcome};
 pub use runs_csv::runs_from_csv;
 pub use spec::{
-    AlgorithmSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, Inputs, OnError,
+    AlgorithmSpec, BeliefModel, BeliefSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, Inputs, OnError,
     ProblemSpec, RespondentSpec, ResponseModel,
 };
 pub use summary::{

@@ -45,6 +45,7 @@ pub struct PreparedProblem {
     noise_sd: f64,
     regret: RegretModel,
     expert: Option<crate::spec::ExpertSpec>,
+    belief: Option<crate::spec::BeliefSpec>,
     /// The coordinates the algorithms see ([`crate::inputs`]).
     inputs: InputMap,
     /// The map from the utility in the problem's own units to the respondent's scale.
@@ -109,6 +110,7 @@ impl PreparedProblem {
                 noise_sd,
                 regret,
                 expert: respondent.expert,
+                belief: respondent.belief.clone(),
             });
         }
         let scale = Affine::new(respondent.scale, 0.0)?;
@@ -146,6 +148,7 @@ impl PreparedProblem {
             noise_sd,
             regret,
             expert: respondent.expert,
+            belief: respondent.belief.clone(),
         })
     }
 
@@ -249,7 +252,7 @@ impl PreparedProblem {
                     })
                     .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?);
                 match self.expert {
-                    None => c,
+                    None => self.with_belief(c)?,
                     Some(e) => {
                         let [lo, hi] = e.f_range.unwrap_or([-u.max(), -u.min()]);
                         c.with_labels(SyntheticExpert::cobol(Arc::clone(u), e.accuracy, lo, hi)?)
@@ -264,7 +267,7 @@ impl PreparedProblem {
                     })
                     .with_values(NoisyValue::new(Arc::clone(u), self.noise_sd)?);
                 match self.expert {
-                    None => c,
+                    None => self.with_belief(c)?,
                     Some(e) => {
                         let [lo, hi] = e.f_range.ok_or_else(no_range)?;
                         c.with_labels(SyntheticExpert::cobol(Arc::clone(u), e.accuracy, lo, hi)?)
@@ -272,6 +275,25 @@ impl PreparedProblem {
                 }
             }
         })
+    }
+}
+
+impl PreparedProblem {
+    /// `c` with the labels of `respondent.belief`'s expert, if given; its mean must have the
+    /// problem's dimension (an error names `respondent.belief.mean`).
+    fn with_belief(&self, c: Combined) -> Result<Combined> {
+        let Some(b) = &self.belief else { return Ok(c) };
+        let d = self.domain.dim();
+        if b.mean.len() != d {
+            return Err(crate::error::ExperimentError::spec(
+                "respondent.belief.mean",
+                format!("has dimension {}, the problem has dimension {d}", b.mean.len()),
+            ));
+        }
+        let e = bohf_problems::MvnBeliefExpert::new(b.mean.clone(), b.cov.clone()).map_err(|e| {
+            crate::error::ExperimentError::spec("respondent.belief", e.to_string())
+        })?;
+        Ok(c.with_labels(e))
     }
 }
 

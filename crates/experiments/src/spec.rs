@@ -25,6 +25,7 @@
 //! scale = 1.0                    # h = scale·(u(x) − u(x′))
 //! noise_sd = 1.0                 # σ of scalar evaluations u(x) + N(0, σ²)
 //! # expert = { accuracy = 1.0, f_range = [0.0, 3.6253849384403627] }   # COBOL's labelling expert
+//! # belief = { model = "mvn", mean = [0.0, 0.0] }   # or COBOL's belief expert (Σ = I unless `cov`)
 //! # comparisons = "low-fidelity"   # duels from the problem's low fidelity f_c (COMP-GP-UCB); default "same"
 //!
 //! # [budget]                     # optional: query costs and a budget (see `crate::budget`)
@@ -188,7 +189,7 @@ impl AlgorithmSpec {
 }
 
 /// How the simulated respondent answers.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RespondentSpec {
     /// Stochastic (BTL / Thurstone) or deterministic duels.
@@ -202,6 +203,10 @@ pub struct RespondentSpec {
     /// A synthetic labelling expert (COBOL Example 2.2) answering label queries; none by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expert: Option<ExpertSpec>,
+    /// A belief expert (COBOL App. H/I, Experiment D (b)) answering label queries instead of
+    /// `expert`; none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub belief: Option<BeliefSpec>,
     /// Which function duels are answered from: the utility itself (`same`, the default) or the
     /// problem's low fidelity f_c (`low-fidelity`, COMP-GP-UCB's comparison source; only for a
     /// `function` problem on `currin_exp` or `borehole`). Evaluations and the regret stay on the
@@ -239,6 +244,7 @@ impl Default for RespondentSpec {
             scale: 1.0,
             noise_sd: 1.0,
             expert: None,
+            belief: None,
             comparisons: ComparisonSource::Same,
         }
     }
@@ -255,6 +261,30 @@ pub struct ExpertSpec {
     /// Default: the range of f over the candidate set; required on a box.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub f_range: Option<[f64; 2]>,
+}
+
+/// `[respondent] belief = { model = "mvn", mean = [...], cov = [[...]] }`: an expert whose belief is
+/// a normal density, accepting x with probability N(x; μ, Σ)/N(μ; μ, Σ)
+/// ([`bohf_problems::MvnBeliefExpert`]; COBOL's πBO-style belief of App. H/I, Experiment D (b)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeliefSpec {
+    /// The belief model; `"mvn"` is the only one.
+    pub model: BeliefModel,
+    /// μ, in the problem's own coordinates (those of `problem.lower`/`upper`, whatever
+    /// `problem.inputs` shows the algorithms), of the problem's dimension.
+    pub mean: Vec<f64>,
+    /// Σ, d × d symmetric positive definite; default the identity (the paper's Σ = I).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cov: Option<Vec<Vec<f64>>>,
+}
+
+/// `respondent.belief.model`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BeliefModel {
+    /// P(accept) = exp(−½ (x − μ)ᵀ Σ⁻¹ (x − μ)).
+    Mvn,
 }
 
 /// The duel model of the respondent.
@@ -700,6 +730,18 @@ impl RespondentSpec {
                 "respondent.noise_sd",
                 format!("must be finite and >= 0, got {}", self.noise_sd),
             ));
+        }
+        if let Some(b) = &self.belief {
+            if self.expert.is_some() {
+                return Err(ExperimentError::spec(
+                    "respondent.belief",
+                    "give either `expert` (COBOL's synthetic expert) or `belief`, not both: one answers the labels",
+                ));
+            }
+            if let Err(e) = bohf_problems::MvnBeliefExpert::new(b.mean.clone(), b.cov.clone()) {
+                let field = if e.to_string().contains("cov") { "respondent.belief.cov" } else { "respondent.belief.mean" };
+                return Err(ExperimentError::spec(field, e.to_string()));
+            }
         }
         if let Some(e) = self.expert {
             if !e.accuracy.is_finite() {

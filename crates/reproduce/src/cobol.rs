@@ -222,6 +222,8 @@ fn variant_name(v: Variant) -> &'static str {
         Variant::VanillaLcb => "vanilla-lcb",
         Variant::RandomSearch => "random-search",
         Variant::ExpertSampling => "expert-sampling",
+        Variant::Constrained => "constrained",
+        Variant::Pinpoint => "pinpoint",
     }
 }
 
@@ -466,7 +468,7 @@ fn accuracy(spec: &ExperimentSpec) -> Option<f64> {
 }
 
 /// Experiment A's accuracy ordering across panels: for each COBOL label `L` present in the a = 2
-/// and a = 1 panels (those of `panels` whose figure starts with "Experiment A"), "L (a = 2) ≤ L
+/// and a = 1 panels (those of `panels` whose figure starts with "Experiment A (Fig. 3)"), "L (a = 2) ≤ L
 /// (a = 1)" and "L (a = 1) ≤ vanilla LCB (a = 1)" on SR at k, by the rule of [`compare`].
 pub fn accuracy_ordering(panels: &[(CobolPanel, f64)]) -> Vec<Claim> {
     let find = |a: f64| panels.iter().find(|(_, acc)| *acc == a).map(|(p, _)| p);
@@ -672,6 +674,14 @@ fn cobol_markdown(
             e.f_range.map_or("the candidates' range".into(), |[lo, hi]| format!("[{lo}, {hi}]"))
         );
     }
+    if let Some(b) = &spec.respondent.belief {
+        let _ = writeln!(
+            s,
+            "- Belief expert: P(accept) = N(x; μ, Σ)/N(μ; μ, Σ) with μ = {:?}, Σ = {}.",
+            b.mean,
+            b.cov.as_ref().map_or("I".to_string(), |c| format!("{c:?}"))
+        );
+    }
     let _ = writeln!(
         s,
         "- Horizon: {} queries per run (labels and evaluations together){}, {} independent runs per algorithm, base seed {}.",
@@ -766,8 +776,9 @@ fn cobol_markdown(
 /// The rules of COBOL's claims, in words (for the reports).
 pub fn rules_text() -> String {
     format!(
-        "**Rules.** \"A < B\", \"A ≤ B\", \"A best\" compare SR at k f-evaluations: a difference counts when it exceeds \
-         {SE_MULTIPLE} s.e. of the difference (\"A ≤ B\": A not significantly above B; \"A best\": no algorithm \
+        "**Rules.** \"A < B\", \"A ≤ B\", \"A ≈ B\", \"A best\" compare SR at k f-evaluations: a difference counts when it \
+         exceeds {SE_MULTIPLE} s.e. of the difference (\"A ≤ B\": A not significantly above B; \"A ≈ B\": neither \
+         significantly above the other, the sensitivity presets' \"insensitive\" for every pair; \"A best\": no algorithm \
          significantly below A, i.e. best or tied with the best). **Handover** (\"A hands over\"): the f-evaluations \
          of each run's iterations (after the 3 initial ones) are split into thirds; the claim holds when the mean expert \
          queries of the last third are at most {HANDOVER_RATIO} × those of the first third (a run with fewer than 3 such \
@@ -814,7 +825,8 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
     // Experiment A's ordering across panels.
     let exp_a: Vec<(CobolPanel, f64)> = panels
         .iter()
-        .filter(|(pr, _)| pr.reproduces.as_ref().is_some_and(|r| r.figure.starts_with("Experiment A")))
+        // The accuracy panels only (Fig. 3), not the sensitivity presets of Experiment A at a = 1.
+        .filter(|(pr, _)| pr.reproduces.as_ref().is_some_and(|r| r.figure.starts_with("Experiment A (Fig. 3)")))
         .filter_map(|(pr, p)| {
             let spec: ExperimentSpec = toml::from_str(&pr.text).ok()?;
             Some((p.clone(), accuracy(&spec)?))
@@ -833,9 +845,18 @@ pub(crate) fn index_section(s: &mut String, panels: &[(&Preset, CobolPanel)], ex
             &(|c: &Claim| c.statement.ends_with(" hands over")) as &dyn Fn(&Claim) -> bool,
         ),
         ("no harm (within a factor of vanilla LCB)", &|c: &Claim| c.statement.contains(" within ")),
-        ("benefit (COBOL below vanilla LCB)", &|c: &Claim| c.statement.contains(" < ")),
+        ("benefit (COBOL below vanilla LCB)", &|c: &Claim| {
+            c.statement.contains(" < ") && c.statement.ends_with(" vanilla LCB")
+        }),
+        ("ablations worse (λ₀ = 0, pinpointing)", &|c: &Claim| {
+            c.statement.contains(" < ") && !c.statement.ends_with(" vanilla LCB")
+        }),
+        ("insensitivity (every pair within 2 s.e.)", &|c: &Claim| c.statement.contains(" ≈ ")),
         ("COBOL best of the four", &|c: &Claim| c.statement.ends_with(" best")),
-        ("accuracy ordering", &|c: &Claim| c.statement.contains(" ≤ ")),
+        ("accuracy ordering", &|c: &Claim| c.statement.contains(" ≤ ") && c.statement.contains("(a = ")),
+        ("robust to the belief (not above vanilla LCB)", &|c: &Claim| {
+            c.statement.contains(" ≤ ") && !c.statement.contains("(a = ")
+        }),
     ] {
         let these: Vec<&Claim> = all.iter().filter(|c| test(c)).collect();
         if these.is_empty() {
@@ -1229,7 +1250,7 @@ mod tests {
         assert!(index.contains("| COBOL hands over |"), "{index}");
         assert!(index.contains("COBOL (a = 2) ≤ COBOL (a = 1)"), "{index}");
         assert!(index.contains("handover (expert queries plateau): partly reproduced** — holds in 2 of 4"), "{index}");
-        assert!(index.contains("2 of the paper's 11 COBOL presets have been run"), "{index}");
+        assert!(index.contains("2 of the paper's 18 COBOL presets have been run"), "{index}");
         assert!(index.contains("Not run yet:") && index.contains("cobol-expc-ackley4-eta"), "{index}");
     }
 
@@ -1250,7 +1271,7 @@ mod tests {
             assert_eq!((b.total, b.evaluate, b.label), (50.0, 1.0, 0.0), "{name}");
             n += 1;
         }
-        assert_eq!(n, 12);
+        assert_eq!(n, 19);
     }
 
     #[test]

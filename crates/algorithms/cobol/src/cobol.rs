@@ -29,6 +29,8 @@ pub enum Branch {
     Vanilla,
     /// COBOHL's constrained LCB point.
     Constrained,
+    /// One of the expert's draws for the pinpoint of [`Variant::Pinpoint`] (before line 6).
+    Pinpoint,
 }
 
 /// The phase a query belongs to.
@@ -201,6 +203,10 @@ pub struct Cobol {
     /// Whether the x^c search screens with the curvature bounds ([`GModel::tighten`]) before
     /// solving a program (tests switch it off to compare).
     pub(crate) curvature_screening: bool,
+    /// [`Variant::Pinpoint`]: the expert's accepted draw, x^c of the current iteration.
+    pinpointed: Option<Pt>,
+    /// [`Variant::Pinpoint`]: the draws made for the current iteration's pinpoint.
+    pinpoint_draws: usize,
 }
 
 impl std::fmt::Debug for Cobol {
@@ -266,6 +272,8 @@ impl Cobol {
             mle_starts: MleStarts::default(),
             warm_mles: true,
             curvature_screening: true,
+            pinpointed: None,
+            pinpoint_draws: 0,
         }
     }
 
@@ -302,6 +310,12 @@ impl Cobol {
     /// Expert queries made by the iterations (Q^g_t; the initial labels excluded, as in the code).
     pub fn expert_queries(&self) -> usize {
         self.expert_queries
+    }
+
+    /// Whether the next query is the evaluation of an accepted x^c (tests).
+    #[cfg(test)]
+    pub(crate) fn awaits_evaluation(&self) -> bool {
+        self.awaiting_evaluation.is_some()
     }
 
     /// Test support: switches the x^c search (the rest of the configuration unchanged).
@@ -550,6 +564,21 @@ impl Cobol {
         let mut g = self.g_model()?;
         info.alpha = g.alpha;
         info.candidates = pts.len();
+        if self.config.variant == Variant::Pinpoint {
+            // Experiment D (a): x^c is the expert's pinpoint; none (the draw cap bound): x^u.
+            let Some(c) = self.pinpointed.clone() else {
+                info.branch = Some(Branch::Vanilla);
+                return Ok(Decision { query: Query::Evaluate(pts[u].point()), info });
+            };
+            let model = self.model.as_ref().expect("fitted");
+            let bc = model.bounds(&c.x)?;
+            let mut gc = g.point(&model.working(&c.x)?)?;
+            info.primal = Some(c.x.clone());
+            info.objective = Some(bc.lcb);
+            let query = self.lines_6_to_8(&mut info, &mut g, &mut gc, (&c, &bc), (&pts[u], &bounds[u], &bounds[big_u], ucb_min))?;
+            info.fallbacks = g.fallbacks;
+            return Ok(Decision { query, info });
+        }
         let model = self.model.as_ref().expect("fitted");
         let local = matches!(self.config.search, XcSearch::Local { .. }) && self.config.variant == Variant::Cobol;
         // The local search needs no prepared candidates (x^c comes from its own points).
@@ -560,37 +589,23 @@ impl Cobol {
         };
         if self.config.variant == Variant::Cobohl {
             // Algorithm 2: argmin LCB s.t. g_lower ≤ 0, in increasing LCB order.
-            let mut order: Vec<usize> = (0..pts.len()).collect();
-            order.sort_by(|&a, &b| bounds[a].lcb.total_cmp(&bounds[b].lcb).then(a.cmp(&b)));
-            let mut chosen = None;
-            for &i in &order {
-                // g_lower ≤ lower_cap (ĝ(x), feasible points) and ≥ lower_floor.
-                if gpts[i].lower_cap <= 0.0 {
-                    chosen = Some(i);
-                    break;
-                }
-                if gpts[i].lower_floor > 0.0 {
-                    continue;
-                }
-                info.solved += 1;
-                // Only whether g_lower ≤ 0 matters: the program may stop once it certifies > 0.
-                let feasible = match g.lower_screened(&gpts[i], 0.0)? {
-                    ZValue::Exact(z) => z <= 0.0,
-                    ZValue::Beyond(b) if b > 0.0 => false,
-                    ZValue::Beyond(_) => g.lower(&gpts[i])? <= 0.0,
-                };
-                if feasible {
-                    chosen = Some(i);
-                    break;
-                }
-            }
-            let i = chosen.unwrap_or(u);
+            let i = constrained_argmin(&mut g, &bounds, &gpts, &mut info)?.unwrap_or(u);
             info.primal = Some(pts[i].x.clone());
             let width = g.upper(&gpts[i])? - g.lower(&gpts[i])?;
             info.branch = Some(Branch::Constrained);
             info.g_width = Some(width);
             let query =
                 if width > self.config.g_thr { Query::Label(pts[i].point()) } else { Query::Evaluate(pts[i].point()) };
+            info.fallbacks = g.fallbacks;
+            return Ok(Decision { query, info });
+        }
+        if self.config.variant == Variant::Constrained {
+            // The λ₀ = 0 ablation: COBOHL's x^c (x^u if no candidate is feasible), then lines 6–16.
+            let c = constrained_argmin(&mut g, &bounds, &gpts, &mut info)?.unwrap_or(u);
+            info.primal = Some(pts[c].x.clone());
+            info.objective = Some(bounds[c].lcb);
+            let mut gpts = gpts;
+            let query = self.lines_6_to_8(&mut info, &mut g, &mut gpts[c], (&pts[c], &bounds[c]), (&pts[u], &bounds[u], &bounds[big_u], ucb_min))?;
             info.fallbacks = g.fallbacks;
             return Ok(Decision { query, info });
         }
@@ -760,6 +775,43 @@ impl Cobol {
         Ok(Decision { query, info })
     }
 
+    /// Lines 6–8 of Algorithm 1 for an x^c found otherwise than by Eq. (5) ([`Variant::Constrained`],
+    /// [`Variant::Pinpoint`]; J_c = LCB(x^c), no dual variable): the no-harm test, then the
+    /// handover test at x^c. `c`: x^c and its bounds; `vanilla`: x^u, its bounds, x_U's bounds and
+    /// min UCB.
+    fn lines_6_to_8(
+        &self,
+        info: &mut StepInfo,
+        g: &mut GModel,
+        gc: &mut GPoint,
+        (c, bc): (&Pt, &Bounds),
+        (xu, bu, b_big_u, ucb_min): (&Pt, &Bounds, &Bounds, f64),
+    ) -> Result<Query> {
+        let take_c = match self.config.no_harm {
+            NoHarmRule::Paper => no_harm_paper(bc, bu, ucb_min, self.config.eta),
+            NoHarmRule::Code => {
+                let j_c = bc.lcb;
+                !(ucb_min < j_c || (b_big_u.sigma > self.config.eta * bc.sigma && (j_c - bu.lcb).abs() > 1e-5))
+            }
+        };
+        if !take_c {
+            info.branch = Some(Branch::Vanilla);
+            return Ok(Query::Evaluate(xu.point()));
+        }
+        info.branch = Some(Branch::Expert);
+        let lower = match gc.settled_lower() {
+            Some(v) => v,
+            None => g.lower(gc)?,
+        };
+        let upper = match gc.settled_upper() {
+            Some(v) => v,
+            None => g.upper(gc)?,
+        };
+        let width = upper - lower;
+        info.g_width = Some(width);
+        Ok(if width > self.config.g_thr { Query::Label(c.point()) } else { Query::Evaluate(c.point()) })
+    }
+
     /// The next query and what it computed (without recording it as pending).
     fn next_query(&mut self, rng: Option<&mut dyn Rng>) -> Result<Decision> {
         if let Some(p) = &self.awaiting_evaluation {
@@ -780,7 +832,28 @@ impl Cobol {
                 Ok(Decision { query, info: self.base_info(phase) })
             }
             Phase::Iteration => {
-                self.iteration += 1;
+                if self.config.variant == Variant::Pinpoint && self.pinpointed.is_none() {
+                    if self.pinpoint_draws == 0 {
+                        self.iteration += 1;
+                    }
+                    if self.pinpoint_draws < self.config.pinpoint_draws {
+                        // The expert's next draw, from a stream of (iteration, draw), so replay
+                        // reproduces it.
+                        let mut r = bohf_core::rng::stream(
+                            self.iteration_rng().next_u64(),
+                            &[self.pinpoint_draws as u64],
+                        );
+                        let p = self.random_point(&mut r)?;
+                        let mut info = self.base_info(Phase::Iteration);
+                        info.branch = Some(Branch::Pinpoint);
+                        return Ok(Decision { query: Query::Label(p.point()), info });
+                    }
+                    // The cap bound: the iteration takes x^u (decide() without a pinpoint).
+                    return self.decide();
+                }
+                if self.config.variant != Variant::Pinpoint {
+                    self.iteration += 1;
+                }
                 match self.config.variant {
                     Variant::RandomSearch | Variant::ExpertSampling => {
                         // The draw comes from the iteration's stream, so replay reproduces it.
@@ -876,10 +949,24 @@ impl Cobol {
                             }
                         }
                     }
+                    Phase::Iteration if info.branch == Some(Branch::Pinpoint) => {
+                        // A draw of the pinpoint: not data of g's set (see [`Variant::Pinpoint`]).
+                        if accept {
+                            self.pinpointed = Some(pt);
+                        } else {
+                            self.pinpoint_draws += 1;
+                        }
+                        return Ok(());
+                    }
                     Phase::Iteration => {
                         self.expert_queries += 1;
                         self.labels.push((pt.x.clone(), !accept));
-                        if accept && matches!(self.config.variant, Variant::Cobol | Variant::ExpertSampling) {
+                        if accept
+                            && matches!(
+                                self.config.variant,
+                                Variant::Cobol | Variant::ExpertSampling | Variant::Constrained | Variant::Pinpoint
+                            )
+                        {
                             self.awaiting_evaluation = Some(pt);
                         }
                         let n = self.labels.len();
@@ -901,6 +988,11 @@ impl Cobol {
             (other, _) => {
                 return Err(Error::invalid("query", format!("COBOL asks labels and values, got {other:?}")));
             }
+        }
+        if info.phase == Phase::Iteration {
+            // The iteration's pinpoint (if any) is used up.
+            self.pinpointed = None;
+            self.pinpoint_draws = 0;
         }
         Ok(())
     }
@@ -1053,6 +1145,34 @@ pub(crate) fn local_xc(
     Ok(LocalFound { x: best.x, j: best.j, z: best.z, bounds: best.bounds, point: best.point, solved, per_start })
 }
 
+/// argmin LCB(x) s.t. g_lower(x) ≤ 0 over the search points (COBOHL's x_t, the λ₀ = 0 ablation's
+/// x^c), in increasing LCB order (ties to the first index): the first point whose g_lower is
+/// certified ≤ 0; `None` if no point is feasible. Counts the programs solved in `info.solved`.
+fn constrained_argmin(g: &mut GModel, bounds: &[Bounds], gpts: &[GPoint], info: &mut StepInfo) -> Result<Option<usize>> {
+    let mut order: Vec<usize> = (0..bounds.len()).collect();
+    order.sort_by(|&a, &b| bounds[a].lcb.total_cmp(&bounds[b].lcb).then(a.cmp(&b)));
+    for &i in &order {
+        // g_lower ≤ lower_cap (ĝ(x), feasible points) and ≥ lower_floor.
+        if gpts[i].lower_cap <= 0.0 {
+            return Ok(Some(i));
+        }
+        if gpts[i].lower_floor > 0.0 {
+            continue;
+        }
+        info.solved += 1;
+        // Only whether g_lower ≤ 0 matters: the program may stop once it certifies > 0.
+        let feasible = match g.lower_screened(&gpts[i], 0.0)? {
+            ZValue::Exact(z) => z <= 0.0,
+            ZValue::Beyond(b) if b > 0.0 => false,
+            ZValue::Beyond(_) => g.lower(&gpts[i])? <= 0.0,
+        };
+        if feasible {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
 /// Line 6 of Algorithm 1 (the paper): x^c passes iff LCB(x^c) ≤ min_x UCB(x) and
 /// σ(x^u) ≤ η σ(x^c).
 pub fn no_harm_paper(c: &Bounds, u: &Bounds, ucb_min: f64, eta: f64) -> bool {
@@ -1077,6 +1197,8 @@ impl Optimizer for Cobol {
             Variant::VanillaLcb => "GP-LCB",
             Variant::RandomSearch => "random search",
             Variant::ExpertSampling => "expert sampling",
+            Variant::Constrained => "COBOL (constrained, λ₀ = 0)",
+            Variant::Pinpoint => "COBOL (pinpoint)",
         }
     }
 
@@ -1169,6 +1291,7 @@ impl Optimizer for Cobol {
             Some(Branch::Expert) => "expert",
             Some(Branch::Vanilla) => "vanilla",
             Some(Branch::Constrained) => "constrained",
+            Some(Branch::Pinpoint) => "pinpoint",
             None => "-",
         };
         let mut details = vec![

@@ -134,12 +134,28 @@ pub enum Variant {
     /// Expert (rejection) sampling: draw x uniformly, ask the expert, evaluate x if accepted
     /// (accepted with probability 1 − S(g(x)); a baseline of Experiment B).
     ExpertSampling,
+    /// The λ₀ = 0 ablation of §5.4 ("constrained optimisation without the primal–dual mixing
+    /// objective"; the authors' code's `use_primal_dual=False`, notes 004 §3.6 item 6): Algorithm 1
+    /// with line 4's x^c = argmin LCB(x) s.t. g_lower(x) ≤ 0 and no dual variable (`lambda0` and
+    /// `zeta` are not used; the code's mixed objective J_c of [`NoHarmRule::Code`] is LCB(x^c)).
+    /// Lines 5–16 are Algorithm 1's. bohf's choice where no candidate has g_lower ≤ 0: x^c = x^u.
+    /// Not COBOHL: COBOHL has the same x^c but no no-harm test and asks instead of evaluating.
+    Constrained,
+    /// Experiment D (a), the pinpoint form (§5.7, App. H; notes 004 §3.5): line 4's x^c is a point
+    /// the expert pinpoints, a sample of the expert's belief; lines 5–16 are Algorithm 1's
+    /// (no dual variable). bohf's construction of the sample: uniform draws of the box (or of the
+    /// candidates), each labelled by the expert, until one is accepted, so that x^c has density
+    /// ∝ P(x accepted) (rejection sampling). The draws are label queries (the runner counts them)
+    /// but not data of g's set: they are the expert's act of pinpointing, and line 9 asks the
+    /// expert again at x^c as Algorithm 1 does. At most `pinpoint_draws` draws per iteration; when
+    /// the cap binds, the iteration takes x^u.
+    Pinpoint,
 }
 
 impl Variant {
     /// Whether the variant uses labels (and takes the initial labels).
     pub fn uses_labels(self) -> bool {
-        matches!(self, Variant::Cobol | Variant::Cobohl)
+        matches!(self, Variant::Cobol | Variant::Cobohl | Variant::Constrained | Variant::Pinpoint)
     }
 }
 
@@ -154,7 +170,7 @@ impl Variant {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CobolConfig {
-    /// Algorithm 1, COBOHL, or vanilla LCB.
+    /// Algorithm 1, COBOHL, a baseline or an ablation ([`Variant`]).
     pub variant: Variant,
     /// β_{f_t} (Lemma 3.1).
     pub beta: BetaRule,
@@ -211,6 +227,11 @@ pub struct CobolConfig {
     /// argmin (the authors' code bounds its search by 10 local IPOPT solves); no wall-clock rule.
     /// `{ local = { starts = S, evaluations = E } }`: the code-like local search (box mode only).
     pub search: XcSearch,
+    /// The cap on the expert's uniform draws for one pinpoint of [`Variant::Pinpoint`] (≥ 1; not
+    /// used by the other variants). bohf's safety cap, not in the paper: when it binds, the
+    /// iteration takes x^u. The default, 10,000, is far above what the presets need (Experiment A
+    /// at a = 1 accepts about 1 in 20 uniform points).
+    pub pinpoint_draws: usize,
 }
 
 /// The default work bound of the x^c search, K = 25 conic programs per iteration (docs/cobol.md,
@@ -289,6 +310,7 @@ impl Default for CobolConfig {
             balanced_labels: true,
             initial_label_draws: 10_000,
             search: XcSearch::Programs(DEFAULT_PROGRAMS),
+            pinpoint_draws: 10_000,
         }
     }
 }
@@ -309,8 +331,9 @@ impl CobolConfig {
     /// The one check; errors name the first invalid field by its TOML path (`eta` for η < 1 or NaN,
     /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.sigma`, `alpha.initial`,
     /// `hyper.…`, `confidence.…`, `initial_label_draws` below `initial_labels`, `search.programs`
-    /// for a bound of 0, `search.local.starts` / `search.local.evaluations` for 0; a negative
-    /// value is refused when the spec is read, by the same path).
+    /// for a bound of 0, `search.local.starts` / `search.local.evaluations` for 0 (a negative
+    /// value is refused when the spec is read, by the same path), `pinpoint_draws` = 0 under
+    /// [`Variant::Pinpoint`]).
     pub fn check(&self) -> Result<ValidCobolConfig> {
         if !(self.eta.is_finite() && self.eta >= 1.0) {
             return Err(Error::invalid("eta", format!("the trust weight η must be finite and >= 1, got {}", self.eta)));
@@ -348,6 +371,9 @@ impl CobolConfig {
                     self.initial_labels, self.initial_label_draws
                 ),
             ));
+        }
+        if self.variant == Variant::Pinpoint && self.pinpoint_draws == 0 {
+            return Err(Error::invalid("pinpoint_draws", "the cap on draws per pinpoint must be >= 1, got 0"));
         }
         if self.search == XcSearch::Programs(0) {
             return Err(Error::invalid("search.programs", "the bound on conic programs per step must be >= 1, got 0"));

@@ -1503,3 +1503,151 @@ fn diagnostic_iteration_cost_by_labels() {
         }
     }
 }
+
+/// The λ₀ = 0 ablation ([`Variant::Constrained`]): x^c is the lowest-LCB candidate among those
+/// with g_lower ≤ 0, checked against one program per candidate at several points of a run with an
+/// adversarial expert (who rejects near the optimum, so the unconstrained LCB minimiser is
+/// infeasible at some of them); λ never moves.
+#[test]
+fn the_constrained_ablation_takes_the_lowest_lcb_feasible_candidate() {
+    let ctx = finite_ctx(31);
+    let config = CobolConfig { variant: Variant::Constrained, ..quick_config() };
+    let mut infeasible_lcb_min = 0;
+    for steps in [12, 16, 20, 24] {
+        let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+        run(&mut cobol, steps, -2.0, utility, |_, _| {});
+        if cobol.awaits_evaluation() {
+            continue;
+        }
+        let mut g = cobol.g_model().unwrap();
+        let m = cobol.f_model().unwrap().clone();
+        let (lcb, lower): (Vec<f64>, Vec<f64>) = (0..31)
+            .map(|i| {
+                let x = [i as f64 / 30.0];
+                let p = g.point(&m.working(&x).unwrap()).unwrap();
+                (m.bounds(&x).unwrap().lcb, g.lower(&p).unwrap())
+            })
+            .unzip();
+        let lcb_min = lcb.iter().copied().fold(f64::INFINITY, f64::min);
+        let feasible: Vec<usize> = (0..31).filter(|&i| lower[i] <= 1e-7).collect();
+        let i_min = (0..31).find(|&i| lcb[i] == lcb_min).unwrap();
+        if lower[i_min] > 1e-6 {
+            infeasible_lcb_min += 1;
+        }
+        cobol.iteration += 1;
+        let d = cobol.decide().unwrap();
+        assert_eq!(cobol.lambda(), config.lambda0, "no dual update");
+        let xc = d.info.primal.clone().unwrap();
+        let c = (xc[0] * 30.0).round() as usize;
+        if feasible.is_empty() {
+            assert_eq!(lcb[c], lcb_min, "no feasible candidate: x^c = x^u");
+        } else {
+            assert!(lower[c] <= 1e-6, "after {steps} steps: x^c = {xc:?} has g_lower = {}", lower[c]);
+            let best = feasible.iter().map(|&i| lcb[i]).fold(f64::INFINITY, f64::min);
+            assert!((lcb[c] - best).abs() <= 1e-9, "after {steps} steps: LCB(x^c) {} vs {best}", lcb[c]);
+        }
+    }
+    assert!(infeasible_lcb_min > 0, "the constraint never bound: the test checks nothing");
+}
+
+/// A strong-belief expert for the pinpoint tests: accepts x with probability
+/// exp(−(x − 0.3)²/(2·0.05²)).
+fn belief_label(x: &[f64], r: &mut impl bohf_core::rand::Rng) -> bool {
+    let q = x.iter().map(|v| (v - 0.3).powi(2)).sum::<f64>() / (0.05f64 * 0.05);
+    r.random::<f64>() < (-0.5 * q).exp()
+}
+
+/// Experiment D (a) ([`Variant::Pinpoint`]): the pinpoint draws are uniform label queries until
+/// one is accepted; that draw is the iteration's x^c (so the pinpoints follow the expert's
+/// belief: their mean is near the belief's mode 0.3, their spread far below the uniform's); the
+/// draws do not enter g's data; replaying the history reproduces the run.
+#[test]
+fn the_pinpoint_is_the_experts_accepted_draw() {
+    let ctx = finite_ctx(61);
+    let config = CobolConfig { variant: Variant::Pinpoint, ..quick_config() };
+    let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let (mut alg, mut resp) = (rng::seeded(7), rng::seeded(11));
+    let mut history = Vec::new();
+    let (mut pinpoints, mut draws, mut line9) = (Vec::new(), 0usize, 0usize);
+    let mut accepted: Option<Vec<f64>> = None;
+    while pinpoints.len() < 40 {
+        let q = cobol.suggest(&mut alg).unwrap();
+        let step = cobol.last_step().unwrap().clone();
+        let pinpoint_draw = step.branch == Some(Branch::Pinpoint);
+        if step.phase == Phase::Iteration && !pinpoint_draw && step.branch.is_some() {
+            // The decision after the accepted draw: x^c is that draw.
+            let xc = accepted.take().expect("an iteration decides only after a pinpoint");
+            assert_eq!(step.primal.as_ref(), Some(&xc));
+            pinpoints.push(xc[0]);
+            if matches!(q, Query::Label(_)) {
+                line9 += 1;
+            }
+        }
+        let a = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(p) => {
+                let accept = belief_label(&p.coords, &mut resp);
+                if pinpoint_draw {
+                    draws += 1;
+                    assert!(accepted.is_none());
+                    if accept {
+                        accepted = Some(p.coords.clone());
+                    }
+                }
+                Answer::Label { accept }
+            }
+            _ => unreachable!(),
+        };
+        cobol.observe(&q, a).unwrap();
+        history.push((q, a));
+    }
+    let n = pinpoints.len() as f64;
+    let mean = pinpoints.iter().sum::<f64>() / n;
+    let sd = (pinpoints.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+    // The pinpoint density ∝ exp(−(x − 0.3)²/0.005) on the grid: mean 0.3, sd 0.05 (s.e. of the
+    // mean 0.008); uniform draws would give mean 0.5, sd 0.29.
+    assert!((mean - 0.3).abs() < 0.04, "mean of the pinpoints {mean}");
+    assert!(sd < 0.09, "sd of the pinpoints {sd}");
+    // About 1 in 8 uniform draws is accepted (∫ exp(−(x − 0.3)²/0.005) dx ≈ 0.125).
+    assert!(draws as f64 > 3.0 * n, "{draws} draws for {n} pinpoints");
+    // g's data: the initial labels and line 9's, never the draws.
+    assert_eq!(cobol.labels().len(), 6 + line9);
+    let mut replayed = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    replayed.observe_batch(&history).unwrap();
+    assert_eq!(replayed.save_state().unwrap(), cobol.save_state().unwrap());
+    assert_eq!(replayed.suggest(&mut rng::seeded(1)).unwrap(), cobol.suggest(&mut rng::seeded(2)).unwrap());
+}
+
+/// The draw cap of the pinpoint binds visibly (the iteration takes x^u after `pinpoint_draws`
+/// rejected draws) and 0 is refused by name.
+#[test]
+fn the_pinpoint_cap_falls_back_to_vanilla_lcb() {
+    let e = CobolConfig { variant: Variant::Pinpoint, pinpoint_draws: 0, ..quick_config() }.check().unwrap_err();
+    assert!(e.to_string().contains("pinpoint_draws"), "{e}");
+    // Another variant does not use the field.
+    assert!(CobolConfig { pinpoint_draws: 0, ..quick_config() }.check().is_ok());
+    let ctx = finite_ctx(21);
+    let config = CobolConfig { variant: Variant::Pinpoint, pinpoint_draws: 3, balanced_labels: false, ..quick_config() };
+    let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let mut r = rng::seeded(3);
+    // An expert who rejects everything: 3 initial evaluations, 6 initial labels, then per
+    // iteration 3 rejected draws and the evaluation of x^u.
+    let mut kinds = Vec::new();
+    for _ in 0..(3 + 6 + 8) {
+        let q = cobol.suggest(&mut r).unwrap();
+        let branch = cobol.last_step().unwrap().branch;
+        let a = match &q {
+            Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+            Query::Label(_) => Answer::Label { accept: false },
+            _ => unreachable!(),
+        };
+        if cobol.last_step().unwrap().phase == Phase::Iteration {
+            kinds.push((matches!(q, Query::Label(_)), branch));
+        }
+        cobol.observe(&q, a).unwrap();
+    }
+    let draw = (true, Some(Branch::Pinpoint));
+    let vanilla = (false, Some(Branch::Vanilla));
+    assert_eq!(kinds, vec![draw, draw, draw, vanilla, draw, draw, draw, vanilla]);
+    assert_eq!(cobol.expert_queries(), 0);
+}

@@ -6,6 +6,7 @@
 //! | [`DuelRespondent`] | duels, best-of-k choices | P(x ≻ x′) = μ(s·(u(x) − u(x′))) (BTL / Thurstone), or deterministic; choices: P(i) ∝ exp(s·u(x_i)), or the argmax | MR-LPF, PF-TS, POP-BO, MaxMinLCB |
 //! | [`NoisyValue`] | evaluations | y = u(x) + ε, ε ~ N(0, σ²) | GP-TS/GP-UCB baselines, COBOL, COMP-GP-UCB |
 //! | [`SyntheticExpert`] | labels | P(reject) = S(a·ρ(f(x)) + b) | COBOL Example 2.2 |
+//! | [`MvnBeliefExpert`] | labels | P(accept) = N(x; μ, Σ)/N(μ; μ, Σ) | COBOL App. H/I (Experiment D (b)) |
 //! | [`BiasedComparisons`] | evaluations and duels | labels from f, duels from a second fidelity f_c | COMP-GP-UCB |
 //! | [`Combined`] | any | routes each query kind to its own respondent | COBOL (values + labels) |
 //!
@@ -13,11 +14,13 @@
 //! [`TestFunction`] (by the point's coordinates, maximisation convention) and a [`GridFunction`] (by
 //! the point's candidate index).
 
+mod belief;
 mod duels;
 mod expert;
 mod fidelity;
 mod values;
 
+pub use belief::MvnBeliefExpert;
 pub use duels::{DuelModel, DuelRespondent, borda_scores};
 pub use expert::SyntheticExpert;
 pub use fidelity::{BiasedComparisons, comparison_bias};

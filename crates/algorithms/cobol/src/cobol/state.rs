@@ -56,6 +56,12 @@ struct State {
     /// 2026-11-30 (the next MLE then starts cold).
     #[serde(default)]
     mle_starts: crate::model::MleStarts,
+    /// [`crate::Variant::Pinpoint`]: the accepted draw awaiting its iteration's decision.
+    #[serde(default)]
+    pinpointed: Option<(Vec<f64>, Option<usize>)>,
+    /// [`crate::Variant::Pinpoint`]: the draws made for the current pinpoint.
+    #[serde(default)]
+    pinpoint_draws: usize,
 }
 
 fn bad(reason: impl Into<String>) -> Error {
@@ -92,6 +98,8 @@ pub(super) fn save(c: &Cobol) -> Result<String> {
         awaiting_evaluation: c.awaiting_evaluation.as_ref().map(|p| (p.x.clone(), p.index)),
         model_fit,
         mle_starts: c.mle_starts.clone(),
+        pinpointed: c.pinpointed.as_ref().map(|p| (p.x.clone(), p.index)),
+        pinpoint_draws: c.pinpoint_draws,
     };
     // serde_json with float_roundtrip: every f64 is read back to the same bits.
     serde_json::to_string(&state).map_err(|e| bad(format!("cannot write COBOL's state: {e}")))
@@ -138,6 +146,10 @@ pub(super) fn restore(target: &mut Cobol, text: &str) -> Result<()> {
         Some((x, index)) => Some(point(&c, "the awaited evaluation", x, *index)?),
         None => None,
     };
+    let pinpointed = match &s.pinpointed {
+        Some((x, index)) => Some(point(&c, "the pinpoint", x, *index)?),
+        None => None,
+    };
     for (name, v) in [("lambda", s.lambda), ("norm_bound", s.norm_bound), ("c_alpha", s.c_alpha)] {
         if finite(name, v)? < 0.0 {
             return Err(bad(format!("{name} must be non-negative, got {v}")));
@@ -156,6 +168,8 @@ pub(super) fn restore(target: &mut Cobol, text: &str) -> Result<()> {
     c.iteration = s.iteration;
     c.expert_queries = s.expert_queries;
     c.awaiting_evaluation = awaiting;
+    c.pinpointed = pinpointed;
+    c.pinpoint_draws = s.pinpoint_draws;
     c.known_mles.clear();
     c.mle_starts = s.mle_starts;
     c.last_step = None;
