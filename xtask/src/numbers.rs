@@ -50,7 +50,11 @@ fn pairs(line: &str) -> Vec<(String, Pair)> {
             .last()
             .map_or(at, |(j, _)| j);
         let after = &line[at + " ± ".len()..];
-        let end = after.char_indices().take_while(|(_, c)| c.is_ascii_digit() || *c == '.').last().map_or(0, |(j, c)| j + c.len_utf8());
+        let end = after
+            .char_indices()
+            .take_while(|(_, c)| c.is_ascii_digit() || *c == '.')
+            .last()
+            .map_or(0, |(j, c)| j + c.len_utf8());
         // A sentence's full stop is not a decimal point.
         let se_text = after[..end].trim_end_matches('.');
         let value_text = before[start..].trim_start_matches(',');
@@ -103,7 +107,8 @@ pub const CHECKED_END: &str = "<!-- end of checked numbers -->";
 pub fn unbacked_numbers(root: &Path) -> Result<Vec<String>, String> {
     let dir = root.join("docs/reproduction");
     let discussion = dir.join("discussion.md");
-    let text = std::fs::read_to_string(&discussion).map_err(|e| format!("cannot read {}: {e}", discussion.display()))?;
+    let text =
+        std::fs::read_to_string(&discussion).map_err(|e| format!("cannot read {}: {e}", discussion.display()))?;
     let mut files = Vec::new();
     markdown_files(&dir, &mut files)?;
     files.sort();
@@ -116,7 +121,8 @@ pub fn unbacked_numbers(root: &Path) -> Result<Vec<String>, String> {
     let mut bad: Vec<String> =
         unbacked(&text, &sources).into_iter().map(|b| format!("docs/reproduction/discussion.md: {b}")).collect();
     let cobol_page = root.join("docs/cobol.md");
-    let page = std::fs::read_to_string(&cobol_page).map_err(|e| format!("cannot read {}: {e}", cobol_page.display()))?;
+    let page =
+        std::fs::read_to_string(&cobol_page).map_err(|e| format!("cannot read {}: {e}", cobol_page.display()))?;
     let reports: Vec<(String, Vec<Pair>)> = sources.into_iter().filter(|(n, _)| n.starts_with("cobol-")).collect();
     bad.extend(unbacked(&checked_regions(&page), &reports).into_iter().map(|b| format!("docs/cobol.md: {b}")));
     Ok(bad)

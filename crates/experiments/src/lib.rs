@@ -91,8 +91,8 @@ pub use results::{
 pub use runner::{Experiment, Results, TaskOutcome};
 pub use runs_csv::runs_from_csv;
 pub use spec::{
-    AlgorithmSpec, BeliefModel, BeliefSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain, FunctionProblem, Inputs, OnError,
-    ProblemSpec, RespondentSpec, ResponseModel,
+    AlgorithmSpec, BeliefModel, BeliefSpec, ComparisonSource, ExperimentSpec, ExpertSpec, FunctionDomain,
+    FunctionProblem, Inputs, OnError, ProblemSpec, RespondentSpec, ResponseModel,
 };
 pub use summary::{
     AlgorithmSummary, AtHorizon, BudgetCurve, Curve, FeedbackSummary, HORIZON_CSV_COLUMNS, MeanSe, Summary, mean_se,

@@ -290,9 +290,8 @@ impl PreparedProblem {
                 format!("has dimension {}, the problem has dimension {d}", b.mean.len()),
             ));
         }
-        let e = bohf_problems::MvnBeliefExpert::new(b.mean.clone(), b.cov.clone()).map_err(|e| {
-            crate::error::ExperimentError::spec("respondent.belief", e.to_string())
-        })?;
+        let e = bohf_problems::MvnBeliefExpert::new(b.mean.clone(), b.cov.clone())
+            .map_err(|e| crate::error::ExperimentError::spec("respondent.belief", e.to_string()))?;
         Ok(c.with_labels(e))
     }
 }

@@ -739,7 +739,8 @@ impl RespondentSpec {
                 ));
             }
             if let Err(e) = bohf_problems::MvnBeliefExpert::new(b.mean.clone(), b.cov.clone()) {
-                let field = if e.to_string().contains("cov") { "respondent.belief.cov" } else { "respondent.belief.mean" };
+                let field =
+                    if e.to_string().contains("cov") { "respondent.belief.cov" } else { "respondent.belief.mean" };
                 return Err(ExperimentError::spec(field, e.to_string()));
             }
         }

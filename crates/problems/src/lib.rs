@@ -59,6 +59,7 @@ pub use grid::GridFunction;
 pub use presets::{AckleySign, Scaling};
 pub use rescale::{Affine, Rescaled};
 pub use respondents::{
-    BiasedComparisons, Combined, DuelModel, DuelRespondent, MvnBeliefExpert, NoisyValue, Respondent, SyntheticExpert, Utility,
+    BiasedComparisons, Combined, DuelModel, DuelRespondent, MvnBeliefExpert, NoisyValue, Respondent, SyntheticExpert,
+    Utility,
 };
 pub use rkhs::{GpPriorSampler, RkhsFunction, gp_sample, min_norm_interpolant};

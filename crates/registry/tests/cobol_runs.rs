@@ -106,5 +106,8 @@ fn the_cobol_presets_are_valid_specs() {
         Experiment::new(spec, &registry()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         n += 1;
     }
-    assert_eq!(n, 19, "Experiments A (5 accuracies, λ₀, η, g_thr), B (5), C (1), D (pinpoint, 3 MVN beliefs) and the PMV case");
+    assert_eq!(
+        n, 19,
+        "Experiments A (5 accuracies, λ₀, η, g_thr), B (5), C (1), D (pinpoint, 3 MVN beliefs) and the PMV case"
+    );
 }

@@ -137,7 +137,13 @@ pub(crate) fn above_claim(panel: &str, statement: &str, a: &str, what: &str, m: 
             false,
             format!(
                 "not reproduced: {a}'s {what} is {} {t}, within {SE_MULTIPLE} s.e.",
-                if d > 0.0 { "above" } else if d < 0.0 { "below" } else { "at" }
+                if d > 0.0 {
+                    "above"
+                } else if d < 0.0 {
+                    "below"
+                } else {
+                    "at"
+                }
             ),
         ),
         Order::Lower => (false, format!("not reproduced: {a}'s {what} is below {t}")),

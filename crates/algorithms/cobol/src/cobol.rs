@@ -575,7 +575,13 @@ impl Cobol {
             let mut gc = g.point(&model.working(&c.x)?)?;
             info.primal = Some(c.x.clone());
             info.objective = Some(bc.lcb);
-            let query = self.lines_6_to_8(&mut info, &mut g, &mut gc, (&c, &bc), (&pts[u], &bounds[u], &bounds[big_u], ucb_min))?;
+            let query = self.lines_6_to_8(
+                &mut info,
+                &mut g,
+                &mut gc,
+                (&c, &bc),
+                (&pts[u], &bounds[u], &bounds[big_u], ucb_min),
+            )?;
             info.fallbacks = g.fallbacks;
             return Ok(Decision { query, info });
         }
@@ -605,7 +611,13 @@ impl Cobol {
             info.primal = Some(pts[c].x.clone());
             info.objective = Some(bounds[c].lcb);
             let mut gpts = gpts;
-            let query = self.lines_6_to_8(&mut info, &mut g, &mut gpts[c], (&pts[c], &bounds[c]), (&pts[u], &bounds[u], &bounds[big_u], ucb_min))?;
+            let query = self.lines_6_to_8(
+                &mut info,
+                &mut g,
+                &mut gpts[c],
+                (&pts[c], &bounds[c]),
+                (&pts[u], &bounds[u], &bounds[big_u], ucb_min),
+            )?;
             info.fallbacks = g.fallbacks;
             return Ok(Decision { query, info });
         }
@@ -839,10 +851,8 @@ impl Cobol {
                     if self.pinpoint_draws < self.config.pinpoint_draws {
                         // The expert's next draw, from a stream of (iteration, draw), so replay
                         // reproduces it.
-                        let mut r = bohf_core::rng::stream(
-                            self.iteration_rng().next_u64(),
-                            &[self.pinpoint_draws as u64],
-                        );
+                        let mut r =
+                            bohf_core::rng::stream(self.iteration_rng().next_u64(), &[self.pinpoint_draws as u64]);
                         let p = self.random_point(&mut r)?;
                         let mut info = self.base_info(Phase::Iteration);
                         info.branch = Some(Branch::Pinpoint);
@@ -1148,7 +1158,12 @@ pub(crate) fn local_xc(
 /// argmin LCB(x) s.t. g_lower(x) ≤ 0 over the search points (COBOHL's x_t, the λ₀ = 0 ablation's
 /// x^c), in increasing LCB order (ties to the first index): the first point whose g_lower is
 /// certified ≤ 0; `None` if no point is feasible. Counts the programs solved in `info.solved`.
-fn constrained_argmin(g: &mut GModel, bounds: &[Bounds], gpts: &[GPoint], info: &mut StepInfo) -> Result<Option<usize>> {
+fn constrained_argmin(
+    g: &mut GModel,
+    bounds: &[Bounds],
+    gpts: &[GPoint],
+    info: &mut StepInfo,
+) -> Result<Option<usize>> {
     let mut order: Vec<usize> = (0..bounds.len()).collect();
     order.sort_by(|&a, &b| bounds[a].lcb.total_cmp(&bounds[b].lcb).then(a.cmp(&b)));
     for &i in &order {

@@ -1627,7 +1627,8 @@ fn the_pinpoint_cap_falls_back_to_vanilla_lcb() {
     // Another variant does not use the field.
     assert!(CobolConfig { pinpoint_draws: 0, ..quick_config() }.check().is_ok());
     let ctx = finite_ctx(21);
-    let config = CobolConfig { variant: Variant::Pinpoint, pinpoint_draws: 3, balanced_labels: false, ..quick_config() };
+    let config =
+        CobolConfig { variant: Variant::Pinpoint, pinpoint_draws: 3, balanced_labels: false, ..quick_config() };
     let mut cobol = Cobol::new(&ctx, config.check().unwrap()).unwrap();
     let mut r = rng::seeded(3);
     // An expert who rejects everything: 3 initial evaluations, 6 initial labels, then per

@@ -32,7 +32,8 @@ impl MvnBeliefExpert {
         if d == 0 || mean.iter().any(|v| !v.is_finite()) {
             return Err(Error::invalid("mean", format!("need a finite point of dimension >= 1, got {mean:?}")));
         }
-        let cov = cov.unwrap_or_else(|| (0..d).map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect()).collect());
+        let cov =
+            cov.unwrap_or_else(|| (0..d).map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect()).collect());
         if cov.len() != d || cov.iter().any(|r| r.len() != d) {
             return Err(Error::invalid("cov", format!("must be a {d} × {d} matrix (the mean's dimension)")));
         }
@@ -40,7 +41,10 @@ impl MvnBeliefExpert {
             for j in 0..d {
                 let (a, b) = (cov[i][j], cov[j][i]);
                 if !a.is_finite() || (a - b).abs() > 1e-12 * (a.abs() + b.abs()).max(1.0) {
-                    return Err(Error::invalid("cov", format!("must be finite and symmetric: [{i}][{j}] = {a}, [{j}][{i}] = {b}")));
+                    return Err(Error::invalid(
+                        "cov",
+                        format!("must be finite and symmetric: [{i}][{j}] = {a}, [{j}][{i}] = {b}"),
+                    ));
                 }
             }
         }
