@@ -11,22 +11,24 @@ use std::path::{Path, PathBuf};
 /// The test command of the README and of `.ci/run`.
 pub const TEST_COMMAND: &str = "cargo test --workspace --locked --release";
 
+/// Every `.md` file under `dir`, at any depth, appended to `out` (unsorted).
+pub fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?.path();
+        if path.is_dir() {
+            markdown_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
 /// `README.md` and every `.md` under `docs/`, sorted.
 fn pages(root: &Path) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-        for entry in entries {
-            let path = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?.path();
-            if path.is_dir() {
-                walk(&path, out)?;
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-        Ok(())
-    }
     let mut out = vec![root.join("README.md")];
-    walk(&root.join("docs"), &mut out)?;
+    markdown_files(&root.join("docs"), &mut out)?;
     out.sort();
     Ok(out)
 }

@@ -6,7 +6,7 @@
 //! drifting. A line that quotes an old number on purpose (a value before a re-run) says so with
 //! `<!-- unchecked: why -->` and is skipped.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A "value ± s.e." as written: the two numbers and their decimals.
 #[derive(Debug, Clone, Copy)]
@@ -82,19 +82,6 @@ fn difference(q: &Pair, a: &Pair, b: &Pair) -> bool {
         && (q.se - se).abs() <= half_ulp(q.se_decimals) + half_ulp(a.se_decimals) + half_ulp(b.se_decimals) + 1e-12
 }
 
-fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            markdown_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "md") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
 /// The first line of a region of a hand-written page whose numbers are checked like the
 /// discussion's (against the committed COBOL reports, for `docs/cobol.md`'s panels).
 pub const CHECKED_BEGIN: &str = "<!-- numbers checked against the reports -->";
@@ -110,7 +97,7 @@ pub fn unbacked_numbers(root: &Path) -> Result<Vec<String>, String> {
     let text =
         std::fs::read_to_string(&discussion).map_err(|e| format!("cannot read {}: {e}", discussion.display()))?;
     let mut files = Vec::new();
-    markdown_files(&dir, &mut files)?;
+    crate::doclinks::markdown_files(&dir, &mut files)?;
     files.sort();
     let mut sources: Vec<(String, Vec<Pair>)> = Vec::new();
     for f in files.iter().filter(|f| **f != discussion) {

@@ -18,15 +18,14 @@ use rand::Rng;
 #[derive(Debug, Clone)]
 pub struct MvnBeliefExpert {
     mean: Vec<f64>,
-    /// The lower Cholesky factor L of Σ = LLᵀ, row-major.
-    chol: Vec<Vec<f64>>,
+    /// The Cholesky factor L of Σ = LLᵀ.
+    chol: bohf_core::linalg::Cholesky,
 }
 
 impl MvnBeliefExpert {
     /// The expert of mean μ = `mean` and covariance Σ = `cov` (d × d, symmetric positive
     /// definite; `None`: the identity, the paper's Σ = I). Errors name `mean` (empty or not
     /// finite) or `cov` (wrong shape, not symmetric, not positive definite).
-    #[allow(clippy::needless_range_loop)] // matrix indices read as the formulas
     pub fn new(mean: Vec<f64>, cov: Option<Vec<Vec<f64>>>) -> Result<Self> {
         let d = mean.len();
         if d == 0 || mean.iter().any(|v| !v.is_finite()) {
@@ -48,22 +47,11 @@ impl MvnBeliefExpert {
                 }
             }
         }
-        // Cholesky: Σ = LLᵀ; a pivot ≤ 0 means Σ is not positive definite.
-        let mut l = vec![vec![0.0; d]; d];
-        for i in 0..d {
-            for j in 0..=i {
-                let s = cov[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
-                if i == j {
-                    if s.is_nan() || s <= 0.0 {
-                        return Err(Error::invalid("cov", "must be positive definite (a Cholesky pivot is <= 0)"));
-                    }
-                    l[i][i] = s.sqrt();
-                } else {
-                    l[i][j] = s / l[j][j];
-                }
-            }
-        }
-        Ok(Self { mean, chol: l })
+        // Σ = LLᵀ (bohf-core's Cholesky, no jitter): an error means Σ is not positive definite.
+        let sigma = nalgebra::DMatrix::from_fn(d, d, |i, j| cov[i][j]);
+        let chol = bohf_core::linalg::Cholesky::new(&sigma)
+            .map_err(|e| Error::invalid("cov", format!("must be positive definite ({e})")))?;
+        Ok(Self { mean, chol })
     }
 
     /// The dimension d.
@@ -82,12 +70,8 @@ impl MvnBeliefExpert {
             return Err(Error::dims("belief expert's point", self.dim(), x.len()));
         }
         bohf_core::error::ensure_finite("belief expert's point", x)?;
-        let mut y = vec![0.0; x.len()];
-        for i in 0..x.len() {
-            let s = (x[i] - self.mean[i]) - (0..i).map(|k| self.chol[i][k] * y[k]).sum::<f64>();
-            y[i] = s / self.chol[i][i];
-        }
-        Ok(y.iter().map(|v| v * v).sum())
+        let r = nalgebra::DMatrix::from_fn(x.len(), 1, |i, _| x[i] - self.mean[i]);
+        Ok(self.chol.solve_lower(&r)?.norm_squared())
     }
 
     /// P(x is accepted) = exp(−½ (x − μ)ᵀ Σ⁻¹ (x − μ)) ∈ (0, 1], 1 at μ.
