@@ -26,6 +26,7 @@ impl MvnBeliefExpert {
     /// The expert of mean μ = `mean` and covariance Σ = `cov` (d × d, symmetric positive
     /// definite; `None`: the identity, the paper's Σ = I). Errors name `mean` (empty or not
     /// finite) or `cov` (wrong shape, not symmetric, not positive definite).
+    #[allow(clippy::needless_range_loop)] // matrix indices read as the formula
     pub fn new(mean: Vec<f64>, cov: Option<Vec<Vec<f64>>>) -> Result<Self> {
         let d = mean.len();
         if d == 0 || mean.iter().any(|v| !v.is_finite()) {
