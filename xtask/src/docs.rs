@@ -22,6 +22,10 @@
 //!   runs with `cargo run --release -p bohf-cli`: xtask may not depend on the CLI crate (a front end
 //!   never depends on another front end, `cargo xtask layers`).
 //!
+//! * `docs/reproduction/README.md` (the reproduction's index) and the claims section of every
+//!   committed panel page there, both from the panels' data files with today's claim rules
+//!   ([`bohf_reproduce::build_index`], [`bohf_reproduce::refreshed_pages`]).
+//!
 //! It also rewrites the generated regions of hand-written pages ([`crate::lists`]: the kernel list,
 //! the test functions, the spec keys of experiment and session specs, the index `docs/README.md`).
 //!
@@ -358,6 +362,14 @@ fn reproduction_index(root: &Path) -> Result<String, String> {
         .map_err(|e| format!("the reproduction index: {e}"))
 }
 
+/// The committed panel pages of `docs/reproduction/` with their claims sections rewritten from the
+/// panels' data files by today's claim rules ([`bohf_reproduce::refreshed_pages`]).
+fn reproduction_pages(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
+    let presets = bohf_reproduce::discover(&root.join("specs")).map_err(|e| format!("the presets in specs/: {e}"))?;
+    bohf_reproduce::refreshed_pages(&root.join("docs/reproduction"), &presets)
+        .map_err(|e| format!("the reproduction pages' claims sections: {e}"))
+}
+
 /// Every generated file as it should be: the pages of `docs/generated/`, and the hand-written pages
 /// with their regions rewritten.
 fn outputs(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
@@ -371,6 +383,7 @@ fn outputs(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         (out.join("cli.md"), cli_page(root)?),
         (root.join("docs/reproduction/README.md"), reproduction_index(root)?),
     ];
+    files.extend(reproduction_pages(root)?);
     let mut pages: Vec<(PathBuf, String)> = Vec::new();
     for (page, name, content) in crate::lists::regions(root, &files)? {
         let i = match pages.iter().position(|p| p.0 == page) {

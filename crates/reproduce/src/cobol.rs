@@ -752,11 +752,8 @@ fn cobol_markdown(
         p.rows.iter().map(|r| r.runs + r.stopped).sum::<usize>(),
         p.elapsed_s
     );
-    let claims = cobol_claims(p, spec.reproduces.as_ref());
-    if !claims.is_empty() {
-        let _ = writeln!(s, "## The paper's claims on this panel\n");
-        let _ = writeln!(s, "{}", rules_text());
-        let _ = writeln!(s, "{}", claims_table(&claims, false));
+    if let Some(section) = crate::pages::cobol_section(p, spec.reproduces.as_ref()) {
+        s.push_str(&section);
     }
     let _ = writeln!(s, "## Plots\n");
     let _ = writeln!(

@@ -425,10 +425,8 @@ fn comp_markdown(
         p.rows.iter().map(|r| r.runs).sum::<usize>(),
         p.elapsed_s
     );
-    let claims = comp_claims(p, spec.reproduces.as_ref());
-    if !claims.is_empty() {
-        let _ = writeln!(s, "## The paper's claims on this panel (S at Λ = {})\n", p.total);
-        let _ = writeln!(s, "{}", claims_table(&claims, false));
+    if let Some(section) = crate::pages::comp_section(p, spec.reproduces.as_ref()) {
+        s.push_str(&section);
     }
     if !plots.is_empty() {
         let _ = writeln!(s, "## Plots\n");

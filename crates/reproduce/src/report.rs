@@ -1,6 +1,5 @@
 //! The report of one panel (`<name>.md`).
 
-use crate::claims::{claims_of, claims_table};
 use crate::panel::PanelResult;
 use crate::source::Paper;
 use bohf_experiments::Metric;
@@ -144,10 +143,8 @@ pub(crate) fn panel_markdown(
         r.algorithms.iter().map(|a| a.runs).sum::<usize>(),
         r.elapsed_s
     );
-    let claims = claims_of(r, spec.reproduces.as_ref());
-    if !claims.is_empty() {
-        let _ = writeln!(s, "## The paper's claims on this panel\n");
-        let _ = writeln!(s, "{}", claims_table(&claims, false));
+    if let Some(section) = crate::pages::panel_section(r, spec.reproduces.as_ref()) {
+        s.push_str(&section);
     }
     let _ = writeln!(s, "## Plots\n");
     let _ = writeln!(
