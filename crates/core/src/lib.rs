@@ -9,6 +9,7 @@
 
 pub mod argmax;
 pub mod calendar;
+pub mod data;
 pub mod domain;
 pub mod error;
 pub mod linalg;

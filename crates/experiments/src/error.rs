@@ -67,7 +67,7 @@ pub enum ExperimentError {
     },
     /// A data file of the problem could not be loaded.
     #[error(transparent)]
-    Data(#[from] bohf_problems::DataError),
+    Data(#[from] bohf_core::data::DataError),
     /// An error of the numerics or of an algorithm outside a run (e.g. building the problem).
     #[error(transparent)]
     Core(#[from] bohf_core::Error),

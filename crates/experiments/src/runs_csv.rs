@@ -4,7 +4,7 @@
 use crate::error::{ExperimentError, Result};
 use crate::results::*;
 use bohf_core::Answer;
-use bohf_problems::datasets::CsvTable;
+use bohf_core::data::CsvTable;
 use std::path::Path;
 
 /// Reads runs back from CSV text written by [`runs_to_csv`] or [`RunRecord::to_csv`] (with or

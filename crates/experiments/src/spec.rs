@@ -835,7 +835,7 @@ impl ProblemSpec {
                     return Err(ExperimentError::spec("problem.path", "the path of the OCx24 CSV file is empty"));
                 }
                 p.filter.validate().map_err(|e| match e {
-                    bohf_problems::DataError::Option { name, reason } => {
+                    bohf_core::data::DataError::Option { name, reason } => {
                         ExperimentError::spec(format!("problem.filter.{name}"), reason)
                     }
                     other => ExperimentError::Data(other),

@@ -166,7 +166,7 @@ fn toml_errors_give_line_and_column_and_missing_files_their_path() {
     .unwrap();
     let spec = ExperimentSpec::from_file(&spec_path).unwrap();
     let e = Experiment::new(spec, &registry()).unwrap_err();
-    assert!(matches!(e, ExperimentError::Data(bohf_problems::DataError::Io { .. })), "{e}");
+    assert!(matches!(e, ExperimentError::Data(bohf_core::data::DataError::Io { .. })), "{e}");
     assert!(e.to_string().contains(&dir.join("data/missing.csv").display().to_string()), "{e}");
 }
 

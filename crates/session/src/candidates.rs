@@ -7,8 +7,8 @@
 
 use crate::SessionError;
 use bohf_core::FiniteDomain;
+use bohf_core::data::CsvTable;
 use bohf_experiments::AlgorithmSpec;
-use bohf_problems::datasets::CsvTable;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
