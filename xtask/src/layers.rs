@@ -62,14 +62,8 @@ pub const LAYERS: &[(&str, Layer, bool)] = &[
 ];
 
 /// Arrows that break a rule today, each with why it is still there (`from`, `to`, reason).
-pub const KNOWN_BREAKS: &[(&str, &str, &str)] = &[
-    (
-        "bohf-compgpucb",
-        "bohf-baselines",
-        "COMP-GP-UCB builds on GP-UCB's model (`GpUcbModel`); issue 31: move it down into the numerics",
-    ),
-    ("bohf-cli", "bohf-serve", "`bohf serve` is a subcommand of the CLI that starts the server crate"),
-];
+pub const KNOWN_BREAKS: &[(&str, &str, &str)] =
+    &[("bohf-cli", "bohf-serve", "`bohf serve` is a subcommand of the CLI that starts the server crate")];
 
 /// The kind of a dependency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -65,7 +65,7 @@ pub use preference::{
 };
 pub use regression::fit_or_fixed;
 pub use regression::{
-    CandidateGp, CandidatePosterior, GpRegression, HyperFitConfig, LearnedGp, PointPosterior, ValidHyperFitConfig,
-    fit_hyperparameters,
+    CandidateGp, CandidatePosterior, GpRegression, HyperFitConfig, LearnedGp, PointPosterior, UcbObjective,
+    ValidHyperFitConfig, ValueGp, fit_hyperparameters,
 };
 pub use sampler::JointSampler;

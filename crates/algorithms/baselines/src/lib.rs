@@ -12,7 +12,7 @@ pub mod scalar_box;
 pub use maxminlcb::{MaxMinLcb, MaxMinLcbConfig, PlausibleSet, ValidMaxMinLcbConfig};
 pub use random::{RandomDuels, RandomDuelsBox, RandomDuelsConfig, ValidRandomDuelsConfig};
 pub use scalar::{GpTs, GpTsConfig, GpUcb, GpUcbConfig, ValidGpTsConfig, ValidGpUcbConfig};
-pub use scalar_box::{BoxUcbStep, GpUcbBox, Model as GpUcbModel, Ucb as GpUcbObjective};
+pub use scalar_box::{BoxUcbStep, GpUcbBox};
 
 #[cfg(test)]
 mod tests;

@@ -24,8 +24,8 @@
 //! on its schedule, and m, σ² and their gradients are those of the fitted model in original units.
 
 use crate::scalar::{GpUcbConfig, ValidGpUcbConfig};
-use bohf_core::{Answer, AtField, BoxDomain, Error, Optimizer, Point, Query, Result, argmax_lowest, check_pending};
-use bohf_gp::{GpRegression, LearnedGp, PointPosterior};
+use bohf_core::{Answer, AtField, BoxDomain, Error, Optimizer, Point, Query, Result, check_pending};
+use bohf_gp::{GpRegression, LearnedGp, UcbObjective, ValueGp};
 use bohf_kernels::Kernel;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, ValidMultistartConfig, maximize_on_box};
 use nalgebra::{DMatrix, DVector};
@@ -48,121 +48,10 @@ pub struct GpUcbBox {
     config: GpUcbConfig,
     search: MultistartConfig,
     domain: BoxDomain,
-    gp: Model,
+    gp: ValueGp,
     initial_values: usize,
     pending: Option<Vec<f64>>,
     last_step: Option<BoxUcbStep>,
-}
-
-/// The posterior GP-UCB keeps: fixed hyperparameters (the papers' setting) or learned ones.
-#[derive(Debug)]
-pub enum Model {
-    /// The configured kernel and noise.
-    Fixed(GpRegression<Box<dyn Kernel>>),
-    /// Hyperparameters refitted on the config's schedule.
-    Learned(Box<LearnedGp>),
-}
-
-impl Model {
-    /// m(x) and σ²(x).
-    pub fn mean_variance_at(&self, x: &[f64]) -> Result<(f64, f64)> {
-        match self {
-            Model::Fixed(gp) => gp.mean_variance_at(x),
-            Model::Learned(gp) => gp.mean_variance_at(x),
-        }
-    }
-
-    /// m(x), σ²(x) and their gradients.
-    pub fn posterior_with_gradient(&self, x: &[f64]) -> Result<PointPosterior> {
-        match self {
-            Model::Fixed(gp) => gp.posterior_with_gradient(x),
-            Model::Learned(gp) => gp.posterior_with_gradient(x),
-        }
-    }
-
-    /// `count` joint posterior draws of f at the rows of `xs`, one per column (m×count), in the
-    /// model's original units (a learned model draws in its working units and maps back, which is
-    /// affine); the draws come from `rng` ([`GpRegression::sample`]).
-    pub fn sample(&self, xs: &DMatrix<f64>, count: usize, rng: &mut (impl Rng + ?Sized)) -> Result<DMatrix<f64>> {
-        match self {
-            Model::Fixed(gp) => gp.sample(xs, count, rng),
-            Model::Learned(gp) => {
-                let t = gp.transform();
-                Ok(gp.working()?.sample(&t.inputs(xs)?, count, rng)?.map(|v| t.mean_to_original(v)))
-            }
-        }
-    }
-
-    /// The prior variance k(x, x).
-    pub fn prior_variance_at(&self, x: &[f64]) -> Result<f64> {
-        match self {
-            Model::Fixed(gp) => Ok(gp.kernel().eval(x, x)),
-            Model::Learned(gp) => gp.prior_variance_at(x),
-        }
-    }
-
-    /// Adds an observation (a learned model refits when its schedule says so).
-    pub fn append(&mut self, x: &[f64], y: f64) -> Result<()> {
-        match self {
-            Model::Fixed(gp) => gp.append(x, y),
-            Model::Learned(gp) => gp.append(x, y),
-        }
-    }
-
-    /// The number of observations.
-    pub fn len(&self) -> usize {
-        match self {
-            Model::Fixed(gp) => gp.len(),
-            Model::Learned(gp) => gp.len(),
-        }
-    }
-
-    /// True before the first observation.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The observed point with the largest posterior mean (lowest index on ties), if any.
-    pub fn incumbent(&self) -> Result<Option<Vec<f64>>> {
-        if self.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(match self {
-            Model::Fixed(gp) => {
-                let i = argmax_lowest(gp.mean(gp.inputs())?.iter().copied())?;
-                gp.inputs().row(i).iter().copied().collect()
-            }
-            Model::Learned(gp) => gp.observed_point(argmax_lowest(gp.means_at_observed()?.iter().copied())?).to_vec(),
-        }))
-    }
-}
-
-/// m + βσ with its gradient, as a [`bohf_optim::Objective`] (the β-term's gradient is 0 where
-/// σ ≤ 10⁻¹²·√k(x, x), module docs).
-#[derive(Debug, Clone, Copy)]
-pub struct Ucb<'a> {
-    /// The posterior.
-    pub gp: &'a Model,
-    /// The width β.
-    pub beta: f64,
-}
-
-impl Objective for Ucb<'_> {
-    fn value(&mut self, x: &[f64]) -> Result<f64> {
-        let (m, v) = self.gp.mean_variance_at(x)?;
-        Ok(m + self.beta * v.sqrt())
-    }
-
-    fn value_and_gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<f64> {
-        let p = self.gp.posterior_with_gradient(x)?;
-        let sigma = p.variance.sqrt();
-        let prior = self.gp.prior_variance_at(x)?.max(0.0).sqrt();
-        let scale = if sigma > 1e-12 * prior && sigma > 0.0 { self.beta / (2.0 * sigma) } else { 0.0 };
-        for ((g, gm), gv) in grad.iter_mut().zip(&p.mean_gradient).zip(&p.variance_gradient) {
-            *g = gm + scale * gv;
-        }
-        Ok(p.mean + self.beta * sigma)
-    }
 }
 
 impl GpUcbBox {
@@ -178,13 +67,13 @@ impl GpUcbBox {
             return Err(Error::dims("kernel input dimension vs box", domain.dim(), d));
         }
         let gp = match &config.hyperparameters {
-            None => Model::Fixed(GpRegression::fit(
+            None => ValueGp::Fixed(GpRegression::fit(
                 kernel,
                 &DMatrix::zeros(0, domain.dim()),
                 &DVector::zeros(0),
                 config.noise,
             )?),
-            Some(h) => Model::Learned(Box::new(
+            Some(h) => ValueGp::Learned(Box::new(
                 LearnedGp::new(
                     h.check().at("hyperparameters")?,
                     config.kernel.build_stationary().at("kernel")?,
@@ -228,7 +117,7 @@ impl GpUcbBox {
     }
 
     /// The posterior after the observed values.
-    pub fn gp(&self) -> &Model {
+    pub fn gp(&self) -> &ValueGp {
         &self.gp
     }
 
@@ -249,20 +138,20 @@ impl GpUcbBox {
 
     /// m_t(x) + β σ_t(x) at a point (errors name a wrong dimension or a non-finite coordinate).
     pub fn ucb_at(&self, x: &[f64]) -> Result<f64> {
-        Ucb { gp: &self.gp, beta: self.config.beta }.value(x)
+        UcbObjective { gp: &self.gp, beta: self.config.beta }.value(x)
     }
 
     /// m_t(x) + β σ_t(x) and its gradient at a point.
     pub fn ucb_with_gradient(&self, x: &[f64]) -> Result<(f64, Vec<f64>)> {
         let mut g = vec![0.0; x.len()];
-        let v = Ucb { gp: &self.gp, beta: self.config.beta }.value_and_gradient(x, &mut g)?;
+        let v = UcbObjective { gp: &self.gp, beta: self.config.beta }.value_and_gradient(x, &mut g)?;
         Ok((v, g))
     }
 
     /// The maximiser of m_t + β σ_t over the box (the multistart search of the module docs).
     pub fn maximize_ucb(&self, rng: &mut (impl Rng + ?Sized)) -> Result<BoxMaximum> {
         let extra: Vec<Vec<f64>> = self.gp.incumbent()?.into_iter().collect();
-        let mut ucb = Ucb { gp: &self.gp, beta: self.config.beta };
+        let mut ucb = UcbObjective { gp: &self.gp, beta: self.config.beta };
         maximize_on_box(&mut ucb, &self.domain, rng, &extra, &self.search)
     }
 }

@@ -33,10 +33,10 @@
 use crate::compgpucb::{Progress, beta_width, details, model_on};
 use crate::config::{BetaClock, Costs, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig};
 use crate::{CompGpUcbConfig, Decision, Phase, QueryKind};
-use bohf_baselines::{GpUcbModel, GpUcbObjective};
 use bohf_core::{
     Answer, AtField, BoxDomain, Error, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
+use bohf_gp::{UcbObjective, ValueGp};
 use bohf_optim::{LocalConfig, MultistartConfig, Objective, maximize_on_box, minimize_bounded, screening_pool};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -169,8 +169,8 @@ pub struct CompGpUcbBox {
     search: CompBoxSearch,
     costs: Costs,
     domain: BoxDomain,
-    labels: GpUcbModel,
-    comparisons: GpUcbModel,
+    labels: ValueGp,
+    comparisons: ValueGp,
     initial_duels: usize,
     initial_labels: usize,
     progress: Progress<Vec<f64>>,
@@ -234,12 +234,12 @@ impl CompGpUcbBox {
     }
 
     /// The GP of f.
-    pub fn label_gp(&self) -> &GpUcbModel {
+    pub fn label_gp(&self) -> &ValueGp {
         &self.labels
     }
 
     /// The GP of f_r.
-    pub fn comparison_gp(&self) -> &GpUcbModel {
+    pub fn comparison_gp(&self) -> &ValueGp {
         &self.comparisons
     }
 
@@ -274,9 +274,9 @@ impl CompGpUcbBox {
     }
 
     /// μ + βσ of the f GP (`comparison` false) or of the f_r GP, as an objective.
-    pub fn ucb(&self, comparison: bool) -> Result<GpUcbObjective<'_>> {
+    pub fn ucb(&self, comparison: bool) -> Result<UcbObjective<'_>> {
         let gp = if comparison { &self.comparisons } else { &self.labels };
-        Ok(GpUcbObjective { gp, beta: self.beta(comparison)? })
+        Ok(UcbObjective { gp, beta: self.beta(comparison)? })
     }
 
     /// φ(x) = μ^r + β^r σ^r − f̂_r + c·L₂ζ with the lower bound `lower`.
@@ -356,7 +356,7 @@ impl CompGpUcbBox {
             f64::NAN
         } else {
             // The running f̂_r: the maximum LCB of f_r over the box (μ − βσ is m + (−β)σ).
-            let mut lcb = GpUcbObjective { gp: &self.comparisons, beta: -br };
+            let mut lcb = UcbObjective { gp: &self.comparisons, beta: -br };
             maximize_on_box(&mut lcb, &self.domain, &mut *rng, &extra, &search)?.value
         };
         let lower = self.progress.lower_bound(&self.config, || running);

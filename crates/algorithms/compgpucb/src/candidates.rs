@@ -1,7 +1,7 @@
 //! A GP of the finite-domain algorithms (COMP-GP-UCB, MF-GP-UCB, KSS) with its posterior on the
 //! candidates kept up to date incrementally.
 //!
-//! [`OnCandidates`] pairs the bohf-gp model ([`GpUcbModel`]: fixed kernel, or [`bohf_gp::LearnedGp`]
+//! [`OnCandidates`] pairs the bohf-gp model ([`ValueGp`]: fixed kernel, or [`bohf_gp::LearnedGp`]
 //! with its refit schedule and data transform) with a [`CandidatePosterior`] on every candidate
 //! in the model's working units: between refits each observation is one O(r·m) rank-one update
 //! (r stacked rows, m candidates); after a refit (new kernel, noise and transform) the posterior is
@@ -16,16 +16,16 @@
 //! posterior ([`bohf_gp::LearnedGp::without_posterior`]), which was more than 90 % of KSS's time on
 //! the catalyst leaderboard problem (T = 800, 1,600 observations) and changes no query.
 
-use bohf_baselines::GpUcbModel;
 use bohf_core::{FiniteDomain, Result};
 use bohf_gp::CandidatePosterior;
+use bohf_gp::ValueGp;
 use nalgebra::DMatrix;
 use rand::Rng;
 
 /// A GP model with its posterior on the candidates; see the module documentation.
 #[derive(Debug)]
 pub(crate) struct OnCandidates {
-    gp: GpUcbModel,
+    gp: ValueGp,
     /// The candidates (original units, m×d).
     points: DMatrix<f64>,
     post: CandidatePosterior,
@@ -43,15 +43,15 @@ impl OnCandidates {
     /// own posterior is turned off ([`bohf_gp::LearnedGp::without_posterior`]): only its
     /// hyperparameters, transform and fit count are read here, so its O(n³) rebuild after every
     /// refit and O(n²) appends between refits would be wasted.
-    pub(crate) fn new(gp: GpUcbModel, domain: &FiniteDomain) -> Result<Self> {
+    pub(crate) fn new(gp: ValueGp, domain: &FiniteDomain) -> Result<Self> {
         let gp = match gp {
-            GpUcbModel::Learned(g) => GpUcbModel::Learned(Box::new(g.without_posterior())),
-            fixed @ GpUcbModel::Fixed(_) => fixed,
+            ValueGp::Learned(g) => ValueGp::Learned(Box::new(g.without_posterior())),
+            fixed @ ValueGp::Fixed(_) => fixed,
         };
         let points = domain.points().clone();
         let post = match &gp {
-            GpUcbModel::Fixed(g) => CandidatePosterior::new(g.kernel(), &points)?,
-            GpUcbModel::Learned(g) => CandidatePosterior::new(g.kernel(), &g.transform().inputs(&points)?)?,
+            ValueGp::Fixed(g) => CandidatePosterior::new(g.kernel(), &points)?,
+            ValueGp::Learned(g) => CandidatePosterior::new(g.kernel(), &g.transform().inputs(&points)?)?,
         };
         let seen = vec![false; points.nrows()];
         Ok(Self { gp, points, post, indices: Vec::new(), values: Vec::new(), fits: 0, seen, distinct: 0 })
@@ -71,12 +71,12 @@ impl OnCandidates {
         match &self.gp {
             // Repeats stack a row each; once they are more than half the rows, one batch over
             // the distinct candidates (the same posterior) keeps r ≤ 2|U| + 1.
-            GpUcbModel::Fixed(g) if self.post.rank() >= 2 * self.distinct => {
+            ValueGp::Fixed(g) if self.post.rank() >= 2 * self.distinct => {
                 self.post = CandidatePosterior::fit(g.kernel(), &self.points, &self.indices, &self.values, g.noise())?;
                 Ok(())
             }
-            GpUcbModel::Fixed(g) => self.post.observe(g.kernel(), index, y, g.noise()),
-            GpUcbModel::Learned(g) if g.fits() != self.fits => {
+            ValueGp::Fixed(g) => self.post.observe(g.kernel(), index, y, g.noise()),
+            ValueGp::Learned(g) if g.fits() != self.fits => {
                 self.fits = g.fits();
                 let t = g.transform();
                 let targets: Vec<f64> = self.values.iter().map(|&v| t.target(v)).collect();
@@ -84,7 +84,7 @@ impl OnCandidates {
                     CandidatePosterior::fit(g.kernel(), &t.inputs(&self.points)?, &self.indices, &targets, g.noise())?;
                 Ok(())
             }
-            GpUcbModel::Learned(g) => self.post.observe(g.kernel(), index, g.transform().target(y), g.noise()),
+            ValueGp::Learned(g) => self.post.observe(g.kernel(), index, g.transform().target(y), g.noise()),
         }
     }
 
@@ -92,10 +92,8 @@ impl OnCandidates {
     pub(crate) fn mean_sd(&self) -> (Vec<f64>, Vec<f64>) {
         let var = self.post.variance();
         match &self.gp {
-            GpUcbModel::Fixed(_) => {
-                (self.post.mean().iter().copied().collect(), var.iter().map(|v| v.sqrt()).collect())
-            }
-            GpUcbModel::Learned(g) => {
+            ValueGp::Fixed(_) => (self.post.mean().iter().copied().collect(), var.iter().map(|v| v.sqrt()).collect()),
+            ValueGp::Learned(g) => {
                 let t = g.transform();
                 (
                     self.post.mean().iter().map(|&m| t.mean_to_original(m)).collect(),
@@ -109,8 +107,8 @@ impl OnCandidates {
     pub(crate) fn mean_at(&self, index: usize) -> f64 {
         let m = self.post.mean()[index];
         match &self.gp {
-            GpUcbModel::Fixed(_) => m,
-            GpUcbModel::Learned(g) => g.transform().mean_to_original(m),
+            ValueGp::Fixed(_) => m,
+            ValueGp::Learned(g) => g.transform().mean_to_original(m),
         }
     }
 
@@ -118,8 +116,8 @@ impl OnCandidates {
     /// [`CandidatePosterior::sample`] (Matheron's rule) with `rng`.
     pub(crate) fn sample(&self, count: usize, rng: &mut (impl Rng + ?Sized)) -> Result<DMatrix<f64>> {
         Ok(match &self.gp {
-            GpUcbModel::Fixed(g) => self.post.sample(g.kernel(), count, rng)?,
-            GpUcbModel::Learned(g) => {
+            ValueGp::Fixed(g) => self.post.sample(g.kernel(), count, rng)?,
+            ValueGp::Learned(g) => {
                 let t = g.transform();
                 self.post.sample(g.kernel(), count, rng)?.map(|v| t.mean_to_original(v))
             }
@@ -133,7 +131,7 @@ impl OnCandidates {
     }
 
     /// The model.
-    pub(crate) fn gp(&self) -> &GpUcbModel {
+    pub(crate) fn gp(&self) -> &ValueGp {
         &self.gp
     }
 

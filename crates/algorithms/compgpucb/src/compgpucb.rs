@@ -1,6 +1,6 @@
 //! COMP-GP-UCB on a finite candidate set (Algorithms 1 and 2 of Xu et al. 2020; notes 002 §3).
 //!
-//! Two GPs on the candidates' coordinates, each a [`bohf_baselines::GpUcbModel`] (fixed kernel, or
+//! Two GPs on the candidates' coordinates, each a [`bohf_gp::ValueGp`] (fixed kernel, or
 //! hyperparameters learned by bohf-gp's [`bohf_gp::LearnedGp`]): the f_r GP regresses the 0/1
 //! outcomes z_t = 1[x_t beats x′_t] of duels against fresh uniformly random opponents x′_t (an
 //! unbiased estimate of the Borda function f_r(x) = P(x ≻ X)), the f GP the direct values.
@@ -30,11 +30,11 @@ use crate::config::{
     BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig,
     beta_igp_ucb, beta_practical,
 };
-use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
 use bohf_core::{
     Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
+use bohf_gp::ValueGp;
 use bohf_gp::{GpRegression, LearnedGp};
 use bohf_kernels::Kernel;
 use nalgebra::{DMatrix, DVector};
@@ -215,13 +215,13 @@ impl<P> Progress<P> {
 }
 
 /// The posterior mean and standard deviation of `gp` at every candidate of `domain`.
-pub(crate) fn posterior_on(gp: &GpUcbModel, domain: &FiniteDomain) -> Result<(Vec<f64>, Vec<f64>)> {
+pub(crate) fn posterior_on(gp: &ValueGp, domain: &FiniteDomain) -> Result<(Vec<f64>, Vec<f64>)> {
     // The algorithms' learned models run without their own posterior (candidates.rs): build it
     // in one batch from the same hyperparameters and data.
-    if let GpUcbModel::Learned(g) = gp
+    if let ValueGp::Learned(g) = gp
         && !g.keeps_posterior()
     {
-        return posterior_on(&GpUcbModel::Learned(Box::new(g.with_posterior()?)), domain);
+        return posterior_on(&ValueGp::Learned(Box::new(g.with_posterior()?)), domain);
     }
     let n = domain.len();
     let (mut m, mut s) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -291,7 +291,7 @@ pub(crate) fn model(
     noise: f64,
     domain: &FiniteDomain,
     field: &str,
-) -> Result<GpUcbModel> {
+) -> Result<ValueGp> {
     model_on(kernel, hyper, noise, &domain.bounding_box()?, field)
 }
 
@@ -302,13 +302,11 @@ pub(crate) fn model_on(
     noise: f64,
     bounds: &bohf_core::BoxDomain,
     field: &str,
-) -> Result<GpUcbModel> {
+) -> Result<ValueGp> {
     let d = bounds.dim();
     Ok(match hyper {
-        None => {
-            GpUcbModel::Fixed(GpRegression::fit(kernel.build()?, &DMatrix::zeros(0, d), &DVector::zeros(0), noise)?)
-        }
-        Some(h) => GpUcbModel::Learned(Box::new(
+        None => ValueGp::Fixed(GpRegression::fit(kernel.build()?, &DMatrix::zeros(0, d), &DVector::zeros(0), noise)?),
+        Some(h) => ValueGp::Learned(Box::new(
             LearnedGp::new(
                 h.check().at(field)?,
                 kernel.build_stationary().at("kernel")?,
@@ -392,12 +390,12 @@ impl CompGpUcb {
     }
 
     /// The GP of f (from the values; a learned one keeps no posterior: see [`CompGpUcb::posterior`]).
-    pub fn label_gp(&self) -> &GpUcbModel {
+    pub fn label_gp(&self) -> &ValueGp {
         self.labels.gp()
     }
 
     /// The GP of f_r (from the duel outcomes; a learned one keeps no posterior: see [`CompGpUcb::posterior`]).
-    pub fn comparison_gp(&self) -> &GpUcbModel {
+    pub fn comparison_gp(&self) -> &ValueGp {
         self.comparisons.gp()
     }
 
@@ -435,7 +433,7 @@ impl CompGpUcb {
     /// model point by point (O(m·n²): the direct computation, for checks; the rule reads the
     /// incrementally kept [`CompGpUcb::posteriors`]). A learned GP of the algorithm keeps no
     /// posterior of its own: it is built first, in one batch ([`bohf_gp::LearnedGp::with_posterior`]).
-    pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
+    pub fn posterior(&self, gp: &ValueGp) -> Result<(Vec<f64>, Vec<f64>)> {
         posterior_on(gp, &self.domain)
     }
 

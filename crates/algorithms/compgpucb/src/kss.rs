@@ -6,7 +6,7 @@
 //! winner is observed with value 1 and the loser with value 0 (Sui et al.'s self-sparring update,
 //! the GP version of their Beta-Bernoulli arms; the same 0/1 outcomes as COMP-GP-UCB's f_r GP,
 //! through the same bohf-gp models). Each step draws **two independent joint posterior samples**
-//! on the candidates ([`bohf_baselines::GpUcbModel::sample`], one call, two columns) and duels
+//! on the candidates ([`bohf_gp::ValueGp::sample`], one call, two columns) and duels
 //! their argmaxes (lowest index on ties): Thompson sampling against itself.
 //!
 //! The initial design (App. B) spends the initial budget Λ₀ on uniformly random duels only:
@@ -16,12 +16,12 @@
 use crate::candidates::OnCandidates;
 use crate::compgpucb::model;
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, initial_split};
-use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
 use bohf_core::{
     Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
 use bohf_gp::HyperFitConfig;
+use bohf_gp::ValueGp;
 use bohf_kernels::{KernelKind, KernelSpec};
 use nalgebra::DMatrix;
 use rand::Rng;
@@ -111,7 +111,7 @@ impl Kss {
 
     /// The GP of the duel outcomes (its hyperparameters and data; a learned one keeps no posterior
     /// of its own, [`bohf_gp::LearnedGp::with_posterior`] builds it).
-    pub fn gp(&self) -> &GpUcbModel {
+    pub fn gp(&self) -> &ValueGp {
         self.gp.gp()
     }
 

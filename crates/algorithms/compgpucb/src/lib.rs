@@ -15,7 +15,7 @@
 //! * [`select_constrained`]: phase 2's constrained argmax with the empty-set fallback.
 //! * The paper's baselines that share its duel-outcome GP (note §3.3): [`Kss`] (Kernel
 //!   Self-Sparring, duels only) and [`MfGpUcb`] (MF-GP-UCB with duels as the low fidelity).
-//!   GP-UCB with values only is `bohf_baselines::GpUcb`.
+//!   GP-UCB with values only is GP-UCB in `bohf-baselines`.
 //! * [`Costs`]: λ_c, λ_l and Λ, read from the run's budget in the `SearchContext`.
 //!
 //! The paper's protocol (App. B) is the default; each ambiguous convention of notes 002 §5.3 is a

@@ -25,12 +25,12 @@ use crate::candidates::OnCandidates;
 use crate::compgpucb::{beta_width, model, posterior_on};
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY};
 use crate::{BetaRule, QueryKind};
-use bohf_baselines::GpUcbModel;
 use bohf_core::rand::RngExt;
 use bohf_core::{
     Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
 use bohf_gp::HyperFitConfig;
+use bohf_gp::ValueGp;
 use bohf_kernels::{KernelKind, KernelSpec};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -211,12 +211,12 @@ impl MfGpUcb {
     }
 
     /// The duel-outcome (low-fidelity) GP (a learned one keeps no posterior: see [`MfGpUcb::posterior`]).
-    pub fn low_gp(&self) -> &GpUcbModel {
+    pub fn low_gp(&self) -> &ValueGp {
         self.low.gp()
     }
 
     /// The value (high-fidelity) GP (a learned one keeps no posterior: see [`MfGpUcb::posterior`]).
-    pub fn high_gp(&self) -> &GpUcbModel {
+    pub fn high_gp(&self) -> &ValueGp {
         self.high.gp()
     }
 
@@ -250,7 +250,7 @@ impl MfGpUcb {
     /// kept posteriors on the candidates, equal up to rounding). A learned GP of the algorithm
     /// keeps no posterior of its own: it is built first, in one batch
     /// ([`bohf_gp::LearnedGp::with_posterior`]).
-    pub fn posterior(&self, gp: &GpUcbModel) -> Result<(Vec<f64>, Vec<f64>)> {
+    pub fn posterior(&self, gp: &ValueGp) -> Result<(Vec<f64>, Vec<f64>)> {
         posterior_on(gp, &self.domain)
     }
 

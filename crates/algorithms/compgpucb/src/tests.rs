@@ -491,7 +491,7 @@ fn kss_and_mf_posteriors_equal_the_direct_computation() {
         }
         // A learned model's kept posterior is rebuilt over the distinct candidates at each refit
         // (every 20 observations), so it stacks at most 64 + 20 rows whatever the observations.
-        if matches!(alg.gp(), bohf_baselines::GpUcbModel::Learned(_)) {
+        if matches!(alg.gp(), bohf_gp::ValueGp::Learned(_)) {
             assert!(alg.kept_rank() <= 64 + 20, "{} rows", alg.kept_rank());
         } else {
             // A fixed kernel's repeats are batched once they make half the rows: r ≤ 2·64.

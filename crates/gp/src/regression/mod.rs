@@ -28,6 +28,7 @@ pub mod hyper;
 mod learned;
 mod lowrank;
 mod point;
+mod values;
 
 pub use candidate::CandidateGp;
 pub use hyper::{
@@ -37,6 +38,7 @@ pub use hyper::{
 pub use learned::LearnedGp;
 pub use lowrank::CandidatePosterior;
 pub use point::PointPosterior;
+pub use values::{UcbObjective, ValueGp};
 
 use crate::sampler::JointSampler;
 use bohf_core::linalg::{Cholesky, JitterPolicy};

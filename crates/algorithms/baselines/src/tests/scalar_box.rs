@@ -152,7 +152,7 @@ fn learned_hyperparameters_refit_on_schedule_and_find_the_maximum_of_a_badly_sca
     };
     let hyper = bohf_gp::HyperFitConfig { refit_every: 5, ..Default::default() };
     let (learned, alg) = best_after(hyper);
-    let crate::GpUcbModel::Learned(gp) = alg.gp() else { panic!("not learned") };
+    let bohf_gp::ValueGp::Learned(gp) = alg.gp() else { panic!("not learned") };
     // Fits at 2, 7, 12, 17, 22 observations.
     assert_eq!(gp.fits(), 5);
     assert!(gp.kernel().lengthscales().iter().all(|l| l.is_finite() && *l > 0.0));
