@@ -111,7 +111,7 @@ pub fn unused_dependencies(root: &Path) -> Result<Vec<Unused>, String> {
 }
 
 /// The `.rs` files under `path` (a file or a directory, recursively; nothing if it does not exist).
-fn rust_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub fn rust_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     if path.is_file() {
         if path.extension().is_some_and(|e| e == "rs") {
             out.push(path.to_path_buf());

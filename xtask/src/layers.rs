@@ -15,6 +15,9 @@
 //! A package the table [`LAYERS`] does not place is an error (a new crate is placed when it is
 //! added). The known breaks of these rules are listed in [`KNOWN_BREAKS`] with the reason they
 //! are still there; a listed break that no longer occurs is reported too, so the list only shrinks.
+//!
+//! The same command runs the file-length check of [`crate::lengths`] (no non-test `.rs` file over
+//! 600 lines), so that CI, which runs `cargo xtask layers`, enforces both.
 
 use std::process::{Command, ExitCode};
 
@@ -197,20 +200,31 @@ pub fn all_packages(root: &std::path::Path) -> Result<Vec<Package>, String> {
     Ok(packages)
 }
 
-/// `cargo xtask layers`: prints each broken rule; exit 1 if there is any, 2 if `cargo metadata`
+/// `cargo xtask layers`: prints each broken rule (the layers' and the file lengths'); exit 1 if there is any, 2 if `cargo metadata`
 /// fails.
 pub fn run(args: &[String]) -> ExitCode {
     if !args.is_empty() {
         return crate::usage();
     }
-    match all_packages(&crate::root()) {
+    let root = crate::root();
+    let lengths = match crate::lengths::check(&root, crate::lengths::WALKED, crate::lengths::ALLOWED) {
+        Ok(errors) => errors,
+        Err(e) => {
+            eprintln!("xtask layers: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match all_packages(&root) {
         Ok(packages) => {
-            let errors = check(&packages, KNOWN_BREAKS);
+            let mut errors = check(&packages, KNOWN_BREAKS);
+            errors.extend(lengths);
             if errors.is_empty() {
                 println!(
-                    "xtask layers: {} packages, no forbidden arrow ({} known break(s) listed)",
+                    "xtask layers: {} packages, no forbidden arrow ({} known break(s) listed); no source file over {} lines ({} listed)",
                     packages.len(),
-                    KNOWN_BREAKS.len()
+                    KNOWN_BREAKS.len(),
+                    crate::lengths::MAX_LINES,
+                    crate::lengths::ALLOWED.len()
                 );
                 ExitCode::SUCCESS
             } else {

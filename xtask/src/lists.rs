@@ -241,11 +241,11 @@ fn section(
 }
 
 /// The `kind`s of `[problem]`, their structs and docs: the variants `Name(Type)` of `ProblemSpec`
-/// (crates/experiments/src/spec.rs), spelled in kebab case as its `rename_all` says.
+/// (crates/experiments/src/spec/problem.rs), spelled in kebab case as its `rename_all` says.
 pub fn problem_kinds(root: &Path, items: &BTreeMap<String, String>) -> Result<Vec<(String, String, String)>, String> {
-    let path = root.join("crates/experiments/src/spec.rs");
+    let path = root.join("crates/experiments/src/spec/problem.rs");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let start = text.find("pub enum ProblemSpec {").ok_or("no `pub enum ProblemSpec {` in spec.rs")?;
+    let start = text.find("pub enum ProblemSpec {").ok_or("no `pub enum ProblemSpec {` in spec/problem.rs")?;
     let attrs = &text[..start];
     let attr = attrs.lines().rev().find(|l| l.trim_start().starts_with("#[serde(")).unwrap_or_default();
     if !(attr.contains("tag = \"kind\"") && attr.contains("rename_all = \"kebab-case\"")) {

@@ -39,6 +39,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+mod files;
+mod progress;
+
+use files::*;
+pub use files::{appends_algorithms, failure_file, read_stored_spec, run_file, run_file_text, spec_differences};
+pub use progress::{FolderProgress, PlainLines, Quiet};
+
 /// How to run an experiment into a folder.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -56,69 +63,6 @@ pub struct RunOptions {
     /// that save their state ([`crate::checkpoint`]); `None`: no checkpoints.
     pub checkpoint_every: Option<std::time::Duration>,
 }
-
-/// What a folder run tells its caller while it works, and how the caller stops it. Every method
-/// has a default: [`Quiet`] says nothing and never stops; the `bohf` command draws a progress bar;
-/// the Python package stops on Ctrl-C.
-pub trait FolderProgress: Sync {
-    /// Before the first run starts: one line naming the experiment and the work to do, and the
-    /// number of runs to do.
-    fn start(&self, _line: &str, _todo: usize) {}
-    /// A warning or a notice (a damaged run file moved aside, stale temporary files removed).
-    fn note(&self, _message: &str) {}
-    /// Run number `k` of `total` (counting finished and failed runs) has finished and is saved.
-    fn finished(&self, _k: usize, _total: usize, _record: &RunRecord) {}
-    /// Run number `k` of `total` has failed; its error is saved.
-    fn failed(&self, _k: usize, _total: usize, _failure: &FailedRun) {}
-    /// An unfinished run's checkpoint was saved ([`crate::checkpoint`]): how far a long run is.
-    fn checkpointed(&self, _checkpoint: &Checkpoint) {}
-    /// Every run of this call is done (before the results are collected and written).
-    fn end(&self, _total: usize, _seconds: f64) {}
-    /// Asked before each run starts: true stops the call (runs in flight finish and are saved;
-    /// the call then fails with an error saying how many runs are saved, and `resume` continues).
-    fn cancelled(&self) -> bool {
-        false
-    }
-}
-
-/// A [`FolderProgress`] that says nothing and never stops.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Quiet;
-
-impl FolderProgress for Quiet {}
-
-/// A [`FolderProgress`] that writes one plain line per event to stderr (the `bohf` command when
-/// stderr is not a terminal).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PlainLines;
-
-impl FolderProgress for PlainLines {
-    fn start(&self, line: &str, _todo: usize) {
-        eprintln!("{line}");
-    }
-    fn note(&self, message: &str) {
-        eprintln!("{message}");
-    }
-    fn finished(&self, k: usize, total: usize, record: &RunRecord) {
-        eprintln!("[{k}/{total}] {} run {} done in {:.2} s", record.label, record.id.run, record.wall_seconds());
-    }
-    fn failed(&self, k: usize, total: usize, failure: &FailedRun) {
-        eprintln!("[{k}/{total}] FAILED: {failure}");
-    }
-    fn checkpointed(&self, c: &Checkpoint) {
-        let last = c.steps.last().map_or(0.0, |s| s.elapsed_s);
-        eprintln!(
-            "{} run {}: checkpoint after step {} ({last:.0} s in the algorithm)",
-            c.label,
-            c.id.run,
-            c.steps.len()
-        );
-    }
-    fn end(&self, total: usize, seconds: f64) {
-        eprintln!("{total} run(s) in {seconds:.1} s");
-    }
-}
-
 /// What a run produced.
 #[derive(Debug)]
 pub enum Outcome {
@@ -180,212 +124,84 @@ pub fn with_default_cache(mut spec: ExperimentSpec, out: &Path) -> ExperimentSpe
     spec
 }
 
-/// The file of one finished run.
-pub fn run_file(dir: &Path, id: RunId) -> PathBuf {
-    dir.join("runs").join(format!("a{}-r{}.csv", id.algorithm, id.run))
-}
-
-/// The file recording the failure of one run.
-pub fn failure_file(dir: &Path, id: RunId) -> PathBuf {
-    dir.join("runs").join(format!("a{}-r{}.failed", id.algorithm, id.run))
-}
-
-/// Reads a recorded failure (`None` if absent or unreadable).
-fn read_failure(dir: &Path, id: RunId) -> Option<FailedRun> {
-    let text = std::fs::read_to_string(failure_file(dir, id)).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> ExperimentError + 'a {
-    move |e| ExperimentError::Io { action, path: path.to_path_buf(), source: e }
-}
-
-/// Reads `DIR/spec.toml` and validates it against `registry`.
-pub fn read_stored_spec(dir: &Path, registry: &Registry) -> Result<ExperimentSpec, ExperimentError> {
-    let path = dir.join("spec.toml");
-    if !path.exists() {
-        return Err(ExperimentError::Folder(format!(
-            "`{}` is not a results folder of `bohf run` (no spec.toml in it)",
-            dir.display()
-        )));
-    }
-    let mut spec = ExperimentSpec::from_file(&path)?;
-    // Written before `problem.inputs` existed: its runs saw the problem's own coordinates.
-    if let Some(inputs) = std::fs::read_to_string(&path).ok().as_deref().and_then(crate::inputs::stored_inputs) {
-        spec.problem.set_inputs(inputs);
-    }
-    // A stored spec is input too (it may have been edited): the same checks as a spec to run, so
-    // that `merge` never sizes anything by an unchecked field.
-    spec.validate(registry).map_err(|e| ExperimentError::Folder(format!("`{}`: {e}", path.display())))?;
-    Ok(spec)
-}
-
-/// Top-level fields in which two specs differ (by their TOML).
-pub fn spec_differences(a: &ExperimentSpec, b: &ExperimentSpec) -> Vec<String> {
-    let table = |s: &ExperimentSpec| toml::Table::try_from(s).unwrap_or_default();
-    let (ta, tb) = (table(a), table(b));
-    let mut keys: Vec<&String> = ta.keys().chain(tb.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter().filter(|k| ta.get(*k) != tb.get(*k)).cloned().collect()
-}
-
-/// True when `new` is `old` with algorithms appended: the two differ only in `algorithms`, and
-/// `old`'s list is a strict prefix of `new`'s, entry for entry. Every run of `old` is then a run of
-/// `new` (a run's streams depend only on its algorithm's index and its run number, docs in
-/// [`crate::runner`]), so a folder of `old` can be continued as a folder of `new`.
-pub fn appends_algorithms(old: &ExperimentSpec, new: &ExperimentSpec) -> bool {
-    let value = |a: &crate::spec::AlgorithmSpec| toml::Value::try_from(a).ok();
-    spec_differences(old, new) == ["algorithms"]
-        && old.algorithms.len() < new.algorithms.len()
-        && old.algorithms.iter().zip(&new.algorithms).all(|(a, b)| value(a).is_some() && value(a) == value(b))
-}
-
-/// Writes `DIR/spec.toml`, or checks that the one there is the same spec. With `extend`, a stored
-/// spec that `spec` extends by appended algorithms ([`appends_algorithms`]) is replaced by `spec`
-/// (its runs stay valid) and the number of new algorithms returned.
-fn claim_folder(
-    dir: &Path,
-    spec: &ExperimentSpec,
-    registry: &Registry,
-    extend: bool,
-) -> Result<usize, ExperimentError> {
-    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
-    let path = dir.join("spec.toml");
-    if path.exists() {
-        let there = read_stored_spec(dir, registry)?;
-        if extend && appends_algorithms(&there, spec) {
-            write_atomic(&path, spec.to_toml_string()?.as_bytes())?;
-            return Ok(spec.algorithms.len() - there.algorithms.len());
-        }
-        let diff = spec_differences(&there, spec);
-        if !diff.is_empty() {
-            return Err(ExperimentError::Folder(format!(
-                "`{}` holds results of a different spec (they differ in: {}); choose another --out",
-                dir.display(),
-                diff.join(", ")
-            )));
-        }
-    } else {
-        write_atomic(&path, spec.to_toml_string()?.as_bytes())?;
-    }
-    Ok(0)
-}
-
-/// What is in the file of one run.
-enum RunFile {
-    /// No file.
-    Absent,
-    /// A complete run of the spec whose checksum matches.
-    Good(Box<RunRecord>),
-    /// A file that fails its checksum or does not hold that run: why.
-    Damaged(String),
-}
-
-/// Reads the file of one run and checks its checksum line and content.
-fn load_run(dir: &Path, spec: &ExperimentSpec, id: RunId) -> RunFile {
-    let path = run_file(dir, id);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return RunFile::Absent,
-        Err(e) => return RunFile::Damaged(format!("cannot read it: {e}")),
-    };
-    let Ok(text) = String::from_utf8(bytes) else { return RunFile::Damaged("it is not UTF-8 text".into()) };
-    let body = match strip_checksum_line(&text) {
-        Ok(b) => b,
-        Err(e) => return RunFile::Damaged(e.to_string()),
-    };
-    match runs_from_csv(body, &spec.labels(), Some(&path)) {
-        Ok(mut runs) if runs.len() == 1 && runs[0].id == id => match crate::budget::check_length(&runs[0], spec) {
-            Ok(()) => RunFile::Good(Box::new(runs.pop().expect("one run"))),
-            Err(why) => {
-                RunFile::Damaged(format!("its run {} of algorithm {} is not complete: it {why}", id.run, id.algorithm))
-            }
-        },
-        Ok(_) => RunFile::Damaged(format!("it does not hold run {} of algorithm {} alone", id.run, id.algorithm)),
-        Err(e) => RunFile::Damaged(e.to_string()),
-    }
-}
-
-/// Reads one finished run; `None` if its file is absent or damaged (a damaged one is reported).
-fn read_run(dir: &Path, spec: &ExperimentSpec, id: RunId, progress: &dyn FolderProgress) -> Option<RunRecord> {
-    match load_run(dir, spec, id) {
-        RunFile::Good(r) => Some(*r),
-        RunFile::Absent => None,
-        RunFile::Damaged(why) => {
-            progress.note(&format!("warning: `{}` is damaged: {why}", run_file(dir, id).display()));
-            None
-        }
-    }
-}
-
-/// Moves a damaged file aside to `NAME.damaged` (or `NAME.damaged.2`, … if taken); never deletes.
-fn move_aside(path: &Path) -> Result<PathBuf, ExperimentError> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut k = 1;
-    loop {
-        let target =
-            path.with_file_name(if k == 1 { format!("{name}.damaged") } else { format!("{name}.damaged.{k}") });
-        if !target.exists() {
-            std::fs::rename(path, &target).map_err(io("rename", path))?;
-            return Ok(target);
-        }
-        k += 1;
-    }
-}
-
-/// The text of a run file: the CSV with timings and a checksum line (see docs/experiments.md).
-pub fn run_file_text(record: &RunRecord) -> String {
-    with_checksum_line(&record.to_csv(Timing::Include))
-}
-
-/// Locks `dir` for this process alone (creating it and `dir/runs`) and removes the temporary files an
-/// interrupted process left in it, saying so in one line.
-fn lock_folder(dir: &Path, progress: &dyn FolderProgress) -> Result<Vec<LockGuard>, ExperimentError> {
-    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
-    let guard = lock_exclusive(&dir.join(".lock"), &format!("results folder `{}`", dir.display()))?;
-    let mut removed = remove_stale_temp_files(dir, |_| true)?;
-    removed.extend(remove_stale_temp_files(dir.join("runs"), |_| true)?);
-    report_removed(dir, &removed, progress);
-    Ok(vec![guard])
-}
-
-/// Locks `dir` for shard `k/n`: shared with the other shards (so they can fill one folder at
-/// once), exclusive for this shard (`.lock-shard-K-of-N`), and refused while a whole run or a
-/// merge holds the folder. Removes only the temporary files of this shard's own runs.
-fn lock_folder_for_shard(
-    dir: &Path,
-    (k, n): (usize, usize),
+/// The runs of `mine` still to do in `opts.out`: refused if some are there without `--resume`;
+/// a damaged run file is moved aside (and its run done again), a finished run's stale checkpoint
+/// removed.
+fn runs_to_do(
+    experiment: &Experiment,
+    opts: &RunOptions,
     mine: &[RunId],
     progress: &dyn FolderProgress,
-) -> Result<Vec<LockGuard>, ExperimentError> {
-    std::fs::create_dir_all(dir.join("runs")).map_err(io("create", dir))?;
-    let what = format!("results folder `{}`", dir.display());
-    let shared = lock_shared(&dir.join(".lock"), &what)?;
-    let own = lock_exclusive(&dir.join(format!(".lock-shard-{k}-of-{n}")), &format!("shard {k}/{n} of {what}"))?;
-    let stems: std::collections::HashSet<String> =
-        mine.iter().map(|id| format!("a{}-r{}", id.algorithm, id.run)).collect();
-    let removed = remove_stale_temp_files(dir.join("runs"), |target| {
-        // `a0-r4.csv`, `a0-r4.partial.json` (a checkpoint): the run's stem is before the first dot.
-        stems.contains(target.split_once('.').map_or(target, |(stem, _)| stem))
-    })?;
-    report_removed(dir, &removed, progress);
-    Ok(vec![shared, own])
+) -> Result<Vec<RunId>, ExperimentError> {
+    let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
+    let partial: Vec<RunId> = mine.iter().copied().filter(|&id| checkpoint_file(&opts.out, id).exists()).collect();
+    if (!done_before.is_empty() || !partial.is_empty()) && !opts.resume {
+        return Err(ExperimentError::Folder(format!(
+            "`{}` already holds {} finished run(s) and {} checkpoint(s) of unfinished runs of this spec; pass \
+             --resume to continue, or choose another --out",
+            opts.out.display(),
+            done_before.len(),
+            partial.len()
+        )));
+    }
+    let mut todo = Vec::new();
+    for &id in mine {
+        match load_run(&opts.out, experiment.spec(), id) {
+            RunFile::Good(_) => {
+                // A process stopped between writing the run file and removing its checkpoint.
+                let stale = checkpoint_file(&opts.out, id);
+                if stale.exists() {
+                    std::fs::remove_file(&stale).map_err(io("remove", &stale))?;
+                }
+            }
+            RunFile::Absent => todo.push(id),
+            RunFile::Damaged(why) => {
+                let path = run_file(&opts.out, id);
+                let aside = move_aside(&path)?;
+                progress.note(&format!(
+                    "warning: `{}` is damaged ({why}); moved to `{}`, and the run will be done again",
+                    path.display(),
+                    aside.display()
+                ));
+                todo.push(id);
+            }
+        }
+    }
+    Ok(todo)
 }
 
-fn report_removed(dir: &Path, removed: &[PathBuf], progress: &dyn FolderProgress) {
-    if let Some(first) = removed.first() {
-        progress.note(&format!(
-            "removed {} stale temporary file(s) left by an interrupted bohf in `{}` (e.g. `{}`); nothing else changed",
-            removed.len(),
-            dir.display(),
-            first.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-        ));
+/// The error of a call that stopped before all its runs were done: a failure under
+/// `on_error = "stop"`, or an interruption.
+fn stopped(opts: &RunOptions, spec: &ExperimentSpec, outcome: &crate::runner::TaskOutcome) -> Option<ExperimentError> {
+    if let Some(first) = outcome.failures.first()
+        && spec.on_error == OnError::Stop
+    {
+        return Some(ExperimentError::Folder(format!(
+            "{first}\nstopped (on_error = \"stop\"): {} run(s) of this call finished and are saved in `{}`, {} failed, {} \
+             not started; rerun with --resume to retry, or set on_error = \"continue\" in the spec to record failures \
+             and run the rest",
+            outcome.runs.len(),
+            opts.out.display(),
+            outcome.failures.len(),
+            outcome.not_started.len()
+        )));
     }
+    if !outcome.not_started.is_empty() {
+        return Some(ExperimentError::Folder(format!(
+            "interrupted: {} run(s) of this call finished and are saved in `{}`, {} not started; rerun with --resume \
+             to continue",
+            outcome.runs.len(),
+            opts.out.display(),
+            outcome.not_started.len()
+        )));
+    }
+    None
 }
 
 /// Runs `experiment` into `opts.out` (see the module documentation), telling `progress` what
 /// happens and asking it before each run whether to stop.
+// Long: the run's callbacks (run files, failures, checkpoints) are closures that borrow each other
+// and the options; they stay together with the call that uses them.
 pub fn run_experiment(
     experiment: &Experiment,
     opts: &RunOptions,
@@ -409,40 +225,7 @@ pub fn run_experiment(
             opts.out.display()
         ));
     }
-    let done_before: Vec<RunId> = mine.iter().copied().filter(|&id| run_file(&opts.out, id).exists()).collect();
-    let partial: Vec<RunId> = mine.iter().copied().filter(|&id| checkpoint_file(&opts.out, id).exists()).collect();
-    if (!done_before.is_empty() || !partial.is_empty()) && !opts.resume {
-        return Err(ExperimentError::Folder(format!(
-            "`{}` already holds {} finished run(s) and {} checkpoint(s) of unfinished runs of this spec; pass \
-             --resume to continue, or choose another --out",
-            opts.out.display(),
-            done_before.len(),
-            partial.len()
-        )));
-    }
-    let mut todo = Vec::new();
-    for &id in &mine {
-        match load_run(&opts.out, experiment.spec(), id) {
-            RunFile::Good(_) => {
-                // A process stopped between writing the run file and removing its checkpoint.
-                let stale = checkpoint_file(&opts.out, id);
-                if stale.exists() {
-                    std::fs::remove_file(&stale).map_err(io("remove", &stale))?;
-                }
-            }
-            RunFile::Absent => todo.push(id),
-            RunFile::Damaged(why) => {
-                let path = run_file(&opts.out, id);
-                let aside = move_aside(&path)?;
-                progress.note(&format!(
-                    "warning: `{}` is damaged ({why}); moved to `{}`, and the run will be done again",
-                    path.display(),
-                    aside.display()
-                ));
-                todo.push(id);
-            }
-        }
-    }
+    let todo = runs_to_do(experiment, opts, &mine, progress)?;
     let skipped = mine.len() - todo.len();
     progress.start(
         &format!(
@@ -545,27 +328,8 @@ pub fn run_experiment(
     if let Some(first) = failures.first() {
         return Err(ExperimentError::Folder(format!("{} run file(s) could not be written: {first}", failures.len())));
     }
-    if let Some(first) = outcome.failures.first()
-        && spec.on_error == OnError::Stop
-    {
-        return Err(ExperimentError::Folder(format!(
-            "{first}\nstopped (on_error = \"stop\"): {} run(s) of this call finished and are saved in `{}`, {} failed, {} \
-             not started; rerun with --resume to retry, or set on_error = \"continue\" in the spec to record failures \
-             and run the rest",
-            outcome.runs.len(),
-            opts.out.display(),
-            outcome.failures.len(),
-            outcome.not_started.len()
-        )));
-    }
-    if !outcome.not_started.is_empty() {
-        return Err(ExperimentError::Folder(format!(
-            "interrupted: {} run(s) of this call finished and are saved in `{}`, {} not started; rerun with --resume \
-             to continue",
-            outcome.runs.len(),
-            opts.out.display(),
-            outcome.not_started.len()
-        )));
+    if let Some(e) = stopped(opts, &spec, &outcome) {
+        return Err(e);
     }
     if opts.shard.is_some() {
         let settled = |id: RunId| {
@@ -722,124 +486,4 @@ pub fn merge(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shard_syntax() {
-        assert_eq!(parse_shard("0/4"), Ok((0, 4)));
-        assert_eq!(parse_shard(" 3 / 4 "), Ok((3, 4)));
-        for bad in ["4/4", "1/0", "1", "a/2", "1/b", "-1/2"] {
-            assert!(parse_shard(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn spec_differences_name_the_top_level_fields() {
-        let text = "name = \"x\"\nhorizon = 5\nruns = 2\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform-values\"\n";
-        let a = ExperimentSpec::from_toml_str(text).unwrap();
-        let mut b = a.clone();
-        assert!(spec_differences(&a, &b).is_empty());
-        b.seed = 9;
-        b.runs = 3;
-        assert_eq!(spec_differences(&a, &b), ["runs", "seed"]);
-        let mut c = a.clone();
-        c.algorithms[0].params.insert("beta".into(), toml::Value::Float(1.0));
-        assert_eq!(spec_differences(&a, &c), ["algorithms"]);
-    }
-
-    /// A progress that stops the call after `after` finished runs.
-    struct StopAfter(usize, AtomicUsize);
-
-    impl FolderProgress for StopAfter {
-        fn finished(&self, _k: usize, _total: usize, _record: &RunRecord) {
-            self.1.fetch_add(1, Ordering::SeqCst);
-        }
-        fn cancelled(&self) -> bool {
-            self.1.load(Ordering::SeqCst) >= self.0
-        }
-    }
-
-    #[test]
-    fn a_cancelled_run_keeps_its_finished_runs_and_resume_completes_it_identically() {
-        let text =
-            "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
-        let spec = ExperimentSpec::from_toml_str(text).unwrap();
-        let experiment = Experiment::new(spec, &crate::testing::registry()).unwrap();
-        let base = std::env::temp_dir().join(format!("bohf-folder-cancel-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        let opts = |dir: &str, resume| RunOptions {
-            out: base.join(dir),
-            threads: 1,
-            shard: None,
-            resume,
-            checkpoint_every: None,
-        };
-        let e = run_experiment(&experiment, &opts("a", false), &StopAfter(1, AtomicUsize::new(0))).unwrap_err();
-        let e = e.to_string();
-        assert!(e.contains("interrupted: 1 run(s)") && e.contains("2 not started") && e.contains("--resume"), "{e}");
-        let saved = std::fs::read_dir(base.join("a/runs")).unwrap().count();
-        assert_eq!(saved, 1, "the finished run is saved");
-        let Outcome::Complete(resumed) = run_experiment(&experiment, &opts("a", true), &Quiet).unwrap() else {
-            panic!("not complete")
-        };
-        let Outcome::Complete(whole) = run_experiment(&experiment, &opts("b", false), &Quiet).unwrap() else {
-            panic!("not complete")
-        };
-        let csv = |r: &Results| r.runs().iter().map(|r| r.to_csv(Timing::Omit)).collect::<Vec<_>>();
-        assert_eq!(csv(&resumed), csv(&whole));
-        std::fs::remove_dir_all(&base).unwrap();
-    }
-    #[test]
-    fn a_resume_may_append_algorithms_and_nothing_else() {
-        let text = |algs: &str| format!("name = \"x\"\nhorizon = 4\nruns = 2\n[problem]\nkind = \"ackley\"\n{algs}");
-        let one = "[[algorithms]]\nname = \"uniform\"\n";
-        let two = format!("{one}[[algorithms]]\nname = \"uniform-values\"\n");
-        let spec = |t: &str| ExperimentSpec::from_toml_str(t).unwrap();
-        let (a, b) = (spec(&text(one)), spec(&text(&two)));
-        assert!(appends_algorithms(&a, &b));
-        assert!(!appends_algorithms(&b, &a), "removing an algorithm is not appending");
-        assert!(!appends_algorithms(&a, &a));
-        // Inserting before, changing an entry, or changing anything else: not an extension.
-        let swapped = spec(&text("[[algorithms]]\nname = \"uniform-values\"\n[[algorithms]]\nname = \"uniform\"\n"));
-        assert!(!appends_algorithms(&a, &swapped));
-        let mut c = b.clone();
-        c.runs = 3;
-        assert!(!appends_algorithms(&a, &c));
-
-        let base = std::env::temp_dir().join(format!("bohf-folder-append-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        let opts = |dir: &str, resume, shard| RunOptions {
-            out: base.join(dir),
-            threads: 1,
-            shard,
-            resume,
-            checkpoint_every: None,
-        };
-        let registry = crate::testing::registry();
-        let (ea, eb) = (Experiment::new(a, &registry).unwrap(), Experiment::new(b.clone(), &registry).unwrap());
-        run_experiment(&ea, &opts("old", false, None), &Quiet).unwrap();
-        // Without --resume, or as a shard, the folder of the shorter spec is refused.
-        let e = run_experiment(&eb, &opts("old", false, None), &Quiet).unwrap_err().to_string();
-        assert!(e.contains("different spec") && e.contains("algorithms"), "{e}");
-        let e = run_experiment(&eb, &opts("old", true, Some((0, 2))), &Quiet).unwrap_err().to_string();
-        assert!(e.contains("different spec"), "{e}");
-        let before = std::fs::read(base.join("old/runs/a0-r1.csv")).unwrap();
-        let Outcome::Complete(extended) = run_experiment(&eb, &opts("old", true, None), &Quiet).unwrap() else {
-            panic!("not complete")
-        };
-        // The old runs are untouched, the spec replaced, and the whole equals a fresh run of it.
-        assert_eq!(std::fs::read(base.join("old/runs/a0-r1.csv")).unwrap(), before);
-        assert_eq!(
-            spec_differences(&read_stored_spec(&base.join("old"), &registry).unwrap(), &stored_spec(b)),
-            Vec::<String>::new()
-        );
-        let Outcome::Complete(fresh) = run_experiment(&eb, &opts("new", false, None), &Quiet).unwrap() else {
-            panic!("not complete")
-        };
-        let csv = |r: &Results| r.runs().iter().map(|r| r.to_csv(Timing::Omit)).collect::<Vec<_>>();
-        assert_eq!(csv(&extended).len(), 4);
-        assert_eq!(csv(&extended), csv(&fresh));
-        std::fs::remove_dir_all(&base).unwrap();
-    }
-}
+mod tests;

@@ -358,6 +358,102 @@ fn beta0(s: &WidthSchedule) -> String {
     }
 }
 
+/// Table 2's rows against the paper's, with the two matching rules, and the count of matches.
+fn rows_table(md: &mut String, rows: &[Table2Row], runs: usize) {
+    md.push_str("| function | ℓ | B | β₀ | bohf: mean ± std | paper POP-BO: mean ± std | difference (bohf − paper) | 2 s.e. of the difference | match | within 2 s.e. of ours | time (s) |\n");
+    md.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut matched = 0;
+    let mut strict_matched = 0;
+    for row in rows {
+        let (m, s, paper) = (row.mean, row.std, row.function.paper);
+        let two_se = 2.0 * (s * s + paper.std * paper.std).sqrt() / (runs as f64).sqrt();
+        let ok = (paper.mean - m).abs() <= two_se;
+        let strict = (paper.mean - m).abs() <= 2.0 * s / (runs as f64).sqrt();
+        matched += usize::from(ok);
+        strict_matched += usize::from(strict);
+        let kernel = &row.config.inference.kernel;
+        let ell = kernel.lengthscales.as_ref().and_then(|l| l.first().copied()).or(kernel.lengthscale);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {m:.3} ± {s:.3} | {} ± {} | {:+.3} | {two_se:.3} | {} | {} | {:.1} |",
+            row.function.label,
+            ell.map_or_else(|| "default".to_string(), |l| l.to_string()),
+            row.config.confidence.norm_bound,
+            beta0(&row.config.beta),
+            paper.mean,
+            paper.std,
+            m - paper.mean,
+            if ok {
+                "**yes**"
+            } else if m < paper.mean {
+                "no (bohf lower)"
+            } else {
+                "no (bohf higher)"
+            },
+            if strict { "yes" } else { "no" },
+            row.seconds
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n**{matched} of {} rows match** under the rule ({strict_matched} of {} under the stricter one).\n",
+        rows.len(),
+        rows.len()
+    );
+}
+
+/// The GP instances' section: the log–log slope of the cumulative regret (`gp_runs` instances),
+/// against the paper's ≈ 3/4; nothing without `gp_slope` or runs.
+fn gp_slope_section(md: &mut String, spec: &Table2Spec, gp_runs: usize) -> Result<()> {
+    let gp_steps = spec.gp_slope.map_or(0, |g| g.steps);
+    if gp_runs > 0 && gp_steps > 0 {
+        let t0 = Instant::now();
+        let curves: Vec<Vec<f64>> = (0..gp_runs as u64)
+            .into_par_iter()
+            .map(|r| gp_run(spec.seed, gp_steps, r))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(run_error("gp_slope"))?;
+        let mean: Vec<f64> = (0..gp_steps).map(|t| curves.iter().map(|c| c[t]).sum::<f64>() / gp_runs as f64).collect();
+        let from = gp_steps / 10;
+        let slope = loglog_slope(&mean, from);
+        let per_run: Vec<f64> = curves.iter().map(|c| loglog_slope(c, from)).collect();
+        let (ms, ss) = mean_std(&per_run);
+        let secs = t0.elapsed().as_secs_f64();
+        eprintln!("GP slope {slope:.3} (per run {ms:.3} ± {ss:.3}), {secs:.1} s");
+        let _ = writeln!(
+            md,
+            "\n## Cumulative regret on GP instances: log–log slope (paper ≈ 3/4)\n\n\
+             The paper's Fig. 4 (App. N) shows POP-BO's cumulative regret on GP-sample instances between the √T and T \
+             reference lines on a log–log plot, with a slope \"close to 3/4\". Here: {gp_runs} instances (one run \
+             each), d = 1, SE kernel with variance 9 and ℓ = 1 on [0, 10], 10 random knots, minimum-norm \
+             interpolant (notes 001 §5.2–5.3), 30-point grid as candidates and for f*, B = 1.1‖f‖, \
+             β_t = 0.1·√(t + 1) (the code's GP setting), nugget 10⁻⁶, no latent box, T = {gp_steps}; \
+             R_t = Σ_{{τ ≤ t}} (f* − f(x_τ)) (eq. 27). The slope is the least-squares fit of log R_t on log t \
+             over t ∈ [{from}, {gp_steps}].\n\n\
+             | quantity | value |\n|---|---|\n\
+             | slope of the mean curve R̄_t | {slope:.3} |\n\
+             | per-run slopes, mean ± std | {ms:.3} ± {ss:.3} |\n\
+             | mean R_T at T = {gp_steps} | {:.2} |\n\
+             | wall time (s) | {secs:.1} |\n\n\
+             A slope of 1 is linear regret, 1/2 the √T line. The paper's dimension, domain and horizon for Fig. 4 are \
+             not stated (notes 001 §5.3); the repository's script uses d = 1, which is used here. With a 30-point \
+             grid the algorithm can find the grid maximiser exactly, after which R_t stops growing, so the slope \
+             depends on the horizon and the fit window.",
+            mean[gp_steps - 1]
+        );
+        let verdict = if (slope - 0.75).abs() <= 0.1 {
+            "consistent with the paper's ≈ 3/4 (within 0.1)"
+        } else if slope < 0.75 {
+            "not reproduced: flatter than the paper's ≈ 3/4 (sublinear, as the paper claims, but the exponent \
+             differs; a small 1-D grid and a short horizon are the likely reasons, untested)"
+        } else {
+            "not reproduced: steeper than the paper's ≈ 3/4"
+        };
+        let _ = writeln!(md, "\n**Verdict:** slope {slope:.2}: {verdict}.");
+    }
+    Ok(())
+}
+
 /// Runs Table 2 (and the GP slope) of `spec` with `runs` runs per function (`gp_runs` GP
 /// instances), and writes the report to `out`; `command` is the command line the report says
 /// generated it. Returns the rows.
@@ -425,46 +521,7 @@ pub fn write_table2(
          [index](README.md)). The column \"within 2 s.e. of ours\" applies the stricter rule |ours − paper| ≤ \
          2·std_ours/√{runs}, which ignores the paper's own sampling error.\n"
     );
-    md.push_str("| function | ℓ | B | β₀ | bohf: mean ± std | paper POP-BO: mean ± std | difference (bohf − paper) | 2 s.e. of the difference | match | within 2 s.e. of ours | time (s) |\n");
-    md.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let mut matched = 0;
-    let mut strict_matched = 0;
-    for row in &rows {
-        let (m, s, paper) = (row.mean, row.std, row.function.paper);
-        let two_se = 2.0 * (s * s + paper.std * paper.std).sqrt() / (runs as f64).sqrt();
-        let ok = (paper.mean - m).abs() <= two_se;
-        let strict = (paper.mean - m).abs() <= 2.0 * s / (runs as f64).sqrt();
-        matched += usize::from(ok);
-        strict_matched += usize::from(strict);
-        let kernel = &row.config.inference.kernel;
-        let ell = kernel.lengthscales.as_ref().and_then(|l| l.first().copied()).or(kernel.lengthscale);
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {m:.3} ± {s:.3} | {} ± {} | {:+.3} | {two_se:.3} | {} | {} | {:.1} |",
-            row.function.label,
-            ell.map_or_else(|| "default".to_string(), |l| l.to_string()),
-            row.config.confidence.norm_bound,
-            beta0(&row.config.beta),
-            paper.mean,
-            paper.std,
-            m - paper.mean,
-            if ok {
-                "**yes**"
-            } else if m < paper.mean {
-                "no (bohf lower)"
-            } else {
-                "no (bohf higher)"
-            },
-            if strict { "yes" } else { "no" },
-            row.seconds
-        );
-    }
-    let _ = writeln!(
-        md,
-        "\n**{matched} of {} rows match** under the rule ({strict_matched} of {} under the stricter one).\n",
-        rows.len(),
-        rows.len()
-    );
+    rows_table(&mut md, &rows, runs);
     md.push_str("## Known differences from the authors' runs\n\n");
     md.push_str(if spec.box_search.is_none() {
         "- **Continuous vs grid search.** By default the authors' code maximises the optimistic advantage over the \
@@ -488,139 +545,11 @@ pub fn write_table2(
          - **Randomness.** Seeds and the respondent's draws are not shared with the paper; each run here has its own \
          streams (see `crate::table2`).\n",
     );
-    let gp_steps = spec.gp_slope.map_or(0, |g| g.steps);
-    if gp_runs > 0 && gp_steps > 0 {
-        let t0 = Instant::now();
-        let curves: Vec<Vec<f64>> = (0..gp_runs as u64)
-            .into_par_iter()
-            .map(|r| gp_run(spec.seed, gp_steps, r))
-            .collect::<std::result::Result<_, _>>()
-            .map_err(run_error("gp_slope"))?;
-        let mean: Vec<f64> = (0..gp_steps).map(|t| curves.iter().map(|c| c[t]).sum::<f64>() / gp_runs as f64).collect();
-        let from = gp_steps / 10;
-        let slope = loglog_slope(&mean, from);
-        let per_run: Vec<f64> = curves.iter().map(|c| loglog_slope(c, from)).collect();
-        let (ms, ss) = mean_std(&per_run);
-        let secs = t0.elapsed().as_secs_f64();
-        eprintln!("GP slope {slope:.3} (per run {ms:.3} ± {ss:.3}), {secs:.1} s");
-        let _ = writeln!(
-            md,
-            "\n## Cumulative regret on GP instances: log–log slope (paper ≈ 3/4)\n\n\
-             The paper's Fig. 4 (App. N) shows POP-BO's cumulative regret on GP-sample instances between the √T and T \
-             reference lines on a log–log plot, with a slope \"close to 3/4\". Here: {gp_runs} instances (one run \
-             each), d = 1, SE kernel with variance 9 and ℓ = 1 on [0, 10], 10 random knots, minimum-norm \
-             interpolant (notes 001 §5.2–5.3), 30-point grid as candidates and for f*, B = 1.1‖f‖, \
-             β_t = 0.1·√(t + 1) (the code's GP setting), nugget 10⁻⁶, no latent box, T = {gp_steps}; \
-             R_t = Σ_{{τ ≤ t}} (f* − f(x_τ)) (eq. 27). The slope is the least-squares fit of log R_t on log t \
-             over t ∈ [{from}, {gp_steps}].\n\n\
-             | quantity | value |\n|---|---|\n\
-             | slope of the mean curve R̄_t | {slope:.3} |\n\
-             | per-run slopes, mean ± std | {ms:.3} ± {ss:.3} |\n\
-             | mean R_T at T = {gp_steps} | {:.2} |\n\
-             | wall time (s) | {secs:.1} |\n\n\
-             A slope of 1 is linear regret, 1/2 the √T line. The paper's dimension, domain and horizon for Fig. 4 are \
-             not stated (notes 001 §5.3); the repository's script uses d = 1, which is used here. With a 30-point \
-             grid the algorithm can find the grid maximiser exactly, after which R_t stops growing, so the slope \
-             depends on the horizon and the fit window.",
-            mean[gp_steps - 1]
-        );
-        let verdict = if (slope - 0.75).abs() <= 0.1 {
-            "consistent with the paper's ≈ 3/4 (within 0.1)"
-        } else if slope < 0.75 {
-            "not reproduced: flatter than the paper's ≈ 3/4 (sublinear, as the paper claims, but the exponent \
-             differs; a small 1-D grid and a short horizon are the likely reasons, untested)"
-        } else {
-            "not reproduced: steeper than the paper's ≈ 3/4"
-        };
-        let _ = writeln!(md, "\n**Verdict:** slope {slope:.2}: {verdict}.");
-    }
+    gp_slope_section(&mut md, spec, gp_runs)?;
     bohf_experiments::write_atomic(out, md.as_bytes())?;
     eprintln!("wrote {} ({total:.1} s, {threads} threads)", out.display());
     Ok(rows)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn workspace_spec() -> (String, std::path::PathBuf) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/popbo-table2.toml");
-        (std::fs::read_to_string(&path).unwrap(), path)
-    }
-
-    #[test]
-    fn the_workspace_spec_holds_the_authors_settings() {
-        let (text, path) = workspace_spec();
-        let spec = Table2Spec::parse(&text, &path).unwrap();
-        let names: Vec<&str> = spec.functions.iter().map(|f| f.function.as_str()).collect();
-        assert_eq!(names, ["beale", "branin", "bukin6", "cross_in_tray", "eggholder", "holder_table", "levy13"]);
-        // Branin (notes 001 §5.2 [R]): ℓ = 10, B = 10, β₀ = 10, latent box 3, nugget 1e-6.
-        let c = spec.config(1).unwrap();
-        assert_eq!(c.inference.kernel.lengthscales.as_deref(), Some(&[10.0, 10.0][..]));
-        assert_eq!((c.confidence.norm_bound, c.confidence.latent_box, c.confidence.nugget), (10.0, Some(3.0), 1e-6));
-        assert_eq!(c.beta, WidthSchedule::SqrtTPlusOne { scale: 10.0 });
-    }
-
-    #[test]
-    fn the_box_spec_is_the_grid_spec_over_the_box() {
-        let (text, path) = workspace_spec();
-        let grid = Table2Spec::parse(&text, &path).unwrap();
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/popbo-table2-box.toml");
-        let boxed = Table2Spec::parse(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
-        // Same rows, settings, paper values and seeds; only the search differs.
-        assert_eq!(boxed.functions, grid.functions);
-        assert_eq!((boxed.runs, boxed.steps, boxed.seed), (grid.runs, grid.steps, grid.seed));
-        assert_eq!(boxed.box_search, Some(BoxSearchConfig { starts: 4, climbs: 4, ..BoxSearchConfig::default() }));
-        assert!(grid.box_search.is_none());
-        let bad = std::fs::read_to_string(&path).unwrap().replacen("starts = 4", "starts = 0", 1);
-        let e = Table2Spec::parse(&bad, &path).unwrap_err();
-        assert!(e.field().is_some_and(|f| f.starts_with("box_search")) && e.to_string().contains("starts"), "{e}");
-    }
-
-    #[test]
-    fn box_runs_are_deterministic_with_finite_suboptimality() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs/popbo-table2-box.toml");
-        let mut spec = Table2Spec::parse(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
-        spec.functions.truncate(2);
-        spec.steps = 4;
-        let a = run_table2(&spec, 2).unwrap();
-        let b = run_table2(&spec, 2).unwrap();
-        assert_eq!(
-            a.iter().map(|r| (r.mean, r.std)).collect::<Vec<_>>(),
-            b.iter().map(|r| (r.mean, r.std)).collect::<Vec<_>>()
-        );
-        // Reported points are in the box, so the suboptimality is finite (it may be negative: f* is
-        // the grid maximum).
-        assert!(a.iter().all(|r| r.mean.is_finite() && r.std >= 0.0));
-    }
-
-    #[test]
-    fn bad_fields_are_named() {
-        let (text, path) = workspace_spec();
-        let bad = text.replacen("function = \"branin\"", "function = \"branon\"", 1);
-        let e = Table2Spec::parse(&bad, &path).unwrap_err();
-        assert_eq!(e.field(), Some("functions[1].function.name"), "{e}");
-        assert!(e.to_string().contains("popbo-table2.toml"), "{e}");
-        let bad = text.replacen("norm_bound = 10.0", "norm_bound = -1.0", 1);
-        let e = Table2Spec::parse(&bad, &path).unwrap_err();
-        assert!(e.field().is_some_and(|f| f.starts_with("functions[1].params")), "{e}");
-        let bad = text.replacen("paper = \"popbo\"", "paper = \"pfts\"", 1);
-        assert_eq!(Table2Spec::parse(&bad, &path).unwrap_err().field(), Some("reproduces.paper"));
-    }
-
-    #[test]
-    fn runs_are_deterministic_and_nonnegative_on_the_grid() {
-        let (text, path) = workspace_spec();
-        let mut spec = Table2Spec::parse(&text, &path).unwrap();
-        spec.functions.truncate(2);
-        spec.steps = 5;
-        let a = run_table2(&spec, 2).unwrap();
-        let b = run_table2(&spec, 2).unwrap();
-        assert_eq!(
-            a.iter().map(|r| (r.mean, r.std)).collect::<Vec<_>>(),
-            b.iter().map(|r| (r.mean, r.std)).collect::<Vec<_>>()
-        );
-        // x̂ is a grid point and f* the grid maximum: suboptimality ≥ 0.
-        assert!(a.iter().all(|r| r.mean >= 0.0 && r.std >= 0.0));
-    }
-}
+mod tests;

@@ -8,104 +8,12 @@ use bohf_core::{Error, Link, Result, SolverStatus};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
-/// The papers' λ = 0.05 (MR-LPF App. D, PF-TS App. F).
-pub const DEFAULT_LAMBDA: f64 = 0.05;
+mod config;
+mod low_rank;
 
-/// Which regulariser R(θ) the loss Σ ℓ + (λ/2) R(θ) uses (MR-LPF §2.2, PF-TS §2.2: the papers are
-/// inconsistent, so both are offered).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Regulariser {
-    /// R = ‖θ‖², MR-LPF eq. (9), PF-TS eq. (8), and the authors' experiments. The default.
-    #[default]
-    ThetaNorm,
-    /// R = θᵀ K^D θ = ‖h‖²_{H_kD}, the RKHS norm of MR-LPF eq. (7) / PF-TS eq. (6), used by the proofs.
-    RkhsNorm,
-}
-
-/// Settings of the kernel logistic MLE, with builder setters; [`KernelLogisticConfig::check`]
-/// validates them into a [`KernelLogistic`] estimator. Defaults are the papers' experiments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct KernelLogisticConfig {
-    /// λ > 0, the regularisation weight (default 0.05).
-    pub lambda: f64,
-    /// The regulariser R(θ) (default [`Regulariser::ThetaNorm`]).
-    pub regulariser: Regulariser,
-    /// Whether the data term is divided by the number of duels N (the authors' early code; default
-    /// false, as in the papers' equations).
-    pub scale_by_n: bool,
-    /// The link μ (default logistic).
-    pub link: Link,
-    /// Newton stops when the θ-space gradient norm is ≤ this (default 1e-9). Reachable in the
-    /// papers' settings; with RkhsNorm and λ ≪ 0.05 or t ≫ n, θ and K^D are large and the gradient
-    /// cannot be resolved below ~1e-8 in double precision (the failure message reports this floor),
-    /// so loosen it there.
-    pub tolerance: f64,
-    /// At most this many Newton steps (default 100).
-    pub max_iterations: usize,
-}
-
-impl Default for KernelLogisticConfig {
-    fn default() -> Self {
-        Self {
-            lambda: DEFAULT_LAMBDA,
-            regulariser: Regulariser::ThetaNorm,
-            scale_by_n: false,
-            link: Link::Logistic,
-            tolerance: 1e-9,
-            max_iterations: 100,
-        }
-    }
-}
-
-impl KernelLogisticConfig {
-    /// Sets λ.
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = lambda;
-        self
-    }
-
-    /// Sets the regulariser.
-    pub fn regulariser(mut self, regulariser: Regulariser) -> Self {
-        self.regulariser = regulariser;
-        self
-    }
-
-    /// Sets whether the data term is scaled by 1/N.
-    pub fn scale_by_n(mut self, scale: bool) -> Self {
-        self.scale_by_n = scale;
-        self
-    }
-
-    /// Sets the link.
-    pub fn link(mut self, link: Link) -> Self {
-        self.link = link;
-        self
-    }
-
-    /// Sets the gradient-norm tolerance.
-    pub fn tolerance(mut self, tolerance: f64) -> Self {
-        self.tolerance = tolerance;
-        self
-    }
-
-    /// Sets the Newton iteration limit.
-    pub fn max_iterations(mut self, max_iterations: usize) -> Self {
-        self.max_iterations = max_iterations;
-        self
-    }
-
-    /// Validates the settings; errors name the offending field.
-    pub fn check(&self) -> Result<KernelLogistic> {
-        bohf_core::error::ensure_positive("lambda", self.lambda)?;
-        bohf_core::error::ensure_positive("tolerance", self.tolerance)?;
-        if self.max_iterations == 0 {
-            return Err(Error::invalid("max_iterations", "must be >= 1, got 0"));
-        }
-        Ok(KernelLogistic { config: self.clone() })
-    }
-}
+pub use config::{DEFAULT_LAMBDA, KernelLogisticConfig, Regulariser};
+pub use low_rank::LOW_RANK_MIN_CANDIDATES;
+use low_rank::{NewtonSystem, Support, low_rank_step};
 
 /// The validated kernel logistic MLE (MR-LPF §2.2, PF-TS eq. (6)–(8)) on a finite candidate set:
 ///
@@ -329,6 +237,7 @@ impl KernelLogistic {
         self.solve_with(k, duels, None, NewtonSystem::Dense)
     }
 
+    // Long: one damped Newton loop whose step and line search share the iterate's terms.
     fn solve_with(
         &self,
         k: &DMatrix<f64>,
@@ -477,115 +386,6 @@ impl KernelLogistic {
             iterations += 1;
         }
     }
-}
-
-/// The fewest candidates for which [`KernelLogistic::fit`] may take the low-rank Newton path. Below
-/// it the dense n×n solve costs milliseconds, and keeping it leaves the fits of small problems (all
-/// the papers' experiments) bit-for-bit as before the low-rank path existed.
-pub const LOW_RANK_MIN_CANDIDATES: usize = 256;
-
-/// How [`KernelLogistic`]'s Newton system is solved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NewtonSystem {
-    /// Low rank (Woodbury, m×m) when 2m < n, else dense.
-    Auto,
-    /// Always the dense n×n system.
-    Dense,
-}
-
-/// The candidates that appear in a non-self duel, sorted (S, with m = |S|), and each candidate's
-/// position in S.
-struct Support {
-    members: Vec<usize>,
-    position: Vec<Option<usize>>,
-}
-
-impl Support {
-    fn of(duels: &Duels) -> Self {
-        let mut position = vec![None; duels.n_candidates()];
-        for d in duels.iter().filter(|d| d.first != d.second) {
-            position[d.first] = Some(0);
-            position[d.second] = Some(0);
-        }
-        let mut members = Vec::new();
-        for (c, p) in position.iter_mut().enumerate() {
-            if p.is_some() {
-                *p = Some(members.len());
-                members.push(c);
-            }
-        }
-        Self { members, position }
-    }
-
-    fn len(&self) -> usize {
-        self.members.len()
-    }
-
-    /// The m×m block of the weighted Laplacian C_W = Dᵀ diag(w) D on S (all weights 1 if `None`).
-    fn laplacian(&self, duels: &Duels, weights: Option<&DVector<f64>>) -> DMatrix<f64> {
-        let mut c = DMatrix::zeros(self.len(), self.len());
-        for (k, d) in duels.iter().enumerate() {
-            let (Some(i), Some(j)) = (self.position[d.first], self.position[d.second]) else { continue };
-            if i == j {
-                continue;
-            }
-            let w = weights.map_or(1.0, |w| w[k]);
-            c[(i, i)] += w;
-            c[(j, j)] += w;
-            c[(i, j)] -= w;
-            c[(j, i)] -= w;
-        }
-        c
-    }
-}
-
-/// The Newton step J⁻¹ b by the Woodbury identity, (λI + U Vᵀ)⁻¹ b = (b − U (λI + Vᵀ U)⁻¹ Vᵀ b)/λ,
-/// with the rank-m factors of J − λI on the duelled candidates S (K_S = K[S, S], C and C_W the
-/// m×m Laplacian blocks, `curv` the scaled weights s ℓ″):
-///
-/// - ThetaNorm, J = K C_W K C + λI: U = K[:, S], Vᵀ b = C_W K_S C b_S, Vᵀ U = C_W K_S C K_S;
-/// - RkhsNorm, J = C_W K + λI: U = E_S C_W (E_S the columns of I on S), Vᵀ b = K[S, :] b,
-///   Vᵀ U = K_S C_W.
-///
-/// `None` if the m×m system is singular.
-fn low_rank_step(
-    k: &DMatrix<f64>,
-    duels: &Duels,
-    support: &Support,
-    curv: &DVector<f64>,
-    lambda: f64,
-    theta_norm: bool,
-    b: &DVector<f64>,
-) -> Option<DVector<f64>> {
-    let m = support.len();
-    let s_idx = &support.members;
-    let ks = DMatrix::from_fn(m, m, |i, j| k[(s_idx[i], s_idx[j])]);
-    let cw = support.laplacian(duels, Some(curv));
-    let mut step = b / lambda;
-    if theta_norm {
-        let c = support.laplacian(duels, None);
-        let cw_ks_c = &cw * &ks * &c;
-        let b_s = DVector::from_fn(m, |i, _| b[s_idx[i]]);
-        let mut small = &cw_ks_c * &ks;
-        for i in 0..m {
-            small[(i, i)] += lambda;
-        }
-        let z = small.lu().solve(&(&cw_ks_c * b_s))?;
-        for (p, &c) in s_idx.iter().enumerate() {
-            step.axpy(-z[p] / lambda, &k.column(c), 1.0);
-        }
-    } else {
-        let y = DVector::from_fn(m, |i, _| k.row(s_idx[i]).transpose().dot(b));
-        let mut small = &ks * &cw;
-        for i in 0..m {
-            small[(i, i)] += lambda;
-        }
-        let w = &cw * small.lu().solve(&y)?;
-        for (p, &c) in s_idx.iter().enumerate() {
-            step[c] -= w[p] / lambda;
-        }
-    }
-    Some(step)
 }
 
 /// The data term Σ_k ℓ(y_k, f_k).

@@ -505,7 +505,7 @@ fn repeated_points_are_aggregated_exactly() {
         .unwrap();
     for noise in [1e-3, 0.05, 0.8] {
         let grouped = log_marginal_likelihood(&kernel, &x, &y, noise).unwrap();
-        let direct = super::log_marginal_rows(&kernel, &x, &y, noise, true).unwrap();
+        let direct = super::likelihood::log_marginal_rows(&kernel, &x, &y, noise, true).unwrap();
         // The two forms solve systems of size 6 and 23 with condition numbers ≲ 1e4 (ρ ≥ 1e-3):
         // agreement to 1e-8 relative is rounding.
         approx::assert_relative_eq!(grouped.value, direct.value, max_relative = 1e-9);
@@ -521,6 +521,6 @@ fn repeated_points_are_aggregated_exactly() {
     let yd = DVector::from_fn(6, |i, _| i as f64 * 0.3);
     assert_eq!(
         log_marginal_likelihood(&kernel, &xd, &yd, 0.1).unwrap(),
-        super::log_marginal_rows(&kernel, &xd, &yd, 0.1, true).unwrap()
+        super::likelihood::log_marginal_rows(&kernel, &xd, &yd, 0.1, true).unwrap()
     );
 }
