@@ -16,8 +16,8 @@
 //!
 //! **When.** Four accurate products (R and L with the anchor and the direction) cost a few times
 //! their plain counterparts, so [`super::Dual::certify`] uses this only when the plain pull-inside
-//! leaves the gap above the tolerance but within a thousand times it: every certificate the plain
-//! path gives is unchanged.
+//! leaves the gap above the tolerance but within a thousand times it: where the plain certificate
+//! succeeds it is unchanged (a program may end an outer step earlier than before).
 
 use super::Program;
 use crate::dense::{Eval, U, likelihood_row_error};
