@@ -236,33 +236,6 @@ impl<'a> Program<'a> {
         Eval { v, phi, phi_err, grad_phi, f, f_err }
     }
 
-    /// A strictly feasible point near `centre` (a feasible w, e.g. the MLE): (1 − θ)·centre for the
-    /// largest θ ∈ {1/2, 1/4, …} that is strictly feasible, with ω chosen to put the candidate's
-    /// value inside its box rows. `None` if no such point is found (e.g. β = 0: no interior).
-    pub(crate) fn interior_start(&self, centre: &DVector<f64>) -> Option<(DVector<f64>, Eval)> {
-        let n = self.n;
-        let b = self.data.norm_bound;
-        let mut theta = 0.5;
-        for _ in 0..40 {
-            let mut p = DVector::zeros(self.dim);
-            p.rows_mut(0, n).copy_from(&(centre * (1.0 - theta)));
-            if let (Some(c), true) = (&self.candidate, self.dim > n) {
-                let rho = c[n];
-                let room = 0.5 * (b * b - p.rows(0, n).norm_squared()).max(0.0).sqrt();
-                if rho > 0.0 {
-                    let lw = c.rows(0, n).dot(&p.rows(0, n));
-                    p[n] = (-lw / rho).clamp(-room, room);
-                }
-            }
-            let e = self.eval(&p);
-            if strictly_feasible(&e) {
-                return Some((p, e));
-            }
-            theta *= 0.5;
-        }
-        None
-    }
-
     /// f₀(p) and a bound on its rounding error.
     fn objective(&self, p: &DVector<f64>, e: &Eval) -> (f64, f64) {
         match self.objective {

@@ -53,6 +53,7 @@ use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
 use nalgebra::{DMatrix, DVector};
 
+mod accurate;
 mod boxed;
 
 /// Outer (dual) step limit of one program.
@@ -193,8 +194,18 @@ impl Dual<'_> {
         iteration: u32,
         gnorm: f64,
     ) -> Option<Result<DenseSolution, (f64, f64)>> {
-        let (q, eq) = self.program.pull_inside(anchor, &point.p)?;
-        let (value, err) = self.objective(&q, &eq);
+        let (mut q, eq) = self.program.pull_inside(anchor, &point.p)?;
+        let (mut value, mut err) = self.objective(&q, &eq);
+        let near = |value: f64, err: f64| (point.upper - (value - err)) / self.scale(value) / self.tolerance;
+        if (1.0..1e3).contains(&near(value, err)) {
+            // Close: the pull-inside's margins may be what is left ([`accurate`]).
+            if let Some((qa, ea)) = self.program.pull_inside_accurately(anchor, &point.p) {
+                let (va, erra) = self.objective(&qa, &ea);
+                if va - erra > value - err {
+                    (q, value, err) = (qa, va, erra);
+                }
+            }
+        }
         let lower = value - err;
         // A pointwise bound is clipped at the latent box: max sᵀ... ≤ b (module docs).
         let clipped = self.clip.is_some() && point.upper >= self.bound;

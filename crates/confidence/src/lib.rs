@@ -98,6 +98,7 @@ pub mod curvature;
 mod dense;
 mod doubling;
 mod dual;
+mod interior;
 mod problem;
 mod set;
 
