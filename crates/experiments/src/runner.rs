@@ -6,7 +6,9 @@
 //! * the algorithm's randomness from `bohf_core::rng::stream(seed, &[a, r])`, and
 //! * the respondent's from `bohf_core::rng::stream(seed, &[a, r, 1])`,
 //!
-//! so a run's result depends only on the spec, `a` and `r`: not on the number of threads, on the
+//! (`a` is the entry's `stream` instead where it sets one: entries with one stream share their
+//! randomness, [`crate::AlgorithmSpec::stream`]), so a run's result depends only on the spec, `a`
+//! and `r`: not on the number of threads, on the
 //! order in which runs are scheduled, or on which other runs are executed. That is what makes
 //! sharding (run a subset with [`Experiment::run_tasks`]) and resuming (skip runs already written)
 //! give the same results as one uninterrupted run.
@@ -193,8 +195,10 @@ impl Experiment {
             let label = label.clone();
             move |source: bohf_core::Error| ExperimentError::Run { label, run: id.run, step, source }
         };
-        let mut alg_rng = id.algorithm_rng(self.spec.seed);
-        let mut resp_rng = id.respondent_rng(self.spec.seed);
+        // The entry's streams: its own index's, or another entry's (`stream`, common random numbers).
+        let streams = RunId { algorithm: spec_alg.stream.unwrap_or(id.algorithm), run: id.run };
+        let mut alg_rng = streams.algorithm_rng(self.spec.seed);
+        let mut resp_rng = streams.respondent_rng(self.spec.seed);
         let mut respondent = self.problem.respondent()?;
         let regret = self.problem.regret();
         // Queries and recommendations in the problem's coordinates (`problem.inputs`).

@@ -182,12 +182,19 @@ pub struct AlgorithmSpec {
     /// rounds refuse any other duel): it starts from nothing, a handicap the leaderboard states.
     #[serde(default = "yes", skip_serializing_if = "is_yes")]
     pub shared_start: bool,
+    /// Draw the random streams (the algorithm's and the respondent's, [`crate::runner`]) as the
+    /// entry at this index does, instead of by the entry's own index (the default). Entries with
+    /// the same stream see the same randomness in run r (common random numbers): two entries of
+    /// one algorithm that differ in a parameter then differ only where the parameter changes a
+    /// decision, which is what a sensitivity comparison wants. Must be an index of `algorithms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<usize>,
 }
 
 impl AlgorithmSpec {
     /// An algorithm with default parameters.
     pub fn named(name: impl Into<String>) -> Self {
-        Self { name: name.into(), label: None, params: toml::Table::new(), shared_start: true }
+        Self { name: name.into(), label: None, params: toml::Table::new(), shared_start: true, stream: None }
     }
 
     /// The display name: the label, or the name.
@@ -285,6 +292,12 @@ impl ExperimentSpec {
                 return Err(ExperimentError::spec(
                     format!("{at}.label"),
                     format!("`{label}` is also the label of algorithms[{j}]; give each a distinct `label`"),
+                ));
+            }
+            if let Some(j) = a.stream.filter(|&j| j >= self.algorithms.len()) {
+                return Err(ExperimentError::spec(
+                    format!("{at}.stream"),
+                    format!("{j} is not the index of an entry (there are {}, from 0)", self.algorithms.len()),
                 ));
             }
             entry.check_for(kind, &domain, &a.params, &format!("{at}.name"), &format!("{at}.params"))?;

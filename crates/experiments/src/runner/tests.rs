@@ -497,3 +497,31 @@ fn run_files_written_before_the_utility_gaps_get_them_when_the_folder_is_collect
     assert_eq!(summary.algorithms[0].utility_gap, first.summary().unwrap().algorithms[0].utility_gap);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn entries_with_one_stream_share_their_randomness_and_a_bad_stream_is_named() {
+    // Three copies of one stochastic algorithm: the second draws entry 0's streams, the third its own.
+    let mut spec = small_spec();
+    spec.algorithms.truncate(1);
+    for (label, stream) in [("copy", Some(0)), ("own", None)] {
+        let mut a = spec.algorithms[0].clone();
+        (a.label, a.stream) = (Some(label.into()), stream);
+        spec.algorithms.push(a);
+    }
+    let results = run_with_threads(&spec, 2);
+    let steps = |a: usize, r: usize| {
+        let run = results.runs().iter().find(|x| x.id == RunId { algorithm: a, run: r }).unwrap();
+        run.steps.iter().map(|s| StepRecord { elapsed_s: 0.0, ..s.clone() }).collect::<Vec<_>>()
+    };
+    for r in 0..spec.runs {
+        assert_eq!(steps(0, r), steps(1, r), "run {r}: the entry with stream = 0 differs from entry 0");
+        assert_ne!(steps(0, r), steps(2, r), "run {r}: an entry with its own stream equals entry 0");
+    }
+    // The field survives the spec file (what `spec.toml` records and a resume reads).
+    let text = spec.to_toml_string().unwrap();
+    assert!(text.contains("stream = 0"), "{text}");
+    assert_eq!(ExperimentSpec::from_toml_str(&text).unwrap(), spec);
+    spec.algorithms[2].stream = Some(3);
+    let err = Experiment::new(spec, &registry()).err().expect("stream 3 of 3 entries accepted").to_string();
+    assert!(err.contains("algorithms[2].stream") && err.contains("3 is not the index"), "{err}");
+}
