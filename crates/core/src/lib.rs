@@ -32,8 +32,8 @@ pub use domain::{BoxDomain, Domain, DomainKind, FiniteDomain};
 pub use error::{AtField, Error, Result, SolverStatus, field_path};
 pub use link::Link;
 pub use optimizer::{
-    Abstention, Answer, Choice, Duel, Optimizer, Point, Query, QueryCosts, SearchContext, StepDetails, check_pending,
-    initial_split,
+    Abstention, Answer, Choice, Comparison, Duel, Optimizer, Point, Query, QueryCosts, SearchContext, StepDetails,
+    check_pending, initial_split,
 };
 pub use rng::BohfRng;
 pub use schedule::WidthSchedule;

@@ -215,29 +215,27 @@ pub enum Abstention {
     Skip,
 }
 
-/// One answered comparison between two candidates of a finite domain, by candidate index: the
-/// observation (x, x′, y) of the preference papers, with y = 1 iff `first_wins`. Under the
-/// preference model P(y = 1) = μ(f(x) − f(x′)) (MR-LPF §2, PF-TS §2, POP-BO eq. (3)).
-/// `first == second` is allowed (a self-duel carries no information about f).
+/// One answered comparison between two options: the observation (x, x′, y) of the preference
+/// papers, with y = 1 iff `first_wins`. Under the preference model P(y = 1) = μ(f(x) − f(x′))
+/// (MR-LPF §2, PF-TS §2, POP-BO eq. (3)). The options are of type `P`: a candidate index of a
+/// finite domain (`Duel` = `Duel<usize>`, what the finite-domain algorithms observe) or
+/// coordinates (`Duel<Vec<f64>>`, on a box). `first == second` is allowed (a self-duel carries no
+/// information about f). The one duel type of bohf: the Laplace GP's data
+/// ([`Comparison`]) and every algorithm's history use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Duel {
-    /// Candidate index of the first point x.
-    pub first: usize,
-    /// Candidate index of the second point x′.
-    pub second: usize,
+pub struct Duel<P = usize> {
+    /// The first option x (a candidate index, or coordinates).
+    pub first: P,
+    /// The second option x′.
+    pub second: P,
     /// Whether x was preferred (y = 1).
     pub first_wins: bool,
 }
 
 impl Duel {
-    /// The duel (`first`, `second`) with answer `first_wins`.
+    /// The duel (`first`, `second`) with answer `first_wins`, by candidate index.
     pub fn new(first: usize, second: usize, first_wins: bool) -> Self {
         Self { first, second, first_wins }
-    }
-
-    /// The label y ∈ {0, 1}.
-    pub fn label(&self) -> f64 {
-        if self.first_wins { 1.0 } else { 0.0 }
     }
 
     /// The candidate index pair (x, x′).
@@ -251,28 +249,43 @@ impl Duel {
     }
 }
 
-/// One answered best-of-k query on a finite domain, by candidate index: the options
-/// x_1, …, x_k shown and the one chosen. Under the multinomial-logit (Plackett–Luce top-1) model
-/// P(x_i chosen) = exp(f(x_i)/s) / Σ_j exp(f(x_j)/s) ([`crate::link::choice_log_probability`]).
-/// Built by [`Choice::new`], which checks k ≥ 2, distinct options and `chosen` < k.
+impl<P> Duel<P> {
+    /// The label y ∈ {0, 1}.
+    pub fn label(&self) -> f64 {
+        if self.first_wins { 1.0 } else { 0.0 }
+    }
+
+    /// The same duel with each option mapped by `f` (e.g. candidate indices to latent indices).
+    pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> Duel<Q> {
+        Duel { first: f(&self.first), second: f(&self.second), first_wins: self.first_wins }
+    }
+}
+
+/// One answered best-of-k query: the options x_1, …, x_k shown and the one chosen. Under the
+/// multinomial-logit (Plackett–Luce top-1) model P(x_i chosen) = exp(f(x_i)/s) / Σ_j exp(f(x_j)/s)
+/// ([`crate::link::choice_log_probability`]). The options are of type `P` as for [`Duel`]
+/// (`Choice` = `Choice<usize>`, by candidate index). Built by [`Choice::new`], which checks k ≥ 2,
+/// distinct options (equal indices, or equal coordinates) and `chosen` < k.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Choice {
-    options: Vec<usize>,
+pub struct Choice<P = usize> {
+    options: Vec<P>,
     chosen: usize,
 }
 
-impl Choice {
-    /// The choice of option `chosen` (a position in `options`) among the candidates `options`.
-    /// Errors: fewer than 2 options or a repeated candidate (naming `query`), `chosen` ≥ k
+impl<P: PartialEq + std::fmt::Debug> Choice<P> {
+    /// The choice of option `chosen` (a position in `options`) among `options`.
+    /// Errors: fewer than 2 options or a repeated option (naming `query`), `chosen` ≥ k
     /// (naming `answer.index`).
-    pub fn new(options: Vec<usize>, chosen: usize) -> Result<Self> {
+    pub fn new(options: Vec<P>, chosen: usize) -> Result<Self> {
         check_choice_options(&options, |a, b| a == b)?;
         check_choice_index(chosen, options.len())?;
         Ok(Self { options, chosen })
     }
+}
 
-    /// The candidate indices of the options, in the order shown.
-    pub fn options(&self) -> &[usize] {
+impl<P> Choice<P> {
+    /// The options, in the order shown.
+    pub fn options(&self) -> &[P] {
         &self.options
     }
 
@@ -281,9 +294,39 @@ impl Choice {
         self.chosen
     }
 
+    /// The chosen option.
+    pub fn chosen_option(&self) -> &P {
+        &self.options[self.chosen]
+    }
+}
+
+impl Choice {
     /// The candidate index of the chosen option.
     pub fn winner(&self) -> usize {
         self.options[self.chosen]
+    }
+}
+
+/// One answered comparison of either kind, between options of type `P` (a candidate index on a
+/// finite domain, coordinates `Vec<f64>` on a box): what a preference model's data is built from
+/// (the Laplace preference GP's `PreferenceData`), in the order answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Comparison<P = usize> {
+    /// A duel.
+    Duel(Duel<P>),
+    /// A best-of-k choice.
+    Choice(Choice<P>),
+}
+
+impl<P> From<Duel<P>> for Comparison<P> {
+    fn from(d: Duel<P>) -> Self {
+        Comparison::Duel(d)
+    }
+}
+
+impl<P> From<Choice<P>> for Comparison<P> {
+    fn from(c: Choice<P>) -> Self {
+        Comparison::Choice(c)
     }
 }
 

@@ -56,8 +56,8 @@ mod sampler;
 pub use exploration::{check_exploration, default_exploration, exploration_scale};
 pub use inference::{InferenceConfig, ValidInferenceConfig};
 pub use laplace::{
-    ChoiceCounts, Comparison, JointPosterior, LaplaceConfig, LaplaceFit, LaplaceFitConfig, LaplacePreferenceGp,
-    OutputscalePrior, PreferenceData, fit_laplace,
+    ChoiceCounts, JointPosterior, LaplaceConfig, LaplaceFit, LaplaceFitConfig, LaplacePreferenceGp, OutputscalePrior,
+    PreferenceData, fit_laplace,
 };
 pub use preference::{
     DuelingPosterior, Duels, KernelLogistic, KernelLogisticConfig, LOW_RANK_MIN_CANDIDATES, PreferenceFit,

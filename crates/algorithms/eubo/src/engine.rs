@@ -8,10 +8,10 @@ use bohf_core::linalg::PsdFactor;
 use bohf_core::rand::RngExt;
 use bohf_core::special::expected_max_of_two;
 use bohf_core::{
-    Answer, BoxDomain, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest, argmax_lowest_by,
-    check_pending,
+    Answer, BoxDomain, Choice, Comparison, Duel, Error, FiniteDomain, Point, Query, Result, StepDetails, argmax_lowest,
+    argmax_lowest_by, check_pending,
 };
-use bohf_gp::laplace::{Comparison, ValidLaplaceConfig, ValidLaplaceFitConfig, fit_laplace_refit, warm_start};
+use bohf_gp::laplace::{ValidLaplaceConfig, ValidLaplaceFitConfig, fit_laplace_refit, warm_start};
 use bohf_gp::{LaplacePreferenceGp, PreferenceData, fit_laplace};
 use bohf_kernels::Stationary;
 use bohf_optim::{BoxMaximum, MultistartConfig, Objective, maximize_on_box, sobol_design};
@@ -81,7 +81,7 @@ pub struct LaplaceBo {
     lo: Vec<f64>,
     width: Vec<f64>,
     /// Answered duels and choices on a finite domain, by candidate index.
-    finite_history: Vec<Comparison<usize>>,
+    finite_history: Vec<Comparison>,
     /// Answered duels and choices on a box, in unit-cube coordinates.
     box_history: Vec<Comparison<Vec<f64>>>,
     kernel: Stationary,
@@ -372,7 +372,7 @@ impl LaplaceBo {
                             .map(|(j, p)| domain.candidate_index(p, &format!("option {j}")))
                             .collect::<Result<Vec<usize>>>()?;
                         check_pending(self.pending_options.clone(), idx.clone())?;
-                        Comparison::Choice { options: idx, chosen }
+                        Choice::new(idx, chosen)?.into()
                     }
                     None => {
                         let duel = domain.answered_duel(query, &answer, None, self.name)?;
@@ -391,7 +391,7 @@ impl LaplaceBo {
                             .map(|(j, p)| domain.checked_point(p, &format!("option {j}")).map(<[f64]>::to_vec))
                             .collect::<Result<Vec<Vec<f64>>>>()?;
                         check_pending(self.pending_points.clone(), pts.clone())?;
-                        Comparison::Choice { options: pts.iter().map(|x| self.to_unit(x)).collect(), chosen }
+                        Choice::new(pts.iter().map(|x| self.to_unit(x)).collect(), chosen)?.into()
                     }
                     None => {
                         let (p, q) = query.duel_points(self.name)?;
@@ -399,7 +399,7 @@ impl LaplaceBo {
                         let y = domain.checked_point(q, "second")?.to_vec();
                         let first_wins = answer.duel_outcome()?;
                         check_pending(self.pending_points.clone(), vec![x.clone(), y.clone()])?;
-                        Comparison::Duel { first: self.to_unit(&x), second: self.to_unit(&y), first_wins }
+                        Duel { first: self.to_unit(&x), second: self.to_unit(&y), first_wins }.into()
                     }
                 };
                 self.box_history.push(comparison);

@@ -118,3 +118,22 @@ fn a_search_context_needs_a_positive_horizon() {
     );
     assert!(SearchContext::new(crate::BoxDomain::cube(0.0, 1.0, 1).unwrap(), 0).is_err());
 }
+
+#[test]
+fn duels_and_choices_of_points_are_the_same_types_as_by_index() {
+    // Coordinates as options (a box): the same checks as by index, equal coordinates repeat.
+    let p = |v: f64| vec![v, 0.5];
+    let ch = Choice::new(vec![p(0.1), p(0.7), p(0.3)], 2).unwrap();
+    assert_eq!((ch.chosen(), ch.chosen_option()), (2, &p(0.3)));
+    assert!(Choice::new(vec![p(0.1), p(0.7), p(0.1)], 0).unwrap_err().to_string().contains("repeats option 0"));
+    assert!(Choice::new(vec![p(0.1), p(0.7)], 2).unwrap_err().to_string().contains("`answer.index`"));
+    // A duel maps its options and keeps its answer; both kinds convert into a Comparison.
+    let d = Duel { first: p(0.1), second: p(0.7), first_wins: false };
+    assert_eq!(d.label(), 0.0);
+    assert_eq!(d.map(|x| x[0] > 0.5), Duel { first: false, second: true, first_wins: false });
+    assert_eq!(
+        Comparison::from(Duel::new(3, 1, true)),
+        Comparison::Duel(Duel { first: 3, second: 1, first_wins: true })
+    );
+    assert!(matches!(Comparison::from(ch), Comparison::Choice(c) if c.options().len() == 3));
+}

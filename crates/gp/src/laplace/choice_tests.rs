@@ -5,7 +5,7 @@
 use super::model::likelihood_at;
 use super::*;
 use bohf_core::rand::RngExt;
-use bohf_core::{Duel, Error, Link};
+use bohf_core::{Choice, Comparison, Duel, Error, Link};
 use bohf_kernels::{Kernel, KernelKind, Stationary};
 use bohf_optim::{LocalConfig, minimize_bounded};
 use nalgebra::{DMatrix, DVector};
@@ -22,7 +22,12 @@ fn ard(kind: KernelKind, ls: &[f64], var: f64) -> Stationary {
 /// `n` random candidates in [0, 1]^d, `t` random duels and `c` random best-of-k choices
 /// (k ∈ [2, min(n, 5)], distinct options), interleaved, answered by a noisy comparison of
 /// u(x) = sin(3 x₀) + Σ x_j² (the choices by the multinomial logit at scale 0.3, drawn by hand).
-fn mixed_problem(seed: u64, n: usize, d: usize, t: usize, c: usize) -> (DMatrix<f64>, Vec<Comparison<usize>>) {
+/// A checked choice as a comparison (the tests' options are distinct, the position in range).
+fn choice<P: PartialEq + std::fmt::Debug>(options: Vec<P>, chosen: usize) -> Comparison<P> {
+    Choice::new(options, chosen).unwrap().into()
+}
+
+fn mixed_problem(seed: u64, n: usize, d: usize, t: usize, c: usize) -> (DMatrix<f64>, Vec<Comparison>) {
     let mut r = bohf_core::rng::seeded(seed);
     let x = DMatrix::from_fn(n, d, |_, _| r.random::<f64>());
     let u = |i: usize| (3.0 * x[(i, 0)]).sin() + x.row(i).iter().map(|v| v * v).sum::<f64>();
@@ -52,25 +57,21 @@ fn mixed_problem(seed: u64, n: usize, d: usize, t: usize, c: usize) -> (DMatrix<
                 }
                 v -= wj;
             }
-            out.push(Comparison::Choice { options, chosen });
+            out.push(choice(options, chosen));
         }
     }
     (x, out)
 }
 
 /// The comparisons in latent indices (the data's numbering by first appearance).
-fn latent_comparisons(data: &PreferenceData, comparisons: &[Comparison<usize>]) -> Vec<Comparison<usize>> {
+fn latent_comparisons(data: &PreferenceData, comparisons: &[Comparison]) -> Vec<Comparison> {
     let order = data.candidate_indices().unwrap();
     let l = |c: usize| order.iter().position(|&o| o == c).unwrap();
     comparisons
         .iter()
         .map(|c| match c {
-            Comparison::Duel { first, second, first_wins } => {
-                Comparison::Duel { first: l(*first), second: l(*second), first_wins: *first_wins }
-            }
-            Comparison::Choice { options, chosen } => {
-                Comparison::Choice { options: options.iter().map(|&o| l(o)).collect(), chosen: *chosen }
-            }
+            Comparison::Duel(d) => Comparison::Duel(d.map(|&o| l(o))),
+            Comparison::Choice(c) => choice(c.options().iter().map(|&o| l(o)).collect(), c.chosen()),
         })
         .collect()
 }
@@ -78,24 +79,25 @@ fn latent_comparisons(data: &PreferenceData, comparisons: &[Comparison<usize>]) 
 /// An independent log-likelihood, comparison by comparison (no aggregation): duels
 /// log μ(±(f_a − f_b)/s), choices f_c/s − log Σ_j exp(f_j/s) written out directly; and its
 /// gradient ((e_c − p)/s for a choice).
-fn loglik_by_hand(link: Link, s: f64, comparisons: &[Comparison<usize>], f: &[f64]) -> (f64, Vec<f64>) {
+fn loglik_by_hand(link: Link, s: f64, comparisons: &[Comparison], f: &[f64]) -> (f64, Vec<f64>) {
     let mut value = 0.0;
     let mut grad = vec![0.0; f.len()];
     for c in comparisons {
         match c {
-            Comparison::Duel { first, second, first_wins } => {
-                let sign = if *first_wins { 1.0 } else { -1.0 };
-                let z = sign * (f[*first] - f[*second]) / s;
+            Comparison::Duel(d) => {
+                let sign = if d.first_wins { 1.0 } else { -1.0 };
+                let z = sign * (f[d.first] - f[d.second]) / s;
                 value += link.log_mu(z);
                 let g = link.dmu(z) / link.mu(z) * sign / s;
-                grad[*first] += g;
-                grad[*second] -= g;
+                grad[d.first] += g;
+                grad[d.second] -= g;
             }
-            Comparison::Choice { options, chosen } => {
+            Comparison::Choice(c) => {
+                let options = c.options();
                 let e: Vec<f64> = options.iter().map(|&o| (f[o] / s).exp()).collect();
                 let z: f64 = e.iter().sum();
-                value += f[options[*chosen]] / s - z.ln();
-                grad[options[*chosen]] += 1.0 / s;
+                value += f[c.winner()] / s - z.ln();
+                grad[c.winner()] += 1.0 / s;
                 for (&o, ej) in options.iter().zip(&e) {
                     grad[o] -= ej / z / s;
                 }
@@ -121,10 +123,8 @@ fn a_two_option_choice_is_the_logistic_duel() {
             duels.push(Duel::new(a, b, r.random::<f64>() < 0.6));
         }
     }
-    let as_choices: Vec<Comparison<usize>> = duels
-        .iter()
-        .map(|d| Comparison::Choice { options: vec![d.first, d.second], chosen: usize::from(!d.first_wins) })
-        .collect();
+    let as_choices: Vec<Comparison> =
+        duels.iter().map(|d| choice(vec![d.first, d.second], usize::from(!d.first_wins))).collect();
     let dd = PreferenceData::from_candidates(&x, &duels).unwrap();
     let dc = PreferenceData::from_candidate_comparisons(&x, &as_choices).unwrap();
     assert!(dc.pairs().is_empty() && !dc.choices().is_empty() && dc.choice_count() == 25);
@@ -319,7 +319,7 @@ fn map_and_evidence_with_choices_match_a_generic_optimiser_and_the_dense_formula
 #[test]
 fn repeated_choices_aggregate_and_merged_options_keep_multiplicities() {
     let x = DMatrix::from_row_slice(4, 1, &[0.1, 0.4, 0.7, 0.9]);
-    let ch = |options: Vec<usize>, chosen| Comparison::Choice { options, chosen };
+    let ch = choice::<usize>;
     // The same set {0, 1, 2} in three orders: one block with wins per option.
     let comps = vec![ch(vec![2, 0, 1], 0), ch(vec![0, 1, 2], 2), ch(vec![1, 2, 0], 2), ch(vec![1, 3], 0)];
     let data = PreferenceData::from_candidate_comparisons(&x, &comps).unwrap();
@@ -340,9 +340,9 @@ fn repeated_choices_aggregate_and_merged_options_keep_multiplicities() {
     let p = |v: f64| vec![v, 0.5];
     let eps = 1e-12;
     let comps = vec![
-        Comparison::Choice { options: vec![p(0.2), p(0.2 + eps), p(0.8)], chosen: 1 },
-        Comparison::Choice { options: vec![p(0.8), p(0.8 + eps)], chosen: 0 },
-        Comparison::Duel { first: p(0.2), second: p(0.8), first_wins: false },
+        choice(vec![p(0.2), p(0.2 + eps), p(0.8)], 1),
+        choice(vec![p(0.8), p(0.8 + eps)], 0),
+        Comparison::Duel(Duel { first: p(0.2), second: p(0.8), first_wins: false }),
     ];
     let data = PreferenceData::from_point_comparisons(&comps, 1e-9).unwrap();
     assert_eq!((data.len(), data.choice_count(), data.dropped_choices()), (2, 2, 1));
@@ -373,7 +373,7 @@ fn a_hundred_choices_against_one_incumbent_and_repeated_points() {
         let b = vec![r.random::<f64>(), r.random::<f64>()];
         seen.extend([a.clone(), b.clone()]);
         let chosen = if k % 5 == 4 { 1 + k % 2 } else { 0 };
-        comps.push(Comparison::Choice { options: vec![inc.clone(), a, b], chosen });
+        comps.push(choice(vec![inc.clone(), a, b], chosen));
     }
     let data = PreferenceData::from_point_comparisons(&comps, 1e-9).unwrap();
     assert!(data.len() < 201 && data.choices().len() == 100);
@@ -395,21 +395,18 @@ fn a_hundred_choices_against_one_incumbent_and_repeated_points() {
 
 #[test]
 fn bad_choices_are_errors_naming_the_field() {
+    // A choice is checked once, when it is built (`Choice::new`); the data then checks what only it
+    // can: candidate indices in range, dimensions and finite coordinates.
     let named = |e: Error, field: &str| matches!(&e, Error::InvalidParameter { name, .. } if name == field);
-    let x = DMatrix::from_row_slice(3, 1, &[0.1, 0.5, 0.9]);
-    let ch = |options: Vec<usize>, chosen| vec![Comparison::Choice { options, chosen }];
-    for (comps, field) in [
-        (ch(vec![1], 0), "query"),
-        (ch(vec![], 0), "query"),
-        (ch(vec![0, 2, 0], 1), "query"),
-        (ch(vec![0, 2], 2), "answer.index"),
-    ] {
-        let e = PreferenceData::from_candidate_comparisons(&x, &comps).unwrap_err();
+    for (options, chosen, field) in
+        [(vec![1], 0, "query"), (vec![], 0, "query"), (vec![0, 2, 0], 1, "query"), (vec![0, 2], 2, "answer.index")]
+    {
+        let e = Choice::<usize>::new(options, chosen).unwrap_err();
         assert!(named(e.clone(), field), "{field}: {e}");
-        assert!(e.to_string().contains("history entry 0"), "{e}");
     }
+    let x = DMatrix::from_row_slice(3, 1, &[0.1, 0.5, 0.9]);
     assert!(matches!(
-        PreferenceData::from_candidate_comparisons(&x, &ch(vec![0, 3], 0)),
+        PreferenceData::from_candidate_comparisons(&x, &[choice(vec![0, 3], 0)]),
         Err(Error::IndexOutOfRange { index: 3, .. })
     ));
     let p = |v: f64| vec![v, 0.5];
@@ -418,14 +415,15 @@ fn bad_choices_are_errors_naming_the_field() {
         (vec![p(0.1), p(0.3), p(0.1)], 0, "query"),
         (vec![p(0.1), p(0.3)], 5, "answer.index"),
     ] {
-        let e = PreferenceData::from_point_comparisons(&[Comparison::Choice { options, chosen }], 0.0).unwrap_err();
+        let e = Choice::new(options, chosen).unwrap_err();
         assert!(named(e.clone(), field), "{field}: {e}");
     }
     assert!(matches!(
-        PreferenceData::from_point_comparisons(
-            &[Comparison::Choice { options: vec![p(0.1), vec![0.2]], chosen: 0 }],
-            0.0
-        ),
+        PreferenceData::from_point_comparisons(&[choice(vec![p(0.1), vec![0.2]], 0)], 0.0),
         Err(Error::DimensionMismatch { .. })
+    ));
+    assert!(matches!(
+        PreferenceData::from_point_comparisons(&[choice(vec![p(0.1), vec![f64::NAN, 0.5]], 0)], 0.0),
+        Err(Error::NonFinite(_))
     ));
 }

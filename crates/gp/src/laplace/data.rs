@@ -2,7 +2,7 @@
 //! utilities' locations), the duels aggregated per unordered pair and the best-of-k choices
 //! aggregated per set of options.
 
-use bohf_core::{Answer, Choice, Duel, Error, Point, Query, Result};
+use bohf_core::{Comparison, Duel, Error, Result};
 use nalgebra::DMatrix;
 use std::collections::BTreeMap;
 
@@ -54,40 +54,6 @@ impl ChoiceCounts {
     }
 }
 
-/// One comparison given to [`PreferenceData`]: a duel or a best-of-k choice between options of
-/// type `P` (a candidate index on a finite domain, coordinates `Vec<f64>` on a box).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Comparison<P> {
-    /// A duel: whether `first` was preferred to `second`.
-    Duel {
-        /// The first option.
-        first: P,
-        /// The second option.
-        second: P,
-        /// `true` if the first option won.
-        first_wins: bool,
-    },
-    /// A best-of-k choice: the option at position `chosen` of `options` was preferred to the others.
-    Choice {
-        /// The k ≥ 2 distinct options shown.
-        options: Vec<P>,
-        /// The position of the preferred option (< k).
-        chosen: usize,
-    },
-}
-
-impl From<Duel> for Comparison<usize> {
-    fn from(d: Duel) -> Self {
-        Comparison::Duel { first: d.first, second: d.second, first_wins: d.first_wins }
-    }
-}
-
-impl From<Choice> for Comparison<usize> {
-    fn from(c: Choice) -> Self {
-        Comparison::Choice { options: c.options().to_vec(), chosen: c.chosen() }
-    }
-}
-
 /// A comparison mapped to latent indices.
 enum Mapped {
     Duel(usize, usize, bool),
@@ -130,17 +96,17 @@ impl PreferenceData {
     ///
     /// Errors: an index beyond the candidate set, non-finite candidate coordinates.
     pub fn from_candidates(candidates: &DMatrix<f64>, duels: &[Duel]) -> Result<Self> {
-        let comparisons: Vec<Comparison<usize>> = duels.iter().map(|&d| d.into()).collect();
+        let comparisons: Vec<Comparison> = duels.iter().map(|&d| d.into()).collect();
         Self::from_candidate_comparisons(candidates, &comparisons)
     }
 
     /// Duels and best-of-k choices on a finite domain, by candidate index, in the order they were
     /// answered ([`PreferenceData::from_candidates`] for the latent points).
     ///
-    /// Errors: an index beyond the candidate set, non-finite candidate coordinates, a choice with
-    /// fewer than 2 options or a repeated candidate (naming `query`), a chosen position ≥ k
-    /// (naming `answer.index`); each says which comparison (`history entry k`).
-    pub fn from_candidate_comparisons(candidates: &DMatrix<f64>, comparisons: &[Comparison<usize>]) -> Result<Self> {
+    /// (A choice's options were checked when it was built, [`bohf_core::Choice::new`].)
+    ///
+    /// Errors: an index beyond the candidate set, non-finite candidate coordinates.
+    pub fn from_candidate_comparisons(candidates: &DMatrix<f64>, comparisons: &[Comparison]) -> Result<Self> {
         bohf_core::error::ensure_finite("Laplace preference GP: candidate coordinates", candidates.iter())?;
         let n_cand = candidates.nrows();
         let mut latent_of: BTreeMap<usize, usize> = BTreeMap::new();
@@ -161,13 +127,10 @@ impl PreferenceData {
                 }))
             };
             mapped.push(match comparison {
-                Comparison::Duel { first, second, first_wins } => {
-                    Mapped::Duel(latent(*first)?, latent(*second)?, *first_wins)
-                }
-                Comparison::Choice { options, chosen } => {
-                    Choice::new(options.clone(), *chosen).map_err(|e| e.in_history_entry(k))?;
-                    let opts = options.iter().map(|&c| latent(c)).collect::<Result<Vec<_>>>()?;
-                    Mapped::Choice(opts, *chosen)
+                Comparison::Duel(d) => Mapped::Duel(latent(d.first)?, latent(d.second)?, d.first_wins),
+                Comparison::Choice(c) => {
+                    let opts = c.options().iter().map(|&o| latent(o)).collect::<Result<Vec<_>>>()?;
+                    Mapped::Choice(opts, c.chosen())
                 }
             });
         }
@@ -187,7 +150,7 @@ impl PreferenceData {
     pub fn from_points(duels: &[(Vec<f64>, Vec<f64>, bool)], tolerance: f64) -> Result<Self> {
         let comparisons: Vec<Comparison<Vec<f64>>> = duels
             .iter()
-            .map(|(x, y, w)| Comparison::Duel { first: x.clone(), second: y.clone(), first_wins: *w })
+            .map(|(x, y, w)| Comparison::Duel(Duel { first: x.clone(), second: y.clone(), first_wins: *w }))
             .collect();
         Self::from_point_comparisons(&comparisons, tolerance)
     }
@@ -195,16 +158,16 @@ impl PreferenceData {
     /// Duels and best-of-k choices between points of ℝ^d, in the order they were answered, merged
     /// within `tolerance` as by [`PreferenceData::from_points`].
     ///
-    /// Errors: as [`PreferenceData::from_points`], and a choice with fewer than 2 options or two
-    /// options with equal coordinates (naming `query`), a chosen position ≥ k (naming
-    /// `answer.index`); each says which comparison (`history entry k`).
+    /// (A choice's options were checked when it was built, [`bohf_core::Choice::new`].)
+    ///
+    /// Errors: as [`PreferenceData::from_points`].
     pub fn from_point_comparisons(comparisons: &[Comparison<Vec<f64>>], tolerance: f64) -> Result<Self> {
         if !(tolerance.is_finite() && tolerance >= 0.0) {
             return Err(Error::invalid("merge_tolerance", format!("must be finite and ≥ 0, got {tolerance}")));
         }
         let d = comparisons.first().map_or(0, |c| match c {
-            Comparison::Duel { first, .. } => first.len(),
-            Comparison::Choice { options, .. } => options.first().map_or(0, Vec::len),
+            Comparison::Duel(d) => d.first.len(),
+            Comparison::Choice(c) => c.options().first().map_or(0, Vec::len),
         });
         let mut rows: Vec<Vec<f64>> = Vec::new();
         let mut mapped = Vec::with_capacity(comparisons.len());
@@ -231,18 +194,17 @@ impl PreferenceData {
                 })
             };
             mapped.push(match comparison {
-                Comparison::Duel { first, second, first_wins } => {
-                    Mapped::Duel(latent(first, "first")?, latent(second, "second")?, *first_wins)
+                Comparison::Duel(d) => {
+                    Mapped::Duel(latent(&d.first, "first")?, latent(&d.second, "second")?, d.first_wins)
                 }
-                Comparison::Choice { options, chosen } => {
-                    let query = Query::Choice(options.iter().map(|x| Point::continuous(x.clone())).collect());
-                    query.check_answer(&Answer::Choice { index: *chosen }).map_err(|e| e.in_history_entry(k))?;
-                    let opts = options
+                Comparison::Choice(c) => {
+                    let opts = c
+                        .options()
                         .iter()
                         .enumerate()
                         .map(|(j, x)| latent(x, &format!("option {j}")))
                         .collect::<Result<Vec<_>>>()?;
-                    Mapped::Choice(opts, *chosen)
+                    Mapped::Choice(opts, c.chosen())
                 }
             });
         }

@@ -83,7 +83,7 @@ mod data;
 mod fit;
 mod model;
 
-pub use data::{ChoiceCounts, Comparison, PairCounts, PreferenceData};
+pub use data::{ChoiceCounts, PairCounts, PreferenceData};
 pub use fit::{
     LaplaceFit, LaplaceFitConfig, LaplaceFitOutcome, OutputscalePrior, ValidLaplaceFitConfig, fit_laplace,
     fit_laplace_refit, fit_laplace_warm, warm_start,
