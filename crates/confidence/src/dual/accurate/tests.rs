@@ -1,6 +1,9 @@
-//! Tests of the accurate pull-inside ([`super`]): Dot2 against exact integer arithmetic.
+//! Tests of the accurate pull-inside ([`super`]): Dot2 against exact integer arithmetic, and the
+//! pull-inside on a near-boundary program checked by exact dyadic arithmetic.
 
 use super::*;
+use crate::conic::ConicData;
+use crate::dense::{Directions, Objective};
 use bohf_core::rand::RngExt;
 use bohf_core::rng::{BohfRng, seeded};
 
@@ -58,4 +61,189 @@ fn two_product_without_fma_is_exact() {
         assert_eq!(p, a * b);
         assert_eq!(e.to_bits(), a.mul_add(b, -p).to_bits(), "{a:e}·{b:e}");
     }
+}
+
+/// x = m·2ᵉ exactly (m an integer), read from its bits (IEEE 754 binary64).
+fn dyadic(x: f64) -> (i128, i32) {
+    let bits = x.to_bits();
+    let sign = if bits >> 63 == 1 { -1 } else { 1 };
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = (bits & ((1u64 << 52) - 1)) as i128;
+    if exp == 0 { (sign * frac, -1074) } else { (sign * (frac | (1i128 << 52)), exp - 1075) }
+}
+
+/// x in exact units of 2^`unit` (x must be a multiple, and the result must fit).
+fn in_units(x: f64, unit: i32) -> i128 {
+    let (m, e) = dyadic(x);
+    if m == 0 {
+        return 0;
+    }
+    let shift = e - unit;
+    assert!((0..70).contains(&shift), "{x:e} is not a multiple of 2^{unit} that fits");
+    m << shift
+}
+
+/// A near-boundary latent-box program (no likelihood row, n = 200): L lower triangular with
+/// entries multiples of 2⁻³⁰ in (−1/2, 1/2), unit diagonal, L_{n−1,0} = 1/2; an anchor a on the
+/// same grid with a₀ = 0 and z_{n−1}(a) ≈ 2; the box b = z_{n−1}(a) + s (s = 10⁻⁵) and
+/// p = a + δe₀ with δ = 4s, so that only row n − 1 binds, at t* = 1/2 of the segment. The plain
+/// margin of that row, (n + 16)u·|L_{n−1}|ᵀ|w| ≈ 10⁻¹³, costs the segment ≈ 5·10⁻⁹ of t; Dot2's
+/// margins ≈ 2·10⁻¹⁵ cost ≈ 10⁻¹⁰.
+struct NearBoundary {
+    data: ConicData,
+    anchor: DVector<f64>,
+    p: DVector<f64>,
+    delta: f64,
+}
+
+impl NearBoundary {
+    fn new() -> Self {
+        let n = 200;
+        let mut rng = seeded(31);
+        let mut l = DMatrix::from_fn(n, n, |i, j| if j < i { draw(&mut rng, 0.5) } else { 0.0 });
+        l.fill_diagonal(1.0);
+        l[(n - 1, 0)] = 0.5;
+        let mut anchor = DVector::from_fn(n, |i, _| if i == 0 { 0.0 } else { draw(&mut rng, 0.05) });
+        let partial: f64 = (0..n - 1).map(|j| l[(n - 1, j)] * anchor[j]).sum();
+        anchor[n - 1] = ((2.0 - partial) * 2f64.powi(30)).round() / 2f64.powi(30);
+        let z: i128 = (0..n).map(|j| units(l[(n - 1, j)]) * units(anchor[j])).sum();
+        let s = 1e-5;
+        let bx = z as f64 * 2f64.powi(-60) + s;
+        let delta = 4.0 * s;
+        let mut p = anchor.clone();
+        p[0] = delta;
+        let data = ConicData {
+            l,
+            rows: DMatrix::zeros(0, n),
+            terms: vec![],
+            weights: vec![],
+            abs_weighted: DVector::zeros(n),
+            constant: 0.0,
+            norm_bound: 100.0,
+            latent_box: Some(bx),
+        };
+        NearBoundary { data, anchor, p, delta }
+    }
+
+    /// Where row n − 1 meets the box along the segment, t* = (b − z_{n−1}(a))/(δ/2), from exact
+    /// integers (relative error a few u).
+    fn t_star(&self) -> f64 {
+        let n = self.anchor.len();
+        let bx = self.data.latent_box.unwrap();
+        let z: i128 = (0..n).map(|j| units(self.data.l[(n - 1, j)]) * units(self.anchor[j])).sum();
+        let room = in_units(bx, -110) - (z << 50);
+        room as f64 * 2f64.powi(-110) / (0.5 * self.delta)
+    }
+
+    /// Whether q (the anchor but for its first coordinate) is strictly inside every box row, by
+    /// exact dyadic arithmetic in units of 2⁻¹¹⁰: z_i = Σ_j L_ij q_j exactly, against ±b; and
+    /// inside the norm bound (by far: ‖q‖² ≈ 4 against 10⁴).
+    fn exactly_inside(&self, q: &DVector<f64>) -> bool {
+        let n = q.len();
+        assert!((1..n).all(|j| q[j] == self.anchor[j]), "only q₀ moves");
+        let bx = in_units(self.data.latent_box.unwrap(), -110);
+        let q0 = in_units(q[0], -80);
+        (0..n).all(|i| {
+            let rest: i128 = (1..n).map(|j| units(self.data.l[(i, j)]) * units(q[j])).sum();
+            let z = (rest << 50) + units(self.data.l[(i, 0)]) * q0;
+            z.abs() < bx
+        }) && q.norm_squared() < 0.5 * self.data.norm_bound.powi(2)
+    }
+}
+
+/// The dual of max q₀/δ (g = e₀/δ: the objective is the segment's t) for `case`, as
+/// [`super::super::solve`] builds it.
+fn dual_of<'a>(case: &'a NearBoundary, dirs: &'a Directions, g: &'a DVector<f64>) -> Dual<'a> {
+    let n = case.anchor.len();
+    let program = Program {
+        data: &case.data,
+        dirs,
+        objective: Objective::Linear(g),
+        kappa: None,
+        candidate: None,
+        n,
+        dim: n,
+        total: 0.0,
+    };
+    Dual {
+        program,
+        g: g.clone(),
+        lambda_free: true,
+        bound: case.data.latent_box.unwrap(),
+        tolerance: 1e-9,
+        clip: None,
+        candidate_on_support: false,
+        stop_at: None,
+        budget: std::cell::Cell::new(u32::MAX),
+        spare: std::cell::RefCell::new(None),
+    }
+}
+
+/// A dual point at p with the certificate's upper end `upper` (the rest is not read).
+fn point_at(p: &DVector<f64>, upper: f64) -> DualPoint {
+    DualPoint {
+        m: super::super::Multipliers { lambda: 1.0, mu: 1.0 },
+        nu: vec![],
+        p: p.clone(),
+        value: 0.0,
+        upper,
+        grad: DVector::zeros(2),
+        hess: DMatrix::zeros(2, 2),
+        sensitivity: DMatrix::zeros(p.len(), 2),
+    }
+}
+
+/// On [`NearBoundary`], with the certificate's upper end at the segment's exact maximum t*: the
+/// plain pull-inside leaves a gap above the tolerance 10⁻⁹ (its margins), the accurate one meets
+/// it; the accurate point is strictly feasible by exact dyadic arithmetic (every box row) and
+/// lies between the plain point and t*.
+#[test]
+fn accurate_pull_inside_certifies_where_the_plain_one_cannot() {
+    let case = NearBoundary::new();
+    let dirs = Directions::new(&case.data);
+    let n = case.anchor.len();
+    let g = DVector::from_fn(n, |i, _| if i == 0 { 1.0 / case.delta } else { 0.0 });
+    let dual = dual_of(&case, &dirs, &g);
+    let t_star = case.t_star();
+    assert!((t_star - 0.5).abs() < 1e-9, "t* = {t_star}");
+    assert!(!case.exactly_inside(&case.p), "p is outside");
+    let gap = |q: &DVector<f64>| {
+        let (value, err) = dual.objective(q, &dual.program.eval(q));
+        t_star - (value - err)
+    };
+    let (plain, _) = dual.program.pull_inside(&case.anchor, &case.p).unwrap();
+    let (accurate, _) = dual.program.pull_inside_accurately(&case.anchor, &case.p).unwrap();
+    assert!(case.exactly_inside(&plain));
+    assert!(case.exactly_inside(&accurate), "the accurate point is outside: q₀ = {:e}", accurate[0]);
+    let (plain_gap, accurate_gap) = (gap(&plain), gap(&accurate));
+    assert!(plain_gap > 1e-9, "plain gap {plain_gap:e}");
+    assert!((0.0..=1e-9).contains(&accurate_gap), "accurate gap {accurate_gap:e}");
+    assert!(plain[0] < accurate[0] && accurate[0] < t_star * case.delta);
+}
+
+/// [`Dual::tighten`] and its guard on the same program: with the certificate's upper end at t*,
+/// a point of the segment can certify and the accurate point replaces the plain one; with the
+/// upper end 10⁻⁷ above t* (a dual not yet converged; the gap within 1,000 tolerances) none can,
+/// so the guard is false and the plain point is returned unchanged, bit for bit.
+#[test]
+fn tighten_runs_the_accurate_pull_inside_only_where_it_can_certify() {
+    let case = NearBoundary::new();
+    let dirs = Directions::new(&case.data);
+    let n = case.anchor.len();
+    let g = DVector::from_fn(n, |i, _| if i == 0 { 1.0 / case.delta } else { 0.0 });
+    let dual = dual_of(&case, &dirs, &g);
+    let t_star = case.t_star();
+    let (plain, eq) = dual.program.pull_inside(&case.anchor, &case.p).unwrap();
+    let (value, err) = dual.objective(&plain, &eq);
+
+    let converged = point_at(&case.p, t_star);
+    assert!(dual.pull_may_certify(&case.anchor, &converged, &plain));
+    let (q, v, e) = dual.tighten(&case.anchor, &converged, plain.clone(), value, err);
+    assert!(q[0] > plain[0] && t_star - (v - e) <= 1e-9, "tightened gap {:e}", t_star - (v - e));
+
+    let early = point_at(&case.p, t_star + 1e-7);
+    assert!((1.0..1e3).contains(&((early.upper - (value - err)) / 1e-9)));
+    assert!(!dual.pull_may_certify(&case.anchor, &early, &plain));
+    let (q, v, e) = dual.tighten(&case.anchor, &early, plain.clone(), value, err);
+    assert_eq!((q, v.to_bits(), e.to_bits()), (plain, value.to_bits(), err.to_bits()));
 }
