@@ -15,8 +15,9 @@
 //! u|r_τᵀw| + γ_{n+1}²|r_τ|ᵀ|w| (their error bound for Dot2), so the margins shrink by a factor of
 //! about n/2.
 //!
-//! **When.** Four accurate products (R and L with the anchor and the direction) cost a few times
-//! their plain counterparts, so [`super::Dual::certify`] uses this only when the plain pull-inside
+//! **When.** Four accurate products (R and L with the anchor and the direction) cost several times
+//! their plain, vectorised counterparts (17 flops a term for TwoProduct, and no BLAS-like
+//! blocking), so [`super::Dual::certify`] uses this only when the plain pull-inside
 //! leaves the gap above the tolerance but within a thousand times it, and only when a point of the
 //! segment could close it ([`Dual::pull_may_certify`]): where the plain certificate succeeds it is
 //! unchanged (a program may end an outer step earlier than before). Without that second test the
