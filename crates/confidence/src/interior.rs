@@ -50,3 +50,73 @@ impl Program<'_> {
         strictly_feasible(&e).then_some((p, e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conic::ConicData;
+    use crate::dense::{Directions, Objective};
+    use nalgebra::DMatrix;
+
+    /// ln(1 + eˣ), written out (|x| ≤ 4 here), independent of the crate's `softplus`.
+    fn softplus(x: f64) -> f64 {
+        x.exp().ln_1p()
+    }
+
+    /// The case the move along c_w is for (module docs): the centre ŵ on the norm bound
+    /// (‖ŵ‖ = B = 4), two positive labels (L = I, so z = w and φ(w) = Σ softplus(−w_i)), the
+    /// threshold β = 0.005 above φ(ŵ), the box 3 and a candidate with c_wᵀŵ = 3.13 and ρ = 0.017.
+    /// Every plain halving fails, checked by the anchor search and again by an independent
+    /// evaluation (θ ≥ 1/16: the likelihood row, φ((1 − θ)ŵ) − φ(ŵ) ≥ 0.02 > β; θ ≤ 1/32: the
+    /// candidate's value (1 − θ)·3.13 − ρ·room ≥ 3); the anchor found is strictly feasible by a
+    /// direct evaluation of every row with room to spare (≥ 10⁻⁴ of its bound) and has the
+    /// candidate's value (1 − 10⁻³)·3, where the move along c_w puts it.
+    #[test]
+    fn anchor_moves_along_the_candidate_where_scaling_the_centre_fails() {
+        let (norm_bound, bx, beta, rho): (f64, f64, f64, f64) = (4.0, 3.0, 0.005, 0.017);
+        let u = DVector::from_vec(vec![2.8, 2.857]);
+        let centre: DVector<f64> = &u * (norm_bound / u.norm());
+        let orth = DVector::from_vec(vec![centre[1], -centre[0]]) / norm_bound;
+        let cw = &centre * (3.13 / (norm_bound * norm_bound)) + &orth * 3.0;
+        let c = DVector::from_vec(vec![cw[0], cw[1], rho]);
+        let data = ConicData {
+            l: DMatrix::identity(2, 2),
+            rows: DMatrix::identity(2, 2),
+            terms: vec![(1.0, 0, None), (1.0, 1, None)],
+            weights: vec![1.0, 1.0],
+            abs_weighted: DVector::from_vec(vec![1.0, 1.0]),
+            constant: 0.0,
+            norm_bound,
+            latent_box: Some(bx),
+        };
+        let dirs = Directions::new(&data);
+        let phi = |w: &[f64]| w.iter().map(|&x| softplus(-x)).sum::<f64>();
+        let kappa = phi(centre.as_slice()) + beta;
+        let program = Program {
+            data: &data,
+            dirs: &dirs,
+            objective: Objective::Linear(&c),
+            kappa: Some(kappa),
+            candidate: Some(c.clone()),
+            n: 2,
+            dim: 3,
+            total: 2.0,
+        };
+        for k in 1..=40 {
+            let theta = 0.5f64.powi(k);
+            assert!(program.scaled_start(&centre, theta, false).is_none(), "θ = 2^-{k} found");
+            let w = &centre * (1.0 - theta);
+            let room = 0.5 * (norm_bound * norm_bound - w.norm_squared()).max(0.0).sqrt();
+            let value = cw.dot(&w) - rho * room;
+            assert!(phi(w.as_slice()) - kappa >= 0.01 || value >= bx + 0.01, "θ = 2^-{k}: {value}");
+        }
+        let (p, _) = program.interior_start(&centre).expect("the move along c_w finds an anchor");
+        let w = [p[0], p[1]];
+        let spare = 1e-4;
+        assert!(p.norm_squared() < norm_bound * norm_bound * (1.0 - spare), "‖p‖² = {}", p.norm_squared());
+        assert!(phi(&w) < kappa - spare, "φ = {} against κ = {kappa}", phi(&w));
+        assert!(w.iter().all(|z| z.abs() < bx * (1.0 - spare)), "z = {w:?}");
+        let value = c[0] * p[0] + c[1] * p[1] + c[2] * p[2];
+        assert!((value - (1.0 - 1e-3) * bx).abs() <= 1e-12, "candidate's value {value}");
+    }
+}

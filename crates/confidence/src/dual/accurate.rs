@@ -10,16 +10,24 @@
 //! 2.3e-4 of W), and the certified gap stalled at 1.3–1.9e-9 against the tolerance 1e-9: those
 //! programs fell back to clarabel after 10–16 outer steps. Computed by Dot2 (Ogita, Rump & Oishi,
 //! "Accurate sum and dot product", *SIAM J. Sci. Comput.* 26(6), 2005, §5, Algorithm 5.3: the
-//! products split exactly by an fma, the sums by Knuth's TwoSum), each value r_τᵀw errs by at most
+//! products split exactly by TwoProduct, here Veltkamp–Dekker's without an fma ([`two_product`]),
+//! the sums by Knuth's TwoSum), each value r_τᵀw errs by at most
 //! u|r_τᵀw| + γ_{n+1}²|r_τ|ᵀ|w| (their error bound for Dot2), so the margins shrink by a factor of
 //! about n/2.
 //!
-//! **When.** Four accurate products (R and L with the anchor and the direction) cost a few times
-//! their plain counterparts, so [`super::Dual::certify`] uses this only when the plain pull-inside
-//! leaves the gap above the tolerance but within a thousand times it: where the plain certificate
-//! succeeds it is unchanged (a program may end an outer step earlier than before).
+//! **When.** Four accurate products (R and L with the anchor and the direction) cost several times
+//! their plain, vectorised counterparts (17 flops a term for TwoProduct, and no BLAS-like
+//! blocking), so [`super::Dual::certify`] uses this only when the plain pull-inside
+//! leaves the gap above the tolerance but within a thousand times it, and only when a point of the
+//! segment could close it ([`Dual::pull_may_certify`]): where the plain certificate succeeds it is
+//! unchanged (a program may end an outer step earlier than before). Without that second test the
+//! accurate pull-inside ran at outer steps whose gap was the dual's own (its upper end not yet
+//! converged, the inner maximiser p outside the set, so no point of the segment certifies): in
+//! criterion's `labels_box_500_dense_lower`, 4–5 of every 10 programs, once each, 190 ms each
+//! (the products' `f64::mul_add` a call to libm's software fma) against 50–70 ms for the whole
+//! program, and not once did it lower the gap (measured 2026-11-30; docs/confidence.md).
 
-use super::Program;
+use super::{Dual, DualPoint, Program, Segment, bisect};
 use crate::dense::{Eval, U, likelihood_row_error};
 use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
@@ -31,30 +39,62 @@ fn gamma(k: usize) -> f64 {
     ku / (1.0 - ku) * (1.0 + 4.0 * U)
 }
 
+/// Veltkamp's splitting factor 2²⁷ + 1 for binary64 ([`two_product`]).
+const SPLITTER: f64 = 134_217_729.0;
+
+/// Above this magnitude the splitting of [`two_product`] may overflow (Ogita, Rump & Oishi 2005,
+/// §3: no overflow for |a| ≤ 2⁹⁹⁵ or so); [`accurate_mul`] then uses the fused multiply–add.
+const SPLIT_LIMIT: f64 = 1e298;
+
+/// a = hi + lo exactly, each half with at most 26 significant bits: Veltkamp's splitting
+/// (Ogita, Rump & Oishi 2005, §3, Algorithm 3.2 "Split", after Dekker 1971).
+#[inline]
+fn split(a: f64) -> (f64, f64) {
+    let c = SPLITTER * a;
+    let hi = c - (c - a);
+    (hi, a - hi)
+}
+
+/// TwoProduct without an fma: a·b = p + e exactly with p = fl(a·b), for the split halves of a and
+/// b (Dekker 1971; Ogita, Rump & Oishi 2005, §3, Algorithm 3.3 "TwoProduct"; exact barring
+/// underflow, whose error ≤ 5·2⁻¹⁰⁷⁴ is within [`accurate_mul`]'s absolute term, and overflow,
+/// excluded by [`SPLIT_LIMIT`]). 17 flops that vectorise, where `f64::mul_add` without the target's
+/// fma feature is a call to libm's software fma (module docs, "When": what that cost).
+#[inline]
+fn two_product(a: f64, (a1, a2): (f64, f64), b: f64, (b1, b2): (f64, f64)) -> (f64, f64) {
+    let p = a * b;
+    (p, a2 * b2 - (((p - a1 * b1) - a2 * b1) - a1 * b2))
+}
+
 /// a·x by Dot2 (module docs) for every row of `a`: the values and a bound on each value's error,
 /// (u|v̂_i| + γ_{n+1}²|a_i|ᵀ|x|)/(1 − u) with |a_i|ᵀ|x| accumulated recursively (rounded up by
-/// (1 + (n + 2)u)) and an absolute (n + 1)·2⁻¹⁰²² for products that might underflow.
+/// (1 + (n + 2)u)) and an absolute (n + 1)·2⁻¹⁰²² for products that might underflow. The products
+/// split by [`two_product`] (the fma where an entry is beyond [`SPLIT_LIMIT`]): the same exact
+/// (p, e), so the same values and bounds either way.
 fn accurate_mul(a: &DMatrix<f64>, x: DVectorView<'_, f64>) -> (DVector<f64>, DVector<f64>) {
     let (m, n) = a.shape();
     let mut s = vec![0.0f64; m];
     let mut c = vec![0.0f64; m];
     let mut abs = vec![0.0f64; m];
+    let splittable = a.amax() <= SPLIT_LIMIT && x.amax() <= SPLIT_LIMIT;
     for k in 0..n {
         let xk = x[k];
         if xk == 0.0 {
             continue;
         }
-        for (i, &aik) in a.column(k).iter().enumerate() {
+        let xs = split(xk);
+        let column = &a.as_slice()[k * m..(k + 1) * m];
+        for (((&aik, s), c), abs) in column.iter().zip(&mut s).zip(&mut c).zip(&mut abs) {
             // TwoProduct: aik·xk = p + e exactly.
-            let p = aik * xk;
-            let e = aik.mul_add(xk, -p);
+            let (p, e) =
+                if splittable { two_product(aik, split(aik), xk, xs) } else { (aik * xk, aik.mul_add(xk, -aik * xk)) };
             // TwoSum: s + p = t + q exactly.
-            let t = s[i] + p;
-            let z = t - s[i];
-            let q = (s[i] - (t - z)) + (p - z);
-            s[i] = t;
-            c[i] += q + e;
-            abs[i] += p.abs();
+            let t = *s + p;
+            let z = t - *s;
+            let q = (*s - (t - z)) + (p - z);
+            *s = t;
+            *c += q + e;
+            *abs += p.abs();
         }
     }
     let g2 = gamma(n + 1).powi(2);
@@ -180,18 +220,7 @@ impl Program<'_> {
         }
         let d = p - anchor;
         let segment = TightSegment::new(self, anchor, &d);
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            if segment.strictly_feasible(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            if hi - lo <= 1e-15 {
-                break;
-            }
-        }
+        let (lo, _) = bisect(|t| segment.strictly_feasible(t));
         for back in [0.0, 1e-12, 1e-9, 1e-6] {
             let t = lo * (1.0 - back);
             let q = anchor + &d * t;
@@ -204,55 +233,63 @@ impl Program<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use bohf_core::rand::RngExt;
-    use bohf_core::rng::{BohfRng, seeded};
-
-    /// x as an exact integer multiple of 2⁻³⁰ (x is one by construction).
-    fn units(x: f64) -> i128 {
-        let scaled = x * 2f64.powi(30);
-        assert_eq!(scaled.fract(), 0.0);
-        scaled as i128
-    }
-
-    /// A multiple of 2⁻³⁰ below `scale` in magnitude.
-    fn draw(rng: &mut BohfRng, scale: f64) -> f64 {
-        let v: f64 = rng.random_range(-scale..scale);
-        (v * 2f64.powi(30)).round() / 2f64.powi(30)
-    }
-
-    /// Dot2's value and error bound against exact integer arithmetic: entries that are multiples of
-    /// 2⁻³⁰ (products exact in i128 units of 2⁻⁶⁰), including rows built to cancel to a small
-    /// fraction of Σ|a||x|, where the plain product loses most of its digits; the bound is never
-    /// looser than the plain product's γ_n|a|ᵀ|x|.
-    #[test]
-    fn accurate_products_are_within_their_bound_of_the_exact_value() {
-        let mut rng = seeded(17);
-        for case in 0..60 {
-            let (m, n) = (1 + case % 7, 2 + rng.random_range(0..400usize));
-            let mut a = DMatrix::from_fn(m, n, |_, _| draw(&mut rng, 1000.0));
-            let x = DVector::from_fn(n, |_, _| draw(&mut rng, 1000.0));
-            if case % 2 == 0 && x[n - 1] != 0.0 {
-                // Row 0 nearly cancels: its last entry undoes the rest up to a small remainder.
-                let partial: f64 = (0..n - 1).map(|k| a[(0, k)] * x[k]).sum();
-                a[(0, n - 1)] = (-(partial / x[n - 1]) * 2f64.powi(30)).round() / 2f64.powi(30);
+impl Dual<'_> {
+    /// The certificate's primal point q (objective `value`, rounding `err`) from the plain
+    /// pull-inside, replaced by [`Program::pull_inside_accurately`]'s where the gap is within 1 to
+    /// 1,000 times the tolerance, that pull-inside can close it ([`Dual::pull_may_certify`]), and
+    /// its lower end is higher (module docs, "When").
+    pub(super) fn tighten(
+        &self,
+        anchor: &DVector<f64>,
+        point: &DualPoint,
+        q: DVector<f64>,
+        value: f64,
+        err: f64,
+    ) -> (DVector<f64>, f64, f64) {
+        let near = (point.upper - (value - err)) / self.scale(value) / self.tolerance;
+        if !(1.0..1e3).contains(&near) || !self.pull_may_certify(anchor, point, &q) {
+            return (q, value, err);
+        }
+        match self.program.pull_inside_accurately(anchor, &point.p) {
+            Some((qa, ea)) => {
+                let (va, erra) = self.objective(&qa, &ea);
+                if va - erra > value - err { (qa, va, erra) } else { (q, value, err) }
             }
-            let (value, err) = accurate_mul(&a, x.rows(0, n));
-            for i in 0..m {
-                let exact: i128 = (0..n).map(|k| units(a[(i, k)]) * units(x[k])).sum();
-                let exact = exact as f64 * 2f64.powi(-60);
-                // The i128 → f64 conversion rounds once more (relative u): allowed for.
-                let miss = (value[i] - exact).abs();
-                assert!(
-                    miss <= err[i] + 2.0 * U * exact.abs(),
-                    "case {case} row {i}: miss {miss:e}, bound {:e}",
-                    err[i]
-                );
-                let naive_bound = gamma(n) * (0..n).map(|k| (a[(i, k)] * x[k]).abs()).sum::<f64>();
-                assert!(err[i] <= naive_bound, "case {case} row {i}: {:e} above γ_n|a||x| = {naive_bound:e}", err[i]);
-            }
+            None => (q, value, err),
         }
     }
+
+    /// Whether any point of the segment from `anchor` to the inner maximiser p beyond the pulled
+    /// point q could meet the tolerance, a necessary condition for the accurate pull-inside to
+    /// certify. Every row is convex along the segment, so its exactly feasible points are
+    /// t ∈ [0, t*], and t* < t_max, the first t at which a row fails even with its rounding
+    /// margin counted in its favour ([`Segment::passes`] with margin −2, [`bisect`]). On
+    /// [t_q, t_max] the objective is at most its value at t_max plus its rounding (a linear
+    /// objective: the larger end, q's being short of the tolerance already), or for the MLE
+    /// (−φ, concave) at most its tangent at t_max: −φ(t_max) + (t_max − t_q)·max(0, ∇φ(t_max)ᵀd)
+    /// (a concave function lies below its tangents, Boyd & Vandenberghe, *Convex Optimization*,
+    /// 2004, §3.1.3). Where the dual's upper end is still far from the optimum this is false and
+    /// the four accurate products are not paid for (module docs, "When").
+    fn pull_may_certify(&self, anchor: &DVector<f64>, point: &DualPoint, q: &DVector<f64>) -> bool {
+        let program = &self.program;
+        let d = &point.p - anchor;
+        let segment = Segment::new(program, anchor, &d);
+        let (_, t_max) = bisect(|t| segment.passes(t, -2.0));
+        let best = anchor + &d * t_max;
+        let eb = program.eval(&best);
+        let (vb, errb) = self.objective(&best, &eb);
+        let mut reach = vb + errb;
+        if !self.lambda_free {
+            let dd = d.norm_squared();
+            let t_q = if dd > 0.0 { (q - anchor).dot(&d) / dd } else { t_max };
+            let slope = eb.grad_phi.dot(&d.rows(0, program.n));
+            reach += (t_max - t_q).max(0.0) * slope.max(0.0);
+        }
+        // The certificate's upper end, clipped at the box as [`Dual::certify`] clips it.
+        let upper = if self.clip.is_some() && point.upper >= self.bound { self.bound } else { point.upper };
+        upper - reach <= self.tolerance * self.scale(reach)
+    }
 }
+
+#[cfg(test)]
+mod tests;
