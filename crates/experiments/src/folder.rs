@@ -270,8 +270,7 @@ pub fn run_experiment(
     // Each thread holds one run's matrices at a time.
     let in_flight = pool.current_num_threads().min(todo.len());
     if in_flight > 1 {
-        let (candidates, dim) = experiment.problem().shape();
-        spec.check_memory(experiment.registry(), candidates, dim, in_flight).map_err(|e| {
+        experiment.check_memory(in_flight).map_err(|e| {
             ExperimentError::Folder(format!("{e}\nwith {in_flight} runs at once; try fewer threads (--threads N)"))
         })?;
     }

@@ -83,7 +83,7 @@ pub use output::{
 };
 pub use plot::{FeedbackPlot, Metric, Panel, Series, plot, plot_panel, plot_small_multiples};
 pub use problem::PreparedProblem;
-pub use registry::{AlgorithmEntry, BoxedOptimizer, RegisteredAlgorithm, Registry};
+pub use registry::{AlgorithmEntry, BoxedOptimizer, CheckedAlgorithm, CheckedEntry, RegisteredAlgorithm, Registry};
 pub use reproduces::{ClaimRule, Paper, Reproduces};
 pub use results::{
     FailedRun, GAP_CSV_COLUMNS, PointRecord, QueryKind, RunId, RunRecord, StepRecord, Timing, UtilityGap, runs_to_csv,

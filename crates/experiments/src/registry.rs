@@ -1,6 +1,7 @@
 //! The algorithm registry's interface: a name in a spec → the algorithm's config, deserialised
-//! from the spec's `params` table and validated → a boxed [`Optimizer`] built for the problem's
-//! [`SearchContext`].
+//! from the spec's `params` table and validated once ([`AlgorithmEntry::parse_for`], a
+//! [`CheckedEntry`]) → a boxed [`Optimizer`] built from a clone of the checked config for the
+//! problem's [`SearchContext`], once per run ([`CheckedEntry::build`]).
 //!
 //! This module names no algorithm. The papers' algorithms are registered by the `bohf-registry`
 //! crate (`bohf_registry::builtin()`), the one crate that names algorithm crates; the engine takes
@@ -18,17 +19,22 @@
 //! ([`bohf_core::DomainKind`]): a finite candidate set ([`AlgorithmEntry::of`]), a box
 //! ([`AlgorithmEntry::of_box`]), or both ([`AlgorithmEntry::with_box`] adds a box mode, e.g.
 //! `pop-bo` builds POP-BO's box variant on a box). Each kind has its own config type and
-//! constructor. [`AlgorithmEntry::check_for`] and [`AlgorithmEntry::build`] refuse a kind the entry
+//! constructor. [`AlgorithmEntry::parse_for`] and [`AlgorithmEntry::build`] refuse a kind the entry
 //! does not declare with an error naming the algorithm and the domain, so no constructor checks it.
 
-use crate::de::{Step, render, value_at};
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{AtField, BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, SearchContext};
+use bohf_core::{BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::sync::Arc;
+
+mod checked;
+mod parse;
+
+pub use checked::{CheckedAlgorithm, CheckedEntry};
+use checked::{ClosureBuildFn, FromClosures, Typed};
 
 /// An optimiser built by the registry.
 pub type BoxedOptimizer = Box<dyn Optimizer + Send>;
@@ -47,9 +53,10 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Sized + 'static {
     type Algorithm: Optimizer + Send + 'static;
     /// The configuration, deserialised from a spec's `params` table (missing keys take their
     /// defaults, unknown keys are errors).
-    type Config: DeserializeOwned + Serialize + Default;
-    /// The validated configuration, the only thing [`RegisteredAlgorithm::build`] takes.
-    type Checked;
+    type Config: DeserializeOwned + Serialize + Default + Send + Sync + 'static;
+    /// The validated configuration, the only thing [`RegisteredAlgorithm::build`] takes: made once
+    /// per algorithm of a spec ([`AlgorithmEntry::parse_for`]) and cloned for each run's build.
+    type Checked: Clone + Send + Sync + 'static;
     /// Checks the config; an error names the invalid field by its path in the `params` table, as
     /// written in TOML (e.g. `inference.mle.lambda`).
     fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked>;
@@ -69,22 +76,18 @@ pub trait RegisteredAlgorithm<D = FiniteDomain>: Sized + 'static {
     }
 }
 
-type CheckFn = dyn Fn(&toml::Table, &str) -> Result<()> + Send + Sync;
+type ParseFn = dyn Fn(&toml::Table, &str) -> Result<Arc<dyn CheckedAlgorithm>> + Send + Sync;
 type MemoryFn = dyn Fn(&ProblemShape, &toml::Table) -> Vec<Allocation> + Send + Sync;
-type BuildFn = dyn Fn(&SearchContext<Domain>, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync;
 type DefaultsFn = dyn Fn() -> toml::Table + Send + Sync;
-type CostsFn = dyn Fn(&toml::Table, Option<&QueryCosts>) -> bohf_core::Result<()> + Send + Sync;
 
-/// How an entry works on one kind of domain: its parameters' check, its constructor, its default
-/// parameters and config type.
+/// How an entry works on one kind of domain: its parameters' parse and check (to the checked
+/// config that builds the optimiser), its default parameters and config type.
 #[derive(Clone)]
 struct Mode {
     kind: DomainKind,
-    check: Arc<CheckFn>,
-    build: Arc<BuildFn>,
-    /// [`RegisteredAlgorithm::check_costs`] on a `params` table (one that does not parse passes:
-    /// the parameters' own check names it).
-    costs: Arc<CostsFn>,
+    /// A `params` table → its checked config ([`CheckedAlgorithm`]); errors name fields under
+    /// the prefix given.
+    parse: Arc<ParseFn>,
     defaults: Arc<DefaultsFn>,
     /// The config struct's name (modes of a [`RegisteredAlgorithm`] only).
     config_type: Option<&'static str>,
@@ -102,23 +105,9 @@ impl Mode {
     ) -> Self {
         Self {
             kind,
-            check: Arc::new(|params, prefix| parse_params::<D, A>(params, prefix).map(|_| ())),
-            build: Arc::new(move |ctx, params| {
-                let config = parse_params::<D, A>(params, "params").map_err(|e| match e {
-                    ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
-                    other => bohf_core::Error::invalid("params", other.to_string()),
-                })?;
-                let ctx = narrow(ctx).ok_or_else(|| bohf_core::Error::invalid("domain", format!("not {kind}")))?;
-                if let Ok(raw) = deserialise::<A::Config>(params) {
-                    A::check_costs(&raw, ctx.costs())?;
-                }
-                // What the constructor checks against the problem (e.g. POP-BO's `initial.index`)
-                // names a config field, which lives under `params`.
-                Ok(Box::new(A::build(&ctx, config).at("params")?) as BoxedOptimizer)
-            }),
-            costs: Arc::new(|params, costs| match deserialise::<A::Config>(params) {
-                Ok(config) => A::check_costs(&config, costs),
-                Err(_) => Ok(()),
+            parse: Arc::new(move |params, prefix| {
+                let (config, checked) = parse::parse_params::<D, A>(params, prefix)?;
+                Ok(Arc::new(Typed::<D, A> { config, checked, narrow, kind }) as Arc<dyn CheckedAlgorithm>)
             }),
             // A config that cannot be written as a TOML table (none of bohf's) has no defaults to show.
             defaults: Arc::new(|| toml::Table::try_from(A::Config::default()).unwrap_or_default()),
@@ -146,95 +135,6 @@ pub struct AlgorithmEntry {
 impl fmt::Debug for AlgorithmEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AlgorithmEntry").field("name", &self.name).field("description", &self.description).finish()
-    }
-}
-
-/// The checked config of `A` from a `params` table; errors name the field's path under `prefix`
-/// (`prefix.inference.mle.lambda`), or `prefix` itself when no single key is to blame. A name
-/// that is no variant of an enum gets a "did you mean" line ([`crate::de::DeError::with_help`]).
-fn parse_params<D, A: RegisteredAlgorithm<D>>(params: &toml::Table, prefix: &str) -> Result<A::Checked> {
-    let config: A::Config = deserialise::<A::Config>(params).map_err(|e| {
-        let root = toml::Value::Table(params.clone());
-        let field = match value_at(&root, &e.path) {
-            // serde named the value itself (a key's path, array entries included).
-            Some(v) if !e.path.is_empty() && !v.is_table() && !v.is_array() => Some(render(&e.path)),
-            // A table or nothing: inside a table tagged by `kind` or `rule` (serde reads those
-            // whole, and names no key in them), an unknown key, a missing one.
-            _ => blame::<A::Config>(params),
-        };
-        let field = field.map_or(prefix.to_string(), |k| bohf_core::field_path(prefix, &k));
-        ExperimentError::spec(field, e.error.with_help())
-    })?;
-    A::check(&config).map_err(|e| ExperimentError::in_field(prefix, e))
-}
-
-fn deserialise<C: DeserializeOwned>(params: &toml::Table) -> std::result::Result<C, crate::de::PathError> {
-    crate::de::from_table(params)
-}
-
-/// The path (relative to `params`) of the key a deserialisation error is about, where serde's
-/// path ends at a table (inside a table read whole, e.g. tagged by `kind`): innermost keys and
-/// array entries first, the first whose replacement by a plain 1, 0.5 or false makes the table
-/// deserialise, else the first whose default or removal does. `None` if no single key is to blame.
-fn blame<C: DeserializeOwned + Serialize + Default>(params: &toml::Table) -> Option<String> {
-    let defaults = toml::Value::Table(toml::Table::try_from(C::default()).unwrap_or_default());
-    let root = toml::Value::Table(params.clone());
-    let mut keys = Vec::new();
-    collect_keys(&root, &mut Vec::new(), &mut keys);
-    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
-    let fixes = |key: &[Step], probe: Option<toml::Value>| {
-        let mut v = root.clone();
-        replace_at(&mut v, key, probe);
-        matches!(v, toml::Value::Table(t) if deserialise::<C>(&t).is_ok())
-    };
-    let plain = [toml::Value::Integer(1), toml::Value::Float(0.5), toml::Value::Boolean(false)];
-    let found = keys
-        .iter()
-        .find(|k| plain.iter().any(|p| fixes(k, Some(p.clone()))))
-        .or_else(|| keys.iter().find(|k| fixes(k, value_at(&defaults, k).cloned()) || fixes(k, None)))?;
-    Some(render(found))
-}
-
-fn collect_keys(v: &toml::Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
-    let children: Vec<(Step, &toml::Value)> = match v {
-        toml::Value::Table(t) => t.iter().map(|(k, c)| (Step::Key(k.clone()), c)).collect(),
-        toml::Value::Array(a) => a.iter().enumerate().map(|(i, c)| (Step::Index(i), c)).collect(),
-        _ => return,
-    };
-    for (step, child) in children {
-        at.push(step);
-        collect_keys(child, at, out);
-        out.push(at.clone());
-        at.pop();
-    }
-}
-
-/// Sets (`Some`) or removes (`None`; table keys only) the value at `path`.
-fn replace_at(v: &mut toml::Value, path: &[Step], probe: Option<toml::Value>) {
-    let Some((last, parents)) = path.split_last() else { return };
-    let mut v = v;
-    for step in parents {
-        v = match (step, v) {
-            (Step::Key(k), toml::Value::Table(t)) => match t.get_mut(k) {
-                Some(c) => c,
-                None => return,
-            },
-            (Step::Index(i), toml::Value::Array(a)) => match a.get_mut(*i) {
-                Some(c) => c,
-                None => return,
-            },
-            _ => return,
-        };
-    }
-    match (last, v, probe) {
-        (Step::Key(k), toml::Value::Table(t), Some(p)) => {
-            t.insert(k.clone(), p);
-        }
-        (Step::Key(k), toml::Value::Table(t), None) => {
-            t.remove(k);
-        }
-        (Step::Index(i), toml::Value::Array(a), Some(p)) if *i < a.len() => a[*i] = p,
-        _ => {}
     }
 }
 
@@ -277,15 +177,14 @@ impl AlgorithmEntry {
         check: impl Fn(&toml::Table, &str) -> Result<()> + Send + Sync + 'static,
         build: impl Fn(&SearchContext, &toml::Table) -> bohf_core::Result<BoxedOptimizer> + Send + Sync + 'static,
     ) -> Self {
-        let build = move |ctx: &SearchContext<Domain>, params: &toml::Table| {
-            let ctx = ctx.finite().ok_or_else(|| bohf_core::Error::invalid("domain", "not a finite candidate set"))?;
-            build(&ctx, params)
+        let build: Arc<ClosureBuildFn> = Arc::new(build);
+        let parse = move |params: &toml::Table, prefix: &str| {
+            check(params, prefix)?;
+            Ok(Arc::new(FromClosures { params: params.clone(), build: build.clone() }) as Arc<dyn CheckedAlgorithm>)
         };
         let mode = Mode {
             kind: DomainKind::Finite,
-            check: Arc::new(check),
-            build: Arc::new(build),
-            costs: Arc::new(|_, _| Ok(())),
+            parse: Arc::new(parse),
             defaults: Arc::new(toml::Table::new),
             config_type: None,
             box_search_type: None,
@@ -416,13 +315,35 @@ impl AlgorithmEntry {
     /// Checks a `params` table for the entry's first mode (the finite one if it has one); errors
     /// name the field by its TOML path under `prefix` (`prefix.inference.mle.lambda`).
     pub fn check(&self, params: &toml::Table, prefix: &str) -> Result<()> {
-        (self.modes[0].check)(params, prefix)
+        (self.modes[0].parse)(params, prefix).map(|_| ())
     }
 
-    /// Checks a `params` table for a problem on a domain of `kind`, described by `domain` (e.g.
-    /// "a box [0, 1] × [0, 1]"): an entry that does not work on that kind is an error naming
+    /// Reads and checks a `params` table for a problem on a domain of `kind`, described by
+    /// `domain` (e.g. "a box [0, 1] × [0, 1]"), once: the result builds the optimiser of every
+    /// run ([`CheckedEntry::build`]). An entry that does not work on that kind is an error naming
     /// `name_field` (the algorithm's name in the spec), the algorithm and the domain
     /// ([`AlgorithmEntry::unsupported`]); otherwise the mode's check, naming fields under `prefix`.
+    pub fn parse_for(
+        &self,
+        kind: DomainKind,
+        domain: &str,
+        params: &toml::Table,
+        name_field: &str,
+        prefix: &str,
+    ) -> Result<CheckedEntry> {
+        match self.mode(kind) {
+            Some(m) => Ok(CheckedEntry {
+                entry: self.clone(),
+                kind,
+                params: params.clone(),
+                checked: (m.parse)(params, prefix)?,
+                memory: self.memory.clone(),
+            }),
+            None => Err(ExperimentError::spec(name_field, self.unsupported(kind, domain).unwrap_or_default())),
+        }
+    }
+
+    /// [`AlgorithmEntry::parse_for`], keeping only whether the `params` pass.
     pub fn check_for(
         &self,
         kind: DomainKind,
@@ -431,48 +352,35 @@ impl AlgorithmEntry {
         name_field: &str,
         prefix: &str,
     ) -> Result<()> {
-        match self.mode(kind) {
-            Some(m) => (m.check)(params, prefix),
-            None => Err(ExperimentError::spec(name_field, self.unsupported(kind, domain).unwrap_or_default())),
-        }
+        self.parse_for(kind, domain, params, name_field, prefix).map(|_| ())
     }
 
-    /// Checks the run's costs and budget (`costs`, from the spec's `[budget]`) for what the entry's
-    /// mode on `kind` needs with these `params` ([`RegisteredAlgorithm::check_costs`]); an error
-    /// names the budget's field (`budget.duel`, …). A kind the entry does not support passes
-    /// ([`AlgorithmEntry::check_for`] says so).
-    pub fn check_costs(&self, kind: DomainKind, params: &toml::Table, costs: Option<&QueryCosts>) -> Result<()> {
-        let Some(m) = self.mode(kind) else { return Ok(()) };
-        (m.costs)(params, costs).map_err(|e| match e {
-            bohf_core::Error::InvalidParameter { name, reason } => ExperimentError::spec(name, reason),
-            other => ExperimentError::spec("budget", other.to_string()),
-        })
-    }
-
-    /// Builds the optimiser for a problem on a finite candidate set, a box, or either
-    /// (`SearchContext<Domain>`); the parameters should have been checked. A domain the entry does
-    /// not work on is an error naming `domain`, the algorithm and the domain. For an entry of a
-    /// [`RegisteredAlgorithm`], an invalid field is named by its path from the algorithm's table:
-    /// `params.inference.mle.lambda`, `params.initial.index`. The context's costs
-    /// ([`SearchContext::costs`]) are passed on; what the algorithm needs of them is checked first
-    /// (errors name `budget.duel`, …).
+    /// Reads, checks and builds in one go, for one optimiser (a spec checks its `params` once with
+    /// [`AlgorithmEntry::parse_for`] and builds every run from the result): the optimiser for a
+    /// problem on a finite candidate set, a box, or either (`SearchContext<Domain>`). A domain the
+    /// entry does not work on is an error naming `domain`, the algorithm and the domain. For an
+    /// entry of a [`RegisteredAlgorithm`], an invalid field is named by its path from the
+    /// algorithm's table: `params.inference.mle.lambda`, `params.initial.index`. The context's
+    /// costs ([`SearchContext::costs`]) are passed on; what the algorithm needs of them is checked
+    /// first (errors name `budget.duel`, …).
     pub fn build<D: Clone + Into<Domain>>(
         &self,
         ctx: &SearchContext<D>,
         params: &toml::Table,
     ) -> bohf_core::Result<BoxedOptimizer> {
-        let mut widened = SearchContext::new(ctx.domain().clone().into(), ctx.horizon())?;
-        if let Some(c) = ctx.costs() {
-            widened = widened.with_costs(*c);
-        }
-        let ctx = widened;
-        match self.mode(ctx.kind()) {
-            Some(m) => (m.build)(&ctx, params),
-            None => Err(bohf_core::Error::invalid(
+        let ctx = checked::widen(ctx)?;
+        let Some(m) = self.mode(ctx.kind()) else {
+            return Err(bohf_core::Error::invalid(
                 "domain",
                 self.unsupported(ctx.kind(), &ctx.domain().to_string()).unwrap_or_default(),
-            )),
-        }
+            ));
+        };
+        let checked = (m.parse)(params, "params").map_err(|e| match e {
+            ExperimentError::Spec { field, reason } => bohf_core::Error::invalid(field, reason),
+            other => bohf_core::Error::invalid("params", other.to_string()),
+        })?;
+        checked.check_costs(ctx.costs())?;
+        checked.build(&ctx)
     }
 }
 

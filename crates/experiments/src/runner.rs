@@ -32,7 +32,7 @@
 use crate::checkpoint::{CHECKPOINT_VERSION, Checkpoint, Checkpointing};
 use crate::error::{ExperimentError, Result};
 use crate::problem::PreparedProblem;
-use crate::registry::{AlgorithmEntry, Registry};
+use crate::registry::{CheckedEntry, Registry};
 pub use crate::results::{FailedRun, RunId};
 use crate::results::{PointRecord, QueryKind, RunRecord, StepRecord, UtilityGap};
 use crate::spec::{ExperimentSpec, OnError};
@@ -100,34 +100,40 @@ pub struct Experiment {
     spec: ExperimentSpec,
     problem: PreparedProblem,
     context: SearchContext<Domain>,
-    entries: Vec<AlgorithmEntry>,
+    /// Each algorithm's checked config, read from the spec once; every run builds from it.
+    algorithms: Vec<CheckedEntry>,
     /// The registry the algorithms were resolved in (resuming a folder checks a stored spec and
     /// the memory of parallel runs against it).
     registry: Registry,
 }
 
 impl Experiment {
-    /// Validates `spec` against `registry`, builds the problem (loading data files), checks the
-    /// memory estimate against the limit ([`crate::limits`]), and builds each algorithm once so
-    /// that a parameter the problem rules out fails here, not in a run.
+    /// Validates `spec` against `registry` (reading and checking each algorithm's `params` once,
+    /// [`ExperimentSpec::check`]), builds the problem (loading data files), checks the memory
+    /// estimate against the limit ([`crate::limits`]), and builds each algorithm once so that a
+    /// parameter the problem rules out fails here, not in a run.
     pub fn new(spec: ExperimentSpec, registry: &Registry) -> Result<Self> {
-        spec.validate(registry)?;
+        let algorithms = spec.check(registry)?;
         let problem = PreparedProblem::build(&spec.problem, &spec.respondent)?;
         // The candidate set's size is known now (for data files, only now): the algorithms'
         // memory is checked before they are built.
         let (candidates, dim) = problem.shape();
-        spec.check_memory(registry, candidates, dim, 1)?;
+        spec.check_memory_of(&algorithms, candidates, dim, 1)?;
         let mut context = SearchContext::new(problem.search_domain().clone(), spec.horizon)?;
         if let Some(b) = &spec.budget {
             context = context.with_costs(b.costs());
         }
-        let mut entries = Vec::with_capacity(spec.algorithms.len());
-        for (i, a) in spec.algorithms.iter().enumerate() {
-            let entry = registry.get(&a.name).expect("validated").clone();
-            entry.build(&context, &a.params).map_err(|e| ExperimentError::in_field(&format!("algorithms[{i}]"), e))?;
-            entries.push(entry);
+        for (i, a) in algorithms.iter().enumerate() {
+            a.build(&context).map_err(|e| ExperimentError::in_field(&format!("algorithms[{i}]"), e))?;
         }
-        Ok(Self { spec, problem, context, entries, registry: registry.clone() })
+        Ok(Self { spec, problem, context, algorithms, registry: registry.clone() })
+    }
+
+    /// Refuses `parallel` runs at once if the memory they need exceeds the limit
+    /// ([`ExperimentSpec::check_memory_of`], with the algorithms as checked).
+    pub fn check_memory(&self, parallel: usize) -> Result<()> {
+        let (candidates, dim) = self.problem.shape();
+        self.spec.check_memory_of(&self.algorithms, candidates, dim, parallel)
     }
 
     /// The registry the experiment's algorithms come from.
@@ -158,7 +164,7 @@ impl Experiment {
     /// Every run, run-major: (a 0, r 0), (a 1, r 0), …, (a 0, r 1), …
     pub fn tasks(&self) -> Vec<RunId> {
         (0..self.spec.runs)
-            .flat_map(|run| (0..self.entries.len()).map(move |algorithm| RunId { algorithm, run }))
+            .flat_map(|run| (0..self.algorithms.len()).map(move |algorithm| RunId { algorithm, run }))
             .collect()
     }
 
@@ -181,7 +187,7 @@ impl Experiment {
         let spec_alg = self.spec.algorithms.get(id.algorithm).ok_or_else(|| {
             ExperimentError::spec(
                 "algorithm",
-                format!("index {} out of range ({} algorithms)", id.algorithm, self.entries.len()),
+                format!("index {} out of range ({} algorithms)", id.algorithm, self.algorithms.len()),
             )
         })?;
         if id.run >= self.spec.runs {
@@ -205,7 +211,7 @@ impl Experiment {
         let inputs = self.problem.input_map();
         let kind_of_domain = self.context.kind();
         let start = Instant::now();
-        let mut optimizer = self.entries[id.algorithm].build(&self.context, &spec_alg.params).map_err(fail(0))?;
+        let mut optimizer = self.algorithms[id.algorithm].build(&self.context).map_err(fail(0))?;
         let mut elapsed = start.elapsed().as_secs_f64();
         let mut cumulative = 0.0;
         let mut steps = Vec::with_capacity(self.spec.horizon);

@@ -80,7 +80,7 @@
 use crate::error::{ExperimentError, Result};
 pub use crate::inputs::Inputs;
 use crate::limits::{self, Allocation, MemoryEstimate, ProblemShape};
-use crate::registry::Registry;
+use crate::registry::{CheckedEntry, Registry};
 use crate::reproduces::Reproduces;
 use bohf_core::Link;
 use bohf_kernels::KernelKind;
@@ -244,6 +244,13 @@ impl ExperimentSpec {
     /// set's size is known from the spec (for a catalyst problem, [`crate::Experiment::new`] does it
     /// once the data is loaded).
     pub fn validate(&self, registry: &Registry) -> Result<()> {
+        self.check(registry).map(|_| ())
+    }
+
+    /// [`ExperimentSpec::validate`], returning what it made of each algorithm's `params`: its
+    /// checked config for the problem's kind of domain, in spec order, read and checked here once
+    /// ([`crate::AlgorithmEntry::parse_for`]); [`crate::Experiment`] builds every run from these.
+    pub fn check(&self, registry: &Registry) -> Result<Vec<CheckedEntry>> {
         check_file_name("name", &self.name)?;
         if let Some(title) = &self.title {
             check_text("title", title, true)?;
@@ -283,6 +290,8 @@ impl ExperimentSpec {
         if self.algorithms.is_empty() {
             return Err(ExperimentError::spec("algorithms", "need at least one algorithm"));
         }
+        let costs = self.budget.as_ref().map(|b| b.costs());
+        let mut checked = Vec::with_capacity(self.algorithms.len());
         for (i, a) in self.algorithms.iter().enumerate() {
             let at = format!("algorithms[{i}]");
             let entry = registry.get(&a.name).ok_or_else(|| registry.unknown(&format!("{at}.name"), &a.name))?;
@@ -300,16 +309,17 @@ impl ExperimentSpec {
                     format!("{j} is not the index of an entry (there are {}, from 0)", self.algorithms.len()),
                 ));
             }
-            entry.check_for(kind, &domain, &a.params, &format!("{at}.name"), &format!("{at}.params"))?;
-            entry.check_costs(kind, &a.params, self.budget.as_ref().map(|b| b.costs()).as_ref())?;
+            let c = entry.parse_for(kind, &domain, &a.params, &format!("{at}.name"), &format!("{at}.params"))?;
+            c.check_costs(costs.as_ref())?;
+            checked.push(c);
         }
         if let Some(r) = &self.reproduces {
             r.validate(Some(&self.labels()))?;
         }
         if let Some((candidates, dim)) = shape {
-            self.check_memory(registry, candidates, dim, 1)?;
+            self.check_memory_of(&checked, candidates, dim, 1)?;
         }
-        Ok(())
+        Ok(checked)
     }
 
     /// The memory the experiment needs on `candidates` points of dimension `dim` with `parallel`
@@ -324,6 +334,36 @@ impl ExperimentSpec {
         parallel: usize,
     ) -> MemoryEstimate {
         let shape = ProblemShape { candidates, dim, horizon: self.horizon };
+        let own = self
+            .algorithms
+            .iter()
+            .filter_map(|a| registry.get(&a.name).map(|e| (a.label(), e.memory_for(&shape, &a.params))))
+            .collect();
+        self.estimate(own, candidates, dim, parallel)
+    }
+
+    /// [`ExperimentSpec::memory_estimate`] of the spec's algorithms as checked
+    /// ([`ExperimentSpec::check`], in spec order).
+    pub fn memory_estimate_of(
+        &self,
+        checked: &[CheckedEntry],
+        candidates: usize,
+        dim: usize,
+        parallel: usize,
+    ) -> MemoryEstimate {
+        let shape = ProblemShape { candidates, dim, horizon: self.horizon };
+        let own = self.algorithms.iter().zip(checked).map(|(a, c)| (a.label(), c.memory(&shape))).collect();
+        self.estimate(own, candidates, dim, parallel)
+    }
+
+    /// The estimate from each algorithm's own allocations (label, parts).
+    fn estimate(
+        &self,
+        own: Vec<(&str, Vec<Allocation>)>,
+        candidates: usize,
+        dim: usize,
+        parallel: usize,
+    ) -> MemoryEstimate {
         // About four copies of the n×d candidates (the grid, the tabulated and the rescaled
         // utility's domains, the search context's), f64 each; the n values are smaller.
         let mut parts = vec![
@@ -344,11 +384,8 @@ impl ExperimentSpec {
                 &[self.runs, self.algorithms.len(), self.horizon],
             ),
         ];
-        let heaviest = self
-            .algorithms
-            .iter()
-            .filter_map(|a| registry.get(&a.name).map(|e| (a.label(), e.memory_for(&shape, &a.params))))
-            .max_by_key(|(_, parts)| parts.iter().fold(0u128, |acc, p| acc.saturating_add(p.bytes)));
+        let heaviest =
+            own.into_iter().max_by_key(|(_, parts)| parts.iter().fold(0u128, |acc, p| acc.saturating_add(p.bytes)));
         let parallel = parallel.max(1).min(self.runs.saturating_mul(self.algorithms.len()).max(1));
         if let Some((label, own)) = heaviest {
             for p in own {
@@ -367,6 +404,18 @@ impl ExperimentSpec {
     /// ([`MemoryLimit::from_env`]).
     pub fn check_memory(&self, registry: &Registry, candidates: usize, dim: usize, parallel: usize) -> Result<()> {
         self.memory_estimate(registry, candidates, dim, parallel).check("the experiment")
+    }
+
+    /// [`ExperimentSpec::check_memory`] of the spec's algorithms as checked
+    /// ([`ExperimentSpec::check`], in spec order).
+    pub fn check_memory_of(
+        &self,
+        checked: &[CheckedEntry],
+        candidates: usize,
+        dim: usize,
+        parallel: usize,
+    ) -> Result<()> {
+        self.memory_estimate_of(checked, candidates, dim, parallel).check("the experiment")
     }
 }
 

@@ -17,7 +17,7 @@ struct UniformDuels {
     pending: Option<(usize, usize)>,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct UniformConfig {
     /// Probability of a self-duel (x, x); must lie in [0, 1].
@@ -131,7 +131,7 @@ struct Flaky {
     t: usize,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct FlakyConfig {
     fail_at: usize,

@@ -118,17 +118,29 @@ fn build(body: &SessionBody, registry: &Registry) -> Result<(BoxedOptimizer, Boh
     let entry = registry
         .get(&a.name)
         .ok_or_else(|| SessionError::Spec(registry.unknown("algorithm.name", &a.name).to_string()))?;
-    entry.check(&a.params, "algorithm.params")?;
+    // The params are read and checked once; the optimiser is built from the checked config. An
+    // entry without a finite mode is checked as before and refused by its build.
+    let kind = bohf_core::DomainKind::Finite;
+    let checked = if entry.supports(kind) {
+        Some(entry.parse_for(kind, "a finite candidate set", &a.params, "algorithm.name", "algorithm.params")?)
+    } else {
+        entry.check(&a.params, "algorithm.params")?;
+        None
+    };
     let mut ctx = SearchContext::new(body.candidates.domain()?, body.spec.budget)
         .map_err(|e| SessionError::Spec(format!("budget: {e}")))?;
     let costs = body.spec.costs.as_ref().map(|c| c.costs());
-    entry
-        .check_costs(bohf_core::DomainKind::Finite, &a.params, costs.as_ref())
-        .map_err(|e| SessionError::Spec(costs_error(&e)))?;
+    if let Some(c) = &checked {
+        c.check_costs(costs.as_ref()).map_err(|e| SessionError::Spec(costs_error(&e)))?;
+    }
     if let Some(c) = costs {
         ctx = ctx.with_costs(c);
     }
-    let optimizer = entry.build(&ctx, &a.params).map_err(|e| SessionError::Spec(format!("algorithm: {e}")))?;
+    let optimizer = match &checked {
+        Some(c) => c.build(&ctx),
+        None => entry.build(&ctx, &a.params),
+    }
+    .map_err(|e| SessionError::Spec(format!("algorithm: {e}")))?;
     Ok((optimizer, rng::seeded(body.spec.seed)))
 }
 

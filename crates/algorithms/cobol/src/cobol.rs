@@ -6,7 +6,7 @@ use crate::config::{
 };
 use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, MleStarts, ZValue, alpha1, doubling_says_double};
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, AtField, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_kernels::Stationary;
 use nalgebra::{DMatrix, DVector};
 
@@ -177,7 +177,10 @@ pub(crate) struct Decision {
 /// λ) and then records the answer, so replaying a history reproduces the run.
 #[derive(Clone)]
 pub struct Cobol {
-    config: CobolConfig,
+    /// Checked once, by the caller ([`CobolConfig::check`]); never changed, so never checked again.
+    config: ValidCobolConfig,
+    /// `config.hyper`, checked once here for every fit of f's model.
+    hyper: bohf_gp::regression::ValidHyperFitConfig,
     space: Space,
     scaling: BoxDomain,
     evals: Vec<(Pt, f64)>,
@@ -235,7 +238,7 @@ impl Cobol {
             ));
         }
         let scaling = ctx.domain().bounding_box()?;
-        Ok(Self::with_space(config, Space::Finite(ctx.domain().clone()), scaling))
+        Self::with_space(config, Space::Finite(ctx.domain().clone()), scaling)
     }
 
     /// COBOL on the box of `ctx`, with the box search `search`.
@@ -245,16 +248,17 @@ impl Cobol {
         search: ValidCobolBoxSearch,
     ) -> Result<Self> {
         let domain = ctx.domain().clone();
-        Ok(Self::with_space(config, Space::Box(domain.clone(), search.into_config()), domain))
+        Self::with_space(config, Space::Box(domain.clone(), search.into_config()), domain)
     }
 
-    fn with_space(config: ValidCobolConfig, space: Space, scaling: BoxDomain) -> Self {
-        let config = config.into_config();
+    fn with_space(config: ValidCobolConfig, space: Space, scaling: BoxDomain) -> Result<Self> {
         let c_alpha = match config.alpha {
             crate::AlphaRule::Practical { initial } => initial,
             crate::AlphaRule::Lemma32 { .. } => 1.0,
         };
-        Self {
+        let hyper = config.hyper.check().at("hyper")?;
+        Ok(Self {
+            hyper,
             lambda: config.lambda0,
             norm_bound: config.confidence.norm_bound,
             c_alpha,
@@ -280,12 +284,12 @@ impl Cobol {
             curvature_screening: true,
             pinpointed: None,
             pinpoint_draws: 0,
-        }
+        })
     }
 
     /// The configuration.
     pub fn config(&self) -> &CobolConfig {
-        &self.config
+        self.config.config()
     }
 
     /// λ_t, the dual variable of the next iteration.
@@ -327,7 +331,8 @@ impl Cobol {
     /// Test support: switches the x^c search (the rest of the configuration unchanged).
     #[cfg(test)]
     pub(crate) fn set_search(&mut self, search: crate::XcSearch) {
-        self.config.search = search;
+        let config = CobolConfig { search, ..self.config.config().clone() };
+        self.config = config.check().expect("a valid search");
     }
 
     /// Whether the next query is an iteration's decision (not an initial query, nor the
@@ -379,8 +384,7 @@ impl Cobol {
         let d = self.scaling.dim();
         let x = DMatrix::from_fn(n, d, |i, j| self.evals[i].0.x[j]);
         let f = DVector::from_iterator(n, self.evals[..n].iter().map(|e| e.1));
-        let check = self.config.check()?;
-        self.model = Some(FModel::fit(&check, &start, &x, &f, &self.scaling)?);
+        self.model = Some(FModel::fit(&self.config, &self.hyper, &start, &x, &f, &self.scaling)?);
         self.model_fit = Some((start, n));
         Ok(())
     }
@@ -402,12 +406,20 @@ impl Cobol {
         self.model()?;
         let (pts, rejects) = self.label_data()?;
         let alpha = alpha1(&self.config.alpha, self.c_alpha, self.norm_bound, pts.len(), self.iteration)?;
-        let check = self.config.check()?;
         let known = if self.reuse_mles { &self.known_mles[..] } else { &[] };
         let n = pts.len();
         let key = (self.evals.len(), self.norm_bound);
         let start = self.mle_starts.for_labels(key.0, key.1, n).filter(|_| self.warm_mles);
-        let g = GModel::with_known_mles(&check, &self.kernel()?, &pts, &rejects, self.norm_bound, alpha, known, start)?;
+        let g = GModel::with_known_mles(
+            &self.config,
+            &self.kernel()?,
+            &pts,
+            &rejects,
+            self.norm_bound,
+            alpha,
+            known,
+            start,
+        )?;
         // Kept whether solved or reused (a reused MLE at 2B_g after B_g doubled is the start of the
         // next MLE, as it would be had it been solved here).
         self.mle_starts.keep(key.0, key.1, n, g.mle_warm_start());
@@ -418,13 +430,12 @@ impl Cobol {
     pub(crate) fn doubling_test(&mut self, upto: usize) -> Result<()> {
         self.model()?;
         let (pts, rejects) = self.label_data()?;
-        let check = self.config.check()?;
         let kernel = self.kernel()?;
         let (pts, rejects) = (&pts[..upto], &rejects[..upto]);
         let key = (self.evals.len(), self.norm_bound);
         let start = self.mle_starts.for_labels(key.0, key.1, upto).filter(|_| self.warm_mles).cloned();
         let (double, known) = doubling_says_double(
-            &check,
+            &self.config,
             &kernel,
             pts,
             rejects,

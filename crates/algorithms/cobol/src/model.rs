@@ -10,7 +10,7 @@ use bohf_confidence::{
     Candidate, ConfidenceProblem, ConfidenceSet, MleFit, MleWarmStart, Observation, Screened, alpha1_cobol,
 };
 use bohf_core::{BoxDomain, Error, Result};
-use bohf_gp::regression::{DataTransform, GpRegression, fit_hyperparameters};
+use bohf_gp::regression::{DataTransform, GpRegression, ValidHyperFitConfig, fit_hyperparameters};
 use bohf_kernels::{Kernel, Stationary};
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
@@ -47,16 +47,17 @@ pub fn beta_lemma31(b_f: f64, sigma: f64, delta: f64, gamma: f64) -> f64 {
 impl FModel {
     /// Fits the lengthscales by type-II ML (bohf-gp, `config.hyper`; noise r fixed, outputscale 1)
     /// starting from `start`, on the evaluated points `x` (rows, original units) and values `f`
-    /// of the minimised objective, with inputs scaled by `scaling`.
+    /// of the minimised objective, with inputs scaled by `scaling`; `hyper` is `config.hyper`
+    /// checked (once, by [`crate::Cobol`]).
     pub fn fit(
         config: &ValidCobolConfig,
+        hyper: &ValidHyperFitConfig,
         start: &Stationary,
         x: &DMatrix<f64>,
         f: &DVector<f64>,
         scaling: &BoxDomain,
     ) -> Result<Self> {
-        let hyper = config.hyper.check()?;
-        let fit = fit_hyperparameters(&hyper, start, config.noise, x, f, Some(scaling))?;
+        let fit = fit_hyperparameters(hyper, start, config.noise, x, f, Some(scaling))?;
         let gp = fit.regression(x, f)?;
         let beta = match config.beta {
             BetaRule::Constant { value } => value,
