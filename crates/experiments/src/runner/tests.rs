@@ -522,6 +522,7 @@ fn entries_with_one_stream_share_their_randomness_and_a_bad_stream_is_named() {
     assert!(text.contains("stream = 0"), "{text}");
     assert_eq!(ExperimentSpec::from_toml_str(&text).unwrap(), spec);
     spec.algorithms[2].stream = Some(3);
-    let err = Experiment::new(spec, &registry()).err().expect("stream 3 of 3 entries accepted").to_string();
+    let Err(err) = Experiment::new(spec, &registry()) else { panic!("stream 3 of 3 entries accepted") };
+    let err = err.to_string();
     assert!(err.contains("algorithms[2].stream") && err.contains("3 is not the index"), "{err}");
 }
