@@ -183,6 +183,21 @@ pub enum Answer {
 }
 
 impl Answer {
+    /// The value of an [`Answer::Value`] (the answer to [`Query::Evaluate`]), which must be finite;
+    /// for a non-finite value or any other kind of answer, an error naming `answer`. The one parser
+    /// of an evaluation's answer, as [`Answer::duel_outcome`] is of a duel's.
+    pub fn value(&self) -> Result<f64> {
+        match *self {
+            Answer::Value(y) if y.is_finite() => Ok(y),
+            Answer::Value(y) => {
+                Err(crate::error::Error::invalid("answer", format!("the value must be finite, got {y}")))
+            }
+            other => {
+                Err(crate::error::Error::invalid("answer", format!("an evaluation needs Answer::Value, got {other:?}")))
+            }
+        }
+    }
+
     /// `first_wins` of an [`Answer::Duel`]; for any other kind of answer, an error naming `answer`.
     pub fn duel_outcome(&self) -> Result<bool> {
         match *self {

@@ -107,7 +107,8 @@ fn the_cobol_presets_are_valid_specs() {
         n += 1;
     }
     assert_eq!(
-        n, 19,
-        "Experiments A (5 accuracies, λ₀, η, g_thr), B (5), C (1), D (pinpoint, 3 MVN beliefs) and the PMV case"
+        n, 20,
+        "Experiments A (5 accuracies, λ₀, η, g_thr), B (5), C (1), D (pinpoint, 3 MVN beliefs), the PMV case and the \
+         x^c searches side by side"
     );
 }

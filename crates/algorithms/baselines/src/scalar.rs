@@ -194,9 +194,7 @@ impl ScalarState {
         let Query::Evaluate(p) = query else {
             return Err(Error::invalid("query", format!("{who} asks for values (Query::Evaluate), got {query:?}")));
         };
-        let Answer::Value(y) = answer else {
-            return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
-        };
+        let y = answer.value()?;
         let i = self.domain.candidate_index(p, "evaluated")?;
         check_pending(self.pending, i)?;
         self.gp.observe(i, y)?;

@@ -185,12 +185,7 @@ impl Optimizer for GpUcbBox {
         let Query::Evaluate(p) = query else {
             return Err(Error::invalid("query", format!("GP-UCB asks for values (Query::Evaluate), got {query:?}")));
         };
-        let Answer::Value(y) = answer else {
-            return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
-        };
-        if !y.is_finite() {
-            return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
-        }
+        let y = answer.value()?;
         let x = self.domain.checked_point(p, "evaluated")?;
         check_pending(self.pending.as_deref(), x)?;
         self.gp.append(x, y)?;

@@ -348,15 +348,7 @@ impl Optimizer for MfGpUcb {
                     0.0
                 }
             }
-            QueryKind::Evaluate => {
-                let Answer::Value(y) = answer else {
-                    return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
-                };
-                if !y.is_finite() {
-                    return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
-                }
-                y
-            }
+            QueryKind::Evaluate => answer.value()?,
         };
         if !initial && self.gamma.is_nan() {
             (self.gamma, self.zeta) = (d.gamma, d.zeta);

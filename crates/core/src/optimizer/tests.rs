@@ -137,3 +137,14 @@ fn duels_and_choices_of_points_are_the_same_types_as_by_index() {
     );
     assert!(matches!(Comparison::from(ch), Comparison::Choice(c) if c.options().len() == 3));
 }
+
+#[test]
+fn an_evaluation_answer_is_a_finite_value() {
+    assert_eq!(Answer::Value(-2.5).value().unwrap(), -2.5);
+    for bad in [Answer::Value(f64::NAN), Answer::Value(f64::INFINITY), Answer::Duel { first_wins: true }] {
+        let e = bad.value().unwrap_err();
+        assert!(matches!(&e, crate::Error::InvalidParameter { name, .. } if name == "answer"), "{e}");
+    }
+    assert!(Answer::Value(f64::NAN).value().unwrap_err().to_string().contains("must be finite"));
+    assert!(Answer::Label { accept: true }.value().unwrap_err().to_string().contains("needs Answer::Value"));
+}

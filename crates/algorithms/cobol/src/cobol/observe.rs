@@ -47,10 +47,8 @@ impl Cobol {
 
     fn record(&mut self, query: &Query, answer: Answer, info: StepInfo) -> Result<()> {
         match (query, answer) {
-            (Query::Evaluate(p), Answer::Value(u)) => {
-                if !u.is_finite() {
-                    return Err(Error::invalid("answer", format!("the value must be finite, got {u}")));
-                }
+            (Query::Evaluate(p), answer @ Answer::Value(_)) => {
+                let u = answer.value()?;
                 let pt = self.checked(p)?;
                 self.evals.push((pt, cobol_objective(u)));
                 self.awaiting_evaluation = None;
@@ -111,7 +109,7 @@ impl Cobol {
                 }
             }
             (Query::Evaluate(_), other) => {
-                return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {other:?}")));
+                other.value()?; // Not an Answer::Value (the arm above): the parser's error.
             }
             (Query::Label(_), other) => {
                 return Err(Error::invalid("answer", format!("a label needs Answer::Label, got {other:?}")));

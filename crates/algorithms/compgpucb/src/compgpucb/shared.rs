@@ -206,14 +206,6 @@ pub(crate) fn record_answer<G>(
             let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
             append(comparisons, z)
         }
-        QueryKind::Evaluate => {
-            let Answer::Value(y) = answer else {
-                return Err(Error::invalid("answer", format!("an evaluation needs Answer::Value, got {answer:?}")));
-            };
-            if !y.is_finite() {
-                return Err(Error::invalid("answer", format!("the value must be finite, got {y}")));
-            }
-            append(labels, y)
-        }
+        QueryKind::Evaluate => append(labels, answer.value()?),
     }
 }
