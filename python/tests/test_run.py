@@ -148,9 +148,12 @@ except KeyboardInterrupt as e:
 
 def test_ctrl_c_stops_a_run_keeping_finished_runs_and_resume_completes_it(tmp_path):
     spec = tmp_path / "long.toml"
-    # Long enough (400 runs of T = 150) that it cannot finish between the first saved runs and the
-    # signal, even on an idle machine (80 runs of T = 40 once did, in CI).
-    spec.write_text(SPEC.replace("horizon = 8", "horizon = 150").replace("runs = 3", "runs = 200"))
+    # Long enough that it cannot finish between the first saved runs and the signal, even on an idle
+    # machine: 400 runs of T = 150 on 60 candidates take ≈ 7 s on one thread (on 12 candidates they
+    # took under 1 s and once finished first, in CI; so did 80 runs of T = 40 before).
+    spec.write_text(
+        SPEC.replace("horizon = 8", "horizon = 150").replace("runs = 3", "runs = 200").replace("points = 12", "points = 60")
+    )
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-c", INTERRUPTED, str(spec), str(out)], stdout=subprocess.PIPE, text=True)
     deadline = time.time() + 120
