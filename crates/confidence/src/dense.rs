@@ -181,6 +181,15 @@ pub(crate) fn likelihood_row_error(phi: f64, phi_err: f64, kappa: f64, total: f6
 }
 
 impl<'a> Program<'a> {
+    /// The norm row at a point with ‖p‖² = `pn2`: its value (‖p‖² − B²)/(2B²) (≤ 0 inside the
+    /// ball) and the bound on its rounding error, (dim + 16)u(‖p‖² + B²)/(2B²) + u. The one home of
+    /// the row for [`Program::eval`] and the pull-inside's segment searches.
+    pub(crate) fn norm_row(&self, pn2: f64) -> (f64, f64) {
+        let b = self.data.norm_bound;
+        let dim_err = (self.dim + 16) as f64 * U;
+        ((pn2 - b * b) / (2.0 * b * b), dim_err * (pn2 + b * b) / (2.0 * b * b) + U)
+    }
+
     pub(crate) fn constraint_count(&self) -> usize {
         1 + usize::from(self.kappa.is_some())
             + if self.data.latent_box.is_some() { 2 * self.n } else { 0 }
@@ -205,11 +214,10 @@ impl<'a> Program<'a> {
         let phi = sum.value();
         let phi_err = phi_error(self.n, &sum, data.abs_weighted.dot(&w.abs()));
         let grad_phi = data.rows.tr_mul(&coef);
-        let b = data.norm_bound;
-        let pn2 = p.norm_squared();
-        let mut f = vec![(pn2 - b * b) / (2.0 * b * b)];
+        let (norm, norm_err) = self.norm_row(p.norm_squared());
+        let mut f = vec![norm];
         let dim_err = (self.dim + 16) as f64 * U;
-        let mut f_err = vec![dim_err * (pn2 + b * b) / (2.0 * b * b) + U];
+        let mut f_err = vec![norm_err];
         if let Some(kappa) = self.kappa {
             f.push((phi - kappa) / self.total);
             f_err.push(likelihood_row_error(phi, phi_err, kappa, self.total));

@@ -152,11 +152,9 @@ impl<'p, 'a> TightSegment<'p, 'a> {
             let v = va + t * vd;
             (v, (ea + t * ed + 2.0 * U * (va.abs() + t * vd.abs())) * (1.0 + 4.0 * U))
         };
-        let b = data.norm_bound;
         // The norm row as in [`Program::eval`].
-        let dim_err = (program.dim + 16) as f64 * U;
-        let pn2 = self.norm.0 + t * (self.norm.1 + t * self.norm.2);
-        if !ok((pn2 - b * b) / (2.0 * b * b), dim_err * (pn2 + b * b) / (2.0 * b * b) + U) {
+        let (norm, norm_err) = program.norm_row(self.norm.0 + t * (self.norm.1 + t * self.norm.2));
+        if !ok(norm, norm_err) {
             return false;
         }
         if let Some(kappa) = program.kappa {

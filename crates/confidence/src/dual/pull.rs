@@ -100,12 +100,11 @@ impl<'p, 'a> Segment<'p, 'a> {
         let program = self.program;
         let data = program.data;
         let ok = |f: f64, err: f64| f.is_finite() && f + margin * err < 0.0;
-        let b = data.norm_bound;
-        let dim_err = (program.dim + 16) as f64 * U;
-        let pn2 = self.norm.0 + t * (self.norm.1 + t * self.norm.2);
-        if !ok((pn2 - b * b) / (2.0 * b * b), dim_err * (pn2 + b * b) / (2.0 * b * b) + U) {
+        let (norm, norm_err) = program.norm_row(self.norm.0 + t * (self.norm.1 + t * self.norm.2));
+        if !ok(norm, norm_err) {
             return false;
         }
+        let dim_err = (program.dim + 16) as f64 * U;
         if let Some(kappa) = program.kappa {
             let mut sum = CompensatedSum::new();
             for (k, (va, vd)) in self.v.0.iter().zip(&self.v.1).enumerate() {
