@@ -251,8 +251,58 @@ impl<T> AtField<T> for Result<T> {
 ///     pub struct ValidMyConfig(MyConfig);
 /// }
 /// ```
+///
+/// A config whose check produces checked sub-configs keeps them, so that nothing is checked twice:
+/// the second form adds named parts, set by `check()` (`ValidMyConfig { config, fit }`, in the
+/// declaring module) and read through accessors of the same names.
+///
+/// ```ignore
+/// bohf_core::validated! {
+///     /// A [`MyConfig`] that passed [`MyConfig::check`], with its checked fit.
+///     pub struct ValidMyConfig(MyConfig) {
+///         /// The checked fit settings.
+///         checked_fit: ValidFitConfig,
+///     }
+/// }
+/// ```
 #[macro_export]
 macro_rules! validated {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident($config:ty) {
+        $($(#[$fmeta:meta])* $field:ident: $fty:ty),* $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        $vis struct $name {
+            config: $config,
+            $($field: $fty,)*
+        }
+
+        impl ::core::ops::Deref for $name {
+            type Target = $config;
+            fn deref(&self) -> &$config {
+                &self.config
+            }
+        }
+
+        impl $name {
+            /// The checked config.
+            pub fn config(&self) -> &$config {
+                &self.config
+            }
+
+            /// The config itself (to change it; it must then be checked again).
+            pub fn into_config(self) -> $config {
+                self.config
+            }
+
+            $(
+                $(#[$fmeta])*
+                pub fn $field(&self) -> &$fty {
+                    &self.$field
+                }
+            )*
+        }
+    };
     ($(#[$meta:meta])* $vis:vis struct $name:ident($config:ty);) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
@@ -326,5 +376,56 @@ mod tests {
         let e = e.at("mle").at("inference").unwrap_err();
         assert_eq!(e, Error::invalid("inference.mle.lambda", "must be > 0"));
         assert_eq!(Error::NonFinite("x".into()).at("beta"), Error::NonFinite("x".into()));
+    }
+
+    /// A sub-config of the parts form: checked once by the outer check, its checked form kept.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Inner {
+        rate: f64,
+    }
+
+    crate::validated! {
+        struct ValidInner(Inner);
+    }
+
+    impl Inner {
+        fn check(&self) -> Result<ValidInner> {
+            ensure_positive("rate", self.rate)?;
+            Ok(ValidInner(self.clone()))
+        }
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Outer {
+        inner: Inner,
+        label: &'static str,
+    }
+
+    crate::validated! {
+        struct ValidOuter(Outer) {
+            /// The checked `inner`.
+            checked_inner: ValidInner,
+        }
+    }
+
+    impl Outer {
+        fn check(&self) -> Result<ValidOuter> {
+            let checked_inner = self.inner.check().at("inner")?;
+            Ok(ValidOuter { config: self.clone(), checked_inner })
+        }
+    }
+
+    #[test]
+    fn validated_configs_keep_their_checked_parts() {
+        let outer = Outer { inner: Inner { rate: 2.0 }, label: "a" };
+        let v = outer.check().unwrap();
+        // Deref reads the config; the part is the inner config's checked form.
+        assert_eq!((v.label, v.inner.rate), ("a", 2.0));
+        assert_eq!(v.checked_inner().config(), &outer.inner);
+        assert_eq!(v.config(), &outer);
+        assert_eq!(v.checked_inner().clone().into_config(), outer.inner);
+        assert_eq!(v.clone().into_config(), outer);
+        let bad = Outer { inner: Inner { rate: 0.0 }, label: "b" };
+        assert_eq!(bad.check().unwrap_err(), Error::invalid("inner.rate", "must be finite and > 0, got 0"));
     }
 }

@@ -34,21 +34,19 @@
 
 use crate::Order;
 use crate::claims::{Claim, SE_MULTIPLE, Values, claims_table, compare, judge};
-use crate::prepare::PreparedPanel;
+use crate::entry::ReportJob;
 use crate::presets::Preset;
-use crate::report::{pm, report_header, signed, spec_quote};
+use crate::report::{Page, pm, signed};
 use crate::source::{ClaimRule, Paper, Reproduces};
 use bohf_cobol::{CobolConfig, Variant};
 use bohf_experiments::error::{ExperimentError, Result};
 use bohf_experiments::feedback::{evaluation_curve, expert_queries};
 use bohf_experiments::results::{QueryKind, RunRecord};
-use bohf_experiments::runner::{Experiment, Results};
 use bohf_experiments::spec::{AlgorithmSpec, ExperimentSpec};
 use bohf_experiments::summary::{MeanSe, mean_se};
 use bohf_experiments::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::path::Path;
 
 mod claims;
 mod report;

@@ -17,22 +17,20 @@
 //!   budget against λ_l/λ_c across the presets of one figure.
 
 use crate::claims::{Claim, SE_MULTIPLE, Values, above_claim, claims_table, judge, verdict_lines};
-use crate::prepare::PreparedPanel;
+use crate::entry::ReportJob;
 use crate::presets::Preset;
-use crate::report::{pm, report_header, spec_quote};
+use crate::report::{Page, pm};
 use crate::source::{ClaimRule, Paper, Reproduces};
 use bohf_experiments::error::{ExperimentError, Result};
 use bohf_experiments::feedback::query_regrets;
 use bohf_experiments::metrics::RegretModel;
 use bohf_experiments::plot::{Panel, Series, plot_panel};
 use bohf_experiments::results::{QueryKind, RunRecord};
-use bohf_experiments::runner::{Experiment, Results};
 use bohf_experiments::spec::ExperimentSpec;
 use bohf_experiments::summary::{MeanSe, mean_se};
 use bohf_experiments::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// The budgets of the table, as fractions of the spec's total Λ.
 pub const BUDGET_FRACTIONS: [f64; 5] = [0.1, 0.25, 0.5, 0.75, 1.0];
@@ -282,23 +280,13 @@ fn cell(m: Option<MeanSe>) -> String {
 /// Writes a finished COMP-GP-UCB panel's report into `out`: `<name>.md`, `<name>.compgpucb.json`
 /// and the plots `<name>-{simple,comparisons,labels}.{png,svg}` of S, R_c and R_l against the
 /// spent budget (from `summary.json`'s curves). Returns the panel.
-pub fn write_compgpucb_report(
-    out: &Path,
-    experiment: &Experiment,
-    panel: &PreparedPanel,
-    results: &Results,
-    elapsed_s: f64,
-    command: &str,
-    spec_link: &str,
-) -> Result<CompPanel> {
-    std::fs::create_dir_all(out).map_err(|source| ExperimentError::Io {
-        action: "create",
-        path: out.to_path_buf(),
-        source,
-    })?;
+pub fn write_compgpucb_report(job: &ReportJob) -> Result<CompPanel> {
+    let page = job.start()?;
+    let (experiment, panel, results) = (job.experiment, job.panel, job.results);
     let spec = experiment.spec();
     let title = experiment.title();
-    let p = CompPanel::from_runs(spec, &title, results.runs(), experiment.problem().regret(), panel.quick, elapsed_s)?;
+    let p =
+        CompPanel::from_runs(spec, &title, results.runs(), experiment.problem().regret(), panel.quick, job.elapsed_s)?;
     let summary = results.summary()?;
     let plot_title = panel.plot_title(&title);
     let mut plots = Vec::new();
@@ -330,32 +318,19 @@ pub fn write_compgpucb_report(
         }
         let plot = Panel { title: plot_title.clone(), x_label: "spent budget Λ".into(), y_label: axis.into(), series };
         for ext in ["png", "svg"] {
-            plot_panel(&plot, out.join(format!("{}-{key}.{ext}", spec.name)))?;
+            plot_panel(&plot, job.file(&format!("-{key}.{ext}")))?;
         }
         plots.push(key);
     }
-    write_atomic(out.join(format!("{}.compgpucb.json", spec.name)), p.to_json()?.as_bytes())?;
-    let shown = panel.shown.to_toml_string()?;
-    let index = out.join("README.md").is_file();
-    let md = comp_markdown(experiment, &shown, &panel.text, &p, command, spec_link, index, &plots);
-    write_atomic(out.join(format!("{}.md", spec.name)), md.as_bytes())?;
+    write_atomic(job.file(".compgpucb.json"), p.to_json()?.as_bytes())?;
+    write_atomic(job.file(".md"), comp_markdown(&page, &p, &plots).as_bytes())?;
     Ok(p)
 }
 
 /// The report of one COMP-GP-UCB panel.
-#[allow(clippy::too_many_arguments)]
-fn comp_markdown(
-    experiment: &Experiment,
-    shown_toml: &str,
-    spec_text: &str,
-    p: &CompPanel,
-    command: &str,
-    spec_link: &str,
-    index: bool,
-    plots: &[&str],
-) -> String {
-    let spec = experiment.spec();
-    let mut s = report_header(&p.title, p.quick, experiment, command, &format!("{}.toml", p.name), spec_link, index);
+fn comp_markdown(page: &Page, p: &CompPanel, plots: &[&str]) -> String {
+    let spec = page.experiment.spec();
+    let mut s = page.header(&p.title, p.quick, &format!("{}.toml", p.name));
     let _ = writeln!(
         s,
         "- Budget Λ = {}, λ_c = {} per duel, λ_l = {} per evaluation (cost ratio λ_l/λ_c = {}); a run stops once its \
@@ -369,12 +344,7 @@ fn comp_markdown(
     );
     let _ = writeln!(s, "- {} independent runs per algorithm, base seed {}.", spec.runs, spec.seed);
     let _ = writeln!(s, "- Standard errors: std (ddof = 0) / √runs.\n");
-    spec_quote(
-        &mut s,
-        "From the spec file (sources and the choices made where the paper is ambiguous):",
-        spec_text,
-        shown_toml,
-    );
+    page.quote_spec(&mut s, "From the spec file (sources and the choices made where the paper is ambiguous):");
     let _ = writeln!(s, "## Results\n");
     let _ = writeln!(s, "{}", rules_text(Some(p.total)));
     let budgets: Vec<f64> = p.rows.first().map(|r| r.at.iter().map(|a| a.budget).collect()).unwrap_or_default();
@@ -386,7 +356,7 @@ fn comp_markdown(
             s,
             "f is a validation accuracy: the error rate 1 − max f over the points queried within Λ (the paper's \
              metric, a duel's both points counting) equals 1 − f* + S(Λ), with f* = {} the best accuracy on the grid.\n",
-            experiment.problem().regret().best_value() / spec.respondent.scale
+            page.experiment.problem().regret().best_value() / spec.respondent.scale
         );
     }
     let _ = writeln!(

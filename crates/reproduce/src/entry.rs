@@ -7,10 +7,11 @@ use crate::cobol::{CobolPanel, write_cobol_report};
 use crate::compgpucb::{CompPanel, write_compgpucb_report};
 use crate::panel::PanelResult;
 use crate::prepare::{PreparedPanel, write_panel_report};
+use crate::report::Page;
 use crate::source::{Paper, Reproduces};
-use bohf_experiments::error::Result;
+use bohf_experiments::error::{ExperimentError, Result};
 use bohf_experiments::runner::{Experiment, Results};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The result a panel's report was written from, by paper.
 #[derive(Debug, Clone)]
@@ -40,6 +41,51 @@ pub fn paper_of(panel: &PreparedPanel) -> Paper {
     panel.spec.reproduces.as_ref().map_or(Paper::Other, Reproduces::paper)
 }
 
+/// A finished panel and how it was made: what every report writer is given.
+#[derive(Debug, Clone, Copy)]
+pub struct ReportJob<'a> {
+    /// The folder the report is written into (created if missing).
+    pub out: &'a Path,
+    /// The experiment as run.
+    pub experiment: &'a Experiment,
+    /// The panel's spec, as run and as shown.
+    pub panel: &'a PreparedPanel,
+    /// The finished runs.
+    pub results: &'a Results,
+    /// The wall time of the runs, seconds.
+    pub elapsed_s: f64,
+    /// The command line the report quotes.
+    pub command: &'a str,
+    /// The link to the spec file.
+    pub spec_link: &'a str,
+}
+
+impl<'a> ReportJob<'a> {
+    /// Creates the output folder and returns what the report's Markdown is written from (the link
+    /// back to the index only where the folder has one, `docs/reproduction/README.md`; a `bohf
+    /// reproduce` folder has none).
+    pub(crate) fn start(&self) -> Result<Page<'a>> {
+        std::fs::create_dir_all(self.out).map_err(|source| ExperimentError::Io {
+            action: "create",
+            path: self.out.to_path_buf(),
+            source,
+        })?;
+        Ok(Page {
+            experiment: self.experiment,
+            shown_toml: self.panel.shown.to_toml_string()?,
+            spec_text: &self.panel.text,
+            command: self.command,
+            spec_link: self.spec_link,
+            index: self.out.join("README.md").is_file(),
+        })
+    }
+
+    /// The path of the report's file `<name><suffix>` (e.g. `.md`, `-simple.svg`).
+    pub(crate) fn file(&self, suffix: &str) -> PathBuf {
+        self.out.join(format!("{}{suffix}", self.experiment.spec().name))
+    }
+}
+
 /// Writes the report of the finished `panel` (run as `experiment`, giving `results` in
 /// `elapsed_s` seconds) into `out`: COBOL's ([`write_cobol_report`]), COMP-GP-UCB's
 /// ([`write_compgpucb_report`]) or the regret panel's ([`write_panel_report`]), by the panel's
@@ -53,16 +99,10 @@ pub fn write_report(
     command: &str,
     spec_link: &str,
 ) -> Result<Report> {
+    let job = ReportJob { out, experiment, panel, results, elapsed_s, command, spec_link };
     Ok(match paper_of(panel) {
-        Paper::Cobol => {
-            Report::Cobol(write_cobol_report(out, experiment, panel, results, elapsed_s, command, spec_link)?)
-        }
-        Paper::CompGpUcb => {
-            Report::CompGpUcb(write_compgpucb_report(out, experiment, panel, results, elapsed_s, command, spec_link)?)
-        }
-        _ => {
-            let summary = results.summary()?;
-            Report::Panel(write_panel_report(out, experiment, panel, &summary, elapsed_s, command, spec_link)?)
-        }
+        Paper::Cobol => Report::Cobol(write_cobol_report(&job)?),
+        Paper::CompGpUcb => Report::CompGpUcb(write_compgpucb_report(&job)?),
+        _ => Report::Panel(write_panel_report(&job)?),
     })
 }

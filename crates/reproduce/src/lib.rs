@@ -47,7 +47,7 @@ pub use bohf_experiments::reproduces as source;
 pub use claims::{Claim, Order, SE_MULTIPLE, claims_of, compare};
 pub use cobol::{CobolPanel, write_cobol_report};
 pub use compgpucb::{CompPanel, write_compgpucb_report};
-pub use entry::{Report, paper_of, write_report};
+pub use entry::{Report, ReportJob, paper_of, write_report};
 pub use index::build_index;
 pub use pages::refreshed_pages;
 pub use panel::{AlgorithmRow, PanelResult};

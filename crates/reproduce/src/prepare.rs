@@ -1,12 +1,11 @@
 //! A panel's spec prepared to run, and the writing of its report files.
 
+use crate::entry::ReportJob;
 use crate::panel::PanelResult;
 use crate::report::panel_markdown;
 use crate::{QUICK_HORIZON, QUICK_RUNS};
-use bohf_experiments::error::{ExperimentError, Result};
-use bohf_experiments::runner::Experiment;
+use bohf_experiments::error::Result;
 use bohf_experiments::spec::ExperimentSpec;
-use bohf_experiments::summary::Summary;
 use bohf_experiments::{Metric, plot_atomic, write_atomic};
 use std::path::Path;
 
@@ -55,41 +54,23 @@ impl PreparedPanel {
     }
 }
 
-/// Writes a finished panel's report into `out`: `<name>-{instantaneous,cumulative}.{png,svg}`,
-/// `<name>.horizon.csv` and `<name>.md` (with a link back to the index `README.md` when `out` has
-/// one); `command` is the command line the report says generated it
-/// and `spec_link` the link to the spec file. Returns the panel's values at the horizon.
-pub fn write_panel_report(
-    out: &Path,
-    experiment: &Experiment,
-    panel: &PreparedPanel,
-    summary: &Summary,
-    elapsed_s: f64,
-    command: &str,
-    spec_link: &str,
-) -> Result<PanelResult> {
-    let name = &experiment.spec().name;
-    std::fs::create_dir_all(out).map_err(|source| ExperimentError::Io {
-        action: "create",
-        path: out.to_path_buf(),
-        source,
-    })?;
-    let mut summary = summary.clone();
-    summary.title = panel.plot_title(&summary.title);
+/// Writes a finished panel's report into the job's folder: `<name>-{instantaneous,cumulative}.{png,svg}`,
+/// `<name>.horizon.csv` and `<name>.md` (with a link back to the index `README.md` when the folder
+/// has one). Returns the panel's values at the horizon.
+pub fn write_panel_report(job: &ReportJob) -> Result<PanelResult> {
+    let page = job.start()?;
+    let name = &job.experiment.spec().name;
+    let mut summary = job.results.summary()?;
+    summary.title = job.panel.plot_title(&summary.title);
     let summary = &summary;
     for metric in [Metric::Instantaneous, Metric::Cumulative] {
         for ext in ["png", "svg"] {
-            plot_atomic(summary, metric, out.join(format!("{name}-{}.{ext}", metric.as_str())))?;
+            plot_atomic(summary, metric, job.file(&format!("-{}.{ext}", metric.as_str())))?;
         }
     }
-    let result = PanelResult::from_summary(name, summary, panel.quick, elapsed_s);
-    write_atomic(out.join(format!("{name}.horizon.csv")), result.to_csv()?.as_bytes())?;
-    let shown = panel.shown.to_toml_string()?;
-    // The link back to the index only where there is one (docs/reproduction/README.md); a
-    // `bohf reproduce` folder has none.
-    let index = out.join("README.md").is_file();
-    let md = panel_markdown(experiment, &shown, &panel.text, &result, command, spec_link, index);
-    write_atomic(out.join(format!("{name}.md")), md.as_bytes())?;
+    let result = PanelResult::from_summary(name, summary, job.panel.quick, job.elapsed_s);
+    write_atomic(job.file(".horizon.csv"), result.to_csv()?.as_bytes())?;
+    write_atomic(job.file(".md"), panel_markdown(&page, &result).as_bytes())?;
     Ok(result)
 }
 

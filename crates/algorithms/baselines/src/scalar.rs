@@ -30,6 +30,7 @@ use bohf_core::argmax_lowest;
 use bohf_core::check_pending;
 use bohf_core::{Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_gp::exploration::{Feedback, TheoryInputs};
+use bohf_gp::regression::ValidHyperFitConfig;
 use bohf_gp::{CandidateGp, HyperFitConfig, JointSampler, LearnedGp, check_exploration, default_exploration};
 use bohf_infogain::greedy_points;
 use bohf_kernels::KernelSpec;
@@ -90,7 +91,10 @@ impl Default for GpUcbConfig {
 
 bohf_core::validated! {
     /// A [`GpUcbConfig`] that passed [`GpUcbConfig::check`]: what [`GpUcb::new`] takes.
-    pub struct ValidGpUcbConfig(GpUcbConfig);
+    pub struct ValidGpUcbConfig(GpUcbConfig) {
+        /// The checked hyperparameter fit (`hyperparameters`), if any.
+        checked_hyperparameters: Option<ValidHyperFitConfig>,
+    }
 }
 
 impl GpUcbConfig {
@@ -102,17 +106,20 @@ impl GpUcbConfig {
         if !(self.beta.is_finite() && self.beta >= 0.0) {
             return Err(Error::invalid("beta", format!("must be finite and >= 0, got {}", self.beta)));
         }
-        if let Some(h) = &self.hyperparameters {
-            self.kernel.build_stationary().at("kernel")?;
-            h.check().at("hyperparameters")?;
-        }
+        let checked_hyperparameters = match &self.hyperparameters {
+            Some(h) => {
+                self.kernel.build_stationary().at("kernel")?;
+                Some(h.check().at("hyperparameters")?)
+            }
+            None => None,
+        };
         if !(self.initial_budget.is_finite() && self.initial_budget >= 0.0) {
             return Err(Error::invalid(
                 "initial_budget",
                 format!("must be finite and >= 0, got {}", self.initial_budget),
             ));
         }
-        Ok(ValidGpUcbConfig(self.clone()))
+        Ok(ValidGpUcbConfig { config: self.clone(), checked_hyperparameters })
     }
 
     /// The number of initial random values: ⌊Λ₀/λ_l⌋ ([`bohf_core::initial_split`] with share 0),
@@ -225,23 +232,18 @@ pub struct GpUcb {
 impl GpUcb {
     /// GP-UCB on the candidates of `ctx` with a checked config ([`GpUcbConfig::check`]).
     pub fn new(ctx: &SearchContext, config: ValidGpUcbConfig) -> Result<Self> {
+        let hyper = config.checked_hyperparameters().clone();
         let config = config.into_config();
         let initial_values = config.initial_values(ctx.costs())?;
         let state = ScalarState::new(ctx, &config.kernel, config.noise)?;
-        let learned = match &config.hyperparameters {
+        let learned = match hyper {
             None => None,
             Some(h) => {
                 let bounds = ctx.domain().bounding_box()?;
                 let d = bounds.dim();
                 Some(Box::new(
-                    LearnedGp::new(
-                        h.check().at("hyperparameters")?,
-                        config.kernel.build_stationary().at("kernel")?,
-                        config.noise,
-                        Some(bounds),
-                        d,
-                    )
-                    .at("hyperparameters")?,
+                    LearnedGp::new(h, config.kernel.build_stationary().at("kernel")?, config.noise, Some(bounds), d)
+                        .at("hyperparameters")?,
                 ))
             }
         };

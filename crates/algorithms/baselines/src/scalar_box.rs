@@ -59,6 +59,7 @@ impl GpUcbBox {
     /// [`MultistartConfig::check`]). Errors if the kernel's fixed input dimension (ARD) differs from
     /// the box's.
     pub fn new(domain: BoxDomain, config: ValidGpUcbConfig, search: ValidMultistartConfig) -> Result<Self> {
+        let hyper = config.checked_hyperparameters().clone();
         let (config, search) = (config.into_config(), search.into_config());
         let kernel = config.kernel.build()?;
         if let Some(d) = kernel.input_dim()
@@ -66,7 +67,7 @@ impl GpUcbBox {
         {
             return Err(Error::dims("kernel input dimension vs box", domain.dim(), d));
         }
-        let gp = match &config.hyperparameters {
+        let gp = match hyper {
             None => ValueGp::Fixed(GpRegression::fit(
                 kernel,
                 &DMatrix::zeros(0, domain.dim()),
@@ -75,7 +76,7 @@ impl GpUcbBox {
             )?),
             Some(h) => ValueGp::Learned(Box::new(
                 LearnedGp::new(
-                    h.check().at("hyperparameters")?,
+                    h,
                     config.kernel.build_stationary().at("kernel")?,
                     config.noise,
                     Some(domain.clone()),

@@ -3,6 +3,7 @@
 
 use bohf_core::{AtField, Error, Result};
 use bohf_gp::LaplaceFitConfig;
+use bohf_gp::laplace::{ValidLaplaceConfig, ValidLaplaceFitConfig};
 use bohf_kernels::KernelKind;
 use serde::{Deserialize, Serialize};
 
@@ -46,10 +47,21 @@ impl Default for LaplaceModelConfig {
     }
 }
 
+bohf_core::validated! {
+    /// A [`LaplaceModelConfig`] that passed [`LaplaceModelConfig::check`], with its checked fit and
+    /// likelihood settings (what the engine uses, so that nothing is checked again per run).
+    pub struct ValidLaplaceModelConfig(LaplaceModelConfig) {
+        /// The checked hyperparameter fit (`fit`).
+        checked_fit: ValidLaplaceFitConfig,
+        /// The checked likelihood and Newton settings (`fit.laplace`).
+        checked_laplace: ValidLaplaceConfig,
+    }
+}
+
 impl LaplaceModelConfig {
     /// Checks the kernel kind (`kernel`: stationary kinds only), the fit (`fit.…`, e.g.
     /// `fit.lengthscale_prior.rate` for a non-positive rate) and `merge_tolerance`.
-    pub fn check(&self) -> Result<()> {
+    pub fn check(&self) -> Result<ValidLaplaceModelConfig> {
         if !self.kernel.is_stationary() {
             return Err(Error::invalid(
                 "kernel",
@@ -57,14 +69,15 @@ impl LaplaceModelConfig {
             ));
         }
         self.fit.check_bound_entries().at("fit")?;
-        self.fit.check().at("fit")?;
+        let checked_fit = self.fit.check().at("fit")?;
+        let checked_laplace = self.fit.laplace.check().at("fit.laplace")?;
         if !(self.merge_tolerance.is_finite() && self.merge_tolerance >= 0.0) {
             return Err(Error::invalid(
                 "merge_tolerance",
                 format!("must be finite and ≥ 0, got {}", self.merge_tolerance),
             ));
         }
-        Ok(())
+        Ok(ValidLaplaceModelConfig { config: self.clone(), checked_fit, checked_laplace })
     }
 }
 
@@ -114,16 +127,19 @@ impl Default for EuboConfig {
 
 bohf_core::validated! {
     /// An [`EuboConfig`] that passed [`EuboConfig::check`].
-    pub struct ValidEuboConfig(EuboConfig);
+    pub struct ValidEuboConfig(EuboConfig) {
+        /// The checked model settings (`model`).
+        checked_model: ValidLaplaceModelConfig,
+    }
 }
 
 impl EuboConfig {
     /// The one check; errors name `model.…`, `initial_duels` or `pair_screen`.
     pub fn check(&self) -> Result<ValidEuboConfig> {
-        self.model.check().at("model")?;
+        let checked_model = self.model.check().at("model")?;
         check_initial(self.initial_duels)?;
         check_screen(self.pair_screen)?;
-        Ok(ValidEuboConfig(self.clone()))
+        Ok(ValidEuboConfig { config: self.clone(), checked_model })
     }
 }
 
@@ -168,14 +184,17 @@ impl Default for QeuboConfig {
 
 bohf_core::validated! {
     /// A [`QeuboConfig`] that passed [`QeuboConfig::check`].
-    pub struct ValidQeuboConfig(QeuboConfig);
+    pub struct ValidQeuboConfig(QeuboConfig) {
+        /// The checked model settings (`model`).
+        checked_model: ValidLaplaceModelConfig,
+    }
 }
 
 impl QeuboConfig {
     /// The one check; errors name `model.…`, `initial_duels`, `pair_screen` (also below q), `q`
     /// (outside [2, [`MAX_Q`]]) or `mc_samples`.
     pub fn check(&self) -> Result<ValidQeuboConfig> {
-        self.model.check().at("model")?;
+        let checked_model = self.model.check().at("model")?;
         check_initial(self.initial_duels)?;
         check_screen(self.pair_screen)?;
         if self.q < 2 {
@@ -199,7 +218,7 @@ impl QeuboConfig {
                 format!("must be in [1, {MAX_MC_SAMPLES}], got {}", self.mc_samples),
             ));
         }
-        Ok(ValidQeuboConfig(self.clone()))
+        Ok(ValidQeuboConfig { config: self.clone(), checked_model })
     }
 }
 
@@ -227,17 +246,20 @@ impl Default for DtsConfig {
 
 bohf_core::validated! {
     /// A [`DtsConfig`] that passed [`DtsConfig::check`].
-    pub struct ValidDtsConfig(DtsConfig);
+    pub struct ValidDtsConfig(DtsConfig) {
+        /// The checked model settings (`model`).
+        checked_model: ValidLaplaceModelConfig,
+    }
 }
 
 impl DtsConfig {
     /// The one check; errors name `model.…`, `initial_duels` or `pool`.
     pub fn check(&self) -> Result<ValidDtsConfig> {
-        self.model.check().at("model")?;
+        let checked_model = self.model.check().at("model")?;
         check_initial(self.initial_duels)?;
         if !(2..=MAX_POOL).contains(&self.pool) {
             return Err(Error::invalid("pool", format!("must be in [2, {MAX_POOL}], got {}", self.pool)));
         }
-        Ok(ValidDtsConfig(self.clone()))
+        Ok(ValidDtsConfig { config: self.clone(), checked_model })
     }
 }

@@ -3,7 +3,7 @@
 //! the next duel on a finite candidate set or a box.
 
 use crate::acquisition::{base_samples, duel_outcome_variance, eubo_with_gradient, qeubo_mc, qeubo_mc_with_gradient};
-use crate::config::LaplaceModelConfig;
+use crate::config::{LaplaceModelConfig, ValidLaplaceModelConfig};
 use bohf_core::linalg::PsdFactor;
 use bohf_core::rand::RngExt;
 use bohf_core::special::expected_max_of_two;
@@ -99,15 +99,15 @@ pub struct LaplaceBo {
 impl LaplaceBo {
     fn with_space(
         name: &'static str,
-        model_config: LaplaceModelConfig,
+        model_config: ValidLaplaceModelConfig,
         initial: usize,
         rule: Rule,
         space: Space,
         lo: Vec<f64>,
         width: Vec<f64>,
     ) -> Result<Self> {
-        let fit = model_config.fit.check()?;
-        let laplace = model_config.fit.laplace.check()?;
+        let (fit, laplace) = (model_config.checked_fit().clone(), model_config.checked_laplace().clone());
+        let model_config = model_config.into_config();
         let kernel = model_config.fit.start_kernel(model_config.kernel, lo.len())?;
         Ok(Self {
             name,
@@ -134,7 +134,7 @@ impl LaplaceBo {
     /// candidates' bounding box (a dimension where all candidates agree keeps width 1).
     pub(crate) fn finite(
         name: &'static str,
-        model_config: LaplaceModelConfig,
+        model_config: ValidLaplaceModelConfig,
         initial: usize,
         rule: Rule,
         domain: &FiniteDomain,
@@ -168,7 +168,7 @@ impl LaplaceBo {
     /// qEUBO over the product box (unused by DTS).
     pub(crate) fn boxed(
         name: &'static str,
-        model_config: LaplaceModelConfig,
+        model_config: ValidLaplaceModelConfig,
         initial: usize,
         rule: Rule,
         domain: &BoxDomain,

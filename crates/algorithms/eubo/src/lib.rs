@@ -47,7 +47,7 @@ mod engine;
 pub use acquisition::{base_samples, duel_outcome_variance, eubo_with_gradient, qeubo_mc, qeubo_mc_with_gradient};
 pub use config::{
     DtsConfig, EuboConfig, LaplaceModelConfig, MAX_MC_SAMPLES, MAX_PAIR_SCREEN, MAX_POOL, MAX_Q, QeuboConfig,
-    ValidDtsConfig, ValidEuboConfig, ValidQeuboConfig,
+    ValidDtsConfig, ValidEuboConfig, ValidLaplaceModelConfig, ValidQeuboConfig,
 };
 pub use engine::{EXACT_SUBSETS, LaplaceBo, Rule, Step, maximize_options_on_unit_box};
 
@@ -103,9 +103,10 @@ pub struct Eubo(LaplaceBo);
 impl Eubo {
     /// On the candidates of `ctx` (at least 2).
     pub fn new(ctx: &SearchContext, config: ValidEuboConfig) -> Result<Self> {
+        let model = config.checked_model().clone();
         let c = config.into_config();
         let rule = Rule::Eubo { pair_screen: c.pair_screen };
-        Ok(Self(LaplaceBo::finite("EUBO", c.model, c.initial_duels, rule, ctx.domain())?))
+        Ok(Self(LaplaceBo::finite("EUBO", model, c.initial_duels, rule, ctx.domain())?))
     }
 
     /// On the box of `ctx`, the duel by the multistart search `search` over the product box.
@@ -114,9 +115,10 @@ impl Eubo {
         config: ValidEuboConfig,
         search: ValidMultistartConfig,
     ) -> Result<Self> {
+        let model = config.checked_model().clone();
         let c = config.into_config();
         let rule = Rule::Eubo { pair_screen: c.pair_screen };
-        Ok(Self(LaplaceBo::boxed("EUBO", c.model, c.initial_duels, rule, ctx.domain(), Some(search.into_config()))?))
+        Ok(Self(LaplaceBo::boxed("EUBO", model, c.initial_duels, rule, ctx.domain(), Some(search.into_config()))?))
     }
 }
 
@@ -129,9 +131,10 @@ pub struct Qeubo(LaplaceBo);
 impl Qeubo {
     /// On the candidates of `ctx` (at least 2).
     pub fn new(ctx: &SearchContext, config: ValidQeuboConfig) -> Result<Self> {
+        let model = config.checked_model().clone();
         let c = config.into_config();
         let rule = Rule::Qeubo { pair_screen: c.pair_screen, mc_samples: c.mc_samples, q: c.q };
-        Ok(Self(LaplaceBo::finite("qEUBO", c.model, c.initial_duels, rule, ctx.domain())?))
+        Ok(Self(LaplaceBo::finite("qEUBO", model, c.initial_duels, rule, ctx.domain())?))
     }
 
     /// On the box of `ctx`, the duel by the multistart search `search` over the product box.
@@ -140,9 +143,10 @@ impl Qeubo {
         config: ValidQeuboConfig,
         search: ValidMultistartConfig,
     ) -> Result<Self> {
+        let model = config.checked_model().clone();
         let c = config.into_config();
         let rule = Rule::Qeubo { pair_screen: c.pair_screen, mc_samples: c.mc_samples, q: c.q };
-        Ok(Self(LaplaceBo::boxed("qEUBO", c.model, c.initial_duels, rule, ctx.domain(), Some(search.into_config()))?))
+        Ok(Self(LaplaceBo::boxed("qEUBO", model, c.initial_duels, rule, ctx.domain(), Some(search.into_config()))?))
     }
 }
 
@@ -155,14 +159,16 @@ pub struct Dts(LaplaceBo);
 impl Dts {
     /// On the candidates of `ctx` (at least 2).
     pub fn new(ctx: &SearchContext, config: ValidDtsConfig) -> Result<Self> {
+        let model = config.checked_model().clone();
         let c = config.into_config();
-        Ok(Self(LaplaceBo::finite("DTS", c.model, c.initial_duels, Rule::Dts { pool: c.pool }, ctx.domain())?))
+        Ok(Self(LaplaceBo::finite("DTS", model, c.initial_duels, Rule::Dts { pool: c.pool }, ctx.domain())?))
     }
 
     /// On the box of `ctx`, on a pool of `pool` Sobol points plus the compared points.
     pub fn new_box(ctx: &SearchContext<BoxDomain>, config: ValidDtsConfig) -> Result<Self> {
+        let model = config.checked_model().clone();
         let c = config.into_config();
-        Ok(Self(LaplaceBo::boxed("DTS", c.model, c.initial_duels, Rule::Dts { pool: c.pool }, ctx.domain(), None)?))
+        Ok(Self(LaplaceBo::boxed("DTS", model, c.initial_duels, Rule::Dts { pool: c.pool }, ctx.domain(), None)?))
     }
 }
 

@@ -4,44 +4,29 @@
 use super::claims::accuracy;
 use super::*;
 
-/// Writes a finished COBOL panel's report into `out`: `<name>.md`, `<name>.cobol.json` and the
-/// plots `<name>-{simple,sum-simple,queries}.{png,svg}` (against f-evaluations). Returns the
-/// panel.
-pub fn write_cobol_report(
-    out: &Path,
-    experiment: &Experiment,
-    panel: &PreparedPanel,
-    results: &Results,
-    elapsed_s: f64,
-    command: &str,
-    spec_link: &str,
-) -> Result<CobolPanel> {
-    std::fs::create_dir_all(out).map_err(|source| ExperimentError::Io {
-        action: "create",
-        path: out.to_path_buf(),
-        source,
-    })?;
+/// Writes a finished COBOL panel's report into the job's folder: `<name>.md`, `<name>.cobol.json`
+/// and the plots `<name>-{simple,sum-simple,queries}.{png,svg}` (against f-evaluations). Returns
+/// the panel.
+pub fn write_cobol_report(job: &ReportJob) -> Result<CobolPanel> {
+    let page = job.start()?;
+    let (experiment, runs) = (job.experiment, job.results.runs());
     let spec = experiment.spec();
     let u_star = experiment.problem().regret().best_value();
     let title = experiment.title();
-    let p = CobolPanel::from_runs(spec, &title, results.runs(), u_star, panel.quick, elapsed_s);
-    let plot_title = panel.plot_title(&title);
+    let p = CobolPanel::from_runs(spec, &title, runs, u_star, job.panel.quick, job.elapsed_s);
+    let plot_title = job.panel.plot_title(&title);
     for (what, axis) in [
         (Series::Simple, "simple regret SR"),
         (Series::SumSimple, "Σ SR (the code's cumulative regret)"),
         (Series::Queries, "expert queries Qᵍ (initial labels excluded)"),
     ] {
-        let curves = mean_curves(spec, results.runs(), u_star, what);
+        let curves = mean_curves(spec, runs, u_star, what);
         for ext in ["png", "svg"] {
-            let path = out.join(format!("{}-{}.{ext}", spec.name, what.key()));
-            crate::cobol_plot::plot_curves(&plot_title, axis, &curves, &path)?;
+            crate::cobol_plot::plot_curves(&plot_title, axis, &curves, &job.file(&format!("-{}.{ext}", what.key())))?;
         }
     }
-    write_atomic(out.join(format!("{}.cobol.json", spec.name)), p.to_json()?.as_bytes())?;
-    let shown = panel.shown.to_toml_string()?;
-    let index = out.join("README.md").is_file();
-    let md = cobol_markdown(experiment, &shown, &panel.text, &p, command, spec_link, index);
-    write_atomic(out.join(format!("{}.md", spec.name)), md.as_bytes())?;
+    write_atomic(job.file(".cobol.json"), p.to_json()?.as_bytes())?;
+    write_atomic(job.file(".md"), cobol_markdown(&page, &p).as_bytes())?;
     Ok(p)
 }
 
@@ -142,7 +127,8 @@ fn stopped_table(s: &mut String, p: &CobolPanel) {
 
 /// The setup part of a panel's report: the domain, the expert, the horizon, the algorithms with
 /// their handover thresholds, and the quoted spec file.
-fn setup_section(s: &mut String, experiment: &Experiment, shown_toml: &str, spec_text: &str, p: &CobolPanel) {
+fn setup_section(s: &mut String, page: &Page, p: &CobolPanel) {
+    let experiment = page.experiment;
     let spec = experiment.spec();
     let _ = writeln!(
         s,
@@ -194,27 +180,15 @@ fn setup_section(s: &mut String, experiment: &Experiment, shown_toml: &str, spec
             r.evaluations[1]
         );
     }
-    spec_quote(
-        s,
-        "\nFrom the spec file (sources and the choices made where the paper is ambiguous):",
-        spec_text,
-        shown_toml,
-    );
+    page.quote_spec(s, "\nFrom the spec file (sources and the choices made where the paper is ambiguous):");
 }
 
 /// The report of one COBOL panel.
-pub(super) fn cobol_markdown(
-    experiment: &Experiment,
-    shown_toml: &str,
-    spec_text: &str,
-    p: &CobolPanel,
-    command: &str,
-    spec_link: &str,
-    index: bool,
-) -> String {
+pub(crate) fn cobol_markdown(page: &Page, p: &CobolPanel) -> String {
+    let experiment = page.experiment;
     let spec = experiment.spec();
-    let mut s = report_header(&p.title, p.quick, experiment, command, &format!("{}.toml", p.name), spec_link, index);
-    setup_section(&mut s, experiment, shown_toml, spec_text, p);
+    let mut s = page.header(&p.title, p.quick, &format!("{}.toml", p.name));
+    setup_section(&mut s, page, p);
 
     let _ = writeln!(s, "## Results\n");
     let _ = writeln!(
