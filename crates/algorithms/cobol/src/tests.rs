@@ -138,7 +138,10 @@ fn invalid_settings_and_answers_name_the_field() {
     bad(CobolConfig { zeta: -0.1, ..Default::default() }, "zeta");
     bad(CobolConfig { lambda0: f64::NAN, ..Default::default() }, "lambda0");
     bad(
-        CobolConfig { beta: WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 1e-4, delta: 1.5 }, ..Default::default() },
+        CobolConfig {
+            beta: WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 1e-4, delta: 1.5 },
+            ..Default::default()
+        },
         "beta.delta",
     );
     bad(CobolConfig { alpha: AlphaRule::Practical { initial: 0.0 }, ..Default::default() }, "alpha.initial");
@@ -1691,10 +1694,13 @@ fn cobol_beta_is_a_width_schedule_with_the_papers_defaults() {
     }
     let e = parse("beta = { rule = \"lemma31\", b_f = 1.0, sigma = 0.0001, delta = 0.01 }").unwrap_err();
     assert!(e.contains("`b_f = 1.0` is no longer accepted") && e.contains("norm_bound = 1.0"), "{e}");
-    let e = CobolConfig { beta: WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 0.0, delta: 0.01 }, ..Default::default() }
-        .check()
-        .unwrap_err()
-        .to_string();
+    let e = CobolConfig {
+        beta: WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 0.0, delta: 0.01 },
+        ..Default::default()
+    }
+    .check()
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("`beta.sigma`"), "{e}");
 }
 

@@ -82,15 +82,8 @@ fn wrong_fields_are_named() {
 
 #[test]
 fn check_names_fields_relative_to_the_schedule() {
-    const ALL: [&str; 7] = [
-        "constant",
-        "sqrt-t",
-        "sqrt-t-plus-one",
-        "pfts-experiment",
-        "pfts-square-root",
-        "theory",
-        "popbo-theorem31",
-    ];
+    const ALL: [&str; 7] =
+        ["constant", "sqrt-t", "sqrt-t-plus-one", "pfts-experiment", "pfts-square-root", "theory", "popbo-theorem31"];
     let e = |s: WidthSchedule| s.check("a test", &ALL).at("beta").unwrap_err().to_string();
     assert!(e(WidthSchedule::Constant { value: -1.0 }).contains("`beta.value`"));
     assert!(e(WidthSchedule::SqrtT { scale: 0.0 }).contains("`beta.scale`"));
@@ -145,7 +138,10 @@ fn folded_rules_take_their_papers_defaults() {
 fn the_old_norm_bound_keys_name_norm_bound() {
     let err = parse("beta = { rule = \"theory\", b = 1.0, delta = 0.1 }").unwrap_err();
     assert!(err.contains("`b = 1.0` is no longer accepted"), "{err}");
-    assert!(err.contains("`norm_bound = 1.0`") && err.contains("{ rule = \"theory\", norm_bound = 1.0, delta = 0.1 }"), "{err}");
+    assert!(
+        err.contains("`norm_bound = 1.0`") && err.contains("{ rule = \"theory\", norm_bound = 1.0, delta = 0.1 }"),
+        "{err}"
+    );
     let err = parse("beta = { rule = \"lemma31\", b_f = 2.0 }").unwrap_err();
     assert!(err.contains("`b_f = 2.0` is no longer accepted"), "{err}");
     assert!(err.contains("{ rule = \"lemma31\", norm_bound = 2.0, sigma = …, delta = … }"), "{err}");
@@ -164,7 +160,9 @@ fn check_refuses_rules_outside_the_list_and_the_new_rules_ranges() {
     assert!(msg.contains("`beta.rule`") && msg.contains("MF-GP-UCB") && msg.contains("\"kandasamy\""), "{msg}");
     let all = ["lemma31", "practical", "kandasamy"];
     let e = |s: WidthSchedule| s.check("a test", &all).at("beta").unwrap_err().to_string();
-    assert!(e(WidthSchedule::CobolLemma31 { norm_bound: -1.0, sigma: 1e-4, delta: 0.01 }).contains("`beta.norm_bound`"));
+    assert!(
+        e(WidthSchedule::CobolLemma31 { norm_bound: -1.0, sigma: 1e-4, delta: 0.01 }).contains("`beta.norm_bound`")
+    );
     assert!(e(WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 0.0, delta: 0.01 }).contains("`beta.sigma`"));
     assert!(e(WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 1e-4, delta: 1.5 }).contains("`beta.delta`"));
     assert!(e(WidthSchedule::Practical { epsilon: 0.0, form: BetaForm::Multiplier }).contains("`beta.epsilon`"));
