@@ -138,7 +138,7 @@ pub struct CobolConfig {
     pub variant: Variant,
     /// β_{f_t}: `{ rule = "lemma31", norm_bound = 1, sigma = 1e-4, delta = 0.01 }` (Lemma 3.1 with
     /// Table 3's constants, the default; each key defaults on its own) or `{ rule = "constant",
-    /// value = … }` ([`BETA_RULES`]).
+    /// value = … }`; any other rule is refused naming these two.
     pub beta: WidthSchedule,
     /// η ≥ 1, the trust weight of line 6.
     pub eta: f64,

@@ -280,9 +280,9 @@ pub struct CompGpUcbConfig {
     pub gamma: GammaRule,
     /// The γ-doubling after comparisons in a row (App. B).
     pub doubling: GammaDoubling,
-    /// β of both GPs ([`BETA_RULES`]): `practical` (0.5·log(2t + ε), `epsilon` = 10⁻¹², `form`
+    /// β of both GPs: `practical` (0.5·log(2t + ε), `epsilon` = 10⁻¹², `form`
     /// `"multiplier"` or `"square-root"`), `theory` (2B + √(2(Φ_{t−1} + 1 + log 1/δ)), `norm_bound`,
-    /// `delta` = 0.05), `kandasamy` (√(0.2·d·log(2dt))) or `constant` (`value`).
+    /// `delta` = 0.05; candidate sets only), `kandasamy` (√(0.2·d·log(2dt))) or `constant` (`value`).
     pub beta: WidthSchedule,
     /// The t of β_t: `global` (all answered queries + 1) or `per-gp` (that GP's observations + 1).
     pub beta_clock: BetaClock,

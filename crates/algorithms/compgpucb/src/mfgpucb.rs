@@ -57,7 +57,7 @@ pub struct MfGpUcbConfig {
     /// Type-II ML of the duel-outcome GP (default: refit every 20); `"fixed"`: the start kernel throughout ([`bohf_gp::fit_or_fixed`]).
     #[serde(with = "bohf_gp::fit_or_fixed")]
     pub comparison_hyperparameters: Option<HyperFitConfig>,
-    /// β_t ([`MF_BETA_RULES`]; default `{ rule = "kandasamy" }`, the MF code's √(0.2·d·log(2dt)));
+    /// β_t (default `{ rule = "kandasamy" }`, the MF code's √(0.2·d·log(2dt)));
     /// `practical` and `constant` as COMP-GP-UCB's; `theory` is refused.
     pub beta: WidthSchedule,
     /// Λ₀ ≥ 0, the initial random budget, half on duels and half on values (default 10).
