@@ -307,9 +307,14 @@ impl RawSchedule {
         for (key, old) in [("b", self.b), ("b_f", self.b_f)] {
             if let Some(v) = old {
                 let new = match self.rule.as_deref() {
-                    Some("lemma31") => {
-                        new_form("lemma31", &[("norm_bound", Some(v)), ("sigma", self.sigma), ("delta", self.delta)])
-                    }
+                    Some("lemma31") => new_form(
+                        "lemma31",
+                        &[
+                            ("norm_bound", Some(v)),
+                            ("sigma", self.sigma.or(Some(TABLE3_SIGMA))),
+                            ("delta", self.delta.or(Some(TABLE3_DELTA))),
+                        ],
+                    ),
                     _ => new_form("theory", &[("norm_bound", Some(v)), ("delta", self.delta.or(Some(DEFAULT_DELTA)))]),
                 };
                 return Some(outdated(&format!("`{key} = {v:?}`"), format!("`norm_bound = {v:?}` (e.g. {new})")));

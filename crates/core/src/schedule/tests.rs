@@ -144,7 +144,7 @@ fn the_old_norm_bound_keys_name_norm_bound() {
     );
     let err = parse("beta = { rule = \"lemma31\", b_f = 2.0 }").unwrap_err();
     assert!(err.contains("`b_f = 2.0` is no longer accepted"), "{err}");
-    assert!(err.contains("{ rule = \"lemma31\", norm_bound = 2.0, sigma = …, delta = … }"), "{err}");
+    assert!(err.contains("{ rule = \"lemma31\", norm_bound = 2.0, sigma = 0.0001, delta = 0.01 }"), "{err}");
 }
 
 /// Each algorithm's list of rules: a rule outside it is refused at `rule`, naming the accepted ones,
