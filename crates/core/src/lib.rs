@@ -36,7 +36,7 @@ pub use optimizer::{
     check_pending, initial_split,
 };
 pub use rng::BohfRng;
-pub use schedule::WidthSchedule;
+pub use schedule::{BetaForm, WidthSchedule};
 pub use suggest::closest_name;
 
 /// Re-export of the `rand` version bohf is built on, so downstream crates use the same traits.

@@ -124,11 +124,12 @@ pub fn needs_theory(schedule: &WidthSchedule) -> bool {
 }
 
 /// v_t at the 1-based round t (module docs). `theory` is required by the theoretical schedule
-/// and ignored by the others. Errors name `t` (t = 0, or beyond the Γ table), the schedule's `rule`,
-/// `delta` or `norm_bound` (relative to the schedule, as in [`check_exploration`]), or `theory` when
-/// it is missing.
+/// and ignored by the others. `schedule` is a checked schedule ([`check_exploration`], run once when
+/// the holding config is checked), not checked again at every round (a debug build asserts it).
+/// Errors name `t` (t = 0, or beyond the Γ table), the schedule's `rule` (outside
+/// [`EXPLORATION_RULES`]), or `theory` when it is missing.
 pub fn exploration_scale(schedule: &WidthSchedule, t: usize, theory: Option<&TheoryInputs>) -> Result<f64> {
-    check_exploration(schedule, "an exploration scale")?;
+    debug_assert!(check_exploration(schedule, "an exploration scale").is_ok(), "unchecked schedule {schedule:?}");
     if t == 0 {
         return Err(Error::invalid("t", "rounds are numbered from 1"));
     }

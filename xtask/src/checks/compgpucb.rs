@@ -31,10 +31,10 @@
 use super::Check;
 use crate::report::Row;
 use bohf_compgpucb::{
-    BetaRule, CompGpUcb, CompGpUcbConfig, DoublingAfter, GammaDoubling, GammaRule, InitialCounting, InitialDesign,
-    Phase, QueryKind,
+    CompGpUcb, CompGpUcbConfig, DoublingAfter, GammaDoubling, GammaRule, InitialCounting, InitialDesign, Phase,
+    QueryKind,
 };
-use bohf_core::{BoxDomain, FiniteDomain, Optimizer, SearchContext, rng};
+use bohf_core::{BoxDomain, FiniteDomain, Optimizer, SearchContext, WidthSchedule, rng};
 use bohf_problems::GridFunction;
 use bohf_problems::functions::CurrinExp;
 use bohf_problems::respondents::{BiasedComparisons, DuelModel, Respondent};
@@ -225,7 +225,7 @@ fn config(zeta: f64) -> CompGpUcbConfig {
         l2: L2,
         gamma: GammaRule::Value { value: GAMMA },
         doubling: GammaDoubling { after: DoublingAfter::Count { count: 0 }, ..GammaDoubling::default() },
-        beta: BetaRule::Theory { b: 1.0, delta: 0.1 },
+        beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 },
         initial: InitialDesign { budget: 0.0, counting: InitialCounting::Count, counts_toward_budget: true },
         ..CompGpUcbConfig::default()
     }
@@ -449,7 +449,7 @@ fn conditional_panel(quick: bool, lemma9: bool) -> bohf_core::Result<(Instance, 
     for run in 0..n_runs {
         let ctx = SearchContext::new(inst.domain.clone(), horizon)?;
         let mut cfg = config(inst.zeta);
-        cfg.beta = BetaRule::Constant { value: COND_BETA };
+        cfg.beta = WidthSchedule::Constant { value: COND_BETA };
         cfg.gamma = GammaRule::Value { value: gamma };
         let mut alg = CompGpUcb::new(&ctx, cfg.check()?)?;
         let f = GridFunction::new(inst.domain.clone(), inst.f.clone())?;

@@ -149,7 +149,7 @@ pub(crate) struct Decision {
 ///
 /// 1. f's GP (eq. (2a)/(2b)) with ARD-SE lengthscales fitted by type-II ML after every
 ///    evaluation (inputs scaled to [0, 1]^d, outputs standardised, r = 10⁻⁴, outputscale 1), and
-///    β_{f_t} ([`crate::BetaRule`]); LCB = μ − βσ, UCB = μ + βσ (Lemma 3.1).
+///    β_{f_t} ([`crate::CobolConfig::beta`]); LCB = μ − βσ, UCB = μ + βσ (Lemma 3.1).
 /// 2. g's set C_t = {‖g̃‖_{k_g} ≤ B_g, ℓ_t(g̃) ≥ ℓ_t(ĝ^MLE) − α₁} (Lemma 3.2) with k_g the
 ///    fitted kernel of f (Table 3), from bohf-confidence; g_lower/g_upper are eq. (39)/(38),
 ///    protected by the MLE interpolant.

@@ -3,7 +3,7 @@
 
 use bohf_confidence::ConfidenceConfig;
 use bohf_core::error::ensure_positive;
-use bohf_core::{AtField, Error, Result};
+use bohf_core::{AtField, Error, Result, WidthSchedule};
 use bohf_gp::HyperFitConfig;
 use bohf_optim::MultistartConfig;
 use serde::{Deserialize, Serialize};
@@ -17,47 +17,11 @@ pub const G_THR_CODE: f64 = 0.08;
 /// g_thr = 0.01, the authors' tutorial.
 pub const G_THR_TUTORIAL: f64 = 1e-2;
 
-/// The width β_{f_t} of the confidence bounds of f (Lemma 3.1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum BetaRule {
-    /// Lemma 3.1: β_{f_t} = B_f + σ√(2(γ + 1 + ln(2/δ))), with γ the realised information gain
-    /// ½ log det(I + K/r) of the evaluated points in working units (what the authors' code
-    /// estimates γ^f_{|Q^f_{t−1}|} from; a lower bound of the maximum information gain). Table 3:
-    /// B_f = 1 (standardised outputs), σ = r = 10⁻⁴, δ = 0.01, hence β ≈ 1.
-    Lemma31 {
-        /// B_f ≥ 0, the RKHS-norm bound of f.
-        #[serde(default = "one")]
-        b_f: f64,
-        /// σ > 0, the sub-Gaussian noise level.
-        #[serde(default = "table3_sigma")]
-        sigma: f64,
-        /// δ ∈ (0, 1).
-        #[serde(default = "table3_delta")]
-        delta: f64,
-    },
-    /// A constant β (the code's practical value is 1: Table 3 "β initial 1").
-    Constant {
-        /// β ≥ 0.
-        value: f64,
-    },
-}
-
-fn one() -> f64 {
-    1.0
-}
-fn table3_sigma() -> f64 {
-    1e-4
-}
-fn table3_delta() -> f64 {
-    0.01
-}
-
-impl Default for BetaRule {
-    fn default() -> Self {
-        BetaRule::Lemma31 { b_f: 1.0, sigma: 1e-4, delta: 0.01 }
-    }
-}
+/// The rules of [`WidthSchedule`] COBOL's width β_{f_t} of the confidence bounds of f accepts:
+/// `lemma31`, Lemma 3.1 ([`WidthSchedule::CobolLemma31`], the default with Table 3's constants,
+/// [`bohf_core::schedule::COBOL_LEMMA31`]), and `constant` (the code's practical value is 1: Table 3
+/// "β initial 1").
+pub const BETA_RULES: [&str; 2] = ["lemma31", "constant"];
 
 /// The width α₁ of g's likelihood-ratio set {ℓ_t(g̃) ≥ ℓ_t(ĝ^MLE) − α₁} (Lemma 3.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,8 +136,10 @@ impl Variant {
 pub struct CobolConfig {
     /// Algorithm 1, COBOHL, a baseline or an ablation ([`Variant`]).
     pub variant: Variant,
-    /// β_{f_t} (Lemma 3.1).
-    pub beta: BetaRule,
+    /// β_{f_t}: `{ rule = "lemma31", norm_bound = 1, sigma = 1e-4, delta = 0.01 }` (Lemma 3.1 with
+    /// Table 3's constants, the default; each key defaults on its own) or `{ rule = "constant",
+    /// value = … }`; any other rule is refused naming these two.
+    pub beta: WidthSchedule,
     /// η ≥ 1, the trust weight of line 6.
     pub eta: f64,
     /// ζ ≥ 0, the dual step size of Eq. (5).
@@ -293,7 +259,7 @@ impl Default for CobolConfig {
     fn default() -> Self {
         Self {
             variant: Variant::default(),
-            beta: BetaRule::default(),
+            beta: bohf_core::schedule::COBOL_LEMMA31,
             eta: 3.0,
             zeta: 0.02,
             lambda0: 1.0,
@@ -329,7 +295,8 @@ fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
 
 impl CobolConfig {
     /// The one check; errors name the first invalid field by its TOML path (`eta` for η < 1 or NaN,
-    /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.sigma`, `alpha.initial`,
+    /// `zeta` for ζ < 0, `g_thr` for g_thr ≤ 0, `lambda0`, `noise`, `beta.…` (`beta.rule` for a rule
+    /// outside [`BETA_RULES`]), `alpha.initial`,
     /// `hyper.…`, `confidence.…`, `initial_label_draws` below `initial_labels`, `search.programs`
     /// for a bound of 0, `search.local.starts` / `search.local.evaluations` for 0 (a negative
     /// value is refused when the spec is read, by the same path), `pinpoint_draws` = 0 under
@@ -342,16 +309,7 @@ impl CobolConfig {
         ensure_nonneg("lambda0", self.lambda0)?;
         ensure_positive("g_thr", self.g_thr)?;
         ensure_positive("noise", self.noise)?;
-        match self.beta {
-            BetaRule::Lemma31 { b_f, sigma, delta } => {
-                ensure_nonneg("b_f", b_f).at("beta")?;
-                ensure_positive("sigma", sigma).at("beta")?;
-                if !(delta > 0.0 && delta < 1.0) {
-                    return Err(Error::invalid("beta.delta", format!("must be in (0, 1), got {delta}")));
-                }
-            }
-            BetaRule::Constant { value } => ensure_nonneg("value", value).at("beta")?,
-        }
+        self.beta.check("COBOL", &BETA_RULES).at("beta")?;
         match self.alpha {
             AlphaRule::Practical { initial } => ensure_positive("initial", initial).at("alpha")?,
             AlphaRule::Lemma32 { epsilon, delta, log_covering } => {

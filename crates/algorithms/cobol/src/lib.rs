@@ -15,7 +15,7 @@
 //!
 //! bohf maximises a utility u; COBOL minimises f = −u, the one negation being [`cobol_objective`].
 //! The paper's rules are the defaults; the authors' code's departures (notes §3.6) are
-//! [`NoHarmRule::Code`], [`DualRule::Unprojected`], [`BetaRule::Constant`] and the g_thr values
+//! [`NoHarmRule::Code`], [`DualRule::Unprojected`], `beta = { rule = "constant", … }` and the g_thr values
 //! [`G_THR_CODE`], [`G_THR_TUTORIAL`], [`G_THR_TABLE3`].
 #![warn(missing_docs)]
 
@@ -25,7 +25,7 @@ pub mod model;
 
 pub use cobol::{Branch, Cobol, Phase, StepInfo, cobol_objective, no_harm_paper};
 pub use config::{
-    AlphaRule, BetaRule, CobolBoxSearch, CobolConfig, DEFAULT_PROGRAMS, DualRule, G_THR_CODE, G_THR_PAPER,
+    AlphaRule, BETA_RULES, CobolBoxSearch, CobolConfig, DEFAULT_PROGRAMS, DualRule, G_THR_CODE, G_THR_PAPER,
     G_THR_TABLE3, G_THR_TUTORIAL, NoHarmRule, ValidCobolBoxSearch, ValidCobolConfig, Variant, XcSearch,
 };
 

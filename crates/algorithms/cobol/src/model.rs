@@ -5,11 +5,11 @@
 //! (the paper's protocol, §5.1). Comparisons of line 6 are unchanged by that positive affine map;
 //! the mixed objective LCB + λ g_lower of Eq. (5) is in standardised f units, as in the code.
 
-use crate::config::{AlphaRule, BetaRule, ValidCobolConfig};
+use crate::config::{AlphaRule, ValidCobolConfig};
 use bohf_confidence::{
     Candidate, ConfidenceProblem, ConfidenceSet, MleFit, MleWarmStart, Observation, Screened, alpha1_cobol,
 };
-use bohf_core::{BoxDomain, Error, Result};
+use bohf_core::{BoxDomain, Error, Result, WidthSchedule};
 use bohf_gp::regression::{DataTransform, GpRegression, ValidHyperFitConfig, fit_hyperparameters};
 use bohf_kernels::{Kernel, Stationary};
 use nalgebra::{DMatrix, DVector};
@@ -60,15 +60,16 @@ impl FModel {
         let fit = fit_hyperparameters(hyper, start, config.noise, x, f, Some(scaling))?;
         let gp = fit.regression(x, f)?;
         let beta = match config.beta {
-            BetaRule::Constant { value } => value,
-            BetaRule::Lemma31 { b_f, sigma, delta } => {
+            WidthSchedule::Constant { value } => value,
+            WidthSchedule::CobolLemma31 { norm_bound, sigma, delta } => {
                 let xs = gp.inputs();
                 let gram = DMatrix::from_fn(xs.nrows(), xs.nrows(), |i, j| {
                     gp.kernel().eval(xs.row(i).transpose().as_slice(), xs.row(j).transpose().as_slice())
                 });
                 let gamma = bohf_infogain::information_gain(&gram, config.noise)?;
-                beta_lemma31(b_f, sigma, delta, gamma)
+                beta_lemma31(norm_bound, sigma, delta, gamma)
             }
+            other => unreachable!("CobolConfig::check refuses the rule \"{}\"", other.rule()),
         };
         Ok(Self { gp, transform: fit.transform, beta })
     }

@@ -2,7 +2,7 @@ use super::*;
 use crate::cobol::local_xc;
 use crate::model::{GModel, beta_lemma31};
 use bohf_core::rand::RngExt;
-use bohf_core::{Answer, BoxDomain, FiniteDomain, Optimizer, Point, Query, SearchContext, rng};
+use bohf_core::{Answer, BoxDomain, FiniteDomain, Optimizer, Point, Query, SearchContext, WidthSchedule, rng};
 
 /// u(x) = −Σ(x_i − 0.3)², maximised at 0.3.
 fn utility(x: &[f64]) -> f64 {
@@ -138,7 +138,10 @@ fn invalid_settings_and_answers_name_the_field() {
     bad(CobolConfig { zeta: -0.1, ..Default::default() }, "zeta");
     bad(CobolConfig { lambda0: f64::NAN, ..Default::default() }, "lambda0");
     bad(
-        CobolConfig { beta: BetaRule::Lemma31 { b_f: 1.0, sigma: 1e-4, delta: 1.5 }, ..Default::default() },
+        CobolConfig {
+            beta: WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 1e-4, delta: 1.5 },
+            ..Default::default()
+        },
         "beta.delta",
     );
     bad(CobolConfig { alpha: AlphaRule::Practical { initial: 0.0 }, ..Default::default() }, "alpha.initial");
@@ -1659,4 +1662,87 @@ fn the_pinpoint_cap_falls_back_to_vanilla_lcb() {
     let vanilla = (false, Some(Branch::Vanilla));
     assert_eq!(kinds, vec![draw, draw, draw, vanilla, draw, draw, draw, vanilla]);
     assert_eq!(cobol.expert_queries(), 0);
+}
+
+/// COBOL's β in the one [`WidthSchedule`]: the default is Lemma 3.1 with Table 3's constants, each
+/// key of `lemma31` defaults on its own, the two rules round-trip through TOML, a rule without a
+/// meaning for COBOL is refused naming `lemma31` and `constant`, and the old key `b_f` names
+/// `norm_bound`.
+#[test]
+fn cobol_beta_is_a_width_schedule_with_the_papers_defaults() {
+    assert_eq!(CobolConfig::default().beta, WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 1e-4, delta: 0.01 });
+    let parse = |s: &str| toml::from_str::<CobolConfig>(s).map(|c| c.beta).map_err(|e| e.to_string());
+    assert_eq!(parse("").unwrap(), CobolConfig::default().beta);
+    assert_eq!(parse("beta = { rule = \"lemma31\" }").unwrap(), CobolConfig::default().beta);
+    assert_eq!(
+        parse("beta = { rule = \"lemma31\", norm_bound = 2.0 }").unwrap(),
+        WidthSchedule::CobolLemma31 { norm_bound: 2.0, sigma: 1e-4, delta: 0.01 }
+    );
+    assert_eq!(parse("beta = { rule = \"constant\", value = 1.0 }").unwrap(), WidthSchedule::Constant { value: 1.0 });
+    for beta in [
+        WidthSchedule::CobolLemma31 { norm_bound: 0.5, sigma: 0.1, delta: 0.2 },
+        WidthSchedule::Constant { value: 1.0 },
+    ] {
+        let config = CobolConfig { beta, ..Default::default() };
+        let text = toml::to_string(&config).unwrap();
+        assert_eq!(toml::from_str::<CobolConfig>(&text).unwrap(), config, "{text}");
+        config.check().unwrap();
+    }
+    for other in [WidthSchedule::Kandasamy, WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }] {
+        let e = CobolConfig { beta: other, ..Default::default() }.check().unwrap_err().to_string();
+        assert!(e.contains("`beta.rule`") && e.contains("\"lemma31\", \"constant\""), "{e}");
+    }
+    let e = parse("beta = { rule = \"lemma31\", b_f = 1.0, sigma = 0.0001, delta = 0.01 }").unwrap_err();
+    assert!(e.contains("`b_f = 1.0` is no longer accepted") && e.contains("norm_bound = 1.0"), "{e}");
+    let e = CobolConfig {
+        beta: WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 0.0, delta: 0.01 },
+        ..Default::default()
+    }
+    .check()
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`beta.sigma`"), "{e}");
+}
+
+/// The β of f's model under `lemma31` is B_f + σ√(2(γ + 1 + ln(2/δ))) with γ = ½ log det(I + K/r)
+/// of the evaluated points, written out here for 1, 2 and 3 points (the 2×2 and 3×3 determinants by
+/// hand, K from the fitted kernel), and `constant` gives its value.
+#[test]
+fn lemma31_width_of_the_f_model_matches_a_hand_computation() {
+    use crate::model::FModel;
+    use bohf_kernels::{Kernel, Stationary};
+    use nalgebra::{DMatrix, DVector};
+    let (b, s, delta) = (1.5, 0.3, 0.05);
+    let config = CobolConfig {
+        beta: WidthSchedule::CobolLemma31 { norm_bound: b, sigma: s, delta },
+        noise: 0.01,
+        ..Default::default()
+    }
+    .check()
+    .unwrap();
+    let hyper = config.hyper.check().unwrap();
+    let scaling = BoxDomain::cube(0.0, 1.0, 2).unwrap();
+    let pts = [[0.1, 0.2], [0.7, 0.4], [0.3, 0.9]];
+    for n in 1..=3 {
+        let x = DMatrix::from_fn(n, 2, |i, j| pts[i][j]);
+        let f = DVector::from_iterator(n, (0..n).map(|i| utility(&pts[i])));
+        let start = Stationary::se(0.3).unwrap().with_ard(vec![0.3; 2]).unwrap();
+        let model = FModel::fit(&config, &hyper, &start, &x, &f, &scaling).unwrap();
+        let k = |i: usize, j: usize| model.kernel().eval(&pts[i], &pts[j]) / config.noise;
+        let det = match n {
+            1 => 1.0 + k(0, 0),
+            2 => (1.0 + k(0, 0)) * (1.0 + k(1, 1)) - k(0, 1) * k(1, 0),
+            _ => {
+                let a = |i: usize, j: usize| if i == j { 1.0 + k(i, j) } else { k(i, j) };
+                a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+                    + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0))
+            }
+        };
+        let gamma = 0.5 * det.ln();
+        let by_hand = b + s * (2.0 * (gamma + 1.0 + (2.0 / delta).ln())).sqrt();
+        assert!((model.beta - by_hand).abs() < 1e-10 * by_hand, "n = {n}: {} vs {by_hand}", model.beta);
+        let constant = CobolConfig { beta: WidthSchedule::Constant { value: 0.7 }, ..config.config().clone() };
+        let m = FModel::fit(&constant.check().unwrap(), &hyper, &start, &x, &f, &scaling).unwrap();
+        assert_eq!(m.beta, 0.7);
+    }
 }

@@ -1,7 +1,7 @@
 //! Tests of the box mode: the constrained search against brute force on fine grids, and runs.
 
 use super::*;
-use bohf_core::{Answer, BoxDomain, Optimizer, Query, QueryCosts, Result, SearchContext, rng};
+use bohf_core::{Answer, BoxDomain, Optimizer, Query, QueryCosts, Result, SearchContext, WidthSchedule, rng};
 use bohf_optim::Objective;
 use bohf_problems::functions::{CurrinExp, Fidelity};
 use bohf_problems::respondents::{BiasedComparisons, DuelModel, Respondent};
@@ -193,7 +193,7 @@ fn box_mode_phase_two_points_are_feasible_and_beat_a_grid() {
 
 #[test]
 fn box_mode_refuses_the_theory_beta_and_wrong_answers() {
-    let theory = CompGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 0.1 }, ..quick_box() };
+    let theory = CompGpUcbConfig { beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }, ..quick_box() };
     let e = CompGpUcbBox::new(&box_ctx(), theory.check().unwrap(), search().check().unwrap()).unwrap_err();
     assert!(e.to_string().contains("beta.rule"), "{e}");
     assert!(CompBoxSearch { penalty: 0.0, ..search() }.check().unwrap_err().to_string().contains("penalty"));

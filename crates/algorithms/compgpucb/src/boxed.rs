@@ -31,7 +31,7 @@
 //! value; the box's centre before any query).
 
 use crate::compgpucb::{Progress, beta_width, details, model_on};
-use crate::config::{BetaClock, Costs, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig};
+use crate::config::{BOX_BETA_RULES, BetaClock, Costs, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig};
 use crate::{CompGpUcbConfig, Decision, Phase, QueryKind};
 use bohf_core::{
     Answer, AtField, BoxDomain, Error, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
@@ -191,7 +191,7 @@ impl CompGpUcbBox {
         let costs = Costs::of_context(ctx.costs())?;
         let stage_labels = config.stage_labels(&costs)?;
         let domain = ctx.domain().clone();
-        beta_width(&config.beta, 1, domain.dim())?;
+        config.beta.check("COMP-GP-UCB on a box", &BOX_BETA_RULES).at("beta")?;
         if let Some(d) = config.kernel.build().at("kernel")?.input_dim()
             && d != domain.dim()
         {
@@ -270,7 +270,7 @@ impl CompGpUcbBox {
             BetaClock::Global => self.progress.answered + 1,
             BetaClock::PerGp => gp.len() + 1,
         };
-        beta_width(&self.config.beta, t, self.domain.dim())
+        Ok(beta_width(&self.config.beta, t, self.domain.dim()))
     }
 
     /// μ + βσ of the f GP (`comparison` false) or of the f_r GP, as an objective.

@@ -27,12 +27,12 @@
 use crate::CompGpUcbConfig;
 use crate::candidates::OnCandidates;
 use crate::config::{
-    BetaClock, BetaForm, BetaRule, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig,
-    beta_igp_ucb, beta_practical,
+    BetaClock, Costs, DoublingScope, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig, beta_igp_ucb, beta_practical,
 };
 use bohf_core::rand::RngExt;
 use bohf_core::{
-    Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
+    Answer, AtField, BetaForm, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails,
+    WidthSchedule, argmax_lowest,
 };
 use bohf_gp::ValueGp;
 use bohf_gp::{GpRegression, LearnedGp};
@@ -179,7 +179,7 @@ impl CompGpUcb {
             &domain,
             "comparison_hyperparameters",
         )?;
-        let phi = if matches!(config.beta, BetaRule::Theory { .. }) {
+        let phi = if matches!(config.beta, WidthSchedule::Theory { .. }) {
             let gram = config.kernel.build()?.gram(domain.points())?;
             let upper = |noise: f64| -> Result<Vec<f64>> {
                 let g = bohf_infogain::greedy_points(&gram, noise, ctx.horizon())?;
@@ -286,7 +286,7 @@ impl CompGpUcb {
             BetaClock::PerGp => gp.len() + 1,
         };
         Ok(match self.config.beta {
-            BetaRule::Theory { b, delta } => {
+            WidthSchedule::Theory { norm_bound, delta } => {
                 let (l, r) = self.phi.as_ref().ok_or_else(|| Error::invalid("beta", "Φ was not computed"))?;
                 let phi = if comparison { r } else { l };
                 let v = phi.get(t - 1).copied().ok_or_else(|| {
@@ -299,9 +299,9 @@ impl CompGpUcb {
                         ),
                     )
                 })?;
-                beta_igp_ucb(b, v, delta)
+                beta_igp_ucb(norm_bound, v, delta)
             }
-            ref rule => beta_width(rule, t, self.domain.dim())?,
+            ref rule => beta_width(rule, t, self.domain.dim()),
         })
     }
 

@@ -3,69 +3,27 @@
 
 use bohf_core::error::ensure_positive;
 pub use bohf_core::initial_split;
-use bohf_core::{AtField, Error, Result};
+use bohf_core::{AtField, Error, Result, WidthSchedule};
 use bohf_gp::HyperFitConfig;
 use bohf_kernels::{KernelKind, KernelSpec};
 use serde::{Deserialize, Serialize};
 
-/// The ε of the practical β = 0.5·log(2t + ε) (notes 002 §5.3: "presumably a tiny constant").
-pub const PRACTICAL_EPSILON: f64 = 1e-12;
+pub use bohf_core::schedule::PRACTICAL_EPSILON;
 
-/// The confidence width β_t that multiplies (or whose square root multiplies) σ in μ ± βσ, for both
-/// GPs (the paper: "β = 0.5 log(2t + ε) = β^{(r)}_t", the same rule for f and f_r).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum BetaRule {
-    /// App. B: β_t = 0.5·log(2t + ε) (the default). `form` says whether it multiplies σ
-    /// (the paper's μ + βσ read literally, default) or its square root does (the MF code's μ + √β σ).
-    Practical {
-        /// ε > 0 inside the log.
-        #[serde(default = "practical_epsilon")]
-        epsilon: f64,
-        /// Multiplier (default) or square root.
-        #[serde(default)]
-        form: BetaForm,
-    },
-    /// Theorems 2–3 (IGP-UCB, Chowdhury & Gopalan 2017): β_t = 2B + √(2(Φ_{t−1} + 1 + log(1/δ))),
-    /// a multiplier. Φ_{t−1} is the upper end of bohf-infogain's greedy bracket of the maximum
-    /// information gain over the candidates ([`bohf_infogain::greedy_points`]) for the configured
-    /// kernel and that GP's noise (Φ(X) for both GPs: the theorem's Φ(H^γ) for f is unknowable in
-    /// advance, the paper's remark after Theorem 3 allows β_t = β^{(r)}_t).
-    Theory {
-        /// B ≥ 0, the RKHS-norm bound.
-        b: f64,
-        /// δ ∈ (0, 1).
-        delta: f64,
-    },
-    /// MF-GP-UCB's code: β_t = 0.2·d·log(2dt), used as √β_t (notes 002 §3.3).
-    Kandasamy,
-    /// A constant multiplier.
-    Constant {
-        /// β ≥ 0.
-        value: f64,
-    },
-}
+/// The rules of [`WidthSchedule`] COMP-GP-UCB's confidence width β_t accepts, the same rule for
+/// both GPs (the paper: "β = 0.5 log(2t + ε) = β^{(r)}_t"): `practical` (App. B, the default
+/// [`bohf_core::schedule::COMPGPUCB_PRACTICAL`]: 0.5·log(2t + ε) multiplying σ, or its square root
+/// with `form = "square-root"`), `theory` (Theorems 2–3, IGP-UCB: β_t = 2B + √(2(Φ_{t−1} + 1 +
+/// log(1/δ))), a multiplier, Φ_{t−1} the upper end of bohf-infogain's greedy bracket of the maximum
+/// information gain over the candidates ([`bohf_infogain::greedy_points`]) for the configured
+/// kernel and that GP's noise: Φ(X) for both GPs, as the theorem's Φ(H^γ) for f is unknowable in
+/// advance and the paper's remark after Theorem 3 allows β_t = β^{(r)}_t), `kandasamy` (MF-GP-UCB's
+/// code, √(0.2·d·log(2dt))) and `constant`.
+pub const BETA_RULES: [&str; 4] = ["practical", "theory", "kandasamy", "constant"];
 
-fn practical_epsilon() -> f64 {
-    PRACTICAL_EPSILON
-}
-
-impl Default for BetaRule {
-    fn default() -> Self {
-        BetaRule::Practical { epsilon: PRACTICAL_EPSILON, form: BetaForm::Multiplier }
-    }
-}
-
-/// Whether a practical β multiplies σ or its square root does (notes 002 §5.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum BetaForm {
-    /// μ + βσ (the paper's UCB read literally).
-    #[default]
-    Multiplier,
-    /// μ + √β σ (MF-GP-UCB's code).
-    SquareRoot,
-}
+/// The rules COMP-GP-UCB accepts on a box ([`crate::CompGpUcbBox`]): [`BETA_RULES`] but `theory`,
+/// whose Φ is computed over a candidate set.
+pub const BOX_BETA_RULES: [&str; 3] = ["practical", "kandasamy", "constant"];
 
 /// The t at which β_t is taken (notes 002 §3.1: "the iteration counter t is global"; the
 /// experiments do not say).
@@ -322,10 +280,10 @@ pub struct CompGpUcbConfig {
     pub gamma: GammaRule,
     /// The γ-doubling after comparisons in a row (App. B).
     pub doubling: GammaDoubling,
-    /// β of both GPs: `practical` (0.5·log(2t + ε), `form` multiplier or square root), `theory`
-    /// (2B + √(2(Φ_{t−1} + 1 + log 1/δ)), `b`, `delta`), `kandasamy` (√(0.2·d·log(2dt))) or
-    /// `constant` (`value`).
-    pub beta: BetaRule,
+    /// β of both GPs: `practical` (0.5·log(2t + ε), `epsilon` = 10⁻¹², `form`
+    /// `"multiplier"` or `"square-root"`), `theory` (2B + √(2(Φ_{t−1} + 1 + log 1/δ)), `norm_bound`,
+    /// `delta` = 0.05; candidate sets only), `kandasamy` (√(0.2·d·log(2dt))) or `constant` (`value`).
+    pub beta: WidthSchedule,
     /// The t of β_t: `global` (all answered queries + 1) or `per-gp` (that GP's observations + 1).
     pub beta_clock: BetaClock,
     /// f̂_r in φ: `frozen` at the phase-1 exit (Alg. 1), `running` (max LCB of f_r, the proofs')
@@ -363,7 +321,7 @@ impl Default for CompGpUcbConfig {
             l2: 1.0,
             gamma: GammaRule::default(),
             doubling: GammaDoubling::default(),
-            beta: BetaRule::default(),
+            beta: bohf_core::schedule::COMPGPUCB_PRACTICAL,
             beta_clock: BetaClock::default(),
             lower_bound: LowerBoundRule::default(),
             fallback: EmptyFallback::default(),
@@ -427,17 +385,7 @@ impl CompGpUcbConfig {
                 format!("must be finite and >= 1, got {}", self.doubling.factor),
             ));
         }
-        match self.beta {
-            BetaRule::Practical { epsilon, .. } => ensure_positive("epsilon", epsilon).at("beta")?,
-            BetaRule::Theory { b, delta } => {
-                ensure_nonneg("b", b).at("beta")?;
-                if !(delta > 0.0 && delta < 1.0) {
-                    return Err(Error::invalid("beta.delta", format!("must be in (0, 1), got {delta}")));
-                }
-            }
-            BetaRule::Kandasamy => {}
-            BetaRule::Constant { value } => ensure_nonneg("value", value).at("beta")?,
-        }
+        self.beta.check("COMP-GP-UCB", &BETA_RULES).at("beta")?;
         ensure_nonneg("budget", self.initial.budget).at("initial")?;
         if let Some(u) = &self.unknown_zeta {
             ensure_positive("zeta0", u.zeta0).at("unknown_zeta")?;
@@ -501,13 +449,13 @@ impl CompGpUcbConfig {
     }
 }
 
-/// IGP-UCB's width (Chowdhury & Gopalan 2017; COMP-GP-UCB Theorems 2–3):
+/// IGP-UCB's width (Chowdhury & Gopalan 2017; COMP-GP-UCB Theorems 2–3), the `theory` rule's:
 /// β_t = 2B + √(2(Φ_{t−1} + 1 + log(1/δ))), for an information gain `phi` = Φ_{t−1}.
 pub fn beta_igp_ucb(b: f64, phi: f64, delta: f64) -> f64 {
     2.0 * b + (2.0 * (phi + 1.0 + (1.0 / delta).ln())).sqrt()
 }
 
-/// The practical width 0.5·log(2t + ε) (App. B).
+/// The practical width 0.5·log(2t + ε) (App. B), the `practical` rule's.
 pub fn beta_practical(t: usize, epsilon: f64) -> f64 {
     0.5 * (2.0 * t as f64 + epsilon).ln()
 }

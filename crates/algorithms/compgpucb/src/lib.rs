@@ -19,7 +19,7 @@
 //! * [`Costs`]: λ_c, λ_l and Λ, read from the run's budget in the `SearchContext`.
 //!
 //! The paper's protocol (App. B) is the default; each ambiguous convention of notes 002 §5.3 is a
-//! named option ([`BetaRule`], [`BetaForm`], [`BetaClock`], [`LowerBoundRule`], [`ZetaScale`],
+//! named option (`beta`, a [`bohf_core::WidthSchedule`] of [`BETA_RULES`], [`BetaClock`], [`LowerBoundRule`], [`ZetaScale`],
 //! [`GammaRule`], [`GammaDoubling`], [`InitialCounting`], [`EmptyFallback`]).
 #![warn(missing_docs)]
 
@@ -33,12 +33,13 @@ mod mfgpucb;
 pub use boxed::{CompBoxSearch, CompGpUcbBox, ConstrainedMaximum, ValidCompBoxSearch, maximize_constrained};
 pub use compgpucb::{CandidateMoments, CompGpUcb, Decision, Phase, QueryKind, select_constrained};
 pub use config::{
-    BetaClock, BetaForm, BetaRule, COMPARISON_REFIT_EVERY, CompGpUcbConfig, Costs, DoublingAfter, DoublingScope,
-    EmptyFallback, GammaDoubling, GammaRule, InitialCounting, InitialDesign, LABEL_REFIT_EVERY, LowerBoundRule,
-    PRACTICAL_EPSILON, UnknownZeta, ValidCompGpUcbConfig, ZetaScale, beta_igp_ucb, beta_practical, initial_split,
+    BETA_RULES, BOX_BETA_RULES, BetaClock, COMPARISON_REFIT_EVERY, CompGpUcbConfig, Costs, DoublingAfter,
+    DoublingScope, EmptyFallback, GammaDoubling, GammaRule, InitialCounting, InitialDesign, LABEL_REFIT_EVERY,
+    LowerBoundRule, PRACTICAL_EPSILON, UnknownZeta, ValidCompGpUcbConfig, ZetaScale, beta_igp_ucb, beta_practical,
+    initial_split,
 };
 pub use kss::{Kss, KssConfig, ValidKssConfig};
-pub use mfgpucb::{MfDecision, MfGpUcb, MfGpUcbConfig, ValidMfGpUcbConfig};
+pub use mfgpucb::{MF_BETA_RULES, MfDecision, MfGpUcb, MfGpUcbConfig, ValidMfGpUcbConfig};
 
 #[cfg(test)]
 mod box_tests;

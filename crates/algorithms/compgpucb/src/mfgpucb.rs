@@ -9,7 +9,7 @@
 //! (the MF code's rules, note §3.3):
 //!
 //! * x_t = argmax min{μ¹ + β_t σ¹ + ζ, μ² + β_t σ²} over the candidates (lowest index on ties),
-//!   β_t by [`BetaRule`] (default `kandasamy`: √(0.2·d·log(2dt)), t = answered queries + 1);
+//!   β_t by [`MfGpUcbConfig::beta`] (default `kandasamy`: √(0.2·d·log(2dt)), t = answered queries + 1);
 //! * **switching**: duel x_t against a random candidate if β_t σ¹(x_t) ≥ γ, else evaluate f there;
 //! * **γ**: γ₀ = `gamma_fraction`·range(Y_init) (0.01; range 1 if fewer than two initial values
 //!   differ), multiplied by `gamma_factor` (5) after ⌈λ_l/λ_c⌉ consecutive duels;
@@ -21,10 +21,11 @@
 //! Every decision is a function of the history ([`MfGpUcb::decide`]); the costs λ_c, λ_l are the
 //! run's budget's ([`Costs::of_context`]).
 
+use crate::QueryKind;
 use crate::candidates::OnCandidates;
 use crate::compgpucb::{beta_width, model, posterior_on};
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY};
-use crate::{BetaRule, QueryKind};
+use bohf_core::WidthSchedule;
 use bohf_core::rand::RngExt;
 use bohf_core::{
     Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
@@ -34,6 +35,10 @@ use bohf_gp::ValueGp;
 use bohf_kernels::{KernelKind, KernelSpec};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+
+/// The rules of [`WidthSchedule`] MF-GP-UCB's β_t accepts: `kandasamy` (the default), `practical`
+/// and `constant` ([`crate::BOX_BETA_RULES`]'s; the `theory` width needs COMP-GP-UCB's Φ).
+pub const MF_BETA_RULES: [&str; 3] = ["kandasamy", "practical", "constant"];
 
 /// Settings of [`MfGpUcb`]; defaults: the MF code's rules (note 002 §3.3) and App. B's GPs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,9 +57,9 @@ pub struct MfGpUcbConfig {
     /// Type-II ML of the duel-outcome GP (default: refit every 20); `"fixed"`: the start kernel throughout ([`bohf_gp::fit_or_fixed`]).
     #[serde(with = "bohf_gp::fit_or_fixed")]
     pub comparison_hyperparameters: Option<HyperFitConfig>,
-    /// β_t (default `kandasamy`, the MF code's √(0.2·d·log(2dt))); `practical` and `constant` as
-    /// COMP-GP-UCB's; `theory` is refused.
-    pub beta: BetaRule,
+    /// β_t (default `{ rule = "kandasamy" }`, the MF code's √(0.2·d·log(2dt)));
+    /// `practical` and `constant` as COMP-GP-UCB's; `theory` is refused.
+    pub beta: WidthSchedule,
     /// Λ₀ ≥ 0, the initial random budget, half on duels and half on values (default 10).
     pub initial_budget: f64,
     /// `budget` (Λ₀/2 per kind divided by its cost) or `count` (⌊Λ₀/2⌋ of each).
@@ -78,7 +83,7 @@ impl Default for MfGpUcbConfig {
                 refit_every: COMPARISON_REFIT_EVERY,
                 ..HyperFitConfig::default()
             }),
-            beta: BetaRule::Kandasamy,
+            beta: WidthSchedule::Kandasamy,
             initial_budget: 10.0,
             initial_counting: InitialCounting::Budget,
             gamma_fraction: 0.01,
@@ -120,12 +125,7 @@ impl MfGpUcbConfig {
                 h.check().at(field)?;
             }
         }
-        match self.beta {
-            BetaRule::Theory { .. } => beta_width(&self.beta, 1, 1).map(|_| ())?,
-            BetaRule::Practical { epsilon, .. } => bohf_core::error::ensure_positive("epsilon", epsilon).at("beta")?,
-            BetaRule::Constant { value } => at_least("value", value, 0.0).at("beta")?,
-            BetaRule::Kandasamy => {}
-        }
+        self.beta.check("MF-GP-UCB", &MF_BETA_RULES).at("beta")?;
         at_least("initial_budget", self.initial_budget, 0.0)?;
         bohf_core::error::ensure_positive("gamma_fraction", self.gamma_fraction)?;
         at_least("gamma_factor", self.gamma_factor, 1.0)?;
@@ -262,7 +262,7 @@ impl MfGpUcb {
             let nan = f64::NAN;
             return Ok(MfDecision { kind, index: None, beta: nan, beta_sigma_low: nan, gamma: nan, zeta: nan });
         }
-        let beta = beta_width(&self.config.beta, done + 1, self.domain.dim())?;
+        let beta = beta_width(&self.config.beta, done + 1, self.domain.dim());
         let (m1, s1) = self.low.mean_sd();
         let (m2, s2) = self.high.mean_sd();
         let (gamma, zeta) = if self.gamma.is_nan() { self.initial_gamma_zeta()? } else { (self.gamma, self.zeta) };

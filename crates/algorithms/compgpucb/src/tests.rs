@@ -1,5 +1,7 @@
 use super::*;
-use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Query, QueryCosts, SearchContext, rng};
+use bohf_core::{
+    Answer, BetaForm, BoxDomain, Error, FiniteDomain, Optimizer, Query, QueryCosts, SearchContext, WidthSchedule, rng,
+};
 use bohf_problems::functions::{CurrinExp, Fidelity};
 use bohf_problems::respondents::{BiasedComparisons, DuelModel, Respondent};
 
@@ -173,7 +175,9 @@ fn bad_settings_name_their_field() {
     assert_eq!(field(CompGpUcbConfig { zeta_scale: ZetaScale::Normalised, ..c() }.check().unwrap_err()), "f_range");
     assert_eq!(field(CompGpUcbConfig { l2: 0.0, ..c() }.check().unwrap_err()), "l2");
     assert_eq!(
-        field(CompGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 1.5 }, ..c() }.check().unwrap_err()),
+        field(
+            CompGpUcbConfig { beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 1.5 }, ..c() }.check().unwrap_err()
+        ),
         "beta.delta"
     );
     let unknown = UnknownZeta { zeta0: 0.1, zeta_max: 0.05 };
@@ -375,7 +379,7 @@ fn theory_beta_is_igp_ucb() {
     // 2B + √(2(Φ + 1 + log(1/δ))) at B = 1, Φ = 2, δ = e⁻¹: 2 + √8.
     assert!((beta_igp_ucb(1.0, 2.0, (-1.0f64).exp()) - (2.0 + 8f64.sqrt())).abs() < 1e-12);
     assert!((beta_practical(1, 0.0) - 0.5 * 2f64.ln()).abs() < 1e-15);
-    let config = CompGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 0.1 }, ..quick() };
+    let config = CompGpUcbConfig { beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }, ..quick() };
     let (alg, _, _) = run(config, 12, 1, |_, _| {});
     // Φ grows with t, so β^r at t = 13 exceeds its value at Φ = 0.
     assert!(alg.beta(true).unwrap() > beta_igp_ucb(1.0, 0.0, 0.1));
@@ -616,7 +620,11 @@ fn mf_gp_ucb_switches_and_adapts_gamma_and_zeta_by_the_mf_rules() {
     // Bad settings name their field.
     assert_eq!(field(MfGpUcbConfig { gamma_factor: 0.5, ..quick_mf() }.check().unwrap_err()), "gamma_factor");
     assert_eq!(
-        field(MfGpUcbConfig { beta: BetaRule::Theory { b: 1.0, delta: 0.1 }, ..quick_mf() }.check().unwrap_err()),
+        field(
+            MfGpUcbConfig { beta: WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }, ..quick_mf() }
+                .check()
+                .unwrap_err()
+        ),
         "beta.rule"
     );
     let bad = ctx_with(Some(QueryCosts { evaluate: 0.05, ..paper_costs(100.0) }));
@@ -678,4 +686,90 @@ fn absent_fit_tables_learn_and_fixed_round_trips() {
 
     let e = toml::from_str::<CompGpUcbConfig>("hyperparameters = \"none\"").unwrap_err().to_string();
     assert!(e.contains("\"fixed\""), "{e}");
+}
+
+/// COMP-GP-UCB's and MF-GP-UCB's β in the one [`WidthSchedule`]: the defaults are today's
+/// (`practical` with ε = 10⁻¹² as a multiplier; `kandasamy`), every accepted rule round-trips
+/// through the config's TOML, a rule without a meaning is refused at `beta.rule` naming the accepted
+/// ones, and the old key `b` of `theory` names `norm_bound`.
+#[test]
+fn beta_is_a_width_schedule_with_todays_rules_and_defaults() {
+    assert_eq!(
+        CompGpUcbConfig::default().beta,
+        WidthSchedule::Practical { epsilon: 1e-12, form: BetaForm::Multiplier }
+    );
+    assert_eq!(MfGpUcbConfig::default().beta, WidthSchedule::Kandasamy);
+    let parse = |s: &str| toml::from_str::<CompGpUcbConfig>(s).map(|c| c.beta).map_err(|e| e.to_string());
+    assert_eq!(parse("").unwrap(), CompGpUcbConfig::default().beta);
+    assert_eq!(parse("beta = { rule = \"practical\" }").unwrap(), CompGpUcbConfig::default().beta);
+    assert_eq!(
+        parse("beta = { rule = \"practical\", form = \"square-root\" }").unwrap(),
+        WidthSchedule::Practical { epsilon: 1e-12, form: BetaForm::SquareRoot }
+    );
+    assert_eq!(
+        parse("beta = { rule = \"theory\", norm_bound = 1.0, delta = 0.1 }").unwrap(),
+        WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 }
+    );
+    for beta in [
+        WidthSchedule::Practical { epsilon: 0.5, form: BetaForm::SquareRoot },
+        WidthSchedule::Practical { epsilon: 1e-12, form: BetaForm::Multiplier },
+        WidthSchedule::Theory { norm_bound: 2.0, delta: 0.1 },
+        WidthSchedule::Kandasamy,
+        WidthSchedule::Constant { value: 0.3 },
+    ] {
+        let config = CompGpUcbConfig { beta, ..quick() };
+        let text = toml::to_string(&config).unwrap();
+        assert_eq!(toml::from_str::<CompGpUcbConfig>(&text).unwrap(), config, "{text}");
+        config.check().unwrap();
+        if beta.rule() != "theory" {
+            let mf = MfGpUcbConfig { beta, ..quick_mf() };
+            let text = toml::to_string(&mf).unwrap();
+            assert_eq!(toml::from_str::<MfGpUcbConfig>(&text).unwrap(), mf, "{text}");
+            mf.check().unwrap();
+        }
+    }
+    let lemma31 = WidthSchedule::CobolLemma31 { norm_bound: 1.0, sigma: 1e-4, delta: 0.01 };
+    let e = CompGpUcbConfig { beta: lemma31, ..quick() }.check().unwrap_err().to_string();
+    assert!(e.contains("`beta.rule`") && e.contains("\"practical\", \"theory\", \"kandasamy\", \"constant\""), "{e}");
+    let theory = WidthSchedule::Theory { norm_bound: 1.0, delta: 0.1 };
+    let e = MfGpUcbConfig { beta: theory, ..quick_mf() }.check().unwrap_err().to_string();
+    assert!(e.contains("`beta.rule`") && e.contains("\"kandasamy\", \"practical\", \"constant\""), "{e}");
+    let e = parse("beta = { rule = \"theory\", b = 1.0, delta = 0.1 }").unwrap_err();
+    assert!(e.contains("`b = 1.0` is no longer accepted") && e.contains("`norm_bound = 1.0`"), "{e}");
+    let e = CompGpUcbConfig { beta: WidthSchedule::Practical { epsilon: 0.0, form: BetaForm::Multiplier }, ..quick() }
+        .check()
+        .unwrap_err();
+    assert_eq!(field(e), "beta.epsilon");
+}
+
+/// β_t of both GPs at the steps of a run (t = answered + 1 on the global clock, d = 2), against the
+/// closed forms written out here: 0.5·ln(2t + ε), its square root, √(0.2·d·ln(2dt)), the constant.
+#[test]
+fn beta_widths_match_their_closed_forms_along_a_run() {
+    let eps = 1e-3;
+    type Formula = Box<dyn Fn(f64) -> f64>;
+    let cases: [(WidthSchedule, Formula); 4] = [
+        (
+            WidthSchedule::Practical { epsilon: eps, form: BetaForm::Multiplier },
+            Box::new(move |t: f64| 0.5 * (2.0 * t + eps).ln()),
+        ),
+        (
+            WidthSchedule::Practical { epsilon: eps, form: BetaForm::SquareRoot },
+            Box::new(move |t: f64| (0.5 * (2.0 * t + eps).ln()).sqrt()),
+        ),
+        (WidthSchedule::Kandasamy, Box::new(|t: f64| (0.2 * 2.0 * (2.0 * 2.0 * t).ln()).sqrt())),
+        (WidthSchedule::Constant { value: 0.7 }, Box::new(|_| 0.7)),
+    ];
+    for (beta, formula) in cases {
+        let mut seen = 0;
+        run(CompGpUcbConfig { beta, ..quick() }, 25, 3, |alg, _| {
+            let t = (alg.answered() + 1) as f64;
+            for comparison in [true, false] {
+                let got = alg.beta(comparison).unwrap();
+                assert!((got - formula(t)).abs() <= 1e-13 * formula(t).abs().max(1.0), "{beta:?} at t = {t}: {got}");
+            }
+            seen += 1;
+        });
+        assert_eq!(seen, 25);
+    }
 }

@@ -114,27 +114,25 @@ pub(crate) fn posterior_on(gp: &ValueGp, domain: &FiniteDomain) -> Result<(Vec<f
 }
 
 /// The width that multiplies σ under `rule` at t in dimension d, for the rules that need no
-/// information gain: practical (0.5·log(2t + ε), or its square root), `kandasamy`
-/// (√(0.2·d·log(2dt))) and constant; an error naming `beta.rule` for the theory rule, whose Φ only
-/// COMP-GP-UCB computes.
-pub(crate) fn beta_width(rule: &BetaRule, t: usize, d: usize) -> Result<f64> {
-    Ok(match *rule {
-        BetaRule::Practical { epsilon, form } => {
+/// information gain ([`crate::BOX_BETA_RULES`]): practical (0.5·log(2t + ε), or its square root),
+/// `kandasamy` (√(0.2·d·log(2dt))) and constant. `rule` is a checked schedule: the configs refuse
+/// the other rules when they are checked (COMP-GP-UCB on candidates takes `theory` itself, with its Φ).
+pub(crate) fn beta_width(rule: &WidthSchedule, t: usize, d: usize) -> f64 {
+    match *rule {
+        WidthSchedule::Practical { epsilon, form } => {
             let b = beta_practical(t, epsilon);
             match form {
                 BetaForm::Multiplier => b,
                 BetaForm::SquareRoot => b.max(0.0).sqrt(),
             }
         }
-        BetaRule::Kandasamy => {
+        WidthSchedule::Kandasamy => {
             let d = d as f64;
             (0.2 * d * (2.0 * d * t as f64).ln()).max(0.0).sqrt()
         }
-        BetaRule::Constant { value } => value,
-        BetaRule::Theory { .. } => {
-            return Err(Error::invalid("beta.rule", "the theory β needs Φ, which only COMP-GP-UCB computes"));
-        }
-    })
+        WidthSchedule::Constant { value } => value,
+        ref other => unreachable!("the configs refuse the rule \"{}\" here when they are checked", other.rule()),
+    }
 }
 
 /// A GP on the candidates' coordinates with `kernel`: fixed (`hyper` absent) or learned (inputs
