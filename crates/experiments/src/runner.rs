@@ -270,12 +270,7 @@ impl Experiment {
             elapsed += spent;
             let r = regret.instantaneous(&query).map_err(fail(t))?;
             cumulative += r;
-            let kind = match &query {
-                Query::Duel(..) => QueryKind::Duel,
-                Query::Evaluate(_) => QueryKind::Evaluate,
-                Query::Label(_) => QueryKind::Label,
-                Query::Choice(_) => QueryKind::Choice,
-            };
+            let kind = query.kind();
             let points = query
                 .points()
                 .into_iter()
