@@ -420,6 +420,17 @@ pub struct QueryCosts {
     pub label: f64,
 }
 
+impl QueryCosts {
+    /// The cost of one query of `kind`: a best-of-k choice costs one duel (one preference query).
+    pub fn of(&self, kind: QueryKind) -> f64 {
+        match kind {
+            QueryKind::Duel | QueryKind::Choice => self.duel,
+            QueryKind::Evaluate => self.evaluate,
+            QueryKind::Label => self.label,
+        }
+    }
+}
+
 impl<D> SearchContext<D> {
     /// A context, checking T ≥ 1 (errors name `horizon`).
     pub fn new(domain: D, horizon: usize) -> Result<Self> {

@@ -92,13 +92,9 @@ impl BudgetSpec {
         bohf_core::QueryCosts { total: self.total, duel: self.duel, evaluate: self.evaluate, label: self.label }
     }
 
-    /// The cost of one query of `kind`.
+    /// The cost of one query of `kind` ([`bohf_core::QueryCosts::of`]: a choice costs a duel).
     pub fn cost(&self, kind: QueryKind) -> f64 {
-        match kind {
-            QueryKind::Duel | QueryKind::Choice => self.duel,
-            QueryKind::Evaluate => self.evaluate,
-            QueryKind::Label => self.label,
-        }
+        self.costs().of(kind)
     }
 
     /// The budget spent by `counts`: n_duel·duel + n_evaluate·evaluate + n_label·label.
