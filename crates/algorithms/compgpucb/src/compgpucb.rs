@@ -68,13 +68,23 @@ impl Phase {
     }
 }
 
-/// The kind of query a step makes.
+/// The kind of query a step makes: of bohf-core's kinds ([`bohf_core::QueryKind`]), the two
+/// COMP-GP-UCB chooses between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryKind {
     /// A duel against a uniformly random opponent.
     Duel,
     /// A direct query of f.
     Evaluate,
+}
+
+impl From<QueryKind> for bohf_core::QueryKind {
+    fn from(k: QueryKind) -> Self {
+        match k {
+            QueryKind::Duel => bohf_core::QueryKind::Duel,
+            QueryKind::Evaluate => bohf_core::QueryKind::Evaluate,
+        }
+    }
 }
 
 /// What the rule computed for one step (before its answer).

@@ -396,7 +396,7 @@ impl Optimizer for MfGpUcb {
         let Some(d) = &self.last else { return Vec::new() };
         vec![
             ("phase", if d.index.is_none() { "initial" } else { "ucb" }.to_string()),
-            ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
+            ("query", bohf_core::QueryKind::from(d.kind).to_string()),
             ("beta_sigma_low", d.beta_sigma_low.to_string()),
             ("gamma", d.gamma.to_string()),
             ("zeta", d.zeta.to_string()),
