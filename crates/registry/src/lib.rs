@@ -27,10 +27,10 @@ mod impls;
 
 pub use impls::BoxModeConfig;
 
+use bohf_experiments::QueryKind::{Choice, Duel, Evaluate, Label};
 use bohf_experiments::limits::{Allocation, ProblemShape};
 #[cfg(doc)]
 use bohf_experiments::registry::RegisteredAlgorithm;
-use bohf_experiments::QueryKind::{Choice, Duel, Evaluate, Label};
 use bohf_experiments::registry::{AlgorithmEntry, Registry};
 use std::marker::PhantomData;
 

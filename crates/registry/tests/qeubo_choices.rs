@@ -54,5 +54,8 @@ fn the_qeubo_choice_example_runs_through_the_runner() {
         assert!(run.steps.iter().all(|s| entry.asked().contains(&s.query)), "{}", run.label);
     }
     let qeubo = registry.get("qeubo").unwrap();
-    assert_eq!((qeubo.asked_by_default(), qeubo.asked()), (&[QueryKind::Duel][..], vec![QueryKind::Duel, QueryKind::Choice]));
+    assert_eq!(
+        (qeubo.asked_by_default(), qeubo.asked()),
+        (&[QueryKind::Duel][..], vec![QueryKind::Duel, QueryKind::Choice])
+    );
 }
