@@ -435,11 +435,12 @@ impl Optimizer for CompGpUcb {
                 (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
             }
             Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
-            Query::Label(_) => {
-                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a label query"));
-            }
-            Query::Choice(_) => {
-                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a choice query"));
+            other => {
+                let kind = other.kind();
+                return Err(Error::invalid(
+                    "query",
+                    format!("COMP-GP-UCB asks duels and evaluations, got a query of kind `{kind}`"),
+                ));
             }
         };
         if kind != d.kind {

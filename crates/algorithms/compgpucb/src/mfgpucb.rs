@@ -320,13 +320,11 @@ impl Optimizer for MfGpUcb {
                 (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
             }
             Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
-            Query::Label(_) => {
-                return Err(Error::invalid("query", "MF-GP-UCB asks duels and evaluations, got a label query"));
-            }
-            Query::Choice(_) => {
+            other => {
+                let kind = other.kind();
                 return Err(Error::invalid(
                     "query",
-                    "MF-GP-UCB asks duels and evaluations, got a best-of-k choice query",
+                    format!("MF-GP-UCB asks duels and evaluations, got a query of kind `{kind}`"),
                 ));
             }
         };
