@@ -9,7 +9,8 @@
 //! problem, found by [`crate::discover`] (the spec's `name` equals its file stem). The board takes
 //! every registry entry that asks duels only ([`bohf_experiments::AlgorithmEntry::asks_only`]): a
 //! spec lists them with the problem's settings, and an entry it does not list joins with its
-//! default params, labelled by its name ([`SuiteProblem::added`]); an entry that asks evaluations
+//! default params, labelled by its name, without the shared initial duels (`shared_start =
+//! false`: not every algorithm can observe duels it did not ask) ([`SuiteProblem::added`]); an entry that asks evaluations
 //! or labels (GP-UCB, COBOL, COMP-GP-UCB) never does. An algorithm that cannot run the problem's domain (a
 //! finite-only algorithm on a box) is not run and is listed as n/a with the registry's reason
 //! ([`bohf_experiments::AlgorithmEntry::unsupported`]), never dropped silently. `bohf leaderboard` runs the
@@ -118,8 +119,8 @@ pub struct SuiteProblem {
     /// The algorithms that cannot run the problem, in spec order.
     pub not_applicable: Vec<NotApplicable>,
     /// The names of the registry entries that ask duels only and that the spec does not list,
-    /// added with their default params (labelled by their names), in registry order; run or n/a
-    /// like the others.
+    /// added with their default params (labelled by their names) and `shared_start = false`, in
+    /// registry order; run or n/a like the others.
     pub added: Vec<String>,
     /// The problem's domain in words.
     pub domain: String,
@@ -129,7 +130,7 @@ impl SuiteProblem {
     /// Prepares a suite spec: `quick` caps runs and horizon as `bohf reproduce --quick`
     /// ([`crate::QUICK_RUNS`], [`crate::QUICK_HORIZON`]), `runs` sets the runs
     /// (after it); every entry of `registry` that asks duels only and is not listed is added with
-    /// its default params ([`SuiteProblem::added`]); the algorithms whose registry entry does not support the problem's kind of
+    /// its default params, without the shared start ([`SuiteProblem::added`]); the algorithms whose registry entry does not support the problem's kind of
     /// domain are set aside as [`NotApplicable`]. An error if an algorithm is unknown or none can
     /// run the problem (naming the file).
     pub fn prepare(preset: &Preset, quick: bool, runs: Option<usize>, registry: &Registry) -> Result<Self> {
@@ -148,7 +149,9 @@ impl SuiteProblem {
             .filter(|e| e.asks_only(QueryKind::Duel) && !spec.algorithms.iter().any(|a| a.name == e.name()))
             .map(|e| e.name().to_string())
             .collect();
-        spec.algorithms.extend(added.iter().map(AlgorithmSpec::named));
+        // Without the shared start: the registry does not say whether an algorithm can observe
+        // duels it did not ask (MR-LPF cannot), and every algorithm can learn from its own.
+        spec.algorithms.extend(added.iter().map(|n| AlgorithmSpec { shared_start: false, ..AlgorithmSpec::named(n) }));
         let mut not_applicable = Vec::new();
         let mut kept = Vec::new();
         for (i, a) in spec.algorithms.iter().enumerate() {

@@ -142,7 +142,7 @@ fn registry_of(names: &[&str]) -> Registry {
 }
 
 /// An entry that asks duels only and that a spec does not list joins the board with its default
-/// params, labelled by its name (n/a on a domain it does not work on, like a listed one); entries
+/// params, labelled by its name, without the shared start (n/a on a domain it does not work on, like a listed one); entries
 /// that ask evaluations or labels (GP-UCB, COBOL, and COMP-GP-UCB, which asks duels too) never do.
 #[test]
 fn an_unlisted_duel_entry_joins_the_board_and_no_other_does() {
@@ -151,28 +151,43 @@ fn an_unlisted_duel_entry_joins_the_board_and_no_other_does() {
     std::fs::create_dir_all(&specs).unwrap();
     std::fs::write(specs.join("tiny-finite.toml"), TINY_FINITE).unwrap();
     std::fs::write(specs.join("tiny-box.toml"), TINY_BOX).unwrap();
-    let registry =
-        registry_of(&["random", "maxminlcb", "pf-ts", "eubo", "gp-ucb", "cobol", "comp-gp-ucb", "dts", "kss"]);
+    let registry = registry_of(&[
+        "random",
+        "maxminlcb",
+        "pf-ts",
+        "mr-lpf",
+        "eubo",
+        "gp-ucb",
+        "cobol",
+        "comp-gp-ucb",
+        "dts",
+        "kss",
+    ]);
     let presets = discover(&specs).unwrap();
     let prepare = |name: &str| {
         let p = presets.iter().find(|p| p.name == name).unwrap();
         SuiteProblem::prepare(p, false, None, &registry).unwrap()
     };
     let finite = prepare("tiny-finite");
-    assert_eq!(finite.added, ["pf-ts", "eubo", "dts", "kss"]);
+    assert_eq!(finite.added, ["pf-ts", "mr-lpf", "eubo", "dts", "kss"]);
     let labels: Vec<&str> = finite.spec.algorithms.iter().map(|a| a.label()).collect();
-    assert_eq!(labels, ["random", "MaxMinLCB", "pf-ts", "eubo", "dts", "kss"]);
-    assert!(finite.spec.algorithms[2..].iter().all(|a| a.params.is_empty() && a.shared_start));
+    assert_eq!(labels, ["random", "MaxMinLCB", "pf-ts", "mr-lpf", "eubo", "dts", "kss"]);
+    // With their defaults and their own queries only (not every algorithm observes duels it did
+    // not ask: MR-LPF refuses them).
+    assert!(finite.spec.algorithms[2..].iter().all(|a| a.params.is_empty() && !a.shared_start));
     // On the box, the added KSS (finite candidate sets only) is n/a with the reason, as a listed
     // algorithm would be; the listed `pf-ts` too.
     let boxed = prepare("tiny-box");
-    assert_eq!(boxed.added, ["random", "maxminlcb", "dts", "kss"]);
+    assert_eq!(boxed.added, ["random", "maxminlcb", "mr-lpf", "dts", "kss"]);
     let na: Vec<&str> = boxed.not_applicable.iter().map(|n| n.label.as_str()).collect();
-    assert_eq!(na, ["pf-ts", "maxminlcb", "kss"]);
-    // The added entries run and are on the board.
+    assert_eq!(na, ["pf-ts", "maxminlcb", "mr-lpf", "kss"]);
+    // The added entries run (MR-LPF too, on a problem with shared initial duels) and are on the
+    // board, listed as without the shared start.
     let board = run_problem(&finite, &dir.join("results"), &dir.join("images"), 1, false, &registry, &Quiet).unwrap();
     let on_board: Vec<&str> = board.entries.iter().map(|e| e.label.as_str()).collect();
     assert_eq!(on_board, labels);
+    assert_eq!(board.own_start, ["pf-ts", "mr-lpf", "eubo", "dts", "kss"]);
+    assert!(board.failures.is_empty(), "{:?}", board.failures);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
