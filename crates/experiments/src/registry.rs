@@ -17,8 +17,9 @@
 //!
 //! **Query kinds.** Each entry declares, once, the kinds of query ([`QueryKind`]) its runs ask
 //! with the default params ([`AlgorithmEntry::asks`]) and those other params may add
-//! ([`AlgorithmEntry::may_ask`]). The built-in registry's tests run every entry and check each
-//! query's kind against the declaration; the leaderboard takes every entry that asks duels only.
+//! ([`AlgorithmEntry::may_ask`]). A run fails at a query of a kind its entry does not declare
+//! ([`CheckedEntry::check_query`]); the built-in registry's tests run every entry and check that
+//! its defaults ask exactly the kinds declared; the leaderboard takes every entry that asks duels only.
 //!
 //! **Domain kinds.** Each entry declares, once, the kinds of domain it works on
 //! ([`bohf_core::DomainKind`]): a finite candidate set ([`AlgorithmEntry::of`]), a box
