@@ -2,7 +2,7 @@
 //!
 //! * `algorithms.md`: every algorithm of [`bohf_registry::builtin`] (the registry the
 //!   specs and the CLI use), with its paper, what it queries (both from the registry entry,
-//!   `AlgorithmEntry::documented`), and every parameter with its default and meaning. Defaults are
+//!   `AlgorithmEntry::documented`), the query kinds it declares (`AlgorithmEntry::asks`), and every parameter with its default and meaning. Defaults are
 //!   each config type's `Default` serialised to TOML (`AlgorithmEntry::default_params`, and accepted
 //!   by the registry's own parameter check); the meanings are the `///` comments of the config
 //!   struct's fields (`AlgorithmEntry::config_type`), read by [`crate::fielddocs`]. An entry with a
@@ -122,6 +122,8 @@ struct AlgorithmDoc {
     description: String,
     paper: String,
     queries: String,
+    /// The query kinds it declares, as the page says them (`AlgorithmEntry::asks`, `may_ask`).
+    kinds: String,
     /// The parameter rows, sorted by key (empty: no parameters).
     rows: Vec<Row>,
     /// On a box: the `box_search` config type and its rows (keys without the `box_search.` prefix).
@@ -164,6 +166,7 @@ fn algorithm_docs(root: &Path) -> Result<Vec<AlgorithmDoc>, String> {
             description: entry.description().to_string(),
             paper: paper.to_string(),
             queries: queries.to_string(),
+            kinds: query_kinds(entry)?,
             rows,
             box_search,
         });
@@ -181,8 +184,8 @@ fn algorithms_page(docs: &[AlgorithmDoc]) -> String {
     );
     for d in docs {
         s.push_str(&format!(
-            "## `{}`\n\n{}.\n\n* Paper: {}.\n* Queries: {}.\n* {ABSTENTIONS}\n\n",
-            d.name, d.description, d.paper, d.queries
+            "## `{}`\n\n{}.\n\n* Paper: {}.\n* Queries: {}.\n* Query kinds: {}.\n* {ABSTENTIONS}\n\n",
+            d.name, d.description, d.paper, d.queries, d.kinds
         ));
         if d.rows.is_empty() {
             s.push_str("No parameters.\n\n");
@@ -197,6 +200,22 @@ fn algorithms_page(docs: &[AlgorithmDoc]) -> String {
         }
     }
     s
+}
+
+/// The query kinds an entry declares, in words: "`duel`" or "`duel`, `evaluate`", then "(other
+/// params may add `choice`)"; an error if it declares none (`AlgorithmEntry::asks`).
+fn query_kinds(entry: &bohf_experiments::AlgorithmEntry) -> Result<String, String> {
+    let list = |kinds: &[bohf_core::QueryKind]| kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let declared = entry.asked_by_default();
+    if declared.is_empty() {
+        return Err(format!(
+            "`{}` is registered without `.asks(&[QueryKind::…])` (crates/registry/src/lib.rs)",
+            entry.name()
+        ));
+    }
+    let more: Vec<bohf_core::QueryKind> = entry.asked().into_iter().filter(|k| !declared.contains(k)).collect();
+    let more = if more.is_empty() { String::new() } else { format!(" (other params may add {})", list(&more)) };
+    Ok(format!("{}{more}", list(declared)))
 }
 
 /// The data file `algorithm-parameters.json`: the rows of the page as data, for the Python package

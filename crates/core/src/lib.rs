@@ -15,6 +15,7 @@ pub mod error;
 pub mod linalg;
 pub mod link;
 pub mod optimizer;
+pub mod query_kind;
 pub mod rng;
 pub mod schedule;
 
@@ -35,6 +36,7 @@ pub use optimizer::{
     Abstention, Answer, Choice, Comparison, Duel, Optimizer, Point, Query, QueryCosts, SearchContext, StepDetails,
     check_pending, initial_split,
 };
+pub use query_kind::QueryKind;
 pub use rng::BohfRng;
 pub use schedule::{BetaForm, WidthSchedule};
 pub use suggest::closest_name;

@@ -1,6 +1,7 @@
 //! The one interface every algorithm speaks: queries, answers and the [`Optimizer`] trait.
 
 use crate::error::Result;
+use crate::query_kind::QueryKind;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +45,16 @@ pub enum Query {
 }
 
 impl Query {
+    /// The query's kind: [`QueryKind::Duel`] for a [`Query::Duel`], ….
+    pub fn kind(&self) -> QueryKind {
+        match self {
+            Query::Duel(..) => QueryKind::Duel,
+            Query::Evaluate(_) => QueryKind::Evaluate,
+            Query::Label(_) => QueryKind::Label,
+            Query::Choice(_) => QueryKind::Choice,
+        }
+    }
+
     /// Checks the query's own invariants; only a [`Query::Choice`] has any: at least 2 options, and
     /// no option repeated (the same candidate index, or, for points without one, equal coordinates).
     /// Errors name `query`.
@@ -407,6 +418,17 @@ pub struct QueryCosts {
     pub evaluate: f64,
     /// The cost of an accept/reject label.
     pub label: f64,
+}
+
+impl QueryCosts {
+    /// The cost of one query of `kind`: a best-of-k choice costs one duel (one preference query).
+    pub fn of(&self, kind: QueryKind) -> f64 {
+        match kind {
+            QueryKind::Duel | QueryKind::Choice => self.duel,
+            QueryKind::Evaluate => self.evaluate,
+            QueryKind::Label => self.label,
+        }
+    }
 }
 
 impl<D> SearchContext<D> {

@@ -92,13 +92,9 @@ impl BudgetSpec {
         bohf_core::QueryCosts { total: self.total, duel: self.duel, evaluate: self.evaluate, label: self.label }
     }
 
-    /// The cost of one query of `kind`.
+    /// The cost of one query of `kind` ([`bohf_core::QueryCosts::of`]: a choice costs a duel).
     pub fn cost(&self, kind: QueryKind) -> f64 {
-        match kind {
-            QueryKind::Duel | QueryKind::Choice => self.duel,
-            QueryKind::Evaluate => self.evaluate,
-            QueryKind::Label => self.label,
-        }
+        self.costs().of(kind)
     }
 
     /// The budget spent by `counts`: n_duel·duel + n_evaluate·evaluate + n_label·label.
@@ -167,5 +163,28 @@ pub fn check_length(run: &RunRecord, spec: &ExperimentSpec) -> std::result::Resu
             budget.total,
             spec.horizon
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind of query is counted, and what one query of a kind spends is its kind's cost
+    /// (a choice counts and costs as a duel), with the three prices distinct so that a kind counted
+    /// under another's price shows.
+    #[test]
+    fn every_query_kind_is_counted_at_its_cost() {
+        let budget = BudgetSpec { total: 10.0, duel: 1.0, evaluate: 2.0, label: 0.25 };
+        let mut all = QueryCounts::default();
+        for kind in QueryKind::ALL {
+            let mut one = QueryCounts::default();
+            one.add(kind);
+            assert_eq!(one.duels + one.evaluations + one.labels, 1, "{kind}");
+            assert_eq!(budget.spent(&one), budget.cost(kind), "{kind}");
+            all.add(kind);
+        }
+        assert_eq!(all, QueryCounts { duels: 2, evaluations: 1, labels: 1 });
+        assert_eq!(budget.spent(&all), QueryKind::ALL.iter().map(|&k| budget.cost(k)).sum::<f64>());
     }
 }

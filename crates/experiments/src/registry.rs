@@ -15,6 +15,12 @@
 //! its own parameters) can be registered from closures with [`AlgorithmEntry::new`]. See
 //! `docs/extending.md`.
 //!
+//! **Query kinds.** Each entry declares, once, the kinds of query ([`QueryKind`]) its runs ask
+//! with the default params ([`AlgorithmEntry::asks`]) and those other params may add
+//! ([`AlgorithmEntry::may_ask`]). A run fails at a query of a kind its entry does not declare
+//! ([`CheckedEntry::check_query`]); the built-in registry's tests run every entry and check that
+//! its defaults ask exactly the kinds declared; the leaderboard takes every entry that asks duels only.
+//!
 //! **Domain kinds.** Each entry declares, once, the kinds of domain it works on
 //! ([`bohf_core::DomainKind`]): a finite candidate set ([`AlgorithmEntry::of`]), a box
 //! ([`AlgorithmEntry::of_box`]), or both ([`AlgorithmEntry::with_box`] adds a box mode, e.g.
@@ -24,7 +30,7 @@
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, SearchContext};
+use bohf_core::{BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, QueryKind, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -130,6 +136,9 @@ pub struct AlgorithmEntry {
     about: Option<(String, String)>,
     /// Whether the algorithm maps the points onto the unit cube itself ([`AlgorithmEntry::own_unit_cube`]).
     own_unit_cube: bool,
+    /// The kinds of query a run with the default params may ask ([`AlgorithmEntry::asks`]), and
+    /// those only other params may add ([`AlgorithmEntry::may_ask`]); sorted, without repeats.
+    asks: (Vec<QueryKind>, Vec<QueryKind>),
 }
 
 impl fmt::Debug for AlgorithmEntry {
@@ -166,6 +175,7 @@ impl AlgorithmEntry {
             memory: Arc::new(|_, _| Vec::new()),
             about: None,
             own_unit_cube: false,
+            asks: (Vec::new(), Vec::new()),
         }
     }
 
@@ -197,6 +207,40 @@ impl AlgorithmEntry {
     pub fn documented(mut self, paper: impl Into<String>, queries: impl Into<String>) -> Self {
         self.about = Some((paper.into(), queries.into()));
         self
+    }
+
+    /// The same entry, declaring the kinds of query its runs ask with the default params (each a
+    /// kind some run may ask, and none other: the built-in registry's tests run every entry and
+    /// check each query's kind against the declaration). What the leaderboard and the generated
+    /// reference read ([`AlgorithmEntry::asked_by_default`]). Replaces a declaration given before.
+    pub fn asks(mut self, kinds: &[QueryKind]) -> Self {
+        self.asks.0 = sorted(kinds);
+        self
+    }
+
+    /// The same entry, declaring the kinds of query that params other than the defaults may make
+    /// it ask besides those of [`AlgorithmEntry::asks`] (qEUBO: best-of-q choices at q ≥ 3).
+    pub fn may_ask(mut self, kinds: &[QueryKind]) -> Self {
+        self.asks.1 = sorted(kinds);
+        self
+    }
+
+    /// The kinds of query the entry asks with its default params ([`AlgorithmEntry::asks`]; empty
+    /// if it declares none, e.g. an entry from closures that did not say).
+    pub fn asked_by_default(&self) -> &[QueryKind] {
+        &self.asks.0
+    }
+
+    /// Every kind of query the entry may ask, whatever its params: [`AlgorithmEntry::asks`] and
+    /// [`AlgorithmEntry::may_ask`], in [`QueryKind::ALL`] order.
+    pub fn asked(&self) -> Vec<QueryKind> {
+        sorted(&[self.asks.0.as_slice(), self.asks.1.as_slice()].concat())
+    }
+
+    /// Whether the entry's default params ask queries of `kind` only (the leaderboard's duel
+    /// algorithms: `asks_only(QueryKind::Duel)`).
+    pub fn asks_only(&self, kind: QueryKind) -> bool {
+        self.asks.0 == [kind]
     }
 
     /// The same entry, marked as an algorithm that maps the points onto the unit cube itself (the
@@ -436,6 +480,14 @@ impl Registry {
             ),
         )
     }
+}
+
+/// `kinds` sorted ([`QueryKind::ALL`] order), without repeats.
+fn sorted(kinds: &[QueryKind]) -> Vec<QueryKind> {
+    let mut v = kinds.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// `a::b::Name<c::D>` → `Name`: the last path segment of a type's name, generics removed.

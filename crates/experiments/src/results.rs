@@ -73,31 +73,9 @@ pub(crate) fn index(p: &Point) -> bohf_core::Result<usize> {
     })
 }
 
-/// The kind of a query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueryKind {
-    /// Two points, a preference.
-    Duel,
-    /// One point, a value.
-    Evaluate,
-    /// One point, accept/reject.
-    Label,
-    /// k ≥ 2 points, the index of the preferred one (a best-of-k query).
-    Choice,
-}
-
-impl QueryKind {
-    /// The CSV spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            QueryKind::Duel => "duel",
-            QueryKind::Evaluate => "evaluate",
-            QueryKind::Label => "label",
-            QueryKind::Choice => "choice",
-        }
-    }
-}
+/// The kind of a query: bohf-core's one list ([`QueryKind::ALL`]), re-exported here where the
+/// records use it (`bohf_experiments::QueryKind`, `bohf_experiments::results::QueryKind`).
+pub use bohf_core::QueryKind;
 
 /// A point as a run records it: a candidate index on a finite candidate set, the coordinates on a
 /// box. In the CSV an index is written as digits, coordinates in Rust's shortest round-trip form

@@ -259,6 +259,7 @@ impl Experiment {
             let t0 = Instant::now();
             let query = optimizer.suggest(&mut alg_rng).map_err(fail(t))?;
             let mut spent = t0.elapsed().as_secs_f64();
+            self.algorithms[id.algorithm].check_query(&query).map_err(fail(t))?;
             let asked = to_problem(inputs, &query).map_err(fail(t))?;
             let answer = respondent.answer(&asked, &mut resp_rng).map_err(fail(t))?;
             let t1 = Instant::now();
@@ -270,12 +271,7 @@ impl Experiment {
             elapsed += spent;
             let r = regret.instantaneous(&query).map_err(fail(t))?;
             cumulative += r;
-            let kind = match &query {
-                Query::Duel(..) => QueryKind::Duel,
-                Query::Evaluate(_) => QueryKind::Evaluate,
-                Query::Label(_) => QueryKind::Label,
-                Query::Choice(_) => QueryKind::Choice,
-            };
+            let kind = query.kind();
             let points = query
                 .points()
                 .into_iter()

@@ -45,13 +45,7 @@ pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Resu
             .ok_or_else(|| bad(format!("line {line}: unknown algorithm label `{label}`")))?;
         let run = uint(1)?;
         let t = uint(2)?;
-        let query = match rec[c[3]].as_str() {
-            "duel" => QueryKind::Duel,
-            "evaluate" => QueryKind::Evaluate,
-            "label" => QueryKind::Label,
-            "choice" => QueryKind::Choice,
-            other => return Err(bad(format!("line {line}: unknown query kind {other:?}"))),
-        };
+        let query = QueryKind::parse(&rec[c[3]]).map_err(|e| bad(format!("line {line}: {e}")))?;
         let first = point(4)?;
         let (second, options) = if query == QueryKind::Choice {
             let mut options = vec![first.clone()];

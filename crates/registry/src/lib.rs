@@ -27,6 +27,7 @@ mod impls;
 
 pub use impls::BoxModeConfig;
 
+use bohf_experiments::QueryKind::{Choice, Duel, Evaluate, Label};
 use bohf_experiments::limits::{Allocation, ProblemShape};
 #[cfg(doc)]
 use bohf_experiments::registry::RegisteredAlgorithm;
@@ -97,6 +98,7 @@ pub fn builtin() -> Registry {
             "Lazzaro, Buffelli, Shiu & Vakili (2026), PF-TS, Algorithm 1 (double Thompson sampling from preferences)",
             "duels (x, x′), one per step: the maximisers of two joint posterior samples of the utility",
         )
+        .asks(&[Duel])
         .with_memory(move |s| vec![gram(s), square(s, "an n×n sampling factor"), pairs_t(s)]),
         AlgorithmEntry::of::<Builtin<bohf_mrlpf::MrLpf>>(
             "mr-lpf",
@@ -106,6 +108,7 @@ pub fn builtin() -> Registry {
             "Kayal et al. (2025), MR-LPF, Algorithm 1 (multi-round learning from preferences with elimination)",
             "duels, in rounds of N_r = ⌈√(N_{r−1}T)⌉ max-variance pairs of the surviving set M_r",
         )
+        .asks(&[Duel])
         .with_memory(move |s| vec![gram(s), square(s, "n×n pair variances"), pairs_t(s)]),
         AlgorithmEntry::of::<Builtin<bohf_baselines::MaxMinLcb>>(
             "maxminlcb",
@@ -115,6 +118,7 @@ pub fn builtin() -> Registry {
             "Pásztor, Krause et al. (2024), MaxMinLCB (as used by the MR-LPF and PF-TS experiments)",
             "duels, one per step: the max–min of the lower confidence bound of P(x ≻ x′)",
         )
+        .asks(&[Duel])
         .with_memory(move |s| vec![gram(s), square(s, "an n×n matrix of pair bounds"), pairs_t(s)]),
         AlgorithmEntry::of::<Builtin<bohf_baselines::GpUcb>>("gp-ucb", "GP-UCB with scalar feedback")
             .with_box::<Builtin<bohf_baselines::GpUcbBox>>()
@@ -122,16 +126,19 @@ pub fn builtin() -> Registry {
                 "Srinivas et al. (2010), GP-UCB with scalar feedback (baseline)",
                 "scalar evaluations f(x) + noise, one per step: argmax of m + βσ (on a box: multistart L-BFGS-B from a Sobol design, `GpUcbBox`)",
             )
+            .asks(&[Evaluate])
             .with_memory(scalar),
         AlgorithmEntry::of::<Builtin<bohf_baselines::GpTs>>("gp-ts", "GP-TS with scalar feedback")
             .documented(
                 "Chowdhury & Gopalan (2017), GP-TS with scalar feedback (baseline of PF-TS)",
                 "scalar evaluations, one per step: the maximiser of a joint posterior sample",
             )
+            .asks(&[Evaluate])
             .with_memory(scalar),
         AlgorithmEntry::of::<Builtin<bohf_baselines::RandomDuels>>("random", "uniformly random duels")
             .with_box::<Builtin<bohf_baselines::RandomDuelsBox>>()
-            .documented("baseline", "uniformly random duels (on a box: uniform draws, `RandomDuelsBox`)"),
+            .documented("baseline", "uniformly random duels (on a box: uniform draws, `RandomDuelsBox`)")
+            .asks(&[Duel]),
         AlgorithmEntry::of::<Builtin<bohf_popbo::PopBo>>(
             "pop-bo",
             "POP-BO: optimistic preferential BO with likelihood-ratio confidence sets (Xu et al. 2024)",
@@ -141,6 +148,7 @@ pub fn builtin() -> Registry {
             "Xu et al. (2024), POP-BO, Algorithm 1 (principled optimistic preferential BO, likelihood-ratio confidence sets)",
             "duels (x_t, x_{t−1}), one per step: the new point against the previous one, x_t maximising the optimistic advantage (on a box: multistart projected gradient ascent, `PopBoBox`)",
         )
+        .asks(&[Duel])
         .with_memory(move |s| vec![gram(s), pairs_t(s)]),
         AlgorithmEntry::of::<Builtin<bohf_cobol::Cobol>>(
             "cobol",
@@ -151,6 +159,7 @@ pub fn builtin() -> Registry {
             "Xu, Adachi, Jones & Osborne (2024), COBOL, Algorithm 1 (also COBOHL, Algorithm 2, and vanilla GP-LCB with `variant`)",
             "labels (accept/reject) of x^c while g's interval is wider than g_thr, and evaluations f(x) of x^c or x^u; a rejected point is not evaluated",
         )
+        .asks(&[Label, Evaluate])
         .with_memory(move |s| vec![pairs_t(s)])
         .maps_to_unit_cube(),
         AlgorithmEntry::of::<Builtin<bohf_compgpucb::CompGpUcb>>(
@@ -162,6 +171,7 @@ pub fn builtin() -> Registry {
             "Xu, Joshi, Singh & Dubrawski (2020), COMP-GP-UCB, Algorithm 1 (known ζ; Algorithm 2 with `unknown_zeta`)",
             "duels (x_t, x′) against uniformly random opponents x′ while β^r σ^r(x_t) ≥ γ, and evaluations f(x_t) of the constrained UCB maximiser otherwise (on a box: multistart L-BFGS-B, phase 2 by screening and a penalised local search kept feasible, `CompGpUcbBox`)",
         )
+        .asks(&[Duel, Evaluate])
         .with_memory(move |s| vec![pairs_t(s)]),
         AlgorithmEntry::of::<Builtin<bohf_compgpucb::Kss>>(
             "kss",
@@ -171,6 +181,7 @@ pub fn builtin() -> Registry {
             "Sui, Zhuang, Burdick & Yue (2017), Kernel Self-Sparring, as COMP-GP-UCB's duels-only baseline (Xu et al. 2020, Sec. 4.2)",
             "duels only: the argmaxes of two independent joint posterior samples of a GP on the 0/1 duel outcomes (after ⌊Λ₀/λ_c⌋ random duels)",
         )
+        .asks(&[Duel])
         // Two observations per duel: a 2T×2T system, and the n×n posterior covariance it samples.
         .with_memory(move |s| {
             vec![
@@ -186,6 +197,7 @@ pub fn builtin() -> Registry {
             "Kandasamy et al. (2016), MF-GP-UCB with the MF code's switching and γ/ζ rules, duels as the low fidelity (Xu et al. 2020, Sec. 4.2)",
             "duels (x_t, x′) against uniformly random opponents x′ while β σ¹(x_t) ≥ γ, else evaluations f(x_t); x_t maximises min{UCB¹ + ζ, UCB²}",
         )
+        .asks(&[Duel, Evaluate])
         .with_memory(move |s| vec![pairs_t(s)]),
         AlgorithmEntry::of::<Builtin<bohf_eubo::Eubo>>(
             "eubo",
@@ -196,6 +208,7 @@ pub fn builtin() -> Registry {
             "Lin, Astudillo, Frazier & Bakshy (2022), EUBO, eq. (6) (closed form by Clark 1961); Laplace preference GP of Chu & Ghahramani (2005)",
             "duels (x, x′), one per step: argmax E[max(f(x), f(x′))] over screened candidate pairs (on a box: multistart L-BFGS over the product box)",
         )
+        .asks(&[Duel])
         .with_memory(move |s| laplace(s, 2))
         .maps_to_unit_cube(),
         AlgorithmEntry::of::<Builtin<bohf_eubo::Qeubo>>(
@@ -207,6 +220,9 @@ pub fn builtin() -> Registry {
             "Astudillo, Lin, Bakshy & Frazier (2023), qEUBO, eq. (2) (sample-average approximation); choices learnt by the multinomial-logit likelihood in the Laplace GP",
             "one query per step: at q = 2 a duel, the argmax of the qEUBO sample average over screened candidate pairs; at q ≥ 3 a best-of-q choice, exact over the q-subsets of the screened candidates (at most 4096) or greedy with swaps; on a box: multistart L-BFGS over the product box",
         )
+        .asks(&[Duel])
+        // Best-of-q choices at q ≥ 3.
+        .may_ask(&[Choice])
         .with_memory_for_params(move |s, params| {
             // q from the params (default 2, bounded by the config's check to [2, MAX_Q]).
             let q = params
@@ -227,6 +243,7 @@ pub fn builtin() -> Registry {
             "González, Dai, Damianou & Lawrence (2017), PBO, dueling Thompson sampling (§4.3), on the Laplace utility GP",
             "duels (x, x′), one per step: x the argmax of a joint posterior sample of f, x′ the argmax of the variance of P(x ≻ x′) (on a box: over a Sobol pool)",
         )
+        .asks(&[Duel])
         .with_memory(move |s| {
             let mut parts = laplace(s, 2);
             parts.push(square(s, "an n×n posterior covariance"));

@@ -34,18 +34,28 @@ fn every_builtin_algorithm_runs_and_is_deterministic_across_threads() {
     let two = run_with_threads(&spec, 2);
     assert!(one.to_csv(Timing::Omit) == two.to_csv(Timing::Omit), "1 and 2 threads differ");
     for r in one.runs() {
-        let scalar = r.label.starts_with("gp-");
         for s in &r.steps {
-            if r.label == "cobol" {
-                assert!(matches!(s.query, QueryKind::Evaluate | QueryKind::Label), "cobol asks {:?}", s.query);
-            } else if r.label == "comp-gp-ucb" || r.label == "mf-gp-ucb" {
-                assert!(matches!(s.query, QueryKind::Evaluate | QueryKind::Duel), "{} asks {:?}", r.label, s.query);
-            } else {
-                assert_eq!(s.query == QueryKind::Evaluate, scalar, "{} asks {:?}", r.label, s.query);
-            }
             // r_t ∈ [0, ½] for every query kind.
             assert!((0.0..=0.5).contains(&s.regret), "{}: r_t = {}", r.label, s.regret);
         }
+    }
+    asks_what_it_declares(&one);
+}
+
+/// Every built-in entry's runs (with its default params) ask queries of the kinds it declares
+/// ([`AlgorithmEntry::asks`]) and no other, and the declaration is tight: each kind declared is asked
+/// by some run. Read from the registry, so a new entry is checked without editing this test.
+fn asks_what_it_declares(results: &Results) {
+    let registry = bohf_registry::builtin();
+    for entry in registry.entries() {
+        let declared = entry.asked_by_default();
+        assert!(!declared.is_empty(), "{} declares no query kind", entry.name());
+        let runs: Vec<&RunRecord> = results.runs().iter().filter(|r| r.label == entry.name()).collect();
+        assert!(!runs.is_empty(), "{} did not run", entry.name());
+        let mut asked: Vec<QueryKind> = runs.iter().flat_map(|r| r.steps.iter().map(|s| s.query)).collect();
+        asked.sort_unstable();
+        asked.dedup();
+        assert_eq!(asked, declared, "{} asks {asked:?}, declares {declared:?}", entry.name());
     }
 }
 

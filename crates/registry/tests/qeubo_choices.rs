@@ -46,4 +46,16 @@ fn the_qeubo_choice_example_runs_through_the_runner() {
     }
     // Algorithm 0 (qEUBO, q = 4) asks only choices, 1 and 2 only duels: 2 runs × 7 steps each.
     assert_eq!(kinds, [[0, 14], [14, 0], [14, 0]]);
+    // Each query is of a kind its entry declares: qEUBO's choices by `may_ask` (its default q = 2
+    // asks duels only).
+    let registry = registry();
+    for run in one.runs() {
+        let entry = registry.get(&spec.algorithms[run.id.algorithm].name).unwrap();
+        assert!(run.steps.iter().all(|s| entry.asked().contains(&s.query)), "{}", run.label);
+    }
+    let qeubo = registry.get("qeubo").unwrap();
+    assert_eq!(
+        (qeubo.asked_by_default(), qeubo.asked()),
+        (&[QueryKind::Duel][..], vec![QueryKind::Duel, QueryKind::Choice])
+    );
 }

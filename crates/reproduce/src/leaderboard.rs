@@ -6,8 +6,12 @@
 //! ([`crate::compare`]); the preference regrets (P(x* ≻ x̂_T) − ½ and R(T)) stand beside them.
 //!
 //! The suite is a folder of experiment specs (the workspace's `specs/leaderboard/`), one per
-//! problem, found by [`crate::discover`] (the spec's `name` equals its file stem). Each
-//! spec lists every duel algorithm; an algorithm that cannot run the problem's domain (a
+//! problem, found by [`crate::discover`] (the spec's `name` equals its file stem). The board takes
+//! every registry entry that asks duels only ([`bohf_experiments::AlgorithmEntry::asks_only`]): a
+//! spec lists them with the problem's settings, and an entry it does not list joins with its
+//! default params, labelled by its name, without the shared initial duels (`shared_start =
+//! false`: not every algorithm can observe duels it did not ask) ([`SuiteProblem::added`]); an entry that asks evaluations
+//! or labels (GP-UCB, COBOL, COMP-GP-UCB) never does. An algorithm that cannot run the problem's domain (a
 //! finite-only algorithm on a box) is not run and is listed as n/a with the registry's reason
 //! ([`bohf_experiments::AlgorithmEntry::unsupported`]), never dropped silently. `bohf leaderboard` runs the
 //! suite ([`run_problem`], resumable and parallel as `bohf run`) and writes the page
@@ -26,10 +30,10 @@ use crate::{Order, PreparedPanel, Preset, SE_MULTIPLE, compare, pm};
 use bohf_experiments::error::{ExperimentError, Result};
 use bohf_experiments::folder::{FolderProgress, Outcome, RunOptions, run_experiment};
 use bohf_experiments::runner::{Experiment, Results};
-use bohf_experiments::spec::ExperimentSpec;
+use bohf_experiments::spec::{AlgorithmSpec, ExperimentSpec};
 use bohf_experiments::summary::MeanSe;
 use bohf_experiments::{FailedRun, RunRecord};
-use bohf_experiments::{Metric, Registry, write_atomic};
+use bohf_experiments::{Metric, QueryKind, Registry, write_atomic};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -114,6 +118,10 @@ pub struct SuiteProblem {
     pub quick: bool,
     /// The algorithms that cannot run the problem, in spec order.
     pub not_applicable: Vec<NotApplicable>,
+    /// The names of the registry entries that ask duels only and that the spec does not list,
+    /// added with their default params (labelled by their names) and `shared_start = false`, in
+    /// registry order; run or n/a like the others.
+    pub added: Vec<String>,
     /// The problem's domain in words.
     pub domain: String,
 }
@@ -121,7 +129,8 @@ pub struct SuiteProblem {
 impl SuiteProblem {
     /// Prepares a suite spec: `quick` caps runs and horizon as `bohf reproduce --quick`
     /// ([`crate::QUICK_RUNS`], [`crate::QUICK_HORIZON`]), `runs` sets the runs
-    /// (after it); the algorithms whose registry entry does not support the problem's kind of
+    /// (after it); every entry of `registry` that asks duels only and is not listed is added with
+    /// its default params, without the shared start ([`SuiteProblem::added`]); the algorithms whose registry entry does not support the problem's kind of
     /// domain are set aside as [`NotApplicable`]. An error if an algorithm is unknown or none can
     /// run the problem (naming the file).
     pub fn prepare(preset: &Preset, quick: bool, runs: Option<usize>, registry: &Registry) -> Result<Self> {
@@ -134,6 +143,15 @@ impl SuiteProblem {
             Some(b) => format!("a box {b}"),
             None => "a finite candidate set".to_string(),
         };
+        let added: Vec<String> = registry
+            .entries()
+            .iter()
+            .filter(|e| e.asks_only(QueryKind::Duel) && !spec.algorithms.iter().any(|a| a.name == e.name()))
+            .map(|e| e.name().to_string())
+            .collect();
+        // Without the shared start: the registry does not say whether an algorithm can observe
+        // duels it did not ask (MR-LPF cannot), and every algorithm can learn from its own.
+        spec.algorithms.extend(added.iter().map(|n| AlgorithmSpec { shared_start: false, ..AlgorithmSpec::named(n) }));
         let mut not_applicable = Vec::new();
         let mut kept = Vec::new();
         for (i, a) in spec.algorithms.iter().enumerate() {
@@ -149,7 +167,7 @@ impl SuiteProblem {
             return Err(in_file(ExperimentError::spec("algorithms", format!("no algorithm can run {domain}"))));
         }
         spec.algorithms = kept;
-        Ok(Self { spec, full: (written.spec.horizon, written.spec.runs), quick, not_applicable, domain })
+        Ok(Self { spec, full: (written.spec.horizon, written.spec.runs), quick, not_applicable, added, domain })
     }
 
     /// The spec's name.

@@ -10,7 +10,7 @@
 use crate::SessionError;
 use crate::candidates::{AskSpec, Candidates, MAX_CANDIDATES};
 use crate::stamp::Stamp;
-use bohf_core::{Abstention, Answer, Query};
+use bohf_core::{Abstention, Answer, Query, QueryKind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -61,6 +61,17 @@ impl StoredQuery {
                 StoredQuery::Choice { options: options.iter().map(idx).collect::<Result<_, _>>()? }
             }
         })
+    }
+
+    /// The query's kind ([`QueryKind`]; the protocol spells [`QueryKind::Evaluate`] `value`,
+    /// [`StoredQuery::kind`]).
+    pub fn query_kind(&self) -> QueryKind {
+        match self {
+            StoredQuery::Duel { .. } => QueryKind::Duel,
+            StoredQuery::Label { .. } => QueryKind::Label,
+            StoredQuery::Value { .. } => QueryKind::Evaluate,
+            StoredQuery::Choice { .. } => QueryKind::Choice,
+        }
     }
 
     /// The candidate indices the query shows, in order.

@@ -384,12 +384,8 @@ impl Session {
                 .history
                 .iter()
                 .filter(|s| !s.automatic)
-                .map(|s| match s.query {
-                    // A best-of-k choice costs one duel, as in an experiment's [budget].
-                    StoredQuery::Duel { .. } | StoredQuery::Choice { .. } => c.duel,
-                    StoredQuery::Label { .. } => c.label,
-                    StoredQuery::Value { .. } => c.evaluate,
-                })
+                // A best-of-k choice costs one duel, as in an experiment's [budget].
+                .map(|s| c.cost(s.query.query_kind()))
                 .sum(),
         )
     }

@@ -3,7 +3,7 @@
 //! [`parse_answer`], so an answer is accepted or refused, with the same words, everywhere.
 
 use crate::{Session, StoredQuery};
-use bohf_core::{Abstention, Answer};
+use bohf_core::{Abstention, Answer, QueryKind};
 use serde_json::{Value, json};
 
 /// How to answer a duel.
@@ -17,15 +17,40 @@ pub const CHOICE_HELP: &str = r#"a choice needs {"choice": i}, i the 0-based pos
 /// How to answer a value query.
 pub const VALUE_HELP: &str = r#"a value needs {"value": <finite number>} (or {"no_preference": true}, {"skip": true})"#;
 
+/// A query kind as the protocol (and the session file's `"kind"`) names it: `duel`, `value`,
+/// `label` or `choice` ([`QueryKind::as_str`] but `value` for [`QueryKind::Evaluate`], the wire
+/// spelling since the first session files).
+pub fn kind_name(kind: QueryKind) -> &'static str {
+    match kind {
+        QueryKind::Evaluate => "value",
+        other => other.as_str(),
+    }
+}
+
+/// How to answer a query of `kind`.
+pub fn help_for(kind: QueryKind) -> &'static str {
+    match kind {
+        QueryKind::Duel => DUEL_HELP,
+        QueryKind::Label => LABEL_HELP,
+        QueryKind::Evaluate => VALUE_HELP,
+        QueryKind::Choice => CHOICE_HELP,
+    }
+}
+
+/// The key of an answer message that answers a query of `kind` (besides the abstentions).
+pub fn answer_key(kind: QueryKind) -> &'static str {
+    match kind {
+        QueryKind::Duel | QueryKind::Choice => "choice",
+        QueryKind::Label => "accept",
+        QueryKind::Evaluate => "value",
+    }
+}
+
 impl StoredQuery {
-    /// The query's kind as the protocol names it: `duel`, `label`, `value` or `choice`.
+    /// The query's kind as the protocol names it ([`kind_name`]): `duel`, `label`, `value` or
+    /// `choice`.
     pub fn kind(&self) -> &'static str {
-        match self {
-            StoredQuery::Choice { .. } => "choice",
-            StoredQuery::Duel { .. } => "duel",
-            StoredQuery::Label { .. } => "label",
-            StoredQuery::Value { .. } => "value",
-        }
+        kind_name(self.query_kind())
     }
 }
 
@@ -94,12 +119,7 @@ pub fn strict_object(text: &str) -> Result<serde_json::Map<String, Value>, Strin
 
 /// The help text of query `q`'s kind.
 fn help(q: &StoredQuery) -> &'static str {
-    match q {
-        StoredQuery::Duel { .. } => DUEL_HELP,
-        StoredQuery::Label { .. } => LABEL_HELP,
-        StoredQuery::Value { .. } => VALUE_HELP,
-        StoredQuery::Choice { .. } => CHOICE_HELP,
-    }
+    help_for(q.query_kind())
 }
 
 /// The answer to query `q` that the message `m` ([`strict_object`]) gives. `m` has keys of
@@ -116,11 +136,7 @@ pub fn answer_of(q: &StoredQuery, m: &serde_json::Map<String, Value>, extra: &[&
     // The keys that answer this query: its kind's own and the abstentions. A key that answers
     // another kind only (`accept` to a duel) is ignored, so that a driving program may send one line
     // that answers any kind; two keys that both answer this query are ambiguous.
-    let own = match q {
-        StoredQuery::Duel { .. } | StoredQuery::Choice { .. } => "choice",
-        StoredQuery::Label { .. } => "accept",
-        StoredQuery::Value { .. } => "value",
-    };
+    let own = answer_key(q.query_kind());
     let given: Vec<&str> =
         m.keys().map(String::as_str).filter(|k| *k == own || ["no_preference", "skip", "quit"].contains(k)).collect();
     let key = match given.as_slice() {
@@ -180,21 +196,17 @@ pub fn session_message(s: &Session) -> Value {
 pub fn query_message(s: &Session, q: &StoredQuery) -> Value {
     let c = &s.body().candidates;
     let (t, budget) = (s.answered() + 1, s.budget());
-    let mut m = match *q {
+    let mut m = json!({ "type": "query", "t": t, "budget": budget, "kind": q.kind() });
+    match *q {
         StoredQuery::Choice { ref options } => {
-            let options: Vec<Value> = options.iter().map(|&i| c.json(i)).collect();
-            json!({ "type": "query", "t": t, "budget": budget, "kind": "choice", "options": options })
+            m["options"] = options.iter().map(|&i| c.json(i)).collect();
         }
         StoredQuery::Duel { a, b } => {
-            json!({ "type": "query", "t": t, "budget": budget, "kind": "duel", "a": c.json(a), "b": c.json(b) })
+            m["a"] = c.json(a);
+            m["b"] = c.json(b);
         }
-        StoredQuery::Label { x } => {
-            json!({ "type": "query", "t": t, "budget": budget, "kind": "label", "option": c.json(x) })
-        }
-        StoredQuery::Value { x } => {
-            json!({ "type": "query", "t": t, "budget": budget, "kind": "value", "option": c.json(x) })
-        }
-    };
+        StoredQuery::Label { x } | StoredQuery::Value { x } => m["option"] = c.json(x),
+    }
     with_budget_left(s, &mut m);
     m
 }
@@ -264,6 +276,28 @@ mod tests {
         assert!(e.contains("`answer.index`") && e.contains("3 options") && e.ends_with(CHOICE_HELP), "{e}");
         assert_eq!(parse_answer(&c, r#"{"skip":true}"#), Ok(Reply::Abstain(Abstention::Skip)));
         assert_eq!(parse_answer(&d, r#"{"choice":0}"#), Err(DUEL_HELP.into()));
+    }
+
+    /// Every kind of query has a stored form whose `"kind"` is the protocol's name of it (the wire
+    /// spelling: `value` for an evaluation), an answer key among [`ANSWER_KEYS`] and a help text.
+    #[test]
+    fn every_query_kind_has_its_wire_name_key_and_help() {
+        let p = |i: usize| bohf_core::Point::candidate(i, vec![i as f64]);
+        for kind in QueryKind::ALL {
+            let query = match kind {
+                QueryKind::Duel => bohf_core::Query::Duel(p(0), p(1)),
+                QueryKind::Evaluate => bohf_core::Query::Evaluate(p(0)),
+                QueryKind::Label => bohf_core::Query::Label(p(0)),
+                QueryKind::Choice => bohf_core::Query::Choice(vec![p(0), p(1), p(2)]),
+            };
+            let stored = StoredQuery::of(&query).unwrap();
+            assert_eq!(stored.query_kind(), kind);
+            assert_eq!(serde_json::to_value(&stored).unwrap()["kind"], kind_name(kind), "{kind}");
+            assert!(ANSWER_KEYS.contains(&answer_key(kind)), "{kind}");
+            assert_eq!(parse_answer(&stored, "{}"), Err(help_for(kind).into()), "{kind}");
+        }
+        let names: Vec<&str> = QueryKind::ALL.into_iter().map(kind_name).collect();
+        assert_eq!(names, ["duel", "value", "label", "choice"]);
     }
 
     #[test]

@@ -419,13 +419,11 @@ impl Optimizer for CompGpUcbBox {
                 (self.domain.checked_point(p, "duelled")?.to_vec(), QueryKind::Duel)
             }
             Query::Evaluate(p) => (self.domain.checked_point(p, "evaluated")?.to_vec(), QueryKind::Evaluate),
-            Query::Label(_) => {
-                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a label query"));
-            }
-            Query::Choice(_) => {
+            other => {
+                let kind = other.kind();
                 return Err(Error::invalid(
                     "query",
-                    "COMP-GP-UCB asks duels and evaluations, got a best-of-k choice query",
+                    format!("COMP-GP-UCB asks duels and evaluations, got a query of kind `{kind}`"),
                 ));
             }
         };

@@ -68,13 +68,23 @@ impl Phase {
     }
 }
 
-/// The kind of query a step makes.
+/// The kind of query a step makes: of bohf-core's kinds ([`bohf_core::QueryKind`]), the two
+/// COMP-GP-UCB chooses between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryKind {
     /// A duel against a uniformly random opponent.
     Duel,
     /// A direct query of f.
     Evaluate,
+}
+
+impl From<QueryKind> for bohf_core::QueryKind {
+    fn from(k: QueryKind) -> Self {
+        match k {
+            QueryKind::Duel => bohf_core::QueryKind::Duel,
+            QueryKind::Evaluate => bohf_core::QueryKind::Evaluate,
+        }
+    }
 }
 
 /// What the rule computed for one step (before its answer).
@@ -425,11 +435,12 @@ impl Optimizer for CompGpUcb {
                 (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
             }
             Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
-            Query::Label(_) => {
-                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a label query"));
-            }
-            Query::Choice(_) => {
-                return Err(Error::invalid("query", "COMP-GP-UCB asks duels and evaluations, got a choice query"));
+            other => {
+                let kind = other.kind();
+                return Err(Error::invalid(
+                    "query",
+                    format!("COMP-GP-UCB asks duels and evaluations, got a query of kind `{kind}`"),
+                ));
             }
         };
         if kind != d.kind {

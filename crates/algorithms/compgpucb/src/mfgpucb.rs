@@ -320,13 +320,11 @@ impl Optimizer for MfGpUcb {
                 (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
             }
             Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
-            Query::Label(_) => {
-                return Err(Error::invalid("query", "MF-GP-UCB asks duels and evaluations, got a label query"));
-            }
-            Query::Choice(_) => {
+            other => {
+                let kind = other.kind();
                 return Err(Error::invalid(
                     "query",
-                    "MF-GP-UCB asks duels and evaluations, got a best-of-k choice query",
+                    format!("MF-GP-UCB asks duels and evaluations, got a query of kind `{kind}`"),
                 ));
             }
         };
@@ -396,7 +394,7 @@ impl Optimizer for MfGpUcb {
         let Some(d) = &self.last else { return Vec::new() };
         vec![
             ("phase", if d.index.is_none() { "initial" } else { "ucb" }.to_string()),
-            ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
+            ("query", bohf_core::QueryKind::from(d.kind).to_string()),
             ("beta_sigma_low", d.beta_sigma_low.to_string()),
             ("gamma", d.gamma.to_string()),
             ("zeta", d.zeta.to_string()),

@@ -148,3 +148,22 @@ fn an_evaluation_answer_is_a_finite_value() {
     assert!(Answer::Value(f64::NAN).value().unwrap_err().to_string().contains("must be finite"));
     assert!(Answer::Label { accept: true }.value().unwrap_err().to_string().contains("needs Answer::Value"));
 }
+
+/// One query of every kind: `Query::kind` names it, and only the answers of that kind fit it.
+#[test]
+fn every_query_kind_has_a_query_and_an_answer() {
+    let p = |x: f64| Point::continuous(vec![x]);
+    let example = |k: crate::QueryKind| match k {
+        crate::QueryKind::Duel => (Query::Duel(p(0.0), p(1.0)), Answer::Duel { first_wins: true }),
+        crate::QueryKind::Evaluate => (Query::Evaluate(p(0.0)), Answer::Value(1.0)),
+        crate::QueryKind::Label => (Query::Label(p(0.0)), Answer::Label { accept: false }),
+        crate::QueryKind::Choice => (Query::Choice(vec![p(0.0), p(1.0), p(2.0)]), Answer::Choice { index: 2 }),
+    };
+    for k in crate::QueryKind::ALL {
+        let (q, _) = example(k);
+        assert_eq!(q.kind(), k);
+        for other in crate::QueryKind::ALL {
+            assert_eq!(q.check_answer(&example(other).1).is_ok(), other == k, "{k} answered by {other}");
+        }
+    }
+}

@@ -6,7 +6,7 @@
 use super::{AlgorithmEntry, BoxedOptimizer, MemoryFn, RegisteredAlgorithm};
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{AtField, Domain, DomainKind, FiniteDomain, QueryCosts, SearchContext};
+use bohf_core::{AtField, Domain, DomainKind, FiniteDomain, Query, QueryCosts, SearchContext};
 use std::fmt;
 use std::sync::Arc;
 
@@ -118,6 +118,26 @@ impl CheckedEntry {
             bohf_core::Error::InvalidParameter { name, reason } => ExperimentError::spec(name, reason),
             other => ExperimentError::spec("budget", other.to_string()),
         })
+    }
+
+    /// Checks that `query` is of a kind the entry declares ([`AlgorithmEntry::asked`]: with any
+    /// params); an error names `query`, the algorithm, the kind and the declaration. An entry that
+    /// declares nothing (one made from closures without [`AlgorithmEntry::asks`]) may ask anything.
+    pub fn check_query(&self, query: &Query) -> bohf_core::Result<()> {
+        let asked = self.entry.asked();
+        let kind = query.kind();
+        if asked.is_empty() || asked.contains(&kind) {
+            return Ok(());
+        }
+        let declared: Vec<&str> = asked.iter().map(|k| k.as_str()).collect();
+        Err(bohf_core::Error::invalid(
+            "query",
+            format!(
+                "`{}` asked a query of kind `{kind}`, which its registry entry does not declare (it asks {})",
+                self.entry.name(),
+                declared.join(", ")
+            ),
+        ))
     }
 
     /// Builds the optimiser for a problem on the kind of domain the config was checked for, from

@@ -40,3 +40,39 @@ fn csv_and_json_round_trip() {
     let e = runs_from_csv("algorithm,run\n", &[], None).unwrap_err();
     assert!(e.to_string().contains("`t`"), "{e}");
 }
+
+/// A run with one hand-made step of every kind of query ([`QueryKind::ALL`]) reads back from its
+/// CSV unchanged, its `query` column spelt [`QueryKind::as_str`].
+#[test]
+fn every_query_kind_round_trips_through_the_csv() {
+    let steps: Vec<StepRecord> = QueryKind::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &kind)| StepRecord {
+            t: i + 1,
+            query: kind,
+            first: PointRecord::Candidate(0),
+            second: matches!(kind, QueryKind::Duel | QueryKind::Choice).then_some(PointRecord::Candidate(1)),
+            options: if kind == QueryKind::Choice { (0..3).map(PointRecord::Candidate).collect() } else { Vec::new() },
+            answer: match kind {
+                QueryKind::Duel => bohf_core::Answer::Duel { first_wins: false },
+                QueryKind::Evaluate => bohf_core::Answer::Value(-0.5),
+                QueryKind::Label => bohf_core::Answer::Label { accept: true },
+                QueryKind::Choice => bohf_core::Answer::Choice { index: 2 },
+            },
+            regret: 0.25,
+            cumulative_regret: 0.25 * (i + 1) as f64,
+            recommendation: PointRecord::Candidate(2),
+            simple_regret: 0.125,
+            utility_gap: UtilityGap { instantaneous: 0.5, cumulative: 0.5 * (i + 1) as f64, simple: 0.75 },
+            elapsed_s: 0.0,
+            details: Vec::new(),
+        })
+        .collect();
+    let run = RunRecord { id: RunId { algorithm: 0, run: 0 }, label: "a".into(), steps };
+    let csv = run.to_csv(Timing::Omit);
+    for (i, kind) in QueryKind::ALL.iter().enumerate() {
+        assert!(csv.contains(&format!("a,0,{},{},", i + 1, kind.as_str())), "{csv}");
+    }
+    assert_eq!(runs_from_csv(&csv, &["a".to_string()], None).unwrap(), vec![run]);
+}

@@ -526,3 +526,23 @@ fn entries_with_one_stream_share_their_randomness_and_a_bad_stream_is_named() {
     let err = err.to_string();
     assert!(err.contains("algorithms[2].stream") && err.contains("3 is not the index"), "{err}");
 }
+
+/// A query of a kind the entry does not declare fails the run, naming the kind and the
+/// declaration; declared (by `asks` or `may_ask`) or undeclared (an entry that says nothing), it runs.
+#[test]
+fn a_query_of_an_undeclared_kind_fails_the_run() {
+    let mut spec = small_spec();
+    spec.algorithms = vec![AlgorithmSpec::named("uniform-mixed")];
+    spec.runs = 1;
+    let mixed = registry().get("uniform-mixed").unwrap().clone();
+    let with = |entry: AlgorithmEntry| {
+        let mut r = Registry::empty();
+        r.register(entry).unwrap();
+        Experiment::new(spec.clone(), &r).unwrap().run_one(RunId { algorithm: 0, run: 0 })
+    };
+    let e = with(mixed.clone().asks(&[QueryKind::Duel])).unwrap_err().to_string();
+    assert!(e.contains("`uniform-mixed` asked a query of kind `evaluate`") && e.contains("(it asks duel)"), "{e}");
+    for entry in [mixed.clone(), mixed.clone().asks(&[QueryKind::Duel]).may_ask(&[QueryKind::Evaluate])] {
+        assert_eq!(with(entry).unwrap().steps.len(), spec.horizon);
+    }
+}

@@ -96,13 +96,7 @@ impl Utility for Arc<GridFunction> {
 
 /// The error for a query kind a respondent does not answer.
 pub(crate) fn unsupported(who: &str, query: &Query) -> Error {
-    let kind = match query {
-        Query::Duel(..) => "duel",
-        Query::Evaluate(..) => "evaluation",
-        Query::Label(..) => "label",
-        Query::Choice(..) => "choice",
-    };
-    Error::invalid("query", format!("{who} cannot answer a {kind} query"))
+    Error::invalid("query", format!("{who} cannot answer a query of kind `{}`", query.kind()))
 }
 
 /// A Bernoulli(p) draw: `u < p` for u uniform on [0, 1), so p = 0 never and p = 1 always succeeds.

@@ -131,6 +131,66 @@ label = "EUBO"
 params = { initial_duels = 0, model = { refit_every = 0 } }
 "#;
 
+/// The registry of the built-in entries called `names`.
+fn registry_of(names: &[&str]) -> Registry {
+    let builtin = bohf_registry::builtin();
+    let mut r = Registry::empty();
+    for n in names {
+        r.register(builtin.get(n).unwrap().clone()).unwrap();
+    }
+    r
+}
+
+/// An entry that asks duels only and that a spec does not list joins the board with its default
+/// params, labelled by its name, without the shared start (n/a on a domain it does not work on, like a listed one); entries
+/// that ask evaluations or labels (GP-UCB, COBOL, and COMP-GP-UCB, which asks duels too) never do.
+#[test]
+fn an_unlisted_duel_entry_joins_the_board_and_no_other_does() {
+    let dir = scratch_dir("leaderboard-added");
+    let specs = dir.join("specs");
+    std::fs::create_dir_all(&specs).unwrap();
+    std::fs::write(specs.join("tiny-finite.toml"), TINY_FINITE).unwrap();
+    std::fs::write(specs.join("tiny-box.toml"), TINY_BOX).unwrap();
+    let registry = registry_of(&[
+        "random",
+        "maxminlcb",
+        "pf-ts",
+        "mr-lpf",
+        "eubo",
+        "gp-ucb",
+        "cobol",
+        "comp-gp-ucb",
+        "dts",
+        "kss",
+    ]);
+    let presets = discover(&specs).unwrap();
+    let prepare = |name: &str| {
+        let p = presets.iter().find(|p| p.name == name).unwrap();
+        SuiteProblem::prepare(p, false, None, &registry).unwrap()
+    };
+    let finite = prepare("tiny-finite");
+    assert_eq!(finite.added, ["pf-ts", "mr-lpf", "eubo", "dts", "kss"]);
+    let labels: Vec<&str> = finite.spec.algorithms.iter().map(|a| a.label()).collect();
+    assert_eq!(labels, ["random", "MaxMinLCB", "pf-ts", "mr-lpf", "eubo", "dts", "kss"]);
+    // With their defaults and their own queries only (not every algorithm observes duels it did
+    // not ask: MR-LPF refuses them).
+    assert!(finite.spec.algorithms[2..].iter().all(|a| a.params.is_empty() && !a.shared_start));
+    // On the box, the added KSS (finite candidate sets only) is n/a with the reason, as a listed
+    // algorithm would be; the listed `pf-ts` too.
+    let boxed = prepare("tiny-box");
+    assert_eq!(boxed.added, ["random", "maxminlcb", "mr-lpf", "dts", "kss"]);
+    let na: Vec<&str> = boxed.not_applicable.iter().map(|n| n.label.as_str()).collect();
+    assert_eq!(na, ["pf-ts", "maxminlcb", "mr-lpf", "kss"]);
+    // The added entries run (MR-LPF too, on a problem with shared initial duels) and are on the
+    // board, listed as without the shared start.
+    let board = run_problem(&finite, &dir.join("results"), &dir.join("images"), 1, false, &registry, &Quiet).unwrap();
+    let on_board: Vec<&str> = board.entries.iter().map(|e| e.label.as_str()).collect();
+    assert_eq!(on_board, labels);
+    assert_eq!(board.own_start, ["pf-ts", "mr-lpf", "eubo", "dts", "kss"]);
+    assert!(board.failures.is_empty(), "{:?}", board.failures);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_tiny_suite_runs_ranks_and_resumes() {
     let dir = scratch_dir("leaderboard");
@@ -140,8 +200,15 @@ fn a_tiny_suite_runs_ranks_and_resumes() {
     std::fs::write(specs.join("tiny-box.toml"), TINY_BOX).unwrap();
     let registry = bohf_registry::builtin();
     let presets = discover(&specs).unwrap();
+    // Each problem with the registry of the algorithms its spec lists, so that no other duel
+    // entry joins.
+    let listed = |p: &Preset| {
+        let names: Vec<String> =
+            ExperimentSpec::from_toml_str(&p.text).unwrap().algorithms.into_iter().map(|a| a.name).collect();
+        registry_of(&names.iter().map(String::as_str).collect::<Vec<_>>())
+    };
     let problems: Vec<SuiteProblem> =
-        presets.iter().map(|p| SuiteProblem::prepare(p, false, None, &registry).unwrap()).collect();
+        presets.iter().map(|p| SuiteProblem::prepare(p, false, None, &listed(p)).unwrap()).collect();
     // The box problem: `pf-ts` works on a finite candidate set only, so it is n/a, with the reason.
     let boxed = problems.iter().find(|p| p.name() == "tiny-box").unwrap();
     assert_eq!(boxed.spec.algorithms.len(), 1);
@@ -241,16 +308,20 @@ fn the_workspace_suite_specs_are_valid() {
     let presets = discover(&dir).unwrap();
     assert!(presets.len() >= 6, "{}", presets.len());
     let registry = bohf_registry::builtin();
+    let mut duel_only: Vec<&str> =
+        registry.entries().iter().filter(|e| e.asks_only(QueryKind::Duel)).map(|e| e.name()).collect();
+    duel_only.sort_unstable();
+    assert_eq!(duel_only, ["dts", "eubo", "kss", "maxminlcb", "mr-lpf", "pf-ts", "pop-bo", "qeubo", "random"]);
     for p in &presets {
         let problem = SuiteProblem::prepare(p, true, None, &registry).unwrap();
-        // Every duel algorithm is listed in every spec: run or n/a.
-        let mut names: Vec<&str> = problem.spec.algorithms.iter().map(|a| a.name.as_str()).collect();
+        // Every spec lists exactly the entries that ask duels only (so none is added with its
+        // defaults, and the boards are the specs'): run or n/a.
         let written = ExperimentSpec::from_toml_str(&p.text).unwrap();
+        assert!(problem.added.is_empty(), "{}: {:?} not listed", p.name, problem.added);
         assert_eq!(written.algorithms.len(), problem.spec.algorithms.len() + problem.not_applicable.len());
-        names.extend(written.algorithms.iter().map(|a| a.name.as_str()));
-        for n in ["pf-ts", "mr-lpf", "maxminlcb", "pop-bo", "eubo", "qeubo", "dts", "random", "kss"] {
-            assert!(names.contains(&n), "{}: {n} missing", p.name);
-        }
+        let mut names: Vec<&str> = written.algorithms.iter().map(|a| a.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, duel_only, "{}", p.name);
         assert_eq!((written.runs, written.seed), (30, 1), "{}", p.name);
         assert!(written.initial_duels > 0, "{}", p.name);
         // The spec as run validates (a catalyst path resolved against specs/leaderboard/).

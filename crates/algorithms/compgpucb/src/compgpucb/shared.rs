@@ -175,7 +175,7 @@ pub(crate) fn model_on(
 pub(crate) fn details(d: &Decision) -> StepDetails {
     vec![
         ("phase", d.phase.label().to_string()),
-        ("query", if d.kind == QueryKind::Duel { "duel" } else { "evaluate" }.to_string()),
+        ("query", bohf_core::QueryKind::from(d.kind).to_string()),
         ("t", d.t.to_string()),
         ("beta_r_sigma_r", d.beta_r_sigma_r.to_string()),
         ("gamma", d.gamma.to_string()),
