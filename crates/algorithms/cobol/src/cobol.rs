@@ -6,7 +6,7 @@ use crate::config::{
 };
 use crate::model::{Bounds, FModel, GModel, GPoint, KnownMle, MleStarts, ZValue, alpha1, doubling_says_double};
 use bohf_core::rand::Rng;
-use bohf_core::{Answer, AtField, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
+use bohf_core::{Answer, BoxDomain, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext};
 use bohf_kernels::Stationary;
 use nalgebra::{DMatrix, DVector};
 
@@ -256,7 +256,7 @@ impl Cobol {
             crate::AlphaRule::Practical { initial } => initial,
             crate::AlphaRule::Lemma32 { .. } => 1.0,
         };
-        let hyper = config.hyper.check().at("hyper")?;
+        let hyper = config.checked_hyper().clone();
         Ok(Self {
             hyper,
             lambda: config.lambda0,

@@ -5,6 +5,7 @@ use bohf_confidence::ConfidenceConfig;
 use bohf_core::error::ensure_positive;
 use bohf_core::{AtField, Error, Result, WidthSchedule};
 use bohf_gp::HyperFitConfig;
+use bohf_gp::regression::ValidHyperFitConfig;
 use bohf_optim::MultistartConfig;
 use serde::{Deserialize, Serialize};
 
@@ -283,7 +284,10 @@ impl Default for CobolConfig {
 
 bohf_core::validated! {
     /// A [`CobolConfig`] that passed [`CobolConfig::check`].
-    pub struct ValidCobolConfig(CobolConfig);
+    pub struct ValidCobolConfig(CobolConfig) {
+        /// The checked hyperparameter fit of f's GP (`hyper`).
+        checked_hyper: ValidHyperFitConfig,
+    }
 }
 
 fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
@@ -319,7 +323,7 @@ impl CobolConfig {
         // Each bound pair named by its entry (`hyper.noise_bounds[1]`), and the pairs COBOL does
         // not learn (noise, variance) checked too, so that no invalid value passes silently.
         self.hyper.check_bound_entries().at("hyper")?;
-        self.hyper.check().at("hyper")?;
+        let checked_hyper = self.hyper.check().at("hyper")?;
         self.confidence.check().at("confidence")?;
         if self.variant.uses_labels() && self.initial_label_draws < self.initial_labels {
             return Err(Error::invalid(
@@ -347,7 +351,7 @@ impl CobolConfig {
                 ));
             }
         }
-        Ok(ValidCobolConfig(self.clone()))
+        Ok(ValidCobolConfig { config: self.clone(), checked_hyper })
     }
 }
 

@@ -187,6 +187,8 @@ impl CompGpUcbBox {
         config: ValidCompGpUcbConfig,
         search: ValidCompBoxSearch,
     ) -> Result<Self> {
+        let (hyper, comparison_hyper) =
+            (config.checked_hyperparameters().clone(), config.checked_comparison_hyperparameters().clone());
         let (config, search) = (config.into_config(), search.into_config());
         let costs = Costs::of_context(ctx.costs())?;
         let stage_labels = config.stage_labels(&costs)?;
@@ -197,11 +199,10 @@ impl CompGpUcbBox {
         {
             return Err(Error::dims("kernel input dimension vs box", domain.dim(), d));
         }
-        let labels =
-            model_on(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let labels = model_on(&config.kernel, hyper.as_ref(), config.noise, &domain, "hyperparameters")?;
         let comparisons = model_on(
             &config.kernel,
-            config.comparison_hyperparameters.as_ref(),
+            comparison_hyper.as_ref(),
             config.comparison_noise.unwrap_or(config.noise),
             &domain,
             "comparison_hyperparameters",

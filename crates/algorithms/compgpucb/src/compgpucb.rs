@@ -171,6 +171,8 @@ impl CompGpUcb {
     /// context's horizon (O(n²T) per GP). Errors if the kernel's fixed input dimension differs from
     /// the candidates'.
     pub fn new(ctx: &SearchContext, config: ValidCompGpUcbConfig) -> Result<Self> {
+        let (hyper, comparison_hyper) =
+            (config.checked_hyperparameters().clone(), config.checked_comparison_hyperparameters().clone());
         let config = config.into_config();
         let costs = Costs::of_context(ctx.costs())?;
         let stage_labels = config.stage_labels(&costs)?;
@@ -181,14 +183,9 @@ impl CompGpUcb {
             return Err(Error::dims("kernel input dimension vs candidates", domain.dim(), d));
         }
         let r_noise = config.comparison_noise.unwrap_or(config.noise);
-        let labels = model(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
-        let comparisons = model(
-            &config.kernel,
-            config.comparison_hyperparameters.as_ref(),
-            r_noise,
-            &domain,
-            "comparison_hyperparameters",
-        )?;
+        let labels = model(&config.kernel, hyper.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let comparisons =
+            model(&config.kernel, comparison_hyper.as_ref(), r_noise, &domain, "comparison_hyperparameters")?;
         let phi = if matches!(config.beta, WidthSchedule::Theory { .. }) {
             let gram = config.kernel.build()?.gram(domain.points())?;
             let upper = |noise: f64| -> Result<Vec<f64>> {

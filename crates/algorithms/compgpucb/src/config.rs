@@ -5,6 +5,7 @@ use bohf_core::error::ensure_positive;
 pub use bohf_core::initial_split;
 use bohf_core::{AtField, Error, Result, WidthSchedule};
 use bohf_gp::HyperFitConfig;
+use bohf_gp::regression::ValidHyperFitConfig;
 use bohf_kernels::{KernelKind, KernelSpec};
 use serde::{Deserialize, Serialize};
 
@@ -333,7 +334,26 @@ impl Default for CompGpUcbConfig {
 
 bohf_core::validated! {
     /// A [`CompGpUcbConfig`] that passed [`CompGpUcbConfig::check`].
-    pub struct ValidCompGpUcbConfig(CompGpUcbConfig);
+    pub struct ValidCompGpUcbConfig(CompGpUcbConfig) {
+        /// The checked hyperparameter fit of the labels' GP (`hyperparameters`), if any.
+        checked_hyperparameters: Option<ValidHyperFitConfig>,
+        /// The checked hyperparameter fit of the comparisons' GP (`comparison_hyperparameters`).
+        checked_comparison_hyperparameters: Option<ValidHyperFitConfig>,
+    }
+}
+
+/// The one check of an optional hyperparameter fit of a GP with kernel `kernel` (`field` its key):
+/// the fit needs a stationary kernel (`kernel.…`), then its bound entries and settings (`field.…`).
+/// The checked fit is what the GP is built from.
+pub(crate) fn check_hyper(
+    kernel: &KernelSpec,
+    hyper: Option<&HyperFitConfig>,
+    field: &str,
+) -> Result<Option<ValidHyperFitConfig>> {
+    let Some(h) = hyper else { return Ok(None) };
+    kernel.build_stationary().at("kernel")?;
+    h.check_bound_entries().at(field)?;
+    Ok(Some(h.check().at(field)?))
 }
 
 fn ensure_nonneg(name: &str, v: f64) -> Result<()> {
@@ -354,16 +374,9 @@ impl CompGpUcbConfig {
         if let Some(n) = self.comparison_noise {
             ensure_positive("comparison_noise", n)?;
         }
-        if let Some(h) = &self.hyperparameters {
-            self.kernel.build_stationary().at("kernel")?;
-            h.check_bound_entries().at("hyperparameters")?;
-            h.check().at("hyperparameters")?;
-        }
-        if let Some(h) = &self.comparison_hyperparameters {
-            self.kernel.build_stationary().at("kernel")?;
-            h.check_bound_entries().at("comparison_hyperparameters")?;
-            h.check().at("comparison_hyperparameters")?;
-        }
+        let checked_hyperparameters = check_hyper(&self.kernel, self.hyperparameters.as_ref(), "hyperparameters")?;
+        let checked_comparison_hyperparameters =
+            check_hyper(&self.kernel, self.comparison_hyperparameters.as_ref(), "comparison_hyperparameters")?;
         ensure_nonneg("zeta", self.zeta)?;
         if let Some(r) = self.f_range {
             ensure_positive("f_range", r)?;
@@ -396,7 +409,7 @@ impl CompGpUcbConfig {
                 ));
             }
         }
-        Ok(ValidCompGpUcbConfig(self.clone()))
+        Ok(ValidCompGpUcbConfig { config: self.clone(), checked_hyperparameters, checked_comparison_hyperparameters })
     }
 
     /// ζ in the units of φ: ζ ([`ZetaScale::Raw`]) or ζ / range(f) ([`ZetaScale::Normalised`]).

@@ -15,13 +15,14 @@
 
 use crate::candidates::OnCandidates;
 use crate::compgpucb::model;
-use crate::config::{COMPARISON_REFIT_EVERY, Costs, initial_split};
+use crate::config::{COMPARISON_REFIT_EVERY, Costs, check_hyper, initial_split};
 use bohf_core::rand::RngExt;
 use bohf_core::{
     Answer, AtField, Error, FiniteDomain, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
 use bohf_gp::HyperFitConfig;
 use bohf_gp::ValueGp;
+use bohf_gp::regression::ValidHyperFitConfig;
 use bohf_kernels::{KernelKind, KernelSpec};
 use nalgebra::DMatrix;
 use rand::Rng;
@@ -56,7 +57,10 @@ impl Default for KssConfig {
 
 bohf_core::validated! {
     /// A [`KssConfig`] that passed [`KssConfig::check`].
-    pub struct ValidKssConfig(KssConfig);
+    pub struct ValidKssConfig(KssConfig) {
+        /// The checked hyperparameter fit (`hyperparameters`), if any.
+        checked_hyperparameters: Option<ValidHyperFitConfig>,
+    }
 }
 
 impl KssConfig {
@@ -64,18 +68,14 @@ impl KssConfig {
     pub fn check(&self) -> Result<ValidKssConfig> {
         self.kernel.build().at("kernel")?;
         bohf_core::error::ensure_positive("noise", self.noise)?;
-        if let Some(h) = &self.hyperparameters {
-            self.kernel.build_stationary().at("kernel")?;
-            h.check_bound_entries().at("hyperparameters")?;
-            h.check().at("hyperparameters")?;
-        }
+        let checked_hyperparameters = check_hyper(&self.kernel, self.hyperparameters.as_ref(), "hyperparameters")?;
         if !(self.initial_budget.is_finite() && self.initial_budget >= 0.0) {
             return Err(Error::invalid(
                 "initial_budget",
                 format!("must be finite and >= 0, got {}", self.initial_budget),
             ));
         }
-        Ok(ValidKssConfig(self.clone()))
+        Ok(ValidKssConfig { config: self.clone(), checked_hyperparameters })
     }
 }
 
@@ -95,10 +95,11 @@ impl Kss {
     /// KSS on the candidates of `ctx`, at the costs of its budget ([`Costs::of_context`]: unit
     /// costs without one; errors name `budget.duel`, …).
     pub fn new(ctx: &SearchContext, config: ValidKssConfig) -> Result<Self> {
+        let hyper = config.checked_hyperparameters().clone();
         let config = config.into_config();
         let costs = Costs::of_context(ctx.costs())?;
         let domain = ctx.domain().clone();
-        let gp = model(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let gp = model(&config.kernel, hyper.as_ref(), config.noise, &domain, "hyperparameters")?;
         let (initial_duels, _) = initial_split(config.initial_budget, costs.duel, costs.evaluate, 1.0);
         let gp = OnCandidates::new(gp, &domain)?;
         Ok(Self { config, domain, gp, initial_duels, answered: 0, pending: None, last_initial: true })

@@ -24,7 +24,7 @@
 use crate::QueryKind;
 use crate::candidates::OnCandidates;
 use crate::compgpucb::{beta_width, model, posterior_on};
-use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY};
+use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY, check_hyper};
 use bohf_core::WidthSchedule;
 use bohf_core::rand::RngExt;
 use bohf_core::{
@@ -32,6 +32,7 @@ use bohf_core::{
 };
 use bohf_gp::HyperFitConfig;
 use bohf_gp::ValueGp;
+use bohf_gp::regression::ValidHyperFitConfig;
 use bohf_kernels::{KernelKind, KernelSpec};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -95,7 +96,12 @@ impl Default for MfGpUcbConfig {
 
 bohf_core::validated! {
     /// A [`MfGpUcbConfig`] that passed [`MfGpUcbConfig::check`].
-    pub struct ValidMfGpUcbConfig(MfGpUcbConfig);
+    pub struct ValidMfGpUcbConfig(MfGpUcbConfig) {
+        /// The checked hyperparameter fit of the high-fidelity GP (`hyperparameters`), if any.
+        checked_hyperparameters: Option<ValidHyperFitConfig>,
+        /// The checked fit of the low-fidelity GP (`comparison_hyperparameters`), if any.
+        checked_comparison_hyperparameters: Option<ValidHyperFitConfig>,
+    }
 }
 
 fn at_least(name: &str, v: f64, min: f64) -> Result<()> {
@@ -115,22 +121,15 @@ impl MfGpUcbConfig {
         if let Some(n) = self.comparison_noise {
             bohf_core::error::ensure_positive("comparison_noise", n)?;
         }
-        for (field, h) in [
-            ("hyperparameters", &self.hyperparameters),
-            ("comparison_hyperparameters", &self.comparison_hyperparameters),
-        ] {
-            if let Some(h) = h {
-                self.kernel.build_stationary().at("kernel")?;
-                h.check_bound_entries().at(field)?;
-                h.check().at(field)?;
-            }
-        }
+        let checked_hyperparameters = check_hyper(&self.kernel, self.hyperparameters.as_ref(), "hyperparameters")?;
+        let checked_comparison_hyperparameters =
+            check_hyper(&self.kernel, self.comparison_hyperparameters.as_ref(), "comparison_hyperparameters")?;
         self.beta.check("MF-GP-UCB", &MF_BETA_RULES).at("beta")?;
         at_least("initial_budget", self.initial_budget, 0.0)?;
         bohf_core::error::ensure_positive("gamma_fraction", self.gamma_fraction)?;
         at_least("gamma_factor", self.gamma_factor, 1.0)?;
         at_least("zeta_factor", self.zeta_factor, 1.0)?;
-        Ok(ValidMfGpUcbConfig(self.clone()))
+        Ok(ValidMfGpUcbConfig { config: self.clone(), checked_hyperparameters, checked_comparison_hyperparameters })
     }
 }
 
@@ -175,13 +174,15 @@ impl MfGpUcb {
     /// MF-GP-UCB on the candidates of `ctx`, at the costs of its budget ([`Costs::of_context`]:
     /// unit costs without one; errors name `budget.duel`, `budget.evaluate`, `budget.total`).
     pub fn new(ctx: &SearchContext, config: ValidMfGpUcbConfig) -> Result<Self> {
+        let (hyper, comparison_hyper) =
+            (config.checked_hyperparameters().clone(), config.checked_comparison_hyperparameters().clone());
         let config = config.into_config();
         let costs = Costs::of_context(ctx.costs())?;
         let domain = ctx.domain().clone();
-        let high = model(&config.kernel, config.hyperparameters.as_ref(), config.noise, &domain, "hyperparameters")?;
+        let high = model(&config.kernel, hyper.as_ref(), config.noise, &domain, "hyperparameters")?;
         let low = model(
             &config.kernel,
-            config.comparison_hyperparameters.as_ref(),
+            comparison_hyper.as_ref(),
             config.comparison_noise.unwrap_or(config.noise),
             &domain,
             "comparison_hyperparameters",

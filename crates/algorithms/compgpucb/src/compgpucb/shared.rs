@@ -140,7 +140,7 @@ pub(crate) fn beta_width(rule: &WidthSchedule, t: usize, d: usize) -> f64 {
 /// builder of COMP-GP-UCB's, KSS's and MF-GP-UCB's GPs.
 pub(crate) fn model(
     kernel: &bohf_kernels::KernelSpec,
-    hyper: Option<&bohf_gp::HyperFitConfig>,
+    hyper: Option<&bohf_gp::regression::ValidHyperFitConfig>,
     noise: f64,
     domain: &FiniteDomain,
     field: &str,
@@ -151,7 +151,7 @@ pub(crate) fn model(
 /// [`model`] on a box: a learned GP scales its inputs by `bounds`.
 pub(crate) fn model_on(
     kernel: &bohf_kernels::KernelSpec,
-    hyper: Option<&bohf_gp::HyperFitConfig>,
+    hyper: Option<&bohf_gp::regression::ValidHyperFitConfig>,
     noise: f64,
     bounds: &bohf_core::BoxDomain,
     field: &str,
@@ -160,14 +160,8 @@ pub(crate) fn model_on(
     Ok(match hyper {
         None => ValueGp::Fixed(GpRegression::fit(kernel.build()?, &DMatrix::zeros(0, d), &DVector::zeros(0), noise)?),
         Some(h) => ValueGp::Learned(Box::new(
-            LearnedGp::new(
-                h.check().at(field)?,
-                kernel.build_stationary().at("kernel")?,
-                noise,
-                Some(bounds.clone()),
-                d,
-            )
-            .at(field)?,
+            LearnedGp::new(h.clone(), kernel.build_stationary().at("kernel")?, noise, Some(bounds.clone()), d)
+                .at(field)?,
         )),
     })
 }
