@@ -1,0 +1,145 @@
+//! Tests of the dual: its derivatives and its weak-duality bound.
+
+use super::newton::split;
+use super::*;
+use crate::{ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
+use bohf_core::Duel;
+use bohf_core::rand::RngExt;
+
+/// A small problem: 12 points on [0, 1], SE kernel ℓ = 0.3, 25 duels or labels from a smooth
+/// utility, latent box 1.5 or none.
+fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, ConfidenceProblem) {
+    let mut r = bohf_core::rng::seeded(seed);
+    let n = 12;
+    let x: Vec<f64> = (0..n).map(|i| i as f64 / (n - 1) as f64).collect();
+    let gram = DMatrix::from_fn(n, n, |i, j| (-(x[i] - x[j]).powi(2) / (2.0 * 0.09)).exp());
+    let f = |i: usize| 2.0 * (4.0 * x[i]).sin();
+    let obs: Vec<Observation> = (0..25)
+        .map(|_| {
+            let i = r.random_range(0..n);
+            if duels {
+                let j = r.random_range(0..n);
+                let p = 1.0 / (1.0 + (f(j) - f(i)).exp());
+                Observation::Duel(Duel::new(i, j, r.random::<f64>() < p))
+            } else {
+                Observation::Label { point: i, positive: r.random::<f64>() < 1.0 / (1.0 + (-f(i)).exp()) }
+            }
+        })
+        .collect();
+    let config = ConfidenceConfig { latent_box, nugget: 1e-8, ..ConfidenceConfig::with_norm_bound(5.0) };
+    let support: Vec<usize> = (0..n).collect();
+    (gram.clone(), ConfidenceProblem::on_candidates(&gram, &support, &obs, &config).unwrap())
+}
+
+/// The dual of max gᵀp over the confidence set of `threshold`, with the candidate's box row
+/// `candidate` and box `bound` (infinite: none), as [`solve`] builds it.
+fn linear_dual<'a>(
+    data: &'a ConicData,
+    dirs: &'a Directions,
+    g: &'a DVector<f64>,
+    threshold: f64,
+    candidate: Option<DVector<f64>>,
+    bound: f64,
+) -> Dual<'a> {
+    let n = data.l.nrows();
+    let program = Program {
+        data,
+        dirs,
+        objective: Objective::Linear(g),
+        kappa: Some(data.constant - threshold),
+        candidate,
+        n,
+        dim: n + 1,
+        total: data.total_weight(),
+    };
+    Dual {
+        program,
+        g: g.clone(),
+        lambda_free: true,
+        bound,
+        tolerance: 1e-9,
+        clip: None,
+        candidate_on_support: false,
+        stop_at: None,
+        budget: std::cell::Cell::new(u32::MAX),
+        spare: std::cell::RefCell::new(None),
+    }
+}
+
+/// D's gradient and Hessian (module docs) against central differences of D and of the
+/// gradient, at multipliers away from the optimum, with two box rows and the candidate's row
+/// in the working set.
+#[test]
+fn dual_gradient_and_hessian_match_finite_differences() {
+    for (seed, duels) in [(1u64, true), (2, false)] {
+        let (_, prob) = problem(seed, duels, Some(1.5));
+        let data = prob.conic_data();
+        let dirs = Directions::new(data);
+        let n = data.l.nrows();
+        let mle = prob.mle().unwrap();
+        let kx = DVector::from_fn(n, |i, _| data.l[(3, i)] * 0.5 + data.l[(7, i)] * 0.5);
+        let mut c = DVector::zeros(n + 1);
+        c.rows_mut(0, n).copy_from(&kx);
+        c[n] = 0.3;
+        let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(5, i)] } else { c[i] });
+        let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - 1.0, Some(c.clone()), 1.5);
+        let rows = [BoxRow::Support(2, true), BoxRow::Support(9, false), BoxRow::Candidate(true)];
+        let x0 = DVector::from_vec(vec![0.7, 0.05, 0.2, 0.1, 0.3]);
+        let at = |x: &DVector<f64>| {
+            let (m, nu) = split(&dual, x);
+            dual.point(m, &rows, &nu, &DVector::zeros(n + 1)).unwrap()
+        };
+        let p0 = at(&x0);
+        for j in 0..x0.len() {
+            let h = 1e-5 * x0[j];
+            let mut xp = x0.clone();
+            xp[j] += h;
+            let mut xm = x0.clone();
+            xm[j] -= h;
+            let (dp, dm) = (at(&xp), at(&xm));
+            let fd = (dp.value - dm.value) / (2.0 * h);
+            assert!((fd - p0.grad[j]).abs() <= 1e-6 * (1.0 + fd.abs()), "seed {seed}: ∂D/∂x{j} {} vs {fd}", p0.grad[j]);
+            for i in 0..x0.len() {
+                let fd2 = (dp.grad[i] - dm.grad[i]) / (2.0 * h);
+                let scale = 1.0 + p0.hess[(i, i)].abs().max(p0.hess[(j, j)].abs());
+                assert!(
+                    (fd2 - p0.hess[(i, j)]).abs() <= 1e-4 * scale,
+                    "seed {seed}: ∂²D/∂x{i}∂x{j} {} vs {fd2}",
+                    p0.hess[(i, j)]
+                );
+            }
+        }
+    }
+}
+
+/// Weak duality, checked against clarabel: D's certified upper bound at arbitrary multipliers
+/// is at least the program's optimum (the optimistic advantage, with and without the box).
+#[test]
+fn dual_bound_is_above_clarabel_optimum() {
+    for (seed, duels, latent_box) in [(3u64, true, None), (4, false, Some(1.5)), (5, true, Some(1.0))] {
+        let (gram, prob) = problem(seed, duels, latent_box);
+        let mle = prob.mle().unwrap();
+        let beta = 1.0;
+        let cand = prob.candidates_from_gram(&gram, &[4]).unwrap().remove(0);
+        let mut set = ConfidenceSet::new(&prob, &mle, beta).unwrap();
+        let reference = set.optimistic_advantage(&cand, 8).unwrap().value;
+        let data = prob.conic_data();
+        let dirs = Directions::new(data);
+        let n = data.l.nrows();
+        let mut c = DVector::zeros(n + 1);
+        c.rows_mut(0, n).copy_from(cand.coordinates());
+        c[n] = cand.rho();
+        let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(8, i)] } else { c[i] });
+        let bound = latent_box.unwrap_or(f64::INFINITY);
+        let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - beta, latent_box.map(|_| c.clone()), bound);
+        let mut r = bohf_core::rng::seeded(seed);
+        let rows: Vec<BoxRow> =
+            if latent_box.is_some() { vec![BoxRow::Support(1, true), BoxRow::Candidate(false)] } else { vec![] };
+        for _ in 0..20 {
+            let m = Multipliers { lambda: r.random_range(0.0..3.0), mu: r.random_range(1e-3..2.0) };
+            let nu: Vec<f64> = rows.iter().map(|_| r.random_range(0.0..1.0)).collect();
+            let point = dual.point(m, &rows, &nu, &DVector::zeros(n + 1)).unwrap();
+            assert!(point.upper >= reference - 1e-7 * reference.abs().max(1.0), "D = {} < {reference}", point.upper);
+        }
+    }
+}
