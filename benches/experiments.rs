@@ -6,6 +6,9 @@
 //! * `experiments/runner_overhead_random_T2000_n100`: one run of uniformly random duels, T = 2000
 //!   on MR-LPF's 100-point RKHS grid: the cost of the runner itself (respondent, regret, records).
 //! * `experiments/csv_4x30x300`: writing the 36 000-row CSV of the Ackley experiment.
+//! * `experiments/spec_load_leaderboard_ackley`: a spec load: parse the leaderboard's flipped
+//!   Ackley spec (9 algorithms with their nested settings), check every algorithm's parameters
+//!   once and prepare the problem (`Experiment::new`).
 
 use bohf::experiments::{Experiment, ExperimentSpec, RunId, Timing};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -43,6 +46,9 @@ kernel = "se"
 name = "random"
 "#;
 
+/// The leaderboard's flipped-Ackley problem: nine algorithms with nested settings.
+const LEADERBOARD_ACKLEY: &str = include_str!("../specs/leaderboard/ackley-1d.toml");
+
 fn experiment(text: &str) -> Experiment {
     Experiment::new(ExperimentSpec::from_toml_str(text).unwrap(), &bohf::registry::builtin()).unwrap()
 }
@@ -59,6 +65,7 @@ fn benches(c: &mut Criterion) {
     g.bench_function("runner_overhead_random_T2000_n100", |b| {
         b.iter(|| black_box(random.run_one(RunId { algorithm: 0, run: 0 }).unwrap()))
     });
+    g.bench_function("spec_load_leaderboard_ackley", |b| b.iter(|| black_box(experiment(LEADERBOARD_ACKLEY))));
     g.finish();
 }
 
