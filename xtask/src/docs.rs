@@ -124,6 +124,8 @@ struct AlgorithmDoc {
     queries: String,
     /// The query kinds it declares, as the page says them (`AlgorithmEntry::asks`, `may_ask`).
     kinds: String,
+    /// The kinds of domain it works on (`AlgorithmEntry::kinds`), as the page says them.
+    domains: String,
     /// The parameter rows, sorted by key (empty: no parameters).
     rows: Vec<Row>,
     /// On a box: the `box_search` config type and its rows (keys without the `box_search.` prefix).
@@ -167,6 +169,7 @@ fn algorithm_docs(root: &Path) -> Result<Vec<AlgorithmDoc>, String> {
             paper: paper.to_string(),
             queries: queries.to_string(),
             kinds: query_kinds(entry)?,
+            domains: entry.kinds().iter().map(ToString::to_string).collect::<Vec<_>>().join(" and "),
             rows,
             box_search,
         });
@@ -184,8 +187,8 @@ fn algorithms_page(docs: &[AlgorithmDoc]) -> String {
     );
     for d in docs {
         s.push_str(&format!(
-            "## `{}`\n\n{}.\n\n* Paper: {}.\n* Queries: {}.\n* Query kinds: {}.\n* {ABSTENTIONS}\n\n",
-            d.name, d.description, d.paper, d.queries, d.kinds
+            "## `{}`\n\n{}.\n\n* Paper: {}.\n* Queries: {}.\n* Query kinds: {}.\n* Works on: {}.\n* {ABSTENTIONS}\n\n",
+            d.name, d.description, d.paper, d.queries, d.kinds, d.domains
         ));
         if d.rows.is_empty() {
             s.push_str("No parameters.\n\n");

@@ -139,7 +139,7 @@ fn number(x: f64) -> String {
 /// The `functions` region.
 fn functions(items: &BTreeMap<String, String>) -> Result<String, String> {
     let mut s = String::from("| name | d | box | maximum | function |\n|---|---|---|---|---|\n");
-    for entry in FUNCTIONS {
+    for entry in FUNCTIONS.iter() {
         let (name, scalable) = (entry.name, entry.is_scalable());
         let f = entry.build_default().map_err(|e| format!("test function `{name}`: {e}"))?;
         // The type behind the name, from its Debug form (`Ackley { dim: 2 }`, `Branin`).
@@ -459,7 +459,7 @@ mod tests {
         let mut items = BTreeMap::new();
         read_item_docs_dir(&crate::root().join("crates/problems/src"), &mut items).unwrap();
         let text = functions(&items).unwrap();
-        for entry in FUNCTIONS {
+        for entry in FUNCTIONS.iter() {
             assert!(text.contains(&format!("| `{}` |", entry.name)), "{}", entry.name);
         }
         assert_eq!(text.lines().count(), FUNCTIONS.len() + 2);

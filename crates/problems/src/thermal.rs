@@ -58,9 +58,17 @@
 //! ([`crate::popbo`]) before preferences are simulated: on the raw percentage scale a BTL
 //! respondent would be almost deterministic.
 
+use crate::functions::table::{FunctionEntry, fixed};
 use crate::functions::{KnownOptimum, Sense, TestFunction};
 use bohf_core::{BoxDomain, Error, Result, SolverStatus};
 use serde::{Deserialize, Serialize};
+
+/// This module's rows of [`FUNCTIONS`](crate::functions::FUNCTIONS) (the number is the row's place in
+/// the lists of names).
+pub(crate) const ROWS: &[FunctionEntry] = &[
+    fixed(22, "thermal_comfort_2d", || Box::new(ThermalComfort::popbo_2d())),
+    fixed(23, "thermal_comfort_4d", || Box::new(ThermalComfort::popbo_4d())),
+];
 
 /// W/m² per met (ISO 7730; pythermalcomfort's `met_to_w_m2`).
 pub const MET_TO_W_M2: f64 = 58.15;

@@ -1,5 +1,6 @@
-//! The [`RegisteredAlgorithm`] implementations of the algorithm crates' types (finite and box
-//! modes), and the `params` of a box mode ([`BoxModeConfig`]) with the bounds of
+//! The [`RegisteredAlgorithm`] implementations that do more than the usual
+//! `XConfig::check()` / `X::new(ctx, valid)` pair (those are the `registered!` lines of the crate
+//! root, beside the entries): cost checks, box searches; and the `params` of a box mode ([`BoxModeConfig`]) with the bounds of
 //! [`limits`] on a box search.
 
 use crate::Builtin;
@@ -9,25 +10,6 @@ use bohf_experiments::registry::{RegisteredAlgorithm, short_type_name};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-macro_rules! registered {
-    ($ty:ty, $cfg:ty, $checked:ty) => {
-        impl RegisteredAlgorithm for Builtin<$ty> {
-            type Algorithm = $ty;
-            type Config = $cfg;
-            type Checked = $checked;
-            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
-                config.check()
-            }
-            fn build(ctx: &SearchContext, config: $checked) -> bohf_core::Result<Self::Algorithm> {
-                <$ty>::new(ctx, config)
-            }
-        }
-    };
-}
-
-registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
-registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
-registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
 impl RegisteredAlgorithm for Builtin<bohf_baselines::GpUcb> {
     type Algorithm = bohf_baselines::GpUcb;
     type Config = bohf_baselines::GpUcbConfig;
@@ -43,22 +25,6 @@ impl RegisteredAlgorithm for Builtin<bohf_baselines::GpUcb> {
         config.initial_values(costs).map(|_| ())
     }
 }
-registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
-registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
-registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
-
-impl RegisteredAlgorithm<BoxDomain> for Builtin<bohf_baselines::RandomDuelsBox> {
-    type Algorithm = bohf_baselines::RandomDuelsBox;
-    type Config = bohf_baselines::RandomDuelsConfig;
-    type Checked = bohf_baselines::ValidRandomDuelsConfig;
-    fn check(config: &Self::Config) -> bohf_core::Result<Self::Checked> {
-        config.check()
-    }
-    fn build(ctx: &SearchContext<BoxDomain>, config: Self::Checked) -> bohf_core::Result<Self::Algorithm> {
-        <Self::Algorithm>::new(ctx, config)
-    }
-}
-registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
 
 /// The registration of an algorithm that reads the run's costs ([`bohf_compgpucb::Costs`]).
 macro_rules! costed {
@@ -100,9 +66,6 @@ impl RegisteredAlgorithm for Builtin<bohf_compgpucb::CompGpUcb> {
         config.stage_labels(&costs).map(|_| ())
     }
 }
-registered!(bohf_eubo::Eubo, bohf_eubo::EuboConfig, bohf_eubo::ValidEuboConfig);
-registered!(bohf_eubo::Qeubo, bohf_eubo::QeuboConfig, bohf_eubo::ValidQeuboConfig);
-registered!(bohf_eubo::Dts, bohf_eubo::DtsConfig, bohf_eubo::ValidDtsConfig);
 
 /// The `params` of an algorithm's box mode: the algorithm's own config `C` (the same keys as on a
 /// finite candidate set) plus a `box_search` table `S`, the settings of the continuous search of

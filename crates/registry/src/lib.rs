@@ -19,8 +19,9 @@
 //! ```
 //!
 //! An algorithm joins with a [`RegisteredAlgorithm`] implementation on [`Builtin<ItsType>`]
-//! (one `registered!` line for the usual `XConfig::check()`/`X::new(ctx, valid)` pair) and one
-//! entry in [`builtin`]. See `docs/extending.md`.
+//! (one `registered!` line below for the usual `XConfig::check()`/`X::new(ctx, valid)` pair, one
+//! more for a box mode's) and one entry in [`builtin`], both in this file; registrations that also
+//! check costs or a box search are in `impls.rs`. See `docs/extending.md`.
 #![warn(missing_docs)]
 
 mod impls;
@@ -33,6 +34,47 @@ use bohf_experiments::limits::{Allocation, ProblemShape};
 use bohf_experiments::registry::RegisteredAlgorithm;
 use bohf_experiments::registry::{AlgorithmEntry, Registry};
 use std::marker::PhantomData;
+
+/// The [`RegisteredAlgorithm`] implementation of the usual pair: `registered!(X, XConfig,
+/// ValidXConfig)` (on a finite candidate set) or `registered!(box X, XConfig, ValidXConfig)` (on a
+/// box) checks with `XConfig::check()` and builds with `X::new(ctx, valid)`.
+macro_rules! registered {
+    (@on $domain:ty, $ty:ty, $cfg:ty, $checked:ty) => {
+        impl bohf_experiments::registry::RegisteredAlgorithm<$domain> for Builtin<$ty> {
+            type Algorithm = $ty;
+            type Config = $cfg;
+            type Checked = $checked;
+            fn check(config: &$cfg) -> bohf_core::Result<$checked> {
+                config.check()
+            }
+            fn build(ctx: &bohf_core::SearchContext<$domain>, config: $checked) -> bohf_core::Result<$ty> {
+                <$ty>::new(ctx, config)
+            }
+        }
+    };
+    (box $ty:ty, $cfg:ty, $checked:ty) => {
+        registered!(@on bohf_core::BoxDomain, $ty, $cfg, $checked);
+    };
+    ($ty:ty, $cfg:ty, $checked:ty) => {
+        registered!(@on bohf_core::FiniteDomain, $ty, $cfg, $checked);
+    };
+}
+
+registered!(bohf_pfts::PfTs, bohf_pfts::PfTsConfig, bohf_pfts::ValidPfTsConfig);
+registered!(bohf_mrlpf::MrLpf, bohf_mrlpf::MrLpfConfig, bohf_mrlpf::ValidMrLpfConfig);
+registered!(bohf_baselines::MaxMinLcb, bohf_baselines::MaxMinLcbConfig, bohf_baselines::ValidMaxMinLcbConfig);
+registered!(bohf_baselines::GpTs, bohf_baselines::GpTsConfig, bohf_baselines::ValidGpTsConfig);
+registered!(bohf_baselines::RandomDuels, bohf_baselines::RandomDuelsConfig, bohf_baselines::ValidRandomDuelsConfig);
+registered!(
+    box bohf_baselines::RandomDuelsBox,
+    bohf_baselines::RandomDuelsConfig,
+    bohf_baselines::ValidRandomDuelsConfig
+);
+registered!(bohf_popbo::PopBo, bohf_popbo::PopBoConfig, bohf_popbo::ValidPopBoConfig);
+registered!(bohf_cobol::Cobol, bohf_cobol::CobolConfig, bohf_cobol::ValidCobolConfig);
+registered!(bohf_eubo::Eubo, bohf_eubo::EuboConfig, bohf_eubo::ValidEuboConfig);
+registered!(bohf_eubo::Qeubo, bohf_eubo::QeuboConfig, bohf_eubo::ValidQeuboConfig);
+registered!(bohf_eubo::Dts, bohf_eubo::DtsConfig, bohf_eubo::ValidDtsConfig);
 
 /// The registration of the algorithm type `A` of an algorithm crate: the type the registry
 /// implements [`RegisteredAlgorithm`] on (the trait is the engine's and `A` an algorithm crate's,

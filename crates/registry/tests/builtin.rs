@@ -123,20 +123,17 @@ fn laplace_memory_estimates_count_the_rows_of_a_choice() {
 }
 
 #[test]
-fn the_experiments_page_lists_exactly_the_algorithms_with_a_box_mode() {
-    // docs/experiments.md names them in "(box modes: `a`, `b`, …)"; the registry is the truth.
+fn the_box_modes_the_experiments_page_names_exist() {
+    // docs/experiments.md names the papers' box modes in "(box modes: `a`, `b`, …)" (not every
+    // entry's: the generated algorithm reference's "Works on" lines are the full list, so a new
+    // algorithm with a box mode needs no edit of the page); each named one has a box mode.
     let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/experiments.md")).unwrap();
     let flat = page.split_whitespace().collect::<Vec<_>>().join(" ");
     let list = flat.split_once("(box modes: ").expect("docs/experiments.md lists the box modes").1;
     let list = &list[..list.find(')').unwrap()];
-    let mut documented: Vec<&str> = list.split(", ").map(|n| n.trim_matches('`')).collect();
     let registry = bohf_registry::builtin();
-    let mut boxed: Vec<&str> =
-        registry.entries().iter().filter(|e| e.supports(bohf_core::DomainKind::Box)).map(|e| e.name()).collect();
-    documented.sort_unstable();
-    boxed.sort_unstable();
-    assert_eq!(documented, boxed);
-    // And the count in words before the list.
-    let words = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"];
-    assert!(flat.contains(&format!("{} algorithms have box modes", words[boxed.len()])), "count of {}", boxed.len());
+    for name in list.split(", ").map(|n| n.trim_matches('`')) {
+        let entry = registry.get(name).unwrap_or_else(|| panic!("docs/experiments.md names `{name}`, not registered"));
+        assert!(entry.supports(bohf_core::DomainKind::Box), "docs/experiments.md says `{name}` has a box mode");
+    }
 }

@@ -2,8 +2,16 @@
 //! f(x) = −Σ_{i=1..4} αᵢ exp(−Σⱼ A_ij (xⱼ − P_ij)²), α = (1, 1.2, 3, 3.2), on [0, 1]^d.
 //! bohf maximises −f (see [`super::Sense`]).
 
+use super::table::{FunctionEntry, fixed};
 use super::{KnownOptimum, Sense, TestFunction};
 use bohf_core::BoxDomain;
+
+/// This module's rows of [`FUNCTIONS`](crate::functions::FUNCTIONS) (the number is the row's place in
+/// the lists of names).
+pub(crate) const ROWS: &[FunctionEntry] = &[
+    fixed(2, "hartmann3", || Box::new(Hartmann3)).in_family("Hartmann"),
+    fixed(3, "hartmann6", || Box::new(Hartmann6)).in_family("Hartmann"),
+];
 
 const SRC: &str = "published: BoTorch synthetic.py / SFU Virtual Library (Surjanovic & Bingham 2013); \
                    refined: mpmath Newton on the exact gradient (scripts/refine_optima.py)";

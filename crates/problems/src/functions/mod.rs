@@ -48,7 +48,7 @@
 pub mod hartmann;
 pub mod multi_fidelity;
 pub mod scalable;
-mod table;
+pub(crate) mod table;
 pub mod two_d;
 
 pub use hartmann::{Hartmann3, Hartmann6};

@@ -6,10 +6,20 @@
 //! `getBoreHoleFn.m`), which COMP-GP-UCB follows. Both are published as functions to **maximise**,
 //! so bohf uses them as they are ([`Sense::Maximise`]).
 
+use super::table::{FunctionEntry, fixed};
 use super::{KnownOptimum, OnUnitCube, Sense, TestFunction};
 use bohf_core::BoxDomain;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
+
+/// This module's rows of [`FUNCTIONS`](crate::functions::FUNCTIONS) (the number is the row's place in
+/// the lists of names).
+pub(crate) const ROWS: &[FunctionEntry] = &[
+    fixed(18, "currin_exp", || Box::new(CurrinExp::new(Fidelity::High))).aka(&["currin"]).low("currin_exp_low"),
+    fixed(19, "currin_exp_low", || Box::new(CurrinExp::new(Fidelity::Low))).aka(&["currin_low"]),
+    fixed(20, "borehole", || Box::new(Borehole::new(Fidelity::High))).low("borehole_low"),
+    fixed(21, "borehole_low", || Box::new(Borehole::new(Fidelity::Low))),
+];
 
 /// Which of the two fidelities of a multi-fidelity function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,10 +1,22 @@
 //! Test functions defined in any dimension d. Formulas are BoTorch's `_evaluate_true` (minimisation
 //! form, SFU Virtual Library definitions); bohf maximises their negation (see [`super::Sense`]).
 
+use super::table::{FunctionEntry, scalable};
 use super::{KnownOptimum, PublishedFigures, Sense, TestFunction, check_dim_at_least};
 use bohf_core::{BoxDomain, Result};
 use std::f64::consts::{E, FRAC_PI_2, PI};
 use std::sync::OnceLock;
+
+/// This module's rows of [`FUNCTIONS`](crate::functions::FUNCTIONS) (the number is the row's place in
+/// the lists of names).
+pub(crate) const ROWS: &[FunctionEntry] = &[
+    scalable(0, "ackley", |d| Ok(Box::new(Ackley::new(d)?))),
+    scalable(4, "levy", |d| Ok(Box::new(Levy::new(d)?))),
+    scalable(6, "rosenbrock", |d| Ok(Box::new(Rosenbrock::new(d)?))),
+    scalable(12, "michalewicz", |d| Ok(Box::new(Michalewicz::new(d)?))),
+    scalable(13, "styblinski_tang", |d| Ok(Box::new(StyblinskiTang::new(d)?))),
+    scalable(16, "rastrigin", |d| Ok(Box::new(Rastrigin::new(d)?))),
+];
 
 const BOTORCH: &str = "BoTorch synthetic.py / SFU Virtual Library (Surjanovic & Bingham 2013)";
 

@@ -1,15 +1,12 @@
 //! The one table of test functions, [`FUNCTIONS`]: each name [`by_name`] accepts, with its
 //! constructor. [`by_name`], [`low_fidelity`], the list of names in their errors, the tests that
 //! iterate every function and the generated function list of `docs/problems.md` (`cargo xtask docs`)
-//! all read it; adding a function is its type and one row here.
+//! all read it. Its rows are written by the group modules (`two_d::ROWS`, …); adding a function to a
+//! group is its type and one row, both in the group's file.
 
-use super::{
-    Ackley, Beale, Borehole, Branin, Bukin6, CrossInTray, CurrinExp, DropWave, EggHolder, Fidelity, Hartmann3,
-    Hartmann6, HolderTable, Levy, Levy13, Michalewicz, Rastrigin, Rosenbrock, SixHumpCamel, StyblinskiTang,
-    TestFunction, ThreeHumpCamel,
-};
-use crate::thermal::ThermalComfort;
+use super::{TestFunction, hartmann, multi_fidelity, scalable, two_d};
 use bohf_core::{Error, Result};
+use std::sync::LazyLock;
 
 /// The dimension at which a scalable function is built when none is given by the caller of
 /// [`FunctionEntry::build_default`] (the table tests and the generated list of `docs/problems.md`).
@@ -27,6 +24,9 @@ pub enum Constructor {
 /// One row of [`FUNCTIONS`].
 #[derive(Debug, Clone, Copy)]
 pub struct FunctionEntry {
+    /// Its place in the lists of names (0, 1, …: [`FUNCTIONS`] is sorted by it; a new function takes
+    /// the next number).
+    pub place: u16,
     /// The canonical name; [`TestFunction::name`] of the built function returns it.
     pub name: &'static str,
     /// Other names accepted for it (matched like the name, ignoring case, `_`, `-`, `.` and spaces).
@@ -40,24 +40,44 @@ pub struct FunctionEntry {
     pub constructor: Constructor,
 }
 
-const fn fixed(name: &'static str, build: fn() -> Box<dyn TestFunction>) -> FunctionEntry {
-    FunctionEntry { name, aliases: &[], family: None, low_fidelity: None, constructor: Constructor::Fixed(build) }
+/// The row of a function of one fixed dimension, at `place` in the lists of names.
+pub(crate) const fn fixed(place: u16, name: &'static str, build: fn() -> Box<dyn TestFunction>) -> FunctionEntry {
+    FunctionEntry {
+        place,
+        name,
+        aliases: &[],
+        family: None,
+        low_fidelity: None,
+        constructor: Constructor::Fixed(build),
+    }
 }
 
-const fn scalable(name: &'static str, build: fn(usize) -> Result<Box<dyn TestFunction>>) -> FunctionEntry {
-    FunctionEntry { name, aliases: &[], family: None, low_fidelity: None, constructor: Constructor::Scalable(build) }
+/// The row of a scalable function, at `place` in the lists of names.
+pub(crate) const fn scalable(
+    place: u16,
+    name: &'static str,
+    build: fn(usize) -> Result<Box<dyn TestFunction>>,
+) -> FunctionEntry {
+    FunctionEntry {
+        place,
+        name,
+        aliases: &[],
+        family: None,
+        low_fidelity: None,
+        constructor: Constructor::Scalable(build),
+    }
 }
 
 impl FunctionEntry {
-    const fn aka(self, aliases: &'static [&'static str]) -> Self {
+    pub(crate) const fn aka(self, aliases: &'static [&'static str]) -> Self {
         Self { aliases, ..self }
     }
 
-    const fn in_family(self, family: &'static str) -> Self {
+    pub(crate) const fn in_family(self, family: &'static str) -> Self {
         Self { family: Some(family), ..self }
     }
 
-    const fn low(self, low_fidelity: &'static str) -> Self {
+    pub(crate) const fn low(self, low_fidelity: &'static str) -> Self {
         Self { low_fidelity: Some(low_fidelity), ..self }
     }
 
@@ -103,33 +123,14 @@ impl FunctionEntry {
 }
 
 /// Every test function [`by_name`] builds, in the order of the lists of names (errors, the generated
-/// docs).
-pub const FUNCTIONS: &[FunctionEntry] = &[
-    scalable("ackley", |d| Ok(Box::new(Ackley::new(d)?))),
-    fixed("branin", || Box::new(Branin)),
-    fixed("hartmann3", || Box::new(Hartmann3)).in_family("Hartmann"),
-    fixed("hartmann6", || Box::new(Hartmann6)).in_family("Hartmann"),
-    scalable("levy", |d| Ok(Box::new(Levy::new(d)?))),
-    fixed("levy13", || Box::new(Levy13)).aka(&["levy_n13"]),
-    scalable("rosenbrock", |d| Ok(Box::new(Rosenbrock::new(d)?))),
-    fixed("eggholder", || Box::new(EggHolder)),
-    fixed("six_hump_camel", || Box::new(SixHumpCamel)),
-    fixed("bukin6", || Box::new(Bukin6)).aka(&["bukin", "bukin_n6"]),
-    fixed("holder_table", || Box::new(HolderTable)),
-    fixed("cross_in_tray", || Box::new(CrossInTray)),
-    scalable("michalewicz", |d| Ok(Box::new(Michalewicz::new(d)?))),
-    scalable("styblinski_tang", |d| Ok(Box::new(StyblinskiTang::new(d)?))),
-    fixed("beale", || Box::new(Beale)),
-    fixed("three_hump_camel", || Box::new(ThreeHumpCamel)),
-    scalable("rastrigin", |d| Ok(Box::new(Rastrigin::new(d)?))),
-    fixed("drop_wave", || Box::new(DropWave)),
-    fixed("currin_exp", || Box::new(CurrinExp::new(Fidelity::High))).aka(&["currin"]).low("currin_exp_low"),
-    fixed("currin_exp_low", || Box::new(CurrinExp::new(Fidelity::Low))).aka(&["currin_low"]),
-    fixed("borehole", || Box::new(Borehole::new(Fidelity::High))).low("borehole_low"),
-    fixed("borehole_low", || Box::new(Borehole::new(Fidelity::Low))),
-    fixed("thermal_comfort_2d", || Box::new(ThermalComfort::popbo_2d())),
-    fixed("thermal_comfort_4d", || Box::new(ThermalComfort::popbo_4d())),
-];
+/// docs: by [`FunctionEntry::place`]). Each group module owns its rows (its `ROWS`), so adding a
+/// function to a group is its type and one row in that group's file; a new group adds its `ROWS`
+/// here.
+pub static FUNCTIONS: LazyLock<Vec<FunctionEntry>> = LazyLock::new(|| {
+    let mut rows = [scalable::ROWS, two_d::ROWS, hartmann::ROWS, multi_fidelity::ROWS, crate::thermal::ROWS].concat();
+    rows.sort_by_key(|e| e.place);
+    rows
+});
 
 /// A name reduced for matching: alphanumeric characters only, lower case.
 fn key(name: &str) -> String {

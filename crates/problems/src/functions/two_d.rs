@@ -3,9 +3,25 @@
 //! which BoTorch lacks (SFU Virtual Library; POP-BO's `test_functions.py` has their negations).
 //! bohf maximises the negation of each (see [`super::Sense`]).
 
+use super::table::{FunctionEntry, fixed};
 use super::{KnownOptimum, Sense, TestFunction};
 use bohf_core::BoxDomain;
 use std::f64::consts::PI;
+
+/// This module's rows of [`FUNCTIONS`](crate::functions::FUNCTIONS) (the number is the row's place in
+/// the lists of names).
+pub(crate) const ROWS: &[FunctionEntry] = &[
+    fixed(1, "branin", || Box::new(Branin)),
+    fixed(5, "levy13", || Box::new(Levy13)).aka(&["levy_n13"]),
+    fixed(7, "eggholder", || Box::new(EggHolder)),
+    fixed(8, "six_hump_camel", || Box::new(SixHumpCamel)),
+    fixed(9, "bukin6", || Box::new(Bukin6)).aka(&["bukin", "bukin_n6"]),
+    fixed(10, "holder_table", || Box::new(HolderTable)),
+    fixed(11, "cross_in_tray", || Box::new(CrossInTray)),
+    fixed(14, "beale", || Box::new(Beale)),
+    fixed(15, "three_hump_camel", || Box::new(ThreeHumpCamel)),
+    fixed(17, "drop_wave", || Box::new(DropWave)),
+];
 
 const BOTORCH: &str = "BoTorch synthetic.py / SFU Virtual Library (Surjanovic & Bingham 2013)";
 const SFU: &str = "SFU Virtual Library (Surjanovic & Bingham 2013)";
