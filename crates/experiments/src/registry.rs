@@ -17,8 +17,8 @@
 //!
 //! **Query kinds.** Each entry declares, once, the kinds of query ([`QueryKind`]) its runs ask
 //! with the default params ([`AlgorithmEntry::asks`]) and those other params may add
-//! ([`AlgorithmEntry::may_ask`]). A run fails at a query of a kind its entry does not declare
-//! ([`CheckedEntry::check_query`]); the built-in registry's tests run every entry and check that
+//! ([`AlgorithmEntry::may_ask`]). A run or a session fails at a query of a kind its entry does not
+//! declare ([`AlgorithmEntry::check_query`]); the built-in registry's tests run every entry and check that
 //! its defaults ask exactly the kinds declared; the leaderboard takes every entry that asks duels only.
 //!
 //! **Domain kinds.** Each entry declares, once, the kinds of domain it works on
@@ -30,7 +30,7 @@
 
 use crate::error::{ExperimentError, Result};
 use crate::limits::{Allocation, ProblemShape};
-use bohf_core::{BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, QueryCosts, QueryKind, SearchContext};
+use bohf_core::{BoxDomain, Domain, DomainKind, FiniteDomain, Optimizer, Query, QueryCosts, QueryKind, SearchContext};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -235,6 +235,27 @@ impl AlgorithmEntry {
     /// [`AlgorithmEntry::may_ask`], in [`QueryKind::ALL`] order.
     pub fn asked(&self) -> Vec<QueryKind> {
         sorted(&[self.asks.0.as_slice(), self.asks.1.as_slice()].concat())
+    }
+
+    /// Checks that `query` is of a kind the entry declares ([`AlgorithmEntry::asked`]: with any
+    /// params); an error names `query`, the algorithm, the kind and the declaration. An entry that
+    /// declares nothing (one made from closures without [`AlgorithmEntry::asks`]) may ask anything.
+    /// The runner and the sessions check every query with it.
+    pub fn check_query(&self, query: &Query) -> bohf_core::Result<()> {
+        let asked = self.asked();
+        let kind = query.kind();
+        if asked.is_empty() || asked.contains(&kind) {
+            return Ok(());
+        }
+        let declared: Vec<&str> = asked.iter().map(|k| k.as_str()).collect();
+        Err(bohf_core::Error::invalid(
+            "query",
+            format!(
+                "`{}` asked a query of kind `{kind}`, which its registry entry does not declare (it asks {})",
+                self.name,
+                declared.join(", ")
+            ),
+        ))
     }
 
     /// Whether the entry's default params ask queries of `kind` only (the leaderboard's duel

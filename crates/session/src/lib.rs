@@ -39,7 +39,9 @@ pub use stamp::Stamp;
 use bohf_core::rand::RngExt;
 use bohf_core::{Abstention, Answer, BohfRng, Query, SearchContext, rng};
 use bohf_experiments::lock::{LockGuard, lock_exclusive};
-use bohf_experiments::{BoxedOptimizer, ExperimentError, Registry, remove_stale_temp_files, write_atomic};
+use bohf_experiments::{
+    AlgorithmEntry, BoxedOptimizer, ExperimentError, Registry, remove_stale_temp_files, write_atomic,
+};
 use file::{FORMAT, backup_path, damaged, parse_session, session_text, with_suffix};
 use std::path::{Path, PathBuf};
 
@@ -112,8 +114,10 @@ impl End {
     }
 }
 
-/// Builds the session's algorithm (from `registry`) and its random stream from the body.
-fn build(body: &SessionBody, registry: &Registry) -> Result<(BoxedOptimizer, BohfRng)> {
+/// Builds the session's algorithm (from `registry`) and its random stream from the body; with
+/// them the registry entry, which checks the kind of every query the algorithm asks
+/// ([`AlgorithmEntry::check_query`]).
+fn build(body: &SessionBody, registry: &Registry) -> Result<(BoxedOptimizer, BohfRng, AlgorithmEntry)> {
     let a = &body.spec.algorithm;
     let entry = registry
         .get(&a.name)
@@ -141,7 +145,20 @@ fn build(body: &SessionBody, registry: &Registry) -> Result<(BoxedOptimizer, Boh
         None => entry.build(&ctx, &a.params),
     }
     .map_err(|e| SessionError::Spec(format!("algorithm: {e}")))?;
-    Ok((optimizer, rng::seeded(body.spec.seed)))
+    Ok((optimizer, rng::seeded(body.spec.seed), entry.clone()))
+}
+
+/// The algorithm's next query, refused (naming the kind and the entry's declaration) when its
+/// kind is not one the registry entry declares: a session, like a run, never records a query the
+/// algorithm's entry says it does not ask.
+fn suggest(
+    optimizer: &mut (dyn bohf_core::Optimizer + Send),
+    rng: &mut BohfRng,
+    entry: &AlgorithmEntry,
+) -> bohf_core::Result<Query> {
+    let q = optimizer.suggest(rng)?;
+    entry.check_query(&q)?;
+    Ok(q)
 }
 
 /// An error about the costs, naming the session spec's `[costs]` fields (`costs.duel`, …) where
@@ -169,6 +186,8 @@ struct Live {
     body: SessionBody,
     optimizer: BoxedOptimizer,
     rng: BohfRng,
+    /// The algorithm's registry entry (checks each query's kind).
+    entry: AlgorithmEntry,
     /// The query being asked (suggested, not yet answered).
     pending: Option<Query>,
     /// When `pending` was chosen to be shown (its step's `asked_at`).
@@ -182,10 +201,9 @@ struct Live {
 impl Live {
     /// Replays a validated body ([`SessionBody::validate`]) through a freshly built algorithm.
     fn replay(body: SessionBody, text: String, registry: &Registry) -> Result<Self> {
-        let (mut optimizer, mut rng) = build(&body, registry)?;
+        let (mut optimizer, mut rng, entry) = build(&body, registry)?;
         for (t, step) in body.history.iter().enumerate() {
-            let q = optimizer
-                .suggest(&mut rng)
+            let q = suggest(&mut *optimizer, &mut rng, &entry)
                 .map_err(|e| SessionError::Algorithm(format!("replay, query {}: {e}", t + 1)))?;
             if StoredQuery::of(&q)? != step.query {
                 return Err(SessionError::File(format!(
@@ -199,7 +217,7 @@ impl Live {
             observe(&mut *optimizer, &q, step.answer)
                 .map_err(|e| SessionError::Algorithm(format!("replay, answer {}: {e}", t + 1)))?;
         }
-        Ok(Self { body, optimizer, rng, pending: None, shown_at: None, last_good: text, exhausted: false })
+        Ok(Self { body, optimizer, rng, entry, pending: None, shown_at: None, last_good: text, exhausted: false })
     }
 }
 
@@ -437,7 +455,7 @@ impl Session {
             let live = &mut self.live;
             let round = live.body.history.len();
             if live.pending.is_none() {
-                match live.optimizer.suggest(&mut live.rng) {
+                match suggest(&mut *live.optimizer, &mut live.rng, &live.entry) {
                     Ok(q) => {
                         live.pending = Some(q);
                         live.shown_at = Some(Stamp::now());

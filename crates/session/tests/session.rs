@@ -368,3 +368,40 @@ fn a_released_session_saves_under_the_lock_and_refuses_when_the_file_changed() {
     assert_eq!(std::fs::read(&path).unwrap(), before, "nothing was written");
     assert_eq!(s.answered(), 1, "the refused answer is not kept in memory either");
 }
+
+/// A session, like a run, refuses a query of a kind the algorithm's registry entry does not
+/// declare, naming the kind and the declaration, and writes nothing: live (`pending`), and when a
+/// saved history is replayed under an entry that no longer declares what it asked.
+#[test]
+fn a_query_of_an_undeclared_kind_is_refused_and_nothing_is_written() {
+    let dir = tmp("undeclared");
+    let honest = bohf_session::testing::three_way_registry();
+    let entry = honest.get("three-way").unwrap().clone();
+    let mut mislabelled = bohf_registry::builtin();
+    mislabelled.register(entry.asks(&[bohf_core::QueryKind::Duel])).unwrap();
+    let mut body = body_of(spec("pf-ts")).unwrap();
+    body.spec.algorithm.name = "three-way".into();
+    // Live: the first query is a choice, which the entry says it never asks.
+    let path = dir.join("live.json");
+    let mut s = Session::create_with(&path, body.clone(), false, &mislabelled).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let e = s.pending().unwrap_err().to_string();
+    assert!(e.contains("`three-way` asked a query of kind `choice`") && e.contains("(it asks duel)"), "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    drop(s);
+    // Replayed: two choices answered under the honest entry, then reopened under the other.
+    let saved = dir.join("saved.json");
+    let mut s = Session::create_with(&saved, body, false, &honest).unwrap();
+    for _ in 0..2 {
+        let q = s.pending().unwrap().unwrap();
+        let a = prefer(&s, &q);
+        s.answer(a).unwrap();
+    }
+    drop(s);
+    let before = std::fs::read(&saved).unwrap();
+    let e = Session::open_with(&saved, &mislabelled).unwrap_err().to_string();
+    assert!(e.contains("kind `choice`"), "{e}");
+    assert_eq!(std::fs::read(&saved).unwrap(), before);
+    assert_eq!(Session::open_with(&saved, &honest).unwrap().answered(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

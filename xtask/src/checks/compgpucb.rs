@@ -31,8 +31,8 @@
 use super::Check;
 use crate::report::Row;
 use bohf_compgpucb::{
-    CompGpUcb, CompGpUcbConfig, DoublingAfter, GammaDoubling, GammaRule, InitialCounting, InitialDesign, Phase,
-    QueryKind,
+    CompGpUcb, CompGpUcbConfig, DoublingAfter, Feedback, GammaDoubling, GammaRule, InitialCounting, InitialDesign,
+    Phase,
 };
 use bohf_core::{BoxDomain, FiniteDomain, Optimizer, SearchContext, WidthSchedule, rng};
 use bohf_problems::GridFunction;
@@ -308,7 +308,7 @@ fn run_all(quick: bool) -> bohf_core::Result<(Instance, RunStats, usize, usize)>
                     st.min_phi_star = st.min_phi_star.min(phi);
                     st.phi_negative += usize::from(phi < 0.0);
                 }
-                if d.kind == QueryKind::Evaluate {
+                if d.kind == Feedback::Evaluate {
                     st.labels += 1;
                     let margin = inst.fr[x] - (fr_star - L2 * inst.zeta - 4.0 * d.gamma);
                     st.min_label_margin = st.min_label_margin.min(margin);
@@ -463,7 +463,7 @@ fn conditional_panel(quick: bool, lemma9: bool) -> bohf_core::Result<(Instance, 
             let d = alg.last_decision().cloned().ok_or_else(|| bohf_core::Error::invalid("decision", "none"))?;
             let x = d.index.unwrap_or(0);
             let needed = (d.phase == Phase::Comparisons && d.exits_phase1)
-                || (d.phase == Phase::Constrained && d.kind == QueryKind::Evaluate);
+                || (d.phase == Phase::Constrained && d.kind == Feedback::Evaluate);
             if needed {
                 let (m, s) = alg.posterior(alg.comparison_gp())?;
                 let upper_star = fr_star <= m[x_star] + d.beta_r * s[x_star];

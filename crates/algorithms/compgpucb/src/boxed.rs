@@ -32,7 +32,7 @@
 
 use crate::compgpucb::{Progress, beta_width, details, model_on};
 use crate::config::{BOX_BETA_RULES, BetaClock, Costs, EmptyFallback, LowerBoundRule, ValidCompGpUcbConfig};
-use crate::{CompGpUcbConfig, Decision, Phase, QueryKind};
+use crate::{CompGpUcbConfig, Decision, Feedback, Phase};
 use bohf_core::{
     Answer, AtField, BoxDomain, Error, Optimizer, Point, Query, Result, SearchContext, StepDetails, argmax_lowest,
 };
@@ -292,7 +292,7 @@ impl CompGpUcbBox {
         let done = self.progress.answered;
         let mut d = Decision {
             phase: Phase::Initial,
-            kind: QueryKind::Duel,
+            kind: Feedback::Duel,
             index: None,
             t: match self.config.beta_clock {
                 BetaClock::Global => done + 1,
@@ -311,7 +311,7 @@ impl CompGpUcbBox {
         };
         if done < self.initial_duels + self.initial_labels {
             if done >= self.initial_duels {
-                d.kind = QueryKind::Evaluate;
+                d.kind = Feedback::Evaluate;
             }
             return Ok(d);
         }
@@ -326,7 +326,7 @@ impl CompGpUcbBox {
         } else {
             d.phase = Phase::Constrained;
             d.beta = self.beta(false)?;
-            d.kind = if d.beta_r_sigma_r >= self.progress.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
+            d.kind = if d.beta_r_sigma_r >= self.progress.gamma { Feedback::Duel } else { Feedback::Evaluate };
         }
         Ok(d)
     }
@@ -400,8 +400,8 @@ impl Optimizer for CompGpUcbBox {
     fn suggest(&mut self, rng: &mut dyn Rng) -> Result<Query> {
         let (x, d) = self.choose(&mut *rng)?;
         let query = match d.kind {
-            QueryKind::Duel => Query::Duel(Point::continuous(x), Point::continuous(self.domain.sample(rng))),
-            QueryKind::Evaluate => Query::Evaluate(Point::continuous(x)),
+            Feedback::Duel => Query::Duel(Point::continuous(x), Point::continuous(self.domain.sample(rng))),
+            Feedback::Evaluate => Query::Evaluate(Point::continuous(x)),
         };
         self.pending = Some((query.clone(), d.clone()));
         self.last = Some(d);
@@ -417,9 +417,9 @@ impl Optimizer for CompGpUcbBox {
         let (x, kind) = match query {
             Query::Duel(p, q) => {
                 self.domain.checked_point(q, "opponent")?;
-                (self.domain.checked_point(p, "duelled")?.to_vec(), QueryKind::Duel)
+                (self.domain.checked_point(p, "duelled")?.to_vec(), Feedback::Duel)
             }
-            Query::Evaluate(p) => (self.domain.checked_point(p, "evaluated")?.to_vec(), QueryKind::Evaluate),
+            Query::Evaluate(p) => (self.domain.checked_point(p, "evaluated")?.to_vec(), Feedback::Evaluate),
             other => {
                 let kind = other.kind();
                 return Err(Error::invalid(

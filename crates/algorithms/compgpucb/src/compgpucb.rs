@@ -68,21 +68,22 @@ impl Phase {
     }
 }
 
-/// The kind of query a step makes: of bohf-core's kinds ([`bohf_core::QueryKind`]), the two
-/// COMP-GP-UCB chooses between.
+/// The feedback a step asks for: the two of bohf-core's query kinds ([`bohf_core::QueryKind`])
+/// COMP-GP-UCB chooses between (its own type, so that its decision rule matches on exactly these
+/// two; named apart from core's `QueryKind` so that the two never clash in one scope).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueryKind {
+pub enum Feedback {
     /// A duel against a uniformly random opponent.
     Duel,
     /// A direct query of f.
     Evaluate,
 }
 
-impl From<QueryKind> for bohf_core::QueryKind {
-    fn from(k: QueryKind) -> Self {
+impl From<Feedback> for bohf_core::QueryKind {
+    fn from(k: Feedback) -> Self {
         match k {
-            QueryKind::Duel => bohf_core::QueryKind::Duel,
-            QueryKind::Evaluate => bohf_core::QueryKind::Evaluate,
+            Feedback::Duel => bohf_core::QueryKind::Duel,
+            Feedback::Evaluate => bohf_core::QueryKind::Evaluate,
         }
     }
 }
@@ -93,7 +94,7 @@ pub struct Decision {
     /// The phase.
     pub phase: Phase,
     /// Duel or evaluation.
-    pub kind: QueryKind,
+    pub kind: Feedback,
     /// The chosen candidate (`None` in the initial design: a random one).
     pub index: Option<usize>,
     /// The t of β_t of the f_r GP.
@@ -339,7 +340,7 @@ impl CompGpUcb {
         let done = self.progress.answered;
         let mut d = Decision {
             phase: Phase::Initial,
-            kind: QueryKind::Duel,
+            kind: Feedback::Duel,
             index: None,
             t: match self.config.beta_clock {
                 BetaClock::Global => done + 1,
@@ -358,7 +359,7 @@ impl CompGpUcb {
         };
         if done < self.initial_duels + self.initial_labels {
             if done >= self.initial_duels {
-                d.kind = QueryKind::Evaluate;
+                d.kind = Feedback::Evaluate;
             }
             return Ok(d);
         }
@@ -388,7 +389,7 @@ impl CompGpUcb {
                 d.feasible = phi.iter().filter(|&&p| p >= 0.0).count();
                 d.feasible_empty = empty;
                 d.beta_r_sigma_r = br * s[x];
-                d.kind = if d.beta_r_sigma_r >= self.progress.gamma { QueryKind::Duel } else { QueryKind::Evaluate };
+                d.kind = if d.beta_r_sigma_r >= self.progress.gamma { Feedback::Duel } else { Feedback::Evaluate };
             }
         }
         Ok(d)
@@ -410,8 +411,8 @@ impl Optimizer for CompGpUcb {
             None => rng.random_range(0..n),
         };
         let query = match d.kind {
-            QueryKind::Duel => Query::Duel(self.domain.point(x)?, self.domain.point(rng.random_range(0..n))?),
-            QueryKind::Evaluate => Query::Evaluate(self.domain.point(x)?),
+            Feedback::Duel => Query::Duel(self.domain.point(x)?, self.domain.point(rng.random_range(0..n))?),
+            Feedback::Evaluate => Query::Evaluate(self.domain.point(x)?),
         };
         self.pending = Some((query.clone(), d.clone()));
         self.last = Some(d);
@@ -429,9 +430,9 @@ impl Optimizer for CompGpUcb {
         let (first, kind) = match query {
             Query::Duel(p, q) => {
                 self.domain.candidate_index(q, "opponent")?;
-                (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
+                (self.domain.candidate_index(p, "duelled")?, Feedback::Duel)
             }
-            Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
+            Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, Feedback::Evaluate),
             other => {
                 let kind = other.kind();
                 return Err(Error::invalid(

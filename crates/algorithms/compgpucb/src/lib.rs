@@ -31,7 +31,7 @@ mod kss;
 mod mfgpucb;
 
 pub use boxed::{CompBoxSearch, CompGpUcbBox, ConstrainedMaximum, ValidCompBoxSearch, maximize_constrained};
-pub use compgpucb::{CandidateMoments, CompGpUcb, Decision, Phase, QueryKind, select_constrained};
+pub use compgpucb::{CandidateMoments, CompGpUcb, Decision, Feedback, Phase, select_constrained};
 pub use config::{
     BETA_RULES, BOX_BETA_RULES, BetaClock, COMPARISON_REFIT_EVERY, CompGpUcbConfig, Costs, DoublingAfter,
     DoublingScope, EmptyFallback, GammaDoubling, GammaRule, InitialCounting, InitialDesign, LABEL_REFIT_EVERY,

@@ -21,7 +21,7 @@
 //! Every decision is a function of the history ([`MfGpUcb::decide`]); the costs λ_c, λ_l are the
 //! run's budget's ([`Costs::of_context`]).
 
-use crate::QueryKind;
+use crate::Feedback;
 use crate::candidates::OnCandidates;
 use crate::compgpucb::{beta_width, model, posterior_on};
 use crate::config::{COMPARISON_REFIT_EVERY, Costs, InitialCounting, LABEL_REFIT_EVERY, check_hyper};
@@ -137,7 +137,7 @@ impl MfGpUcbConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MfDecision {
     /// Duel (low fidelity) or evaluation (high fidelity).
-    pub kind: QueryKind,
+    pub kind: Feedback,
     /// The chosen candidate; `None` in the initial design (a random one).
     pub index: Option<usize>,
     /// β_t (NaN in the initial design).
@@ -259,7 +259,7 @@ impl MfGpUcb {
     pub fn decide(&self) -> Result<MfDecision> {
         let done = self.answered;
         if done < self.initial_duels + self.initial_labels {
-            let kind = if done < self.initial_duels { QueryKind::Duel } else { QueryKind::Evaluate };
+            let kind = if done < self.initial_duels { Feedback::Duel } else { Feedback::Evaluate };
             let nan = f64::NAN;
             return Ok(MfDecision { kind, index: None, beta: nan, beta_sigma_low: nan, gamma: nan, zeta: nan });
         }
@@ -270,7 +270,7 @@ impl MfGpUcb {
         let acquisition = (0..m1.len()).map(|i| (m1[i] + beta * s1[i] + zeta).min(m2[i] + beta * s2[i]));
         let x = argmax_lowest(acquisition)?;
         let beta_sigma_low = beta * s1[x];
-        let kind = if beta_sigma_low >= gamma { QueryKind::Duel } else { QueryKind::Evaluate };
+        let kind = if beta_sigma_low >= gamma { Feedback::Duel } else { Feedback::Evaluate };
         Ok(MfDecision { kind, index: Some(x), beta, beta_sigma_low, gamma, zeta })
     }
 
@@ -299,8 +299,8 @@ impl Optimizer for MfGpUcb {
         let n = self.domain.len();
         let x = d.index.unwrap_or_else(|| rng.random_range(0..n));
         let query = match d.kind {
-            QueryKind::Duel => Query::Duel(self.domain.point(x)?, self.domain.point(rng.random_range(0..n))?),
-            QueryKind::Evaluate => Query::Evaluate(self.domain.point(x)?),
+            Feedback::Duel => Query::Duel(self.domain.point(x)?, self.domain.point(rng.random_range(0..n))?),
+            Feedback::Evaluate => Query::Evaluate(self.domain.point(x)?),
         };
         self.pending = Some((query.clone(), d.clone()));
         self.last = Some(d);
@@ -318,9 +318,9 @@ impl Optimizer for MfGpUcb {
         let (first, kind) = match query {
             Query::Duel(p, q) => {
                 self.domain.candidate_index(q, "opponent")?;
-                (self.domain.candidate_index(p, "duelled")?, QueryKind::Duel)
+                (self.domain.candidate_index(p, "duelled")?, Feedback::Duel)
             }
-            Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, QueryKind::Evaluate),
+            Query::Evaluate(p) => (self.domain.candidate_index(p, "evaluated")?, Feedback::Evaluate),
             other => {
                 let kind = other.kind();
                 return Err(Error::invalid(
@@ -340,20 +340,20 @@ impl Optimizer for MfGpUcb {
         let initial = d.index.is_none();
         // The answer is checked before anything is recorded.
         let y = match kind {
-            QueryKind::Duel => {
+            Feedback::Duel => {
                 if answer.duel_outcome()? {
                     1.0
                 } else {
                     0.0
                 }
             }
-            QueryKind::Evaluate => answer.value()?,
+            Feedback::Evaluate => answer.value()?,
         };
         if !initial && self.gamma.is_nan() {
             (self.gamma, self.zeta) = (d.gamma, d.zeta);
         }
         match kind {
-            QueryKind::Duel => {
+            Feedback::Duel => {
                 self.low.append(first, y)?;
                 if !initial {
                     self.run += 1;
@@ -363,7 +363,7 @@ impl Optimizer for MfGpUcb {
                     }
                 }
             }
-            QueryKind::Evaluate => {
+            Feedback::Evaluate => {
                 if initial {
                     self.initial_values.push((first, y));
                 } else {

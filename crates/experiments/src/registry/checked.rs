@@ -120,24 +120,9 @@ impl CheckedEntry {
         })
     }
 
-    /// Checks that `query` is of a kind the entry declares ([`AlgorithmEntry::asked`]: with any
-    /// params); an error names `query`, the algorithm, the kind and the declaration. An entry that
-    /// declares nothing (one made from closures without [`AlgorithmEntry::asks`]) may ask anything.
+    /// Checks that `query` is of a kind the entry declares ([`AlgorithmEntry::check_query`]).
     pub fn check_query(&self, query: &Query) -> bohf_core::Result<()> {
-        let asked = self.entry.asked();
-        let kind = query.kind();
-        if asked.is_empty() || asked.contains(&kind) {
-            return Ok(());
-        }
-        let declared: Vec<&str> = asked.iter().map(|k| k.as_str()).collect();
-        Err(bohf_core::Error::invalid(
-            "query",
-            format!(
-                "`{}` asked a query of kind `{kind}`, which its registry entry does not declare (it asks {})",
-                self.entry.name(),
-                declared.join(", ")
-            ),
-        ))
+        self.entry.check_query(query)
     }
 
     /// Builds the optimiser for a problem on the kind of domain the config was checked for, from

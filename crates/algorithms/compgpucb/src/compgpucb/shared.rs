@@ -66,7 +66,7 @@ impl<P> Progress<P> {
 
     /// Records an answered query of `kind` decided by `d` at `point` (after its answer went into
     /// the GP): the phase-1 exit, the γ-doubling, Algorithm 2's stages.
-    pub(crate) fn record(&mut self, config: &CompGpUcbConfig, costs: &Costs, d: &Decision, kind: QueryKind, point: P) {
+    pub(crate) fn record(&mut self, config: &CompGpUcbConfig, costs: &Costs, d: &Decision, kind: Feedback, point: P) {
         self.answered += 1;
         match (d.phase, kind) {
             (Phase::Initial, _) => {}
@@ -76,8 +76,8 @@ impl<P> Progress<P> {
                 }
                 self.count_comparison(config, costs, Phase::Comparisons);
             }
-            (Phase::Constrained, QueryKind::Duel) => self.count_comparison(config, costs, Phase::Constrained),
-            (Phase::Constrained, QueryKind::Evaluate) => {
+            (Phase::Constrained, Feedback::Duel) => self.count_comparison(config, costs, Phase::Constrained),
+            (Phase::Constrained, Feedback::Evaluate) => {
                 self.run = 0;
                 if let (Some(u), Some(per_stage)) = (config.unknown_zeta, self.stage_labels) {
                     self.stage_count += 1;
@@ -189,15 +189,15 @@ pub(crate) fn details(d: &Decision) -> StepDetails {
 pub(crate) fn record_answer<G>(
     comparisons: &mut G,
     labels: &mut G,
-    kind: QueryKind,
+    kind: Feedback,
     answer: Answer,
     mut append: impl FnMut(&mut G, f64) -> Result<()>,
 ) -> Result<()> {
     match kind {
-        QueryKind::Duel => {
+        Feedback::Duel => {
             let z = if answer.duel_outcome()? { 1.0 } else { 0.0 };
             append(comparisons, z)
         }
-        QueryKind::Evaluate => append(labels, answer.value()?),
+        Feedback::Evaluate => append(labels, answer.value()?),
     }
 }
