@@ -59,6 +59,7 @@ fn command_line(opts: &LeaderboardOptions) -> String {
 /// page then holds the problems that finished and the command fails naming the others (if none
 /// finished, no page is written). The page merges with the one already in `--page` (its
 /// `leaderboard/boards.json`): the problems this call ran replace theirs, the others stay.
+// Long: the command's argument checks, runs and page in the order it does them; each step is a call.
 pub fn leaderboard(opts: &LeaderboardOptions) -> Result<PathBuf, CliError> {
     let dir = opts.specs.clone().unwrap_or_else(|| Path::new(DEFAULT_SPECS_DIR).join("leaderboard"));
     if !dir.is_dir() {

@@ -349,6 +349,7 @@ fn main() {
     }
 }
 
+// Long: one arm per subcommand, each a few lines calling the library; the one match is the CLI's table of contents.
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
         Command::Run { spec, run } => {

@@ -347,6 +347,7 @@ pub(crate) fn layout(data: &ConicData, omega: bool) -> Layout {
 }
 
 /// [`assemble`] with the layout chosen: `lifted` only matters with a latent box.
+// Long: the program's rows written in one pass, one block per constraint in the layout's order.
 fn assemble_layout(data: &ConicData, omega: bool, likelihood_rhs: Option<f64>, lifted: bool) -> Assembled {
     let n = data.l.nrows();
     let m = data.rows.nrows();

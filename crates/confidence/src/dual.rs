@@ -281,6 +281,7 @@ impl Dual<'_> {
 /// as soon as a dual point certifies that its maximum is at most the level (the candidate cannot
 /// win), returning that bound with `lower` = −∞ and no feasible point ([`Dual::stopped`]).
 /// `None` when no certificate within `tolerance` is found (the caller falls back).
+// Long: the outer projected Newton loop, its stopping rules and its certificate share the iterate.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve(
     data: &ConicData,

@@ -183,6 +183,7 @@ impl Experiment {
 
     /// Runs one task, continuing from its checkpoint and saving checkpoints as `checkpointing`
     /// says ([`crate::checkpoint`]); `None` runs it from step 1 without checkpoints.
+    // Long: the step loop (query check, answer, records, budget, checkpoints) shares the run's state.
     pub fn run_one_checkpointed(&self, id: RunId, checkpointing: Option<&Checkpointing>) -> Result<RunRecord> {
         let spec_alg = self.spec.algorithms.get(id.algorithm).ok_or_else(|| {
             ExperimentError::spec(

@@ -11,6 +11,7 @@ use std::path::Path;
 /// without `elapsed_s`, which reads as 0 when absent; without the utility-gap columns, an older
 /// CSV, whose gaps read as [`UtilityGap::NOT_RECORDED`]; an empty gap field reads the same). `labels` maps each label to its algorithm
 /// index. Rows of one run must be consecutive with t = 1, 2, …; runs come back in file order.
+// Long: one pass over the rows, each column parsed in file order with an error naming row and column.
 pub fn runs_from_csv(text: &str, labels: &[String], path: Option<&Path>) -> Result<Vec<RunRecord>> {
     let source = path.map(Path::to_path_buf).unwrap_or_else(|| "<csv>".into());
     let bad = |reason: String| ExperimentError::Results { path: path.map(Path::to_path_buf), reason };

@@ -201,6 +201,7 @@ where
 ///
 /// Errors: those of [`minimize_bounded`], and a pair of the wrong length or not finite (naming
 /// `curvature[k]`).
+// Long: one projected L-BFGS loop; its line search, memory update and stopping rules share the iterate.
 pub fn minimize_bounded_warm<F>(
     mut f: F,
     x0: &[f64],

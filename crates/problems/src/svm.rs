@@ -64,6 +64,7 @@ fn rbf(a: &[f64], b: &[f64], inv_two_h2: f64) -> f64 {
 impl RbfSvm {
     /// Trains on rows `x` with classes `y` (`true` = positive), bandwidth h > 0 and C > 0. Errors
     /// name `x` (empty, ragged, non-finite), `y` (length, a single class), `bandwidth` or `c`.
+    // Long: one SMO loop (pair choice, clipped step, error-cache update) as Platt's pseudocode writes it.
     pub fn train(x: &[Vec<f64>], y: &[bool], bandwidth: f64, c: f64, options: SmoOptions) -> Result<Self> {
         bohf_core::error::ensure_positive("bandwidth", bandwidth)?;
         bohf_core::error::ensure_positive("c", c)?;

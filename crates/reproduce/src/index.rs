@@ -15,6 +15,7 @@ use std::path::Path;
 /// section, and the timings; then COBOL's presets with a `<name>.cobol.json`
 /// ([`crate::cobol::index_section`]), and COMP-GP-UCB's with a `<name>.compgpucb.json`
 /// ([`crate::compgpucb::index_section`]).
+// Long: the index page's sections, written in reading order.
 pub fn build_index(out: &Path, presets: &[Preset]) -> Result<String> {
     let mut panels: Vec<(PanelResult, Option<&Reproduces>)> = Vec::new();
     let mut missing = Vec::new();

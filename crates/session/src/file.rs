@@ -223,6 +223,7 @@ impl SessionBody {
     /// every query's indices within the candidates, every answer of its query's kind (a value
     /// answer finite; an abstention fits any query), and the images (if any) one per candidate,
     /// each a relative path inside the images' folder ([`crate::candidates::check_image_path`]).
+    // Long: one check per part of the session file, in the file's order, each with its message.
     pub fn validate(&self) -> Result<(), String> {
         let c = &self.candidates;
         let n = c.values.len();

@@ -17,6 +17,7 @@ fn spec(horizon: usize, runs: usize) -> String {
         + "[[algorithms]]\nname = \"pf-ts\"\n[[algorithms]]\nname = \"mr-lpf\"\n"
 }
 
+// Long: one check's runs, fits and rows share the instances and the settings line.
 pub fn regret_growth(quick: bool) -> Vec<Row> {
     let (horizon, runs) = if quick { (150, 4) } else { (1000, 30) };
     let result = (|| -> Result<Vec<Row>, String> {

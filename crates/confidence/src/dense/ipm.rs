@@ -173,6 +173,7 @@ impl<'a> Program<'a> {
 /// Solves one program by the interior-point method from the strictly feasible `start` (module
 /// docs), returning a certified solution, or `None` (the caller falls back to clarabel).
 /// `tolerance` is the certified gap required, relative to max(1, |value|).
+// Long: one interior-point loop (predictor, corrector, step length, certificate) sharing the iterate's factorisation.
 pub(crate) fn solve(
     data: &ConicData,
     dirs: &Directions,

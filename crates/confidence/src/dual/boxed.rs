@@ -110,6 +110,7 @@ impl Dual<'_> {
     /// The inner maximiser over the box at `m` (module docs), from the box-feasible `start` and the
     /// working set `working` (rows of a previous solve: those still at their bound are kept).
     /// `None` when it does not converge within the step or factorisation limits.
+    // Long: one active-set Newton loop (Newton system, ratio test, leaving rows) sharing the products H̃⁻¹c_j of its factorisation.
     fn box_inner(
         &self,
         m: Multipliers,

@@ -43,6 +43,7 @@ impl Dual<'_> {
     }
 
     /// Evaluates the dual at (m, ν) for the working set `rows`, from the inner start `start`.
+    // Long: the inner damped Newton solve and the dual's value, gradient and Hessian share its last factorisation.
     pub(super) fn point(&self, m: Multipliers, rows: &[BoxRow], nu: &[f64], start: &DVector<f64>) -> Option<DualPoint> {
         let program = &self.program;
         let n = program.n;

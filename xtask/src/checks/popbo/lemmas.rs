@@ -159,6 +159,7 @@ pub(super) fn step(p: &mut PopBo, f: &[f64], alg: &mut impl rand::Rng, resp: &mu
 
 /// Lemma 4.1 (eqs. (23)–(25)) and the optimism sanity checks (notes §4.7 items 11–13) on POP-BO's own
 /// confidence sets along a run (1-D, 15 candidates, Matérn-5/2 ℓ = 0.2, B = 2, β₀√t with β₀ = 1).
+// Long: one check's run and its rows share the instance and the settings line.
 pub(super) fn lemma41(quick: bool) -> Vec<Row> {
     let name = "identity.popbo-lemma41";
     let claim = "POP-BO Lemma 4.1 / eq. (24)";

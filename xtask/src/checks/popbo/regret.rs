@@ -12,6 +12,7 @@ use super::*;
 /// run only (quick horizons are too short to resolve an exponent). Rows are named
 /// `regret.popbo-growth.d<d>`; ε_K = 1e-6 (Remark 4.2). A run whose solver fails is counted in a judged
 /// "runs completed" row and left out of the mean (never silently).
+// Long: one check's runs, fits and rows share the instances and the settings line.
 pub(super) fn regret_growth(quick: bool) -> Vec<Row> {
     let name = "regret.popbo-growth";
     let claim = "POP-BO Thm 5.2 / Fig. 4: R_T sublinear, log–log slope ≈ 3/4 on GP instances";
