@@ -134,6 +134,11 @@ impl Directions {
         });
         Self { a, term_dir, point_dir, gram: std::sync::OnceLock::new(), l_abs: std::sync::OnceLock::new() }
     }
+
+    /// The direction (row of A) of support point i's latent value L_i, when the latent box uses it.
+    pub(crate) fn point_dir(&self, i: usize) -> Option<usize> {
+        self.point_dir.get(i).copied()
+    }
 }
 
 /// One program's data and state, borrowed from the caller.

@@ -178,9 +178,11 @@ impl Dual<'_> {
                 if solved.ensure(f, program, mu, all, &w).is_none() {
                     break;
                 }
-                let Some((d, nu, reduced)) = face_step(&solved, &mut face, &w, &resid, &r, &h) else { break };
+                let Some((nu, reduced)) = face_step(&solved, &mut face, &w, &resid, &r, &h) else { break };
                 let negative: Vec<usize> = (0..w.len()).filter(|&k| nu[k] < 0.0 && !pinned.contains(&w[k])).collect();
                 if negative.is_empty() {
+                    // d = H̃⁻¹(r − C_Wᵀν) ([`face_step`]).
+                    let Some(d) = solve_tilde(f, program, mu, &reduced) else { break };
                     step = Some((d, nu, reduced));
                     break;
                 }

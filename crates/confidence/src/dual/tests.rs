@@ -8,7 +8,7 @@ use bohf_core::rand::RngExt;
 
 /// A small problem: 12 points on [0, 1], SE kernel ℓ = 0.3, 25 duels or labels from a smooth
 /// utility, latent box 1.5 or none.
-fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, ConfidenceProblem) {
+pub(crate) fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, ConfidenceProblem) {
     let mut r = bohf_core::rng::seeded(seed);
     let n = 12;
     let x: Vec<f64> = (0..n).map(|i| i as f64 / (n - 1) as f64).collect();
@@ -33,7 +33,7 @@ fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, Co
 
 /// The dual of max gᵀp over the confidence set of `threshold`, with the candidate's box row
 /// `candidate` and box `bound` (infinite: none), as [`solve`] builds it.
-fn linear_dual<'a>(
+pub(crate) fn linear_dual<'a>(
     data: &'a ConicData,
     dirs: &'a Directions,
     g: &'a DVector<f64>,
