@@ -96,10 +96,10 @@ impl BoxRow {
         let out = &mut out[..program.dim];
         match self {
             BoxRow::Support(i, plus) => {
-                let l = program.data.l.row(i);
+                let l = program.dirs.l_row(program.data, i);
                 out.fill(0.0);
-                for k in 0..program.n {
-                    out[k] = sign(plus) * l[k];
+                for (o, v) in out.iter_mut().zip(l) {
+                    *o = sign(plus) * v;
                 }
             }
             BoxRow::Candidate(plus) => {

@@ -44,7 +44,7 @@
 //! The face steps' linear algebra (the rows met, the working set's system and its factor kept
 //! across steps) is in [`face`].
 
-mod face;
+pub(super) mod face;
 
 use super::{BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U};
 use crate::dense::{DenseSolution, Eval, Program};

@@ -2,6 +2,7 @@
 //! Newton steps, and D's value, certified upper bound, gradient and Hessian (module docs of the
 //! parent).
 
+use super::boxed::face::row_dot;
 use super::{BoxRow, Dual, DualPoint, InnerFactor, MAX_INNER, Multipliers, U};
 use crate::dense::Eval;
 use bohf_core::linalg::tr_mul_blocked;
@@ -166,7 +167,18 @@ impl<'a> Dual<'a> {
         let v = factor.half_rows(program, &kinds, &f.rows(0, n).clone_owned())?;
         let vv = tr_mul_blocked(&v, &v);
         let hess = match factor.woodbury_mu() {
-            Some(m) => (tr_mul_blocked(&f, &f) - vv) / m,
+            Some(m) => {
+                // FᵀF with the box rows' pairs read off AAᵀ ([`row_dot`]).
+                let aat = program.dirs.gram.get()?;
+                let ff = DMatrix::from_fn(nv, nv, |a, b| {
+                    let (ca, cb) = (f.column(a), f.column(b));
+                    match (kinds[a], kinds[b]) {
+                        (Some(ra), Some(rb)) => row_dot(program, aat, (ra, ca.as_slice()), (rb, cb.as_slice())),
+                        _ => ca.dot(&cb),
+                    }
+                });
+                (ff - vv) / m
+            }
             None => {
                 let omega = f.rows(n, program.dim - n).clone_owned();
                 vv + tr_mul_blocked(&omega, &omega) / mu

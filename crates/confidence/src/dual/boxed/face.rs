@@ -123,6 +123,26 @@ impl FaceFactor {
     }
 }
 
+/// c_aᵀc_b for two latent-box rows with their vectors: for two support points' rows s_aL_i and
+/// s_bL_j, s_as_b(LLᵀ)_ij, read off AAᵀ (`aat`: both rows are directions of A, [`Directions`]);
+/// a dot product when either is the candidate's.
+///
+/// [`Directions`]: crate::dense::Directions
+pub(in crate::dual) fn row_dot(
+    program: &Program<'_>,
+    aat: &DMatrix<f64>,
+    (ra, ca): (BoxRow, &[f64]),
+    (rb, cb): (BoxRow, &[f64]),
+) -> f64 {
+    if let (BoxRow::Support(i, pi), BoxRow::Support(j, pj)) = (ra, rb) {
+        if let (Some(di), Some(dj)) = (program.dirs.point_dir(i), program.dirs.point_dir(j)) {
+            let s = if pi == pj { 1.0 } else { -1.0 };
+            return s * aat[(di, dj)];
+        }
+    }
+    ca.iter().zip(cb).map(|(x, y)| x * y).sum()
+}
+
 /// The rows met with the current factorisation: c_j, the half solve v_j
 /// ([`InnerFactor::half_rows`]) and the matrix of c_iᵀH̃⁻¹c_j, each computed once (a face step's
 /// system is a submatrix; blocked steps reuse the factorisation and add rows, and dropping rows
@@ -137,14 +157,16 @@ pub(super) struct Solved {
     dim: usize,
     /// The length of each half-solved column.
     half: usize,
+    /// The rows met, in slot order.
+    rows: Vec<BoxRow>,
     /// c_j of the rows met, as the columns (in slot order) of a column-major dim × count matrix.
     c: Vec<f64>,
     /// v_j, as `c`.
     v: Vec<f64>,
     /// c_iᵀH̃⁻¹c_j (symmetrised), column-major count × count.
     gram: Vec<f64>,
-    /// Scratch: the products of a batch's new columns with all columns, and the previous gram.
-    cc: Vec<f64>,
+    /// Scratch: the products of a batch's new half-solved columns with all of them, and the
+    /// previous gram.
     vv: Vec<f64>,
     old_gram: Vec<f64>,
 }
@@ -153,6 +175,7 @@ impl Solved {
     /// Forgets the rows (a new factorisation), keeping the buffers.
     pub(super) fn clear(&mut self) {
         self.slot.clear();
+        self.rows.clear();
         self.c.clear();
         self.v.clear();
         self.gram.clear();
@@ -205,6 +228,7 @@ impl Solved {
         self.v.extend_from_slice(v.as_slice());
         for (k, &j) in missing.iter().enumerate() {
             self.slot.insert(j, old + k);
+            self.rows.push(all[j]);
         }
         let new = self.count();
         std::mem::swap(&mut self.gram, &mut self.old_gram);
@@ -213,15 +237,20 @@ impl Solved {
         for b in 0..old {
             self.gram[b * new..b * new + old].copy_from_slice(&self.old_gram[b * old..(b + 1) * old]);
         }
-        // The new rows' block from two blocked products, c_aᵀc_b and v_aᵀv_b for the new a and
-        // every b ([`InnerFactor::half_rows`]), symmetrised on the new × new block.
-        tr_mul_blocked_into((dim, added, new), &self.c[old * dim..], &self.c, &mut self.cc);
+        // The new rows' block from v_aᵀv_b for the new a and every b (one blocked product) and,
+        // in the Woodbury form, c_aᵀc_b ([`InnerFactor::half_rows`], [`row_dot`]), symmetrised on
+        // the new × new block.
         tr_mul_blocked_into((self.half, added, new), &self.v[old * self.half..], &self.v, &mut self.vv);
         let woodbury = f.woodbury_mu();
+        let aat = program.dirs.gram.get();
         let entry = |at: usize, a: usize, b: usize, c: &[f64]| -> f64 {
-            match woodbury {
-                Some(m) => (self.cc[at] - self.vv[at]) / m,
-                None => {
+            let column = |s: usize| &c[s * dim..(s + 1) * dim];
+            match (woodbury, aat) {
+                (Some(m), Some(aat)) => {
+                    let cc = row_dot(program, aat, (self.rows[a], column(a)), (self.rows[b], column(b)));
+                    (cc - self.vv[at]) / m
+                }
+                _ => {
                     // The ω entries: c_ωa c_ωb / μ (H̃'s last block).
                     let omega: f64 = (n..dim).map(|i| c[a * dim + i] * c[b * dim + i]).sum();
                     self.vv[at] + omega / mu
