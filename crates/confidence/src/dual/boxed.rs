@@ -141,8 +141,8 @@ impl Dual<'_> {
         let mut solved = Solved::default();
         // The factor of W's system, kept while W changes by a few rows.
         let mut face: Option<FaceFactor> = None;
-        // The decrement before the last full Newton step.
-        let mut last_full: Option<f64> = None;
+        // The decrement before the last full Newton step, and whether its factorisation was fresh.
+        let mut last_full: Option<(f64, bool)> = None;
         // Whether the rows crossed by the full step were added at this point (below).
         let mut batched = false;
         for _ in 0..MAX_INNER_STEPS {
@@ -156,7 +156,8 @@ impl Dual<'_> {
             if !r.iter().all(|v| v.is_finite()) {
                 break;
             }
-            if factor.is_none() || reused >= MAX_REUSE {
+            let fresh = factor.is_none() || reused >= MAX_REUSE;
+            if fresh {
                 if factorisations.get() == 0 {
                     break;
                 }
@@ -230,8 +231,15 @@ impl Dual<'_> {
                 result = Some(nu);
                 break;
             }
-            // A full step that did not halve the decrement: the face's rounding floor.
-            let floor = last_full.is_some_and(|last| decrement > 0.5 * last);
+            if !fresh && last_full.is_some_and(|(last, _)| decrement > 0.25 * last) {
+                // A factorisation reused after a full step that did not cut the decrement
+                // fourfold: factorise afresh at this point (this face step is discarded).
+                reused = MAX_REUSE;
+                continue;
+            }
+            // A full step that did not halve the decrement: the face's rounding floor (both
+            // steps with a factorisation of their own point).
+            let floor = fresh && last_full.is_some_and(|(last, was_fresh)| was_fresh && decrement > 0.5 * last);
             if !slope.is_finite() || slope <= 16.0 * U * (scale + q0.abs()) || floor {
                 // The Newton decrement is at the rounding level of q: as far as f64 goes.
                 if multipliers_ok && reduced_gap <= 1e5 * accuracy {
@@ -278,7 +286,7 @@ impl Dual<'_> {
                 }
                 break;
             }
-            last_full = (t == 1.0).then_some(decrement);
+            last_full = (t == 1.0).then_some((decrement, fresh));
             if t == t_max && t_max < 1.0 {
                 // Blocked: the rows that stopped the step join W; the factorisation is reused. A
                 // row dropped above and run into at once stays until the point moves.
@@ -291,8 +299,10 @@ impl Dual<'_> {
                 w.extend(blocking);
                 reused += 1;
             } else {
+                // A full step: the factorisation is reused while each such step cuts the Newton
+                // decrement fourfold (checked at the next step, above).
                 pinned.clear();
-                reused = MAX_REUSE;
+                reused = if t == 1.0 { reused + 1 } else { MAX_REUSE };
             }
             if t > 0.0 {
                 values = self.row_values(all, &p);
