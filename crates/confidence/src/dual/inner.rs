@@ -130,7 +130,8 @@ impl<'d> InnerFactor<'d> {
     /// - Woodbury, H⁻¹ = (I − AᵀM⁻¹A)/μ with M = L_M L_Mᵀ (the class docs; A the kept
     ///   directions): V = L_M⁻¹A·top, and c_aᵀH⁻¹c_b = (c_aᵀc_b − v_aᵀv_b)/μ.
     ///
-    /// (Expanding H⁻¹ = L_H⁻ᵀL_H⁻¹, resp. the Woodbury form with M⁻¹ = L_M⁻ᵀL_M⁻¹.) In the
+    /// (Expanding H⁻¹ = L_H⁻ᵀL_H⁻¹, resp. the Woodbury form — Golub & Van Loan, *Matrix
+    /// Computations*, 4th ed. 2013, §2.1.4 — with M⁻¹ = L_M⁻ᵀL_M⁻¹.) In the
     /// Woodbury form a support point's row s·L_i is a direction of A ([`Directions`]), so A·s L_iᵀ
     /// is s times a column of AAᵀ, read off without a product; only the candidate's rows are
     /// multiplied. One forward substitution with many columns, against the two substitutions and

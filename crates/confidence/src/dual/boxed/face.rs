@@ -134,11 +134,11 @@ pub(in crate::dual) fn row_dot(
     (ra, ca): (BoxRow, &[f64]),
     (rb, cb): (BoxRow, &[f64]),
 ) -> f64 {
-    if let (BoxRow::Support(i, pi), BoxRow::Support(j, pj)) = (ra, rb) {
-        if let (Some(di), Some(dj)) = (program.dirs.point_dir(i), program.dirs.point_dir(j)) {
-            let s = if pi == pj { 1.0 } else { -1.0 };
-            return s * aat[(di, dj)];
-        }
+    if let (BoxRow::Support(i, pi), BoxRow::Support(j, pj)) = (ra, rb)
+        && let (Some(di), Some(dj)) = (program.dirs.point_dir(i), program.dirs.point_dir(j))
+    {
+        let s = if pi == pj { 1.0 } else { -1.0 };
+        return s * aat[(di, dj)];
     }
     ca.iter().zip(cb).map(|(x, y)| x * y).sum()
 }
