@@ -272,7 +272,7 @@ impl Dual<'_> {
         let program = &self.program;
         let d = &point.p - anchor;
         let segment = Segment::new(program, anchor, &d);
-        let (_, t_max) = bisect(|t| segment.passes(t, -2.0));
+        let (_, t_max) = segment.boundary(-2.0);
         let best = anchor + &d * t_max;
         let eb = program.eval(&best);
         let (vb, errb) = self.objective(&best, &eb);
