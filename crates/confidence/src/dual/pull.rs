@@ -123,7 +123,7 @@ impl<'p, 'a> Segment<'p, 'a> {
             return (lo_c, hi_c);
         }
         let at_0 = self.likelihood_row(0.0, margin);
-        if !(at_0 < 0.0) {
+        if at_0 >= 0.0 {
             return bisect(|_| false);
         }
         let (mut a, mut fa, mut b, mut fb) = (0.0f64, at_0, lo_c, at_c);
