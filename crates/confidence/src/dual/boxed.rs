@@ -152,6 +152,8 @@ impl Dual<'_> {
         let mut last_full: Option<(f64, bool)> = None;
         // Whether the rows crossed by the full step were added at this point (below).
         let mut batched = false;
+        // Full steps taken below q's rounding level, judged by the reduced gradient (below).
+        let mut blind = 0u32;
         for _ in 0..MAX_INNER_STEPS {
             let r = self.inner_gradient(&p, &e, m);
             let q0 = q(&p, &e);
@@ -251,6 +253,22 @@ impl Dual<'_> {
                 // The Newton decrement is at the rounding level of q: as far as f64 goes.
                 if multipliers_ok && reduced_gap <= 1e5 * accuracy {
                     result = Some(nu);
+                    break;
+                }
+                // q no longer tells a step's progress but the reduced gradient still can: a start
+                // next to the maximiser reaches this level on a reused factorisation with the
+                // gradient short of the test (the boxed MLE's warm start, 1e-12 against 1e-13).
+                // Up to two full steps that stay in the box, each judged by the next gap.
+                let inside =
+                    self.row_values(all, &d).iter().enumerate().all(|(j, &dv)| w.contains(&j) || values[j] + dv <= bx);
+                if slope.is_finite() && multipliers_ok && blind < 2 && inside {
+                    blind += 1;
+                    p += &d;
+                    e = program.eval(&p);
+                    values = self.row_values(all, &p);
+                    last_full = None;
+                    reused = MAX_REUSE;
+                    continue;
                 }
                 break;
             }
