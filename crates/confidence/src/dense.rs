@@ -73,6 +73,22 @@ pub(crate) enum Objective<'a> {
     Likelihood,
 }
 
+/// One program of the family, as both dense solvers take it ([`solve`], the interior-point
+/// method, and [`crate::dual::solve`], Newton's method on the dual).
+pub(crate) struct ProgramSpec<'a> {
+    pub(crate) data: &'a ConicData,
+    pub(crate) dirs: &'a Directions,
+    pub(crate) objective: Objective<'a>,
+    /// The confidence set's threshold on ℓ (`None` for the MLE).
+    pub(crate) threshold: Option<f64>,
+    /// The candidate's box row c = (l_x, ρ_x), used when the data has a latent box.
+    pub(crate) candidate: Option<DVector<f64>>,
+    /// A feasible w (the MLE, or zero) near which a strictly feasible start is found.
+    pub(crate) centre: &'a DVector<f64>,
+    /// The certified gap required, relative to max(1, |value|).
+    pub(crate) tolerance: f64,
+}
+
 /// A certified solution of one program, in the maximisation form of the caller.
 #[derive(Debug, Clone)]
 pub(crate) struct DenseSolution {

@@ -50,7 +50,7 @@
 
 use crate::MleWarmStart;
 use crate::conic::ConicData;
-use crate::dense::{DenseSolution, Directions, Eval, Objective, Program, U};
+use crate::dense::{DenseSolution, Directions, Eval, Objective, Program, ProgramSpec, U};
 use nalgebra::{DMatrix, DVector};
 
 mod accurate;
@@ -282,32 +282,31 @@ impl Dual<'_> {
     }
 }
 
+/// Where [`solve`] starts, and when it may stop early (all `None`: a cold start, solved to the end).
+#[derive(Default)]
+pub(crate) struct DualStart<'a> {
+    /// The [`DenseSolution::scaled_multipliers`] of a previous program of the same set: the
+    /// start (λ, μ) = ‖g‖·warm (D is positively homogeneous in (g, λ, μ, ν), so a program whose
+    /// direction is a multiple of the previous one starts at its optimum; successive candidates'
+    /// multipliers differ by a factor of about 2 where a cold start was 10–30 times off).
+    pub(crate) warm: Option<(f64, f64)>,
+    /// A level for a screened search (COBOL's x^c search): the program stops as soon as a dual
+    /// point certifies that its maximum is at most the level (the candidate cannot win),
+    /// returning that bound with `lower` = −∞ and no feasible point ([`Dual::stopped`]).
+    pub(crate) stop_at: Option<f64>,
+    /// A boxed MLE's start from an earlier MLE ([`MleWarmStart`], COBOL's next iteration).
+    pub(crate) mle_start: Option<&'a MleWarmStart>,
+}
+
 /// Solves one program of the family by Newton's method on its dual (module docs): the MLE
 /// (`Objective::Likelihood`, no threshold) or max gᵀp over the confidence set of `threshold`,
-/// with the latent box and the candidate's box row `candidate` when the data has a latent box.
-/// `centre` is a feasible w (the MLE, or zero) near which a strictly feasible anchor is found.
-/// `warm` is the [`DenseSolution::scaled_multipliers`] of a previous program of the same set: the
-/// start (λ, μ) = ‖g‖·warm (D is positively homogeneous in (g, λ, μ, ν), so a program whose
-/// direction is a multiple of the previous one starts at its optimum; successive candidates'
-/// multipliers differ by a factor of about 2 where a cold start was 10–30 times off).
-/// `stop_at`: a level for a screened search (COBOL's x^c search): the program stops
-/// as soon as a dual point certifies that its maximum is at most the level (the candidate cannot
-/// win), returning that bound with `lower` = −∞ and no feasible point ([`Dual::stopped`]).
-/// `None` when no certificate within `tolerance` is found (the caller falls back).
+/// with the latent box and the candidate's box row when the data has a latent box; the
+/// strictly feasible anchor is found near `spec.centre`. How it starts, in [`DualStart`].
+/// `None` when no certificate within the tolerance is found (the caller falls back).
 // Long: the outer projected Newton loop, its stopping rules and its certificate share the iterate.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn solve(
-    data: &ConicData,
-    dirs: &Directions,
-    objective: Objective<'_>,
-    threshold: Option<f64>,
-    candidate: Option<DVector<f64>>,
-    centre: &DVector<f64>,
-    tolerance: f64,
-    warm: Option<(f64, f64)>,
-    stop_at: Option<f64>,
-    mle_start: Option<&MleWarmStart>,
-) -> Option<DenseSolution> {
+pub(crate) fn solve(spec: ProgramSpec<'_>, start: DualStart<'_>) -> Option<DenseSolution> {
+    let ProgramSpec { data, dirs, objective, threshold, candidate, centre, tolerance } = spec;
+    let DualStart { warm, stop_at, mle_start } = start;
     let n = data.l.nrows();
     let (g, lambda_free) = match objective {
         Objective::Linear(g) => (g.clone(), true),

@@ -126,9 +126,7 @@ fn dual_bound_is_above_clarabel_optimum() {
         let data = prob.conic_data();
         let dirs = Directions::new(data);
         let n = data.l.nrows();
-        let mut c = DVector::zeros(n + 1);
-        c.rows_mut(0, n).copy_from(cand.coordinates());
-        c[n] = cand.rho();
+        let c = cand.row();
         let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(8, i)] } else { c[i] });
         let bound = latent_box.unwrap_or(f64::INFINITY);
         let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - beta, latent_box.map(|_| c.clone()), bound);
@@ -163,9 +161,7 @@ fn the_segments_boundary_is_the_bisections() {
         let data = prob.conic_data();
         let dirs = Directions::new(data);
         let n = data.l.nrows();
-        let mut c = DVector::zeros(n + 1);
-        c.rows_mut(0, n).copy_from(cand.coordinates());
-        c[n] = cand.rho();
+        let c = cand.row();
         let bound = latent_box.unwrap_or(f64::INFINITY);
         let dual = linear_dual(data, &dirs, &c, mle.log_likelihood - 1.0, latent_box.map(|_| c.clone()), bound);
         let program = &dual.program;
