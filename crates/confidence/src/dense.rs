@@ -73,6 +73,22 @@ pub(crate) enum Objective<'a> {
     Likelihood,
 }
 
+/// One program of the family, as both dense solvers take it ([`solve`], the interior-point
+/// method, and [`crate::dual::solve`], Newton's method on the dual).
+pub(crate) struct ProgramSpec<'a> {
+    pub(crate) data: &'a ConicData,
+    pub(crate) dirs: &'a Directions,
+    pub(crate) objective: Objective<'a>,
+    /// The confidence set's threshold on ℓ (`None` for the MLE).
+    pub(crate) threshold: Option<f64>,
+    /// The candidate's box row c = (l_x, ρ_x), used when the data has a latent box.
+    pub(crate) candidate: Option<DVector<f64>>,
+    /// A feasible w (the MLE, or zero) near which a strictly feasible start is found.
+    pub(crate) centre: &'a DVector<f64>,
+    /// The certified gap required, relative to max(1, |value|).
+    pub(crate) tolerance: f64,
+}
+
 /// A certified solution of one program, in the maximisation form of the caller.
 #[derive(Debug, Clone)]
 pub(crate) struct DenseSolution {
@@ -111,6 +127,9 @@ pub(crate) struct Directions {
     pub(crate) gram: std::sync::OnceLock<DMatrix<f64>>,
     /// |L| (entrywise), built on first use by the latent box's rounding bounds ([`Program::eval`]).
     l_abs: std::sync::OnceLock<DMatrix<f64>>,
+    /// Lᵀ, built on first use: row i of L as a contiguous column (the latent box's rows, written
+    /// hundreds at a time by the boxed programs' face systems).
+    l_t: std::sync::OnceLock<DMatrix<f64>>,
 }
 
 impl Directions {
@@ -132,7 +151,26 @@ impl Directions {
             let (i, j) = keys[d];
             data.l[(i, c)] - if j == usize::MAX { 0.0 } else { data.l[(j, c)] }
         });
-        Self { a, term_dir, point_dir, gram: std::sync::OnceLock::new(), l_abs: std::sync::OnceLock::new() }
+        Self {
+            a,
+            term_dir,
+            point_dir,
+            gram: std::sync::OnceLock::new(),
+            l_abs: std::sync::OnceLock::new(),
+            l_t: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Row i of L (of `data`, the data these directions were built from), contiguous.
+    pub(crate) fn l_row<'s>(&'s self, data: &ConicData, i: usize) -> &'s [f64] {
+        let lt = self.l_t.get_or_init(|| data.l.transpose());
+        let n = lt.nrows();
+        &lt.as_slice()[i * n..(i + 1) * n]
+    }
+
+    /// The direction (row of A) of support point i's latent value L_i, when the latent box uses it.
+    pub(crate) fn point_dir(&self, i: usize) -> Option<usize> {
+        self.point_dir.get(i).copied()
     }
 }
 

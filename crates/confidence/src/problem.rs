@@ -2,8 +2,8 @@
 
 use crate::ConfidenceConfig;
 use crate::conic::{self, ConicData, SolveInfo};
-use crate::dense::{self, Directions, Objective};
-use crate::dual;
+use crate::dense::{self, Directions, Objective, ProgramSpec};
+use crate::dual::{self, DualStart};
 use bohf_core::linalg::{Cholesky, JitterPolicy, max_asymmetry};
 use bohf_core::{Duel, Error, Result};
 use nalgebra::{DMatrix, DVector};
@@ -90,6 +90,16 @@ impl Candidate {
     /// ρ_x ≥ 0, the RKHS distance of k(x, ·) from that span (the noise-free posterior standard deviation).
     pub fn rho(&self) -> f64 {
         self.rho
+    }
+
+    /// The row c = (l_x, ρ_x) with f̃(x) = cᵀ(w, ω): the candidate's latent box row and the
+    /// direction of its pointwise bounds.
+    pub(crate) fn row(&self) -> DVector<f64> {
+        let n = self.l.len();
+        let mut c = DVector::zeros(n + 1);
+        c.rows_mut(0, n).copy_from(&self.l);
+        c[n] = self.rho;
+        c
     }
 }
 
@@ -457,14 +467,17 @@ impl ConfidenceProblem {
         // The interior-point method only without the latent box: with it, it stalled short of the
         // certificate on every label MLE measured (docs/confidence.md), and a failed attempt costs
         // up to 80 factorisations before clarabel.
-        let sol = dual::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol, None, None, start)
-            .or_else(|| {
-                self.data
-                    .latent_box
-                    .is_none()
-                    .then(|| dense::solve(&self.data, &dirs, Objective::Likelihood, None, None, &centre, tol))
-                    .flatten()
-            })?;
+        let spec = || ProgramSpec {
+            data: &self.data,
+            dirs: &dirs,
+            objective: Objective::Likelihood,
+            threshold: None,
+            candidate: None,
+            centre: &centre,
+            tolerance: tol,
+        };
+        let sol = dual::solve(spec(), DualStart { mle_start: start, ..DualStart::default() })
+            .or_else(|| self.data.latent_box.is_none().then(|| dense::solve(spec())).flatten())?;
         let z = &self.data.l * &sol.p;
         let log_likelihood = log_likelihood(&self.observations, &z).ok()?;
         let info = SolveInfo::dense(&sol, clock.elapsed().as_secs_f64());

@@ -341,12 +341,10 @@ impl ConfidenceSet {
 
     /// The objective direction g = (l_x − L[r,:]ᵀ, ρ_x) of the optimistic advantage.
     fn advantage_direction(&self, c: &Candidate, reference: usize) -> DVector<f64> {
-        let n = self.layout.n;
-        let mut g = DVector::zeros(n + 1);
-        for j in 0..n {
-            g[j] = c.coordinates()[j] - self.data.l[(reference, j)];
+        let mut g = c.row();
+        for j in 0..self.layout.n {
+            g[j] -= self.data.l[(reference, j)];
         }
-        g[n] = c.rho();
         g
     }
 
@@ -385,11 +383,5 @@ impl ConfidenceSet {
 
 /// (±l_x, ±ρ_x).
 fn direction(c: &Candidate, sign: f64) -> DVector<f64> {
-    let n = c.coordinates().len();
-    let mut g = DVector::zeros(n + 1);
-    for j in 0..n {
-        g[j] = sign * c.coordinates()[j];
-    }
-    g[n] = sign * c.rho();
-    g
+    c.row() * sign
 }

@@ -2,8 +2,7 @@
 //! certificate ("The certificate"): the Newton system with its bordered factorisation, the step
 //! and the certified enclosure.
 
-use super::{DenseSolution, Directions, Eval, Objective, Program, U, strictly_feasible};
-use crate::conic::ConicData;
+use super::{DenseSolution, Eval, Objective, Program, ProgramSpec, U, strictly_feasible};
 use bohf_core::Link;
 use nalgebra::{DMatrix, DVector};
 
@@ -170,19 +169,12 @@ impl<'a> Program<'a> {
     }
 }
 
-/// Solves one program by the interior-point method from the strictly feasible `start` (module
-/// docs), returning a certified solution, or `None` (the caller falls back to clarabel).
-/// `tolerance` is the certified gap required, relative to max(1, |value|).
+/// Solves one program by the interior-point method from a strictly feasible point near its
+/// `centre` (module docs), returning a certified solution, or `None` (the caller falls back to
+/// clarabel).
 // Long: one interior-point loop (predictor, corrector, step length, certificate) sharing the iterate's factorisation.
-pub(crate) fn solve(
-    data: &ConicData,
-    dirs: &Directions,
-    objective: Objective<'_>,
-    threshold: Option<f64>,
-    candidate: Option<DVector<f64>>,
-    centre: &DVector<f64>,
-    tolerance: f64,
-) -> Option<DenseSolution> {
+pub(crate) fn solve(spec: ProgramSpec<'_>) -> Option<DenseSolution> {
+    let ProgramSpec { data, dirs, objective, threshold, candidate, centre, tolerance } = spec;
     let n = data.l.nrows();
     let dim = match objective {
         Objective::Linear(g) => g.len(),

@@ -239,7 +239,7 @@ impl Dual<'_> {
     pub(super) fn tighten(
         &self,
         anchor: &DVector<f64>,
-        point: &DualPoint,
+        point: &DualPoint<'_>,
         q: DVector<f64>,
         value: f64,
         err: f64,
@@ -268,11 +268,11 @@ impl Dual<'_> {
     /// (a concave function lies below its tangents, Boyd & Vandenberghe, *Convex Optimization*,
     /// 2004, §3.1.3). Where the dual's upper end is still far from the optimum this is false and
     /// the four accurate products are not paid for (module docs, "When").
-    fn pull_may_certify(&self, anchor: &DVector<f64>, point: &DualPoint, q: &DVector<f64>) -> bool {
+    fn pull_may_certify(&self, anchor: &DVector<f64>, point: &DualPoint<'_>, q: &DVector<f64>) -> bool {
         let program = &self.program;
         let d = &point.p - anchor;
         let segment = Segment::new(program, anchor, &d);
-        let (_, t_max) = bisect(|t| segment.passes(t, -2.0));
+        let (_, t_max) = segment.boundary(-2.0);
         let best = anchor + &d * t_max;
         let eb = program.eval(&best);
         let (vb, errb) = self.objective(&best, &eb);

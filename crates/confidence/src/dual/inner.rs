@@ -1,6 +1,7 @@
 //! The inner problem's Hessian H = λ∇²φ + μI and its factorisation ([`InnerFactor`]), in the
 //! primal or the observation-space (Woodbury) form, whichever is cheaper.
 
+use super::BoxRow;
 use crate::dense::{Eval, Program};
 use bohf_core::Link;
 use bohf_core::linalg::{Cholesky, tr_mul_blocked};
@@ -41,6 +42,8 @@ pub(super) enum InnerFactor<'d> {
         chol: Cholesky,
         /// The rows of A kept (positive weight): borrowed when all are.
         rows: std::borrow::Cow<'d, DMatrix<f64>>,
+        /// Their indices in A.
+        keep: Vec<usize>,
         mu: f64,
     },
 }
@@ -86,7 +89,7 @@ impl<'d> InnerFactor<'d> {
         for (i, &d) in keep.iter().enumerate() {
             m[(i, i)] += mu / (lambda * weight[d]);
         }
-        Some(InnerFactor::Woodbury { chol: Cholesky::blocked_in_place(m).ok()?, rows, mu })
+        Some(InnerFactor::Woodbury { chol: Cholesky::blocked_in_place(m).ok()?, rows, keep, mu })
     }
 
     /// Gives the factor's storage back for the next factorisation.
@@ -102,19 +105,81 @@ impl<'d> InnerFactor<'d> {
     pub(super) fn solve(&self, r: &DVector<f64>) -> Option<DVector<f64>> {
         match self {
             InnerFactor::Primal(c) => c.solve_vec(r).ok(),
-            InnerFactor::Woodbury { chol, rows, mu } => {
+            InnerFactor::Woodbury { chol, rows, mu, .. } => {
                 Some((r - rows.tr_mul(&chol.solve_vec(&(rows.as_ref() * r)).ok()?)) / *mu)
             }
         }
     }
 
-    /// H⁻¹R, as [`InnerFactor::solve`].
+    /// H⁻¹R, as [`InnerFactor::solve`] (the tests' second computation of the half solves).
+    #[cfg(test)]
     pub(super) fn solve_matrix(&self, r: &DMatrix<f64>) -> Option<DMatrix<f64>> {
         match self {
             InnerFactor::Primal(c) => c.solve_many(r).ok(),
-            InnerFactor::Woodbury { chol, rows, mu } => {
+            InnerFactor::Woodbury { chol, rows, mu, .. } => {
                 Some((r - tr_mul_blocked(rows, &chol.solve_many(&(rows.as_ref() * r)).ok()?)) / *mu)
             }
+        }
+    }
+
+    /// The triangular half of H⁻¹ on the columns of `top`: the first n entries of the latent-box
+    /// rows `rows` (s_jc_j; `None`: any other column), so that their Gram matrix needs no full
+    /// solve:
+    ///
+    /// - primal, H = L_H L_Hᵀ: V = L_H⁻¹·top, and c_aᵀH⁻¹c_b = v_aᵀv_b;
+    /// - Woodbury, H⁻¹ = (I − AᵀM⁻¹A)/μ with M = L_M L_Mᵀ (the class docs; A the kept
+    ///   directions): V = L_M⁻¹A·top, and c_aᵀH⁻¹c_b = (c_aᵀc_b − v_aᵀv_b)/μ.
+    ///
+    /// (Expanding H⁻¹ = L_H⁻ᵀL_H⁻¹, resp. the Woodbury form — Golub & Van Loan, *Matrix
+    /// Computations*, 4th ed. 2013, §2.1.4 — with M⁻¹ = L_M⁻ᵀL_M⁻¹.) In the
+    /// Woodbury form a support point's row s·L_i is a direction of A ([`Directions`]), so A·s L_iᵀ
+    /// is s times a column of AAᵀ, read off without a product; only the candidate's rows are
+    /// multiplied. One forward substitution with many columns, against the two substitutions and
+    /// the two products with A of [`InnerFactor::solve_matrix`]; tested against H⁻¹ itself in
+    /// `the_half_solve_gives_the_face_systems_gram`.
+    ///
+    /// [`Directions`]: crate::dense::Directions
+    pub(super) fn half_rows(
+        &self,
+        program: &Program<'_>,
+        rows: &[Option<BoxRow>],
+        top: &DMatrix<f64>,
+    ) -> Option<DMatrix<f64>> {
+        match self {
+            InnerFactor::Primal(c) => c.solve_lower_many(top).ok(),
+            InnerFactor::Woodbury { chol, rows: a, keep, .. } => {
+                let gram = program.dirs.gram.get()?;
+                let mut at = DMatrix::zeros(keep.len(), rows.len());
+                for (k, row) in rows.iter().enumerate() {
+                    match *row {
+                        Some(BoxRow::Support(i, plus)) => {
+                            let d = program.dirs.point_dir(i)?;
+                            let s = if plus { 1.0 } else { -1.0 };
+                            for (r, &kd) in keep.iter().enumerate() {
+                                at[(r, k)] = s * gram[(kd, d)];
+                            }
+                        }
+                        _ => at.set_column(k, &(a.as_ref() * top.column(k))),
+                    }
+                }
+                chol.solve_lower_many(&at).ok()
+            }
+        }
+    }
+
+    /// The dimension n of H.
+    pub(super) fn dim(&self) -> usize {
+        match self {
+            InnerFactor::Primal(c) => c.dim(),
+            InnerFactor::Woodbury { rows, .. } => rows.ncols(),
+        }
+    }
+
+    /// Whether c_aᵀH⁻¹c_b is (c_aᵀc_b − v_aᵀv_b)/μ ([`InnerFactor::half_rows`]; else v_aᵀv_b).
+    pub(super) fn woodbury_mu(&self) -> Option<f64> {
+        match self {
+            InnerFactor::Primal(_) => None,
+            InnerFactor::Woodbury { mu, .. } => Some(*mu),
         }
     }
 }

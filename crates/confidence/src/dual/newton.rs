@@ -4,11 +4,11 @@
 use super::{BoxRow, Dual, DualPoint, InnerFactor, Multipliers};
 use nalgebra::{DMatrix, DVector};
 
-impl Dual<'_> {
+impl<'a> Dual<'a> {
     /// One projected Newton step on D over the free variables [λ, μ, ν…] of `point` (module
     /// docs), the working set `rows` fixed; `scale` is the certificate's ([`Dual::certify`]).
     /// `None` when no step of any ridge passes the line search.
-    pub(super) fn newton_step(&self, point: &DualPoint, rows: &[BoxRow], scale: f64) -> Option<DualPoint> {
+    pub(super) fn newton_step(&self, point: &DualPoint<'_>, rows: &[BoxRow], scale: f64) -> Option<DualPoint<'a>> {
         let b = self.program.data.norm_bound;
         // The floor of μ: below it the norm's price changes D by less than the tolerance.
         let mu_floor = 1e-3 * self.tolerance * scale / (b * b);
@@ -91,7 +91,7 @@ pub(super) fn curvature_start(dual: &Dual<'_>, mle: &DVector<f64>, gnorm: f64) -
 }
 
 /// The free variables of a dual point as one vector [λ (confidence sets), μ, ν…].
-fn variables(dual: &Dual<'_>, point: &DualPoint) -> DVector<f64> {
+fn variables(dual: &Dual<'_>, point: &DualPoint<'_>) -> DVector<f64> {
     let off = dual.offset();
     let mut x = DVector::zeros(off + 1 + point.nu.len());
     if dual.lambda_free {

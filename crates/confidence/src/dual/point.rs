@@ -2,12 +2,13 @@
 //! Newton steps, and D's value, certified upper bound, gradient and Hessian (module docs of the
 //! parent).
 
+use super::boxed::face::row_dot;
 use super::{BoxRow, Dual, DualPoint, InnerFactor, MAX_INNER, Multipliers, U};
 use crate::dense::Eval;
 use bohf_core::linalg::tr_mul_blocked;
 use nalgebra::{DMatrix, DVector};
 
-impl Dual<'_> {
+impl<'a> Dual<'a> {
     /// D's inner value at any inner point p (no margins) and a certified upper bound on D(m, ν),
     /// where g = g₀ − Σ_j ν_j s_jc_j and p's ω is g_ω/μ: the inner problem is μ-strongly concave, so
     /// its maximum is at most q(p) + ‖∇q(p)‖²/(2μ) (module docs), plus the rounding of every term.
@@ -44,7 +45,13 @@ impl Dual<'_> {
 
     /// Evaluates the dual at (m, ν) for the working set `rows`, from the inner start `start`.
     // Long: the inner damped Newton solve and the dual's value, gradient and Hessian share its last factorisation.
-    pub(super) fn point(&self, m: Multipliers, rows: &[BoxRow], nu: &[f64], start: &DVector<f64>) -> Option<DualPoint> {
+    pub(super) fn point(
+        &self,
+        m: Multipliers,
+        rows: &[BoxRow],
+        nu: &[f64],
+        start: &DVector<f64>,
+    ) -> Option<DualPoint<'a>> {
         let program = &self.program;
         let n = program.n;
         let b = program.data.norm_bound;
@@ -140,10 +147,11 @@ impl Dual<'_> {
             if let Some(old) = last_factor {
                 old.recycle(&self.spare);
             }
-            let (hess, sensitivity) = (DMatrix::zeros(0, 0), DMatrix::zeros(0, 0));
-            return Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity });
+            let hess = DMatrix::zeros(0, 0);
+            return Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity: None });
         }
-        // D's Hessian at the final p: F = [∇φ̃ (λ free), p, s_jc_j], H̃⁻¹F.
+        // D's Hessian at the final p: FᵀH̃⁻¹F for F = [∇φ̃ (λ free), p, s_jc_j], from the half
+        // solves of F's columns ([`InnerFactor::half_rows`]: a box row's needs no product with A).
         let factor = match last_factor {
             Some(f) => f,
             None => InnerFactor::new(program, &e, lambda, mu, &self.spare)?,
@@ -156,17 +164,28 @@ impl Dual<'_> {
         for (j, c) in cols.iter().enumerate() {
             f.column_mut(off + 1 + j).copy_from(c);
         }
-        let mut hf = DMatrix::zeros(program.dim, nv);
-        let top = factor.solve_matrix(&f.rows(0, n).clone_owned())?;
-        factor.recycle(&self.spare);
-        hf.view_mut((0, 0), (n, nv)).copy_from(&top);
-        if program.dim > n {
-            for j in 0..nv {
-                hf[(n, j)] = f[(n, j)] / mu;
+        let kinds: Vec<Option<BoxRow>> = (0..nv).map(|j| (j > off).then(|| rows[j - off - 1])).collect();
+        let v = factor.half_rows(program, &kinds, &f.rows(0, n).clone_owned())?;
+        let vv = tr_mul_blocked(&v, &v);
+        let hess = match factor.woodbury_mu() {
+            Some(m) => {
+                // FᵀF with the box rows' pairs read off AAᵀ ([`row_dot`]).
+                let aat = program.dirs.gram.get()?;
+                let ff = DMatrix::from_fn(nv, nv, |a, b| {
+                    let (ca, cb) = (f.column(a), f.column(b));
+                    match (kinds[a], kinds[b]) {
+                        (Some(ra), Some(rb)) => row_dot(program, aat, (ra, ca.as_slice()), (rb, cb.as_slice())),
+                        _ => ca.dot(&cb),
+                    }
+                });
+                (ff - vv) / m
             }
-        }
-        let hess = tr_mul_blocked(&f, &hf);
+            None => {
+                let omega = f.rows(n, program.dim - n).clone_owned();
+                vv + tr_mul_blocked(&omega, &omega) / mu
+            }
+        };
         let hess = (&hess + hess.transpose()) * 0.5;
-        Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity: hf })
+        Some(DualPoint { m, nu: nu.to_vec(), p, value, upper, grad, hess, sensitivity: Some((f, factor)) })
     }
 }

@@ -8,7 +8,7 @@ use bohf_core::rand::RngExt;
 
 /// A small problem: 12 points on [0, 1], SE kernel ℓ = 0.3, 25 duels or labels from a smooth
 /// utility, latent box 1.5 or none.
-fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, ConfidenceProblem) {
+pub(crate) fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, ConfidenceProblem) {
     let mut r = bohf_core::rng::seeded(seed);
     let n = 12;
     let x: Vec<f64> = (0..n).map(|i| i as f64 / (n - 1) as f64).collect();
@@ -33,7 +33,7 @@ fn problem(seed: u64, duels: bool, latent_box: Option<f64>) -> (DMatrix<f64>, Co
 
 /// The dual of max gᵀp over the confidence set of `threshold`, with the candidate's box row
 /// `candidate` and box `bound` (infinite: none), as [`solve`] builds it.
-fn linear_dual<'a>(
+pub(crate) fn linear_dual<'a>(
     data: &'a ConicData,
     dirs: &'a Directions,
     g: &'a DVector<f64>,
@@ -126,9 +126,7 @@ fn dual_bound_is_above_clarabel_optimum() {
         let data = prob.conic_data();
         let dirs = Directions::new(data);
         let n = data.l.nrows();
-        let mut c = DVector::zeros(n + 1);
-        c.rows_mut(0, n).copy_from(cand.coordinates());
-        c[n] = cand.rho();
+        let c = cand.row();
         let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(8, i)] } else { c[i] });
         let bound = latent_box.unwrap_or(f64::INFINITY);
         let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - beta, latent_box.map(|_| c.clone()), bound);
@@ -142,4 +140,51 @@ fn dual_bound_is_above_clarabel_optimum() {
             assert!(point.upper >= reference - 1e-7 * reference.abs().max(1.0), "D = {} < {reference}", point.upper);
         }
     }
+}
+
+/// The pull-inside's boundary search ([`Segment::boundary`]: bisection on the cheap rows, regula
+/// falsi on the likelihood row) against plain bisection on all rows ([`bisect`] on
+/// [`Segment::passes`], a second method): the same contract (lo passes or is 0, hi fails or is 1,
+/// hi − lo ≤ 10⁻¹⁵) and the same end to 10⁻¹¹ (the band in which the row's rounding decides),
+/// for margins 1 and −2, on segments where the
+/// likelihood row binds, where a box row binds and where the whole segment passes, with and
+/// without the latent box, labels and duels.
+#[test]
+fn the_segments_boundary_is_the_bisections() {
+    let mut likelihood_bound = 0;
+    for (seed, duels, latent_box) in
+        [(11u64, false, Some(1.5)), (12, true, Some(1.0)), (13, false, None), (14, true, None)]
+    {
+        let (gram, prob) = problem(seed, duels, latent_box);
+        let mle = prob.mle().unwrap();
+        let cand = prob.candidates_from_gram(&gram, &[4]).unwrap().remove(0);
+        let data = prob.conic_data();
+        let dirs = Directions::new(data);
+        let n = data.l.nrows();
+        let c = cand.row();
+        let bound = latent_box.unwrap_or(f64::INFINITY);
+        let dual = linear_dual(data, &dirs, &c, mle.log_likelihood - 1.0, latent_box.map(|_| c.clone()), bound);
+        let program = &dual.program;
+        let (anchor, _) = program.interior_start(&mle.w.clone()).unwrap();
+        let mut r = bohf_core::rng::seeded(seed);
+        for k in 0..12 {
+            let scale = [0.3, 3.0, 30.0][k % 3];
+            let d = DVector::from_fn(n + 1, |_, _| r.random_range(-1.0..1.0) * scale);
+            let segment = Segment::new(program, &anchor, &d);
+            for margin in [1.0, -2.0] {
+                let (lo_b, hi_b) = bisect(|t| segment.passes(t, margin));
+                let (lo, hi) = segment.boundary(margin);
+                assert!(lo == 0.0 || segment.passes(lo, margin), "seed {seed}, {k}: lo {lo}");
+                assert!(hi == 1.0 || !segment.passes(hi, margin), "seed {seed}, {k}: hi {hi}");
+                assert!(hi - lo <= 1e-15, "seed {seed}, {k}: bracket {lo}, {hi}");
+                // Where the row is flat along the segment its rounding makes the end a band (seen:
+                // 1.7e-14 wide); both searches end inside it.
+                assert!((lo - lo_b).abs() <= 1e-11 && (hi - hi_b).abs() <= 1e-11, "seed {seed}, {k}: {lo} vs {lo_b}");
+                if lo < 1.0 && segment.cheap_rows_pass(hi, margin) {
+                    likelihood_bound += 1;
+                }
+            }
+        }
+    }
+    assert!(likelihood_bound >= 10, "the likelihood row bound in {likelihood_bound} searches only");
 }

@@ -4,8 +4,8 @@
 
 use super::{ConfidenceSet, ConicSolution, Maximised};
 use crate::conic::{self, SolveInfo, SolverOptions};
-use crate::dense::{Directions, Objective};
-use crate::dual;
+use crate::dense::{Directions, Objective, ProgramSpec};
+use crate::dual::{self, DualStart};
 use crate::problem::Candidate;
 use bohf_core::{Error, Result, SolverStatus};
 use clarabel::solver::DefaultSolver;
@@ -137,22 +137,17 @@ impl ConfidenceSet {
         let clock = std::time::Instant::now();
         let directions = self.directions.get_or_insert_with(|| Directions::new(&self.data));
         let centre = self.feasible.first().cloned().unwrap_or_else(|| DVector::zeros(n));
-        let mut row = DVector::zeros(n + 1);
-        row.rows_mut(0, n).copy_from(c.coordinates());
-        row[n] = c.rho();
         let objective = Objective::Linear(g);
-        let sol = dual::solve(
-            &self.data,
-            directions,
+        let spec = ProgramSpec {
+            data: &self.data,
+            dirs: directions,
             objective,
-            Some(self.threshold),
-            Some(row),
-            &centre,
-            self.options.tolerance,
-            self.warm,
-            stop_at,
-            None,
-        )?;
+            threshold: Some(self.threshold),
+            candidate: Some(c.row()),
+            centre: &centre,
+            tolerance: self.options.tolerance,
+        };
+        let sol = dual::solve(spec, DualStart { warm: self.warm, stop_at, mle_start: None })?;
         if sol.lower == f64::NEG_INFINITY {
             return Some(Maximised::Stopped { upper: sol.upper, duals: sol.box_duals });
         }

@@ -198,6 +198,21 @@ impl Cholesky {
         Ok(x)
     }
 
+    /// Solves L Y = B (forward substitution) for every column of `b` by faer's blocked triangular
+    /// solve: the first half of [`Cholesky::solve_many`], the same result to rounding as
+    /// [`Cholesky::solve_lower`] and several times faster for many columns. For Gram matrices
+    /// Bᵀ(A + jitter·I)⁻¹B = YᵀY (the confidence programs' face systems) at half the flops of a
+    /// full solve.
+    pub fn solve_lower_many(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
+        self.check_rows("solve_lower right-hand side", b.nrows())?;
+        let (n, k) = b.shape();
+        let mut x = b.clone();
+        let l = faer::MatRef::from_column_major_slice(self.l.as_slice(), n, n);
+        let rhs = faer::MatMut::from_column_major_slice_mut(x.as_mut_slice(), n, k);
+        faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, rhs, faer::Par::Seq);
+        Ok(x)
+    }
+
     /// Solves (A + jitter·I) x = b for a vector.
     pub fn solve_vec(&self, b: &DVector<f64>) -> Result<DVector<f64>> {
         self.check_rows("Cholesky solve right-hand side", b.nrows())?;

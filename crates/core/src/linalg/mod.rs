@@ -12,7 +12,7 @@ mod mvn;
 
 pub use cholesky::{Cholesky, JitterPolicy};
 pub use condition::condition_on_observation;
-pub use eigen::{SymmetricEigen, symmetric_eigen};
+pub use eigen::{SymmetricEigen, symmetric_eigen, symmetric_eigen_blocked};
 pub use mvn::{PsdFactor, PsdMethod};
 
 use nalgebra::DMatrix;

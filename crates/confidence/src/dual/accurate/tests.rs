@@ -180,7 +180,7 @@ fn dual_of<'a>(case: &'a NearBoundary, dirs: &'a Directions, g: &'a DVector<f64>
 }
 
 /// A dual point at p with the certificate's upper end `upper` (the rest is not read).
-fn point_at(p: &DVector<f64>, upper: f64) -> DualPoint {
+fn point_at(p: &DVector<f64>, upper: f64) -> DualPoint<'static> {
     DualPoint {
         m: super::super::Multipliers { lambda: 1.0, mu: 1.0 },
         nu: vec![],
@@ -189,7 +189,7 @@ fn point_at(p: &DVector<f64>, upper: f64) -> DualPoint {
         upper,
         grad: DVector::zeros(2),
         hess: DMatrix::zeros(2, 2),
-        sensitivity: DMatrix::zeros(p.len(), 2),
+        sensitivity: None,
     }
 }
 

@@ -9,7 +9,9 @@ use nalgebra::{DMatrix, DVector, DVectorView};
 use std::collections::HashMap;
 
 /// The Newton step on the face of the working set `w` (module docs; a full step puts its rows at
-/// their bound, `resid` = b − C_Wp away): (d, ν, r − C_Wᵀν), from the gradient r and h = H̃⁻¹r.
+/// their bound, `resid` = b − C_Wp away): (ν, r − C_Wᵀν), from the gradient r and h = H̃⁻¹r; the
+/// step itself is d = H̃⁻¹(r − C_Wᵀν) (one solve by the caller: h − H̃⁻¹C_Wᵀν without the
+/// columns H̃⁻¹c_j, which [`Solved`] no longer forms).
 /// The |W|×|W| system is solved with the factor of [`FaceFactor`] (a small ridge: rows of close
 /// support points are nearly collinear, their ν are then not unique, and any solution serves the
 /// step and the certificate) and two steps of iterative refinement against the unridged system.
@@ -20,9 +22,9 @@ pub(super) fn face_step(
     resid: &DVector<f64>,
     r: &DVector<f64>,
     h: &DVector<f64>,
-) -> Option<(DVector<f64>, Vec<f64>, DVector<f64>)> {
+) -> Option<(Vec<f64>, DVector<f64>)> {
     if w.is_empty() {
-        return Some((h.clone(), Vec::new(), r.clone()));
+        return Some((Vec::new(), r.clone()));
     }
     let slots: Vec<usize> = w.iter().map(|j| solved.slot[j]).collect();
     let chol = FaceFactor::bring_to(face, solved, w)?;
@@ -35,13 +37,11 @@ pub(super) fn face_step(
         let correction = chol.solve_vec(&(&rhs - &gm * &nu)).ok()?;
         nu += correction;
     }
-    let mut d = h.clone();
     let mut reduced = r.clone();
     for (k, &s) in slots.iter().enumerate() {
-        d.axpy(-nu[k], &solved.y(s), 1.0);
         reduced.axpy(-nu[k], &solved.c(s), 1.0);
     }
-    Some((d, nu.iter().copied().collect(), reduced))
+    Some((nu.iter().copied().collect(), reduced))
 }
 
 /// The Cholesky factor of the face system C_W H̃⁻¹ C_Wᵀ + ridge·I of the working set `rows`, kept
@@ -67,7 +67,8 @@ impl FaceFactor {
         for i in 0..gm.nrows() {
             gm[(i, i)] += ridge;
         }
-        Some(Self { rows: w.to_vec(), chol: Cholesky::new(&gm).ok()?, ridge })
+        // faer's blocked factorisation (several times nalgebra's at |W| of a few hundred).
+        Some(Self { rows: w.to_vec(), chol: Cholesky::blocked_in_place(gm).ok()?, ridge })
     }
 
     /// The factor for `w`, updated from `face` when `w` is its rows with some deleted (order
@@ -122,26 +123,51 @@ impl FaceFactor {
     }
 }
 
-/// The rows met with the current factorisation: c_j, H̃⁻¹c_j and the matrix of c_iᵀH̃⁻¹c_j, each
-/// computed once (a face step's system is a submatrix; blocked steps reuse the factorisation and
-/// add rows, and dropping rows only selects). The columns live in buffers kept across
-/// factorisations ([`Solved::clear`] keeps their allocations): a program meets tens to hundreds of
-/// rows per factorisation, and fresh n × |W| matrices for every batch cost more in page faults
-/// than in arithmetic.
+/// c_aᵀc_b for two latent-box rows with their vectors: for two support points' rows s_aL_i and
+/// s_bL_j, s_as_b(LLᵀ)_ij, read off AAᵀ (`aat`: both rows are directions of A, [`Directions`]);
+/// a dot product when either is the candidate's.
+///
+/// [`Directions`]: crate::dense::Directions
+pub(in crate::dual) fn row_dot(
+    program: &Program<'_>,
+    aat: &DMatrix<f64>,
+    (ra, ca): (BoxRow, &[f64]),
+    (rb, cb): (BoxRow, &[f64]),
+) -> f64 {
+    if let (BoxRow::Support(i, pi), BoxRow::Support(j, pj)) = (ra, rb)
+        && let (Some(di), Some(dj)) = (program.dirs.point_dir(i), program.dirs.point_dir(j))
+    {
+        let s = if pi == pj { 1.0 } else { -1.0 };
+        return s * aat[(di, dj)];
+    }
+    ca.iter().zip(cb).map(|(x, y)| x * y).sum()
+}
+
+/// The rows met with the current factorisation: c_j, the half solve v_j
+/// ([`InnerFactor::half_rows`]) and the matrix of c_iᵀH̃⁻¹c_j, each computed once (a face step's
+/// system is a submatrix; blocked steps reuse the factorisation and add rows, and dropping rows
+/// only selects). H̃ = diag(H, μ): the ω entries (when the program has one) add c_ωic_ωj/μ. The
+/// columns live in buffers kept across factorisations ([`Solved::clear`] keeps their
+/// allocations): a program meets tens to hundreds of rows per factorisation, and fresh n × |W|
+/// matrices for every batch cost more in page faults than in arithmetic.
 #[derive(Default)]
 pub(super) struct Solved {
     pub(super) slot: HashMap<usize, usize>,
     /// The program's dimension, the length of each column.
     dim: usize,
+    /// The length of each half-solved column.
+    half: usize,
+    /// The rows met, in slot order.
+    rows: Vec<BoxRow>,
     /// c_j of the rows met, as the columns (in slot order) of a column-major dim × count matrix.
     c: Vec<f64>,
-    /// H̃⁻¹c_j, as `c`.
-    y: Vec<f64>,
+    /// v_j, as `c`.
+    v: Vec<f64>,
     /// c_iᵀH̃⁻¹c_j (symmetrised), column-major count × count.
     gram: Vec<f64>,
-    /// Scratch: the products of a batch's new columns with all columns, and the previous gram.
-    cy: Vec<f64>,
-    yc: Vec<f64>,
+    /// Scratch: the products of a batch's new half-solved columns with all of them, and the
+    /// previous gram.
+    vv: Vec<f64>,
     old_gram: Vec<f64>,
 }
 
@@ -149,8 +175,9 @@ impl Solved {
     /// Forgets the rows (a new factorisation), keeping the buffers.
     pub(super) fn clear(&mut self) {
         self.slot.clear();
+        self.rows.clear();
         self.c.clear();
-        self.y.clear();
+        self.v.clear();
         self.gram.clear();
     }
 
@@ -162,11 +189,6 @@ impl Solved {
     /// c_j of the row in slot `s`.
     pub(super) fn c(&self, s: usize) -> DVectorView<'_, f64> {
         DVectorView::from_slice(&self.c[s * self.dim..(s + 1) * self.dim], self.dim)
-    }
-
-    /// H̃⁻¹c_j of the row in slot `s`.
-    fn y(&self, s: usize) -> DVectorView<'_, f64> {
-        DVectorView::from_slice(&self.y[s * self.dim..(s + 1) * self.dim], self.dim)
     }
 
     /// c_aᵀH̃⁻¹c_b for the slots a and b.
@@ -188,9 +210,6 @@ impl Solved {
             return Some(());
         }
         let (n, dim) = (program.n, program.dim);
-        if self.count() == 0 {
-            self.dim = dim;
-        }
         let old = self.count();
         let added = missing.len();
         let mut top = DMatrix::zeros(n, added);
@@ -200,14 +219,16 @@ impl Solved {
             all[j].write(program, &mut self.c[at..]);
             top.column_mut(k).copy_from_slice(&self.c[at..at + n]);
         }
-        let top = f.solve_matrix(&top)?;
+        let rows: Vec<Option<BoxRow>> = missing.iter().map(|&j| Some(all[j])).collect();
+        let v = f.half_rows(program, &rows, &top)?;
+        if old == 0 {
+            self.dim = dim;
+            self.half = v.nrows();
+        }
+        self.v.extend_from_slice(v.as_slice());
         for (k, &j) in missing.iter().enumerate() {
-            let at = self.y.len();
-            self.y.extend_from_slice(top.column(k).as_slice());
-            for i in n..dim {
-                self.y.push(self.c[at + i] / mu);
-            }
             self.slot.insert(j, old + k);
+            self.rows.push(all[j]);
         }
         let new = self.count();
         std::mem::swap(&mut self.gram, &mut self.old_gram);
@@ -216,15 +237,40 @@ impl Solved {
         for b in 0..old {
             self.gram[b * new..b * new + old].copy_from_slice(&self.old_gram[b * old..(b + 1) * old]);
         }
-        // The new rows' block, symmetrised: ½(c_aᵀy_b + c_bᵀy_a) for the new a and every b, as two
-        // blocked products (the pairwise dot products were a quarter of a boxed program's time).
-        let shape = (dim, added, new);
-        tr_mul_blocked_into(shape, &self.c[old * dim..], &self.y, &mut self.cy);
-        tr_mul_blocked_into(shape, &self.y[old * dim..], &self.c, &mut self.yc);
+        // The new rows' block from v_aᵀv_b for the new a and every b (one blocked product) and,
+        // in the Woodbury form, c_aᵀc_b ([`InnerFactor::half_rows`], [`row_dot`]), symmetrised on
+        // the new × new block.
+        tr_mul_blocked_into((self.half, added, new), &self.v[old * self.half..], &self.v, &mut self.vv);
+        let woodbury = f.woodbury_mu();
+        let aat = program.dirs.gram.get();
+        let entry = |at: usize, a: usize, b: usize, c: &[f64]| -> f64 {
+            let column = |s: usize| &c[s * dim..(s + 1) * dim];
+            match (woodbury, aat) {
+                (Some(m), Some(aat)) => {
+                    let cc = row_dot(program, aat, (self.rows[a], column(a)), (self.rows[b], column(b)));
+                    (cc - self.vv[at]) / m
+                }
+                _ => {
+                    // The ω entries: c_ωa c_ωb / μ (H̃'s last block).
+                    let omega: f64 = (n..dim).map(|i| c[a * dim + i] * c[b * dim + i]).sum();
+                    self.vv[at] + omega / mu
+                }
+            }
+        };
+        let mut block = vec![0.0; added * new];
+        for a in old..new {
+            for b in 0..new {
+                let at = b * added + (a - old);
+                block[at] = entry(at, a, b, &self.c);
+            }
+        }
         for a in old..new {
             for b in 0..=a {
-                let at = b * added + (a - old);
-                let v = 0.5 * (self.cy[at] + self.yc[at]);
+                let v = if b >= old {
+                    0.5 * (block[b * added + (a - old)] + block[a * added + (b - old)])
+                } else {
+                    block[b * added + (a - old)]
+                };
                 self.gram[b * new + a] = v;
                 self.gram[a * new + b] = v;
             }
@@ -236,6 +282,58 @@ impl Solved {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dense::Directions;
+    use crate::dual::tests::{linear_dual, problem};
+
+    /// The face system's matrix c_aᵀH̃⁻¹c_b from the half solves ([`InnerFactor::half_rows`]), in
+    /// both forms of the factor and bordered in two batches, against a second computation: full
+    /// solves with H (H⁻¹C by [`InnerFactor::solve_matrix`], then the products), for support
+    /// rows of both signs and the candidate's rows, on labels and on duels (whose directions
+    /// are differences of rows of L).
+    #[test]
+    fn the_half_solve_gives_the_face_systems_gram() {
+        for (seed, duels) in [(6u64, false), (7, true)] {
+            let (_, prob) = problem(seed, duels, Some(1.5));
+            let data = prob.conic_data();
+            let dirs = Directions::new(data);
+            let n = data.l.nrows();
+            let mut c = DVector::zeros(n + 1);
+            c.rows_mut(0, n).copy_from(&(data.l.row(3).transpose() * 0.6 + data.l.row(8).transpose() * 0.4));
+            c[n] = 0.3;
+            let g = DVector::from_fn(n + 1, |i, _| if i < n { c[i] - data.l[(5, i)] } else { c[i] });
+            let dual = linear_dual(data, &dirs, &g, 0.0, Some(c), 1.5);
+            let program = &dual.program;
+            let p = DVector::from_fn(n + 1, |i, _| 0.1 * (i as f64 * 0.7).sin());
+            let e = program.eval(&p);
+            let (lambda, mu) = (0.8, 0.3);
+            let wood = InnerFactor::new(program, &e, lambda, mu, &dual.spare).unwrap();
+            assert!(wood.woodbury_mu().is_some(), "seed {seed}: the small problem takes the Woodbury form");
+            let hinv = wood.solve_matrix(&DMatrix::identity(n, n)).unwrap();
+            let h = hinv.clone().try_inverse().unwrap();
+            let primal = InnerFactor::Primal(Cholesky::new(&((&h + h.transpose()) * 0.5)).unwrap());
+            let all = dual.box_rows();
+            let w: Vec<usize> = vec![0, 7, 10, all.len() - 1, 3, 16, all.len() - 2];
+            for f in [&wood, &primal] {
+                let mut solved = Solved::default();
+                solved.ensure(f, program, mu, &all, &w[..3]).unwrap();
+                solved.ensure(f, program, mu, &all, &w).unwrap();
+                let cols: Vec<DVector<f64>> = w.iter().map(|&j| all[j].vector(program)).collect();
+                for (a, &ja) in w.iter().enumerate() {
+                    for (b, &jb) in w.iter().enumerate() {
+                        let (ca, cb) = (&cols[a], &cols[b]);
+                        let hcb = &hinv * cb.rows(0, n);
+                        let expected = ca.rows(0, n).dot(&hcb) + ca[n] * cb[n] / mu;
+                        let got = solved.gram(solved.slot[&ja], solved.slot[&jb]);
+                        let scale = 1.0 + expected.abs();
+                        assert!(
+                            (got - expected).abs() <= 1e-10 * scale,
+                            "seed {seed}: ({ja}, {jb}) {got} vs {expected}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// A `Solved` whose rows 0..n have the Gram matrix `gram` (the columns are not needed here).
     fn solved_with(gram: &DMatrix<f64>) -> Solved {

@@ -43,10 +43,17 @@ fn blocked_solve_and_product_against_second_methods() {
         let x_lu = a.clone().lu().solve(&b).unwrap();
         let scale = x_lu.abs().max().max(1e-300);
         assert!((&x - &x_lu).abs().max() <= 1e-12 * scale, "n = {n}, k = {k}");
+        // The blocked forward half against nalgebra's substitution, and BᵀA⁻¹B = YᵀY.
+        let y = c.solve_lower_many(&b).unwrap();
+        let y_ref = c.solve_lower(&b).unwrap();
+        assert!((&y - &y_ref).abs().max() <= 1e-12 * (1.0 + y_ref.abs().max()), "n = {n}, k = {k}");
+        let half = y.tr_mul(&y);
+        assert!((&half - b.tr_mul(&x_lu)).abs().max() <= 1e-11 * (1.0 + half.abs().max()), "n = {n}, k = {k}");
         let p = crate::linalg::tr_mul_blocked(&b, &x);
         assert!((&p - b.tr_mul(&x)).abs().max() <= 1e-12 * (1.0 + p.abs().max()), "n = {n}, k = {k}");
     }
     assert!(Cholesky::new(&spd(4, 1)).unwrap().solve_many(&DMatrix::zeros(3, 2)).is_err());
+    assert!(Cholesky::new(&spd(4, 1)).unwrap().solve_lower_many(&DMatrix::zeros(3, 2)).is_err());
 }
 
 #[test]
