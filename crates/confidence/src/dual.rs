@@ -49,8 +49,7 @@
 //! [`pull`] and [`accurate`] find the certificate's strictly feasible point.
 
 use crate::MleWarmStart;
-use crate::conic::ConicData;
-use crate::dense::{DenseSolution, Directions, Eval, Objective, Program, ProgramSpec, U};
+use crate::dense::{DenseSolution, Eval, Objective, Program, ProgramSpec, U};
 use nalgebra::{DMatrix, DVector};
 
 mod accurate;

@@ -122,6 +122,14 @@ fn box_bound(field: &str, value: usize, max: usize) -> bohf_core::Result<()> {
     Ok(())
 }
 
+/// The bounds of [`limits`] on a multistart box search's `samples`, `starts` and
+/// `local.max_iterations` ([`box_bound`]).
+fn multistart_bounds(samples: usize, starts: usize, local_iterations: usize) -> bohf_core::Result<()> {
+    box_bound("samples", samples, limits::MAX_BOX_SAMPLE_VALUES)?;
+    box_bound("starts", starts, limits::MAX_BOX_SEARCH_STEPS)?;
+    box_bound("local.max_iterations", local_iterations, limits::MAX_BOX_SEARCH_STEPS)
+}
+
 /// Errors unless `points` × d ≤ [`limits::MAX_BOX_SAMPLE_VALUES`] (the points a box search
 /// screens: `design` + `samples`, or COBOL's `candidates`), naming `box_search.<field>`.
 fn box_samples(field: &str, points: usize, domain: &BoxDomain) -> bohf_core::Result<()> {
@@ -168,9 +176,7 @@ impl RegisteredAlgorithm<BoxDomain> for Builtin<bohf_baselines::GpUcbBox> {
     /// `starts` and `local.max_iterations`.
     fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
         let s = &c.box_search;
-        box_bound("samples", s.samples, limits::MAX_BOX_SAMPLE_VALUES)?;
-        box_bound("starts", s.starts, limits::MAX_BOX_SEARCH_STEPS)?;
-        box_bound("local.max_iterations", s.local.max_iterations, limits::MAX_BOX_SEARCH_STEPS)?;
+        multistart_bounds(s.samples, s.starts, s.local.max_iterations)?;
         Ok((c.config.check()?, s.check().at("box_search")?))
     }
     /// Refuses (`design` + `samples`) × d above [`limits::MAX_BOX_SAMPLE_VALUES`], then builds.
@@ -195,9 +201,7 @@ impl RegisteredAlgorithm<BoxDomain> for Builtin<bohf_compgpucb::CompGpUcbBox> {
     /// `starts` and `local.max_iterations`.
     fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
         let s = &c.box_search;
-        box_bound("samples", s.samples, limits::MAX_BOX_SAMPLE_VALUES)?;
-        box_bound("starts", s.starts, limits::MAX_BOX_SEARCH_STEPS)?;
-        box_bound("local.max_iterations", s.local.max_iterations, limits::MAX_BOX_SEARCH_STEPS)?;
+        multistart_bounds(s.samples, s.starts, s.local.max_iterations)?;
         Ok((c.config.check()?, s.check().at("box_search")?))
     }
     /// Refuses (`design` + `samples`) × d above [`limits::MAX_BOX_SAMPLE_VALUES`], then builds.
@@ -250,9 +254,7 @@ macro_rules! pair_search_box_mode {
             /// `samples`, `starts` and `local.max_iterations`.
             fn check(c: &Self::Config) -> bohf_core::Result<Self::Checked> {
                 let s = &c.box_search;
-                box_bound("samples", s.samples, limits::MAX_BOX_SAMPLE_VALUES)?;
-                box_bound("starts", s.starts, limits::MAX_BOX_SEARCH_STEPS)?;
-                box_bound("local.max_iterations", s.local.max_iterations, limits::MAX_BOX_SEARCH_STEPS)?;
+                multistart_bounds(s.samples, s.starts, s.local.max_iterations)?;
                 Ok((c.config.check()?, s.check().at("box_search")?))
             }
             /// Refuses (`design` + `samples`) × 2d above [`limits::MAX_BOX_SAMPLE_VALUES`], then builds.

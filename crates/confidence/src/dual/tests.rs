@@ -2,6 +2,8 @@
 
 use super::newton::split;
 use super::*;
+use crate::conic::ConicData;
+use crate::dense::Directions;
 use crate::{ConfidenceConfig, ConfidenceProblem, ConfidenceSet, Observation};
 use bohf_core::Duel;
 use bohf_core::rand::RngExt;
