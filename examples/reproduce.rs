@@ -184,5 +184,6 @@ fn run_panel(preset: &Preset, opts: &Options) -> Result<Option<PanelResult>, Box
     let command =
         format!("cargo run --release --example reproduce -- {}{name}", if opts.quick { "--quick " } else { "" });
     let link = format!("../../specs/{name}.toml");
-    Ok(write_report(&opts.out_dir, &experiment, &panel, &results, elapsed, &command, &link)?.panel_result())
+    let time = bohf::experiments::folder::WallTime { seconds: elapsed, runs: results.runs().len() };
+    Ok(write_report(&opts.out_dir, &experiment, &panel, &results, time, &command, &link)?.panel_result())
 }

@@ -13,7 +13,6 @@ use bohf_experiments::{Experiment, ProblemSpec};
 use bohf_reproduce::table2::{Table2Spec, write_table2};
 use bohf_reproduce::{Paper, PreparedPanel, Preset, QUICK_RUNS, discover, write_report};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// The `specs/` folder of the source tree the binary was built from: the default presets folder.
 pub const DEFAULT_SPECS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../specs");
@@ -108,7 +107,6 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
     }
     panel.spec = bohf_experiments::folder::with_default_cache(panel.spec.clone(), &opts.run.out);
     let experiment = Experiment::new(panel.spec.clone(), &bohf_registry::builtin())?;
-    let start = Instant::now();
     let results = match run_experiment(&experiment, &opts.run, &*crate::progress::for_stderr())? {
         Outcome::Complete(r) => r,
         Outcome::ShardDone { mine, finished, total } => {
@@ -121,7 +119,8 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
             return Ok(None);
         }
     };
-    let elapsed = start.elapsed().as_secs_f64();
+    // The folder's record adds up the calls that ran its runs (a `--resume` continues the time).
+    let time = bohf_experiments::folder::recorded_wall_time(&opts.run.out);
     let summary = results.summary()?;
     let command = format!(
         "bohf reproduce {}{}{}",
@@ -129,7 +128,7 @@ pub fn reproduce(preset: &Preset, opts: &ReproduceOptions) -> Result<Option<Path
         if opts.quick { " --quick" } else { "" },
         opts.runs.map(|r| format!(" --runs {r}")).unwrap_or_default()
     );
-    write_report(&opts.run.out, &experiment, &panel, &results, elapsed, &command, "spec.toml")?;
+    write_report(&opts.run.out, &experiment, &panel, &results, time, &command, "spec.toml")?;
     print!("{}", crate::report::terminal_table(&summary));
     Ok(Some(opts.run.out.join(format!("{}.md", preset.name))))
 }

@@ -25,6 +25,9 @@
 //!   reason). With the spec's `on_error = "stop"` (default) the first failure stops the experiment
 //!   (the finished runs stay; `--resume` retries the failed run); with `"continue"` the other runs go
 //!   on and the results summarise the finished runs and list the failed ones.
+//! * `DIR/wall_time.csv`: one line per whole call (no shard) that finished runs, with its wall
+//!   time and the runs it finished ([`recorded_wall_time`]), so a panel's time adds up over its
+//!   resumed calls. Shards do not write it (they would race on it).
 //! * once every run is there: `steps.csv`, `summary.json` and the plots (`write_results`).
 
 use crate::ExperimentError;
@@ -320,9 +323,21 @@ pub fn run_experiment(
         reject: &set_aside,
         warn: &warn,
     });
+    let finished_here = AtomicUsize::new(0);
+    let on_done = |record: &RunRecord| {
+        finished_here.fetch_add(1, Ordering::SeqCst);
+        on_done(record);
+    };
     let outcome = pool
         .install(|| experiment.run_tasks_checkpointed(&todo, &on_done, &on_failed, &cancelled, checkpointing.as_ref()));
     progress.end(total, start.elapsed().as_secs_f64());
+    let finished_here = finished_here.into_inner();
+    if opts.shard.is_none()
+        && finished_here > 0
+        && let Err(e) = record_wall_time(&opts.out, start.elapsed().as_secs_f64(), finished_here)
+    {
+        progress.note(&format!("warning: cannot record this call's wall time in `{}`: {e}", opts.out.display()));
+    }
     let failures = write_failures.into_inner().expect("no poisoning");
     if let Some(first) = failures.first() {
         return Err(ExperimentError::Folder(format!("{} run file(s) could not be written: {first}", failures.len())));
@@ -343,6 +358,57 @@ pub fn run_experiment(
     let results = collect(std::slice::from_ref(&opts.out), &spec, &experiment.title(), progress)?;
     write_complete(&results, &opts.out)?;
     Ok(Outcome::Complete(Box::new(results)))
+}
+
+/// The file of a folder's recorded wall time (module docs).
+const WALL_TIME_FILE: &str = "wall_time.csv";
+
+/// The wall time of the calls that ran a folder's runs, as recorded in `DIR/wall_time.csv`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WallTime {
+    /// Wall seconds, summed over the recorded calls.
+    pub seconds: f64,
+    /// The runs those calls finished (runs finished by a shard, or by a bohf that did not record
+    /// its time, are not among them).
+    pub runs: usize,
+}
+
+/// The wall time recorded in the folder `out` (zero when nothing is recorded). Lines that do not
+/// parse as `seconds,runs` with finite seconds ≥ 0 (the header, a damaged line) are skipped: the
+/// record is informative, and a damaged line must not stop a report.
+pub fn recorded_wall_time(out: &Path) -> WallTime {
+    let text = std::fs::read_to_string(out.join(WALL_TIME_FILE)).unwrap_or_default();
+    let mut total = WallTime::default();
+    for line in text.lines() {
+        let Some((s, r)) = line.split_once(',') else { continue };
+        if let (Ok(s), Ok(r)) = (s.trim().parse::<f64>(), r.trim().parse::<usize>())
+            && s.is_finite()
+            && s >= 0.0
+        {
+            total.seconds += s;
+            total.runs = total.runs.saturating_add(r);
+        }
+    }
+    total
+}
+
+/// Appends one call's wall time (`seconds`, `runs` it finished) to the folder's record, rewriting
+/// the file atomically (the caller holds the folder's exclusive lock); what the file held is kept.
+fn record_wall_time(out: &Path, seconds: f64, runs: usize) -> Result<(), ExperimentError> {
+    let path = out.join(WALL_TIME_FILE);
+    let mut text = match std::fs::read_to_string(&path) {
+        Ok(text) if !text.is_empty() => text,
+        Ok(_) => String::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => return Err(ExperimentError::Io { action: "read", path, source }),
+    };
+    if text.is_empty() {
+        text.push_str("seconds,runs\n");
+    } else if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!("{seconds:.3},{runs}\n"));
+    write_atomic(&path, text.as_bytes())
 }
 
 /// Writes the results of a complete experiment; if every run failed there is nothing to summarise

@@ -391,9 +391,10 @@ fn comp_markdown(page: &Page, p: &CompPanel, plots: &[&str]) -> String {
     let _ = writeln!(
         s,
         "\n\"—\": some run has no such query within that budget (R_c of an algorithm that never duels is ∞). \
-         The whole panel ({} runs) took {:.1} s.\n",
+         The whole panel ({} runs) took {:.1} s{}.\n",
         p.rows.iter().map(|r| r.runs).sum::<usize>(),
-        p.elapsed_s
+        p.elapsed_s,
+        page.untimed_note()
     );
     if let Some(section) = crate::pages::comp_section(p, spec.reproduces.as_ref()) {
         s.push_str(&section);

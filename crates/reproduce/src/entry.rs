@@ -10,6 +10,7 @@ use crate::prepare::{PreparedPanel, write_panel_report};
 use crate::report::Page;
 use crate::source::{Paper, Reproduces};
 use bohf_experiments::error::{ExperimentError, Result};
+use bohf_experiments::folder::WallTime;
 use bohf_experiments::runner::{Experiment, Results};
 use std::path::{Path, PathBuf};
 
@@ -52,8 +53,11 @@ pub struct ReportJob<'a> {
     pub panel: &'a PreparedPanel,
     /// The finished runs.
     pub results: &'a Results,
-    /// The wall time of the runs, seconds.
+    /// The wall time of the runs, seconds (of the timed ones: see `untimed_runs`).
     pub elapsed_s: f64,
+    /// The runs whose time `elapsed_s` does not include (finished by an earlier call that did not
+    /// record its wall time, or by a shard; [`bohf_experiments::folder::recorded_wall_time`]).
+    pub untimed_runs: usize,
     /// The command line the report quotes.
     pub command: &'a str,
     /// The link to the spec file.
@@ -77,6 +81,7 @@ impl<'a> ReportJob<'a> {
             command: self.command,
             spec_link: self.spec_link,
             index: self.out.join("README.md").is_file(),
+            untimed_runs: self.untimed_runs,
         })
     }
 
@@ -86,20 +91,22 @@ impl<'a> ReportJob<'a> {
     }
 }
 
-/// Writes the report of the finished `panel` (run as `experiment`, giving `results` in
-/// `elapsed_s` seconds) into `out`: COBOL's ([`write_cobol_report`]), COMP-GP-UCB's
-/// ([`write_compgpucb_report`]) or the regret panel's ([`write_panel_report`]), by the panel's
-/// paper. `command` is the command line the report quotes; `spec_link` the link to the spec.
+/// Writes the report of the finished `panel` (run as `experiment`, giving `results`; `time`: the
+/// wall time of its runs and how many runs it covers, e.g. a results folder's
+/// [`bohf_experiments::folder::recorded_wall_time`]) into `out`: COBOL's ([`write_cobol_report`]),
+/// COMP-GP-UCB's ([`write_compgpucb_report`]) or the regret panel's ([`write_panel_report`]), by
+/// the panel's paper. `command` is the command line the report quotes; `spec_link` the link to the spec.
 pub fn write_report(
     out: &Path,
     experiment: &Experiment,
     panel: &PreparedPanel,
     results: &Results,
-    elapsed_s: f64,
+    time: WallTime,
     command: &str,
     spec_link: &str,
 ) -> Result<Report> {
-    let job = ReportJob { out, experiment, panel, results, elapsed_s, command, spec_link };
+    let untimed_runs = results.runs().len().saturating_sub(time.runs);
+    let job = ReportJob { out, experiment, panel, results, elapsed_s: time.seconds, untimed_runs, command, spec_link };
     Ok(match paper_of(panel) {
         Paper::Cobol => Report::Cobol(write_cobol_report(&job)?),
         Paper::CompGpUcb => Report::CompGpUcb(write_compgpucb_report(&job)?),

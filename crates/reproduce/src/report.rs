@@ -34,9 +34,22 @@ pub(crate) struct Page<'a> {
     pub spec_link: &'a str,
     /// Whether the report's folder has an index (`README.md`) to link back to.
     pub index: bool,
+    /// The runs the panel's time does not include ([`crate::ReportJob::untimed_runs`]).
+    pub untimed_runs: usize,
 }
 
 impl Page<'_> {
+    /// What the sentence "The whole panel (N runs) took X s" adds when X leaves runs out: empty
+    /// when it covers them all.
+    pub(crate) fn untimed_note(&self) -> String {
+        match self.untimed_runs {
+            0 => String::new(),
+            n => format!(
+                " ({n} of the runs not included: finished by an earlier call that did not record its wall time, or by a shard)"
+            ),
+        }
+    }
+
     /// The opening of a panel's report: the title, the `--quick` warning, the line saying which
     /// command generated it from which spec (`spec_name` shown, the page's link; a link back to
     /// the index when there is one), and the "Settings" heading with the experiment's problem.
@@ -145,9 +158,10 @@ pub(crate) fn panel_markdown(page: &Page, r: &PanelResult) -> String {
     let _ = writeln!(
         s,
         "\nWall time per run: the algorithm's own calls (construction, suggest, observe, recommend), release build. \
-         The whole panel ({} runs) took {:.1} s on rayon's global pool.\n",
+         The whole panel ({} runs) took {:.1} s{} on rayon's global pool.\n",
         r.algorithms.iter().map(|a| a.runs).sum::<usize>(),
-        r.elapsed_s
+        r.elapsed_s,
+        page.untimed_note()
     );
     if let Some(section) = crate::pages::panel_section(r, spec.reproduces.as_ref()) {
         s.push_str(&section);

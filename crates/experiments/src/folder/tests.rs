@@ -112,3 +112,51 @@ fn a_resume_may_append_algorithms_and_nothing_else() {
     assert_eq!(csv(&extended), csv(&fresh));
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// Each whole call that finishes runs adds its wall time and count to `wall_time.csv`
+/// ([`recorded_wall_time`]), so a panel's time adds up over an interrupted call and its resume; a
+/// resume with nothing left to run adds nothing; a shard writes nothing; a damaged line is
+/// skipped and kept.
+#[test]
+fn the_folder_adds_up_the_wall_time_of_its_calls() {
+    let text =
+        "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
+    let spec = ExperimentSpec::from_toml_str(text).unwrap();
+    let experiment = Experiment::new(spec, &crate::testing::registry()).unwrap();
+    let base = std::env::temp_dir().join(format!("bohf-folder-walltime-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let opts = |dir: &str, resume, shard| RunOptions {
+        out: base.join(dir),
+        threads: 1,
+        shard,
+        resume,
+        checkpoint_every: None,
+    };
+    let lines =
+        |dir: &str| std::fs::read_to_string(base.join(dir).join("wall_time.csv")).map_or(0, |t| t.lines().count());
+    assert_eq!(recorded_wall_time(&base.join("a")), WallTime::default(), "no folder: nothing recorded");
+    run_experiment(&experiment, &opts("a", false, None), &StopAfter(1, AtomicUsize::new(0))).unwrap_err();
+    let first = recorded_wall_time(&base.join("a"));
+    assert_eq!((first.runs, lines("a")), (1, 2), "header and the interrupted call's line");
+    assert!(first.seconds >= 0.0);
+    run_experiment(&experiment, &opts("a", true, None), &Quiet).unwrap();
+    let both = recorded_wall_time(&base.join("a"));
+    assert_eq!((both.runs, lines("a")), (3, 3));
+    assert!(both.seconds >= first.seconds);
+    // Nothing left to run: nothing added.
+    run_experiment(&experiment, &opts("a", true, None), &Quiet).unwrap();
+    assert_eq!(recorded_wall_time(&base.join("a")), both);
+    // A damaged line is skipped, and kept by the next call.
+    let path = base.join("a").join("wall_time.csv");
+    let damaged = format!("{}NaN,2\n1.5\n-1,4\nx,y\n", std::fs::read_to_string(&path).unwrap());
+    std::fs::write(&path, &damaged).unwrap();
+    assert_eq!(recorded_wall_time(&base.join("a")), both);
+    std::fs::remove_file(base.join("a/runs/a0-r2.csv")).unwrap();
+    run_experiment(&experiment, &opts("a", true, None), &Quiet).unwrap();
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with(&damaged));
+    assert_eq!(recorded_wall_time(&base.join("a")).runs, 4);
+    // Shards record nothing.
+    run_experiment(&experiment, &opts("s", false, Some((0, 2))), &Quiet).unwrap();
+    assert_eq!((recorded_wall_time(&base.join("s")), lines("s")), (WallTime::default(), 0));
+    std::fs::remove_dir_all(&base).unwrap();
+}

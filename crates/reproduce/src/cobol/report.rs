@@ -222,9 +222,10 @@ pub(crate) fn cobol_markdown(page: &Page, p: &CobolPanel) -> String {
     stopped_table(&mut s, p);
     let _ = writeln!(
         s,
-        "Wall time per run: the algorithm's own calls, over all its runs. The whole panel ({} runs) took {:.1} s.\n",
+        "Wall time per run: the algorithm's own calls, over all its runs. The whole panel ({} runs) took {:.1} s{}.\n",
         p.rows.iter().map(|r| r.runs + r.stopped).sum::<usize>(),
-        p.elapsed_s
+        p.elapsed_s,
+        page.untimed_note()
     );
     if let Some(section) = crate::pages::cobol_section(p, spec.reproduces.as_ref()) {
         s.push_str(&section);

@@ -14,6 +14,7 @@ fn test_page<'a>(experiment: &'a Experiment, text: &'a str) -> Page<'a> {
         command: "bohf reproduce capped",
         spec_link: "capped.toml",
         index: false,
+        untimed_runs: 0,
     }
 }
 
@@ -270,7 +271,14 @@ fn a_run_stopped_by_the_query_cap_is_listed_apart_and_k_stays_50() {
     assert!(md.contains("| vanilla LCB | 3 of 3 |"), "{md}");
     assert!(md.contains("Runs stopped before k = 50 f-evaluations (query cap: 60 queries per run"), "{md}");
     assert!(md.contains("| COBOL | 1 | 7 | 53 | 24 | 60 |"), "{md}");
-    assert!(md.contains("The whole panel (6 runs)"), "{md}");
+    assert!(md.contains("The whole panel (6 runs) took 1.0 s.\n"), "{md}");
+    // A time that leaves runs out (finished by a call that did not record its time) says so.
+    let page = Page { untimed_runs: 2, ..test_page(&experiment, &text) };
+    let md = cobol_markdown(&page, &p);
+    assert!(
+        md.contains("The whole panel (6 runs) took 1.0 s (2 of the runs not included: finished by an earlier call"),
+        "{md}"
+    );
 
     // Expert sampling asks before every draw: all its runs meet the cap before k. Its row has no
     // numbers, and every claim involving it (its own, "COBOL best", the comparisons) is not
