@@ -78,7 +78,7 @@ impl<'d> InnerFactor<'d> {
             }
             return Cholesky::blocked_in_place(h).ok().map(InnerFactor::Primal);
         }
-        let gram = program.dirs.gram.get_or_init(|| a * a.transpose());
+        let gram = program.dirs.aat(program.data);
         let mut m =
             spare.borrow_mut().take().filter(|m| m.shape() == (kk, kk)).unwrap_or_else(|| DMatrix::zeros(kk, kk));
         let rows = if keep.iter().enumerate().all(|(i, &d)| i == d) {

@@ -83,8 +83,8 @@ impl<'p, 'a> Segment<'p, 'a> {
         let abs_dot = (data.abs_weighted.dot(&wa.abs()), data.abs_weighted.dot(&wd.abs()));
         let norm = (a.norm_squared(), 2.0 * a.dot(d), d.norm_squared());
         let z = data.latent_box.map(|_| {
-            let labs = data.l.abs();
-            [(&data.l * wa, &data.l * wd), (&labs * wa.abs(), &labs * wd.abs())]
+            let labs = program.dirs.l_abs(data);
+            [(&data.l * wa, &data.l * wd), (labs * wa.abs(), labs * wd.abs())]
         });
         let candidate = match (&program.candidate, data.latent_box) {
             (Some(c), Some(_)) => Some((c.dot(a), c.dot(d), c.abs().dot(&a.abs()), c.abs().dot(&d.abs()))),
