@@ -53,6 +53,7 @@
 
 use crate::conic::ConicData;
 use bohf_core::Link;
+use bohf_core::linalg::mul_vec_strided;
 use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
 use nalgebra::{DMatrix, DVector};
@@ -294,7 +295,8 @@ impl<'a> Program<'a> {
         let n = self.n;
         let data = self.data;
         let w = p.rows(0, n);
-        let v = &data.rows * w;
+        let ws = &p.as_slice()[..n];
+        let v = mat_vec(&data.rows, ws, false);
         let mut sum = CompensatedSum::new();
         let mut coef = DVector::zeros(v.len());
         for (k, &vk) in v.iter().enumerate() {
@@ -303,7 +305,7 @@ impl<'a> Program<'a> {
         }
         let phi = sum.value();
         let phi_err = phi_error(self.n, &sum, data.abs_weighted.dot(&w.abs()));
-        let grad_phi = data.rows.tr_mul(&coef);
+        let grad_phi = mat_vec(&data.rows, coef.as_slice(), true);
         let (norm, norm_err) = self.norm_row(p.norm_squared());
         let mut f = vec![norm];
         let dim_err = (self.dim + 16) as f64 * U;
@@ -313,8 +315,8 @@ impl<'a> Program<'a> {
             f_err.push(likelihood_row_error(phi, phi_err, kappa, self.total));
         }
         if let Some(bx) = data.latent_box {
-            let z = &data.l * w;
-            let zabs = self.dirs.l_abs(data) * w.abs();
+            let z = mat_vec(&data.l, ws, false);
+            let zabs = mat_vec(self.dirs.l_abs(data), w.abs().as_slice(), false);
             for i in 0..n {
                 let err = dim_err * zabs[i] + U * bx;
                 f.push(z[i] - bx);
@@ -333,6 +335,19 @@ impl<'a> Program<'a> {
         }
         Eval { v, phi, phi_err, grad_phi, f, f_err }
     }
+}
+
+/// A·x (or Aᵀ·x when `transpose`) by faer's kernels ([`mul_vec_strided`]): the products with the
+/// observation rows R and with L of every evaluation ([`Program::eval`], the pull-inside's
+/// segments, the box's row values), a tenth of a cold duel-box bound in nalgebra's baseline-target
+/// code. The rounding bounds of their callers are those of a dot product in any order of
+/// summation, with or without fused multiply–adds (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, 2nd ed. 2002, §3.1 and eq. (3.5)), so they hold for faer's order as for nalgebra's.
+pub(crate) fn mat_vec(a: &DMatrix<f64>, x: &[f64], transpose: bool) -> DVector<f64> {
+    let (rows, cols) = a.shape();
+    let mut out = DVector::zeros(if transpose { cols } else { rows });
+    mul_vec_strided(a.as_slice(), (rows, cols), rows, x, transpose, out.as_mut_slice());
+    out
 }
 
 /// Whether every constraint holds strictly, with its rounding error as a margin.

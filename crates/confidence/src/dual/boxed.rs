@@ -95,7 +95,7 @@ impl Dual<'_> {
     /// s_jc_jᵀx for every row of `all` ([`Dual::box_rows`]'s order): one product with L.
     fn row_values(&self, all: &[BoxRow], x: &DVector<f64>) -> DVector<f64> {
         let program = &self.program;
-        let z = &program.data.l * x.rows(0, program.n);
+        let z = crate::dense::mat_vec(&program.data.l, &x.as_slice()[..program.n], false);
         let cx = program.candidate.as_ref().map_or(0.0, |c| c.dot(x));
         DVector::from_iterator(
             all.len(),
