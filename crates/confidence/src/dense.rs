@@ -292,21 +292,18 @@ impl<'a> Program<'a> {
     }
 
     pub(crate) fn eval(&self, p: &DVector<f64>) -> Eval {
+        let Eval { v, phi, phi_err, grad_phi, .. } = self.eval_likelihood(p);
         let n = self.n;
         let data = self.data;
         let w = p.rows(0, n);
         let ws = &p.as_slice()[..n];
-        let v = mat_vec(&data.rows, ws, false);
+        let (norm, norm_err) = self.norm_row(p.norm_squared());
         let mut sum = CompensatedSum::new();
         let mut coef = DVector::zeros(v.len());
         for (k, &vk) in v.iter().enumerate() {
             sum.add(data.weights[k] * softplus(-vk));
             coef[k] = -data.weights[k] * Link::Logistic.mu(-vk);
         }
-        let phi = sum.value();
-        let phi_err = phi_error(self.n, &sum, data.abs_weighted.dot(&w.abs()));
-        let grad_phi = mat_vec(&data.rows, coef.as_slice(), true);
-        let (norm, norm_err) = self.norm_row(p.norm_squared());
         let mut f = vec![norm];
         let dim_err = (self.dim + 16) as f64 * U;
         let mut f_err = vec![norm_err];
@@ -334,6 +331,27 @@ impl<'a> Program<'a> {
             f_err.push(err);
         }
         Eval { v, phi, phi_err, grad_phi, f, f_err }
+    }
+
+    /// [`Program::eval`]'s likelihood part alone (v, φ, its rounding bound, ∇φ), for the dual's
+    /// inner solves and their line searches, which read nothing else: the box rows' z = Lw and
+    /// |L||w| were half of each evaluation's products. No constraint values: `f` holds one NaN,
+    /// so that [`strictly_feasible`] rejects the result.
+    pub(crate) fn eval_likelihood(&self, p: &DVector<f64>) -> Eval {
+        let n = self.n;
+        let data = self.data;
+        let w = p.rows(0, n);
+        let v = mat_vec(&data.rows, &p.as_slice()[..n], false);
+        let mut sum = CompensatedSum::new();
+        let mut coef = DVector::zeros(v.len());
+        for (k, &vk) in v.iter().enumerate() {
+            sum.add(data.weights[k] * softplus(-vk));
+            coef[k] = -data.weights[k] * Link::Logistic.mu(-vk);
+        }
+        let phi = sum.value();
+        let phi_err = phi_error(self.n, &sum, data.abs_weighted.dot(&w.abs()));
+        let grad_phi = mat_vec(&data.rows, coef.as_slice(), true);
+        Eval { v, phi, phi_err, grad_phi, f: vec![f64::NAN], f_err: vec![f64::INFINITY] }
     }
 }
 
