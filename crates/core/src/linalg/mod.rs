@@ -107,4 +107,30 @@ mod tests {
             assert_eq!(buffer.as_slice(), blocked.as_slice(), "{k}×{m}×{n}: bit for bit");
         }
     }
+
+    /// The strided matrix–vector product on a leading block of rows of a taller matrix, both ways,
+    /// against nalgebra's products of the block copied out (an independent summation).
+    #[test]
+    fn strided_products_match_nalgebras() {
+        for &(k, used, n) in &[(1, 1, 1), (9, 9, 4), (40, 23, 31), (860, 496, 361)] {
+            let a = DMatrix::from_fn(k, n, |i, j| ((i * 31 + j * 17) % 23) as f64 / 7.0 - 1.5);
+            let block = a.rows(0, used).clone_owned();
+            let x = nalgebra::DVector::from_fn(n, |i, _| ((i * 13) % 19) as f64 / 5.0 - 1.9);
+            let y = nalgebra::DVector::from_fn(used, |i, _| ((i * 7) % 11) as f64 / 3.0 - 1.6);
+            let mut ax = vec![0.0; used];
+            mul_vec_strided(a.as_slice(), (used, n), k, x.as_slice(), false, &mut ax);
+            let mut aty = vec![0.0; n];
+            mul_vec_strided(a.as_slice(), (used, n), k, y.as_slice(), true, &mut aty);
+            let (rx, ry) = (&block * &x, block.tr_mul(&y));
+            let tol = 1e-13 * n.max(used) as f64;
+            assert!(
+                ax.iter().zip(rx.iter()).all(|(p, q)| (p - q).abs() <= tol * (1.0 + q.abs())),
+                "{k}, {used}, {n}: Ax"
+            );
+            assert!(
+                aty.iter().zip(ry.iter()).all(|(p, q)| (p - q).abs() <= tol * (1.0 + q.abs())),
+                "{k}, {used}, {n}: Aᵀy"
+            );
+        }
+    }
 }
