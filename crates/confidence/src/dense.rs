@@ -53,6 +53,7 @@
 
 use crate::conic::ConicData;
 use bohf_core::Link;
+use bohf_core::linalg::mul_vec_strided;
 use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
 use nalgebra::{DMatrix, DVector};
@@ -123,8 +124,10 @@ pub(crate) struct Directions {
     pub(crate) term_dir: Vec<usize>,
     /// The direction of support point i (row L_i), when the latent box uses it.
     point_dir: Vec<usize>,
-    /// AAᵀ (k×k), built on first use by the observation-space solves ([`InnerFactor`]).
+    /// AAᵀ (k×k), built on first use by the observation-space solves ([`Directions::aat`]).
     pub(crate) gram: std::sync::OnceLock<DMatrix<f64>>,
+    /// The support points (i, j) of each direction, L_i − L_j (j = `usize::MAX`: L_i alone).
+    keys: Vec<(usize, usize)>,
     /// |L| (entrywise), built on first use by the latent box's rounding bounds ([`Program::eval`]).
     l_abs: std::sync::OnceLock<DMatrix<f64>>,
     /// Lᵀ, built on first use: row i of L as a contiguous column (the latent box's rows, written
@@ -156,6 +159,7 @@ impl Directions {
             term_dir,
             point_dir,
             gram: std::sync::OnceLock::new(),
+            keys,
             l_abs: std::sync::OnceLock::new(),
             l_t: std::sync::OnceLock::new(),
         }
@@ -166,6 +170,51 @@ impl Directions {
         let lt = self.l_t.get_or_init(|| data.l.transpose());
         let n = lt.nrows();
         &lt.as_slice()[i * n..(i + 1) * n]
+    }
+
+    /// |L| (entrywise), built on first use (the latent box's rounding bounds).
+    pub(crate) fn l_abs(&self, data: &ConicData) -> &DMatrix<f64> {
+        self.l_abs.get_or_init(|| data.l.abs())
+    }
+
+    /// AAᵀ (k×k, exactly symmetric), built on first use: every row of A is L_i − L_j or L_i, so
+    /// A = EL for the k×n matrix E of those ±1 entries and AAᵀ = E(LLᵀ)Eᵀ, with
+    /// (AAᵀ)_de = K_ik − K_il − K_jk + K_jl for d = (i, j), e = (k, l) and K = LLᵀ (the terms of
+    /// a single point's direction dropped). K costs 2n³ flops (faer's blocked product, once), the
+    /// rest O(k²): at 500 duels with the latent box (k ≈ 860, n = 361) the product 2k²n was 5·10⁸
+    /// flops, a tenth of a cold bound. Each entry errs by at most γ_n-relative of the |L||L|ᵀ it
+    /// sums (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed. 2002, eq. (3.5))
+    /// plus 3u of the four terms' magnitudes: a duel between close points loses relative accuracy
+    /// to the cancellation, an error of the order of the Woodbury system's own Cholesky backward
+    /// error (u‖M‖, ‖M‖ ≥ max K) that only guides the Newton steps ([`InnerFactor`]; the
+    /// certificate never uses AAᵀ).
+    ///
+    /// [`InnerFactor`]: crate::dual
+    pub(crate) fn aat(&self, data: &ConicData) -> &DMatrix<f64> {
+        self.gram.get_or_init(|| {
+            let lt = self.l_t.get_or_init(|| data.l.transpose());
+            let mut k = bohf_core::linalg::tr_mul_blocked(lt, lt);
+            k.fill_upper_triangle_with_lower_triangle();
+            let n = k.nrows();
+            // K bordered by a zero row and column, index n standing for an absent point.
+            let k = k.insert_row(n, 0.0).insert_column(n, 0.0);
+            let at = |i: usize| i.min(n);
+            let dirs = self.keys.len();
+            let mut out = DMatrix::zeros(dirs, dirs);
+            for (e, mut column) in out.column_iter_mut().enumerate() {
+                let (p, q) = self.keys[e];
+                let (kp, kq) = (k.column(at(p)), k.column(at(q)));
+                let (kp, kq) = (kp.as_slice(), kq.as_slice());
+                for (d, o) in column.iter_mut().enumerate() {
+                    let (i, j) = self.keys[d];
+                    let (i, j) = (at(i), at(j));
+                    // (K_ip + K_jq) − (K_iq + K_jp): exactly symmetric in (d, e), as
+                    // floating-point addition is commutative.
+                    *o = (kp[i] + kq[j]) - (kq[i] + kp[j]);
+                }
+            }
+            out
+        })
     }
 
     /// The direction (row of A) of support point i's latent value L_i, when the latent box uses it.
@@ -243,20 +292,18 @@ impl<'a> Program<'a> {
     }
 
     pub(crate) fn eval(&self, p: &DVector<f64>) -> Eval {
+        let Eval { v, phi, phi_err, grad_phi, .. } = self.eval_likelihood(p);
         let n = self.n;
         let data = self.data;
         let w = p.rows(0, n);
-        let v = &data.rows * w;
+        let ws = &p.as_slice()[..n];
+        let (norm, norm_err) = self.norm_row(p.norm_squared());
         let mut sum = CompensatedSum::new();
         let mut coef = DVector::zeros(v.len());
         for (k, &vk) in v.iter().enumerate() {
             sum.add(data.weights[k] * softplus(-vk));
             coef[k] = -data.weights[k] * Link::Logistic.mu(-vk);
         }
-        let phi = sum.value();
-        let phi_err = phi_error(self.n, &sum, data.abs_weighted.dot(&w.abs()));
-        let grad_phi = data.rows.tr_mul(&coef);
-        let (norm, norm_err) = self.norm_row(p.norm_squared());
         let mut f = vec![norm];
         let dim_err = (self.dim + 16) as f64 * U;
         let mut f_err = vec![norm_err];
@@ -265,8 +312,8 @@ impl<'a> Program<'a> {
             f_err.push(likelihood_row_error(phi, phi_err, kappa, self.total));
         }
         if let Some(bx) = data.latent_box {
-            let z = &data.l * w;
-            let zabs = self.dirs.l_abs.get_or_init(|| data.l.abs()) * w.abs();
+            let z = mat_vec(&data.l, ws, false);
+            let zabs = mat_vec(self.dirs.l_abs(data), w.abs().as_slice(), false);
             for i in 0..n {
                 let err = dim_err * zabs[i] + U * bx;
                 f.push(z[i] - bx);
@@ -285,6 +332,40 @@ impl<'a> Program<'a> {
         }
         Eval { v, phi, phi_err, grad_phi, f, f_err }
     }
+
+    /// [`Program::eval`]'s likelihood part alone (v, φ, its rounding bound, ∇φ), for the dual's
+    /// inner solves and their line searches, which read nothing else: the box rows' z = Lw and
+    /// |L||w| were half of each evaluation's products. No constraint values: `f` holds one NaN,
+    /// so that [`strictly_feasible`] rejects the result.
+    pub(crate) fn eval_likelihood(&self, p: &DVector<f64>) -> Eval {
+        let n = self.n;
+        let data = self.data;
+        let w = p.rows(0, n);
+        let v = mat_vec(&data.rows, &p.as_slice()[..n], false);
+        let mut sum = CompensatedSum::new();
+        let mut coef = DVector::zeros(v.len());
+        for (k, &vk) in v.iter().enumerate() {
+            sum.add(data.weights[k] * softplus(-vk));
+            coef[k] = -data.weights[k] * Link::Logistic.mu(-vk);
+        }
+        let phi = sum.value();
+        let phi_err = phi_error(self.n, &sum, data.abs_weighted.dot(&w.abs()));
+        let grad_phi = mat_vec(&data.rows, coef.as_slice(), true);
+        Eval { v, phi, phi_err, grad_phi, f: vec![f64::NAN], f_err: vec![f64::INFINITY] }
+    }
+}
+
+/// A·x (or Aᵀ·x when `transpose`) by faer's kernels ([`mul_vec_strided`]): the products with the
+/// observation rows R and with L of every evaluation ([`Program::eval`], the pull-inside's
+/// segments, the box's row values), a tenth of a cold duel-box bound in nalgebra's baseline-target
+/// code. The rounding bounds of their callers are those of a dot product in any order of
+/// summation, with or without fused multiply–adds (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, 2nd ed. 2002, §3.1 and eq. (3.5)), so they hold for faer's order as for nalgebra's.
+pub(crate) fn mat_vec(a: &DMatrix<f64>, x: &[f64], transpose: bool) -> DVector<f64> {
+    let (rows, cols) = a.shape();
+    let mut out = DVector::zeros(if transpose { cols } else { rows });
+    mul_vec_strided(a.as_slice(), (rows, cols), rows, x, transpose, out.as_mut_slice());
+    out
 }
 
 /// Whether every constraint holds strictly, with its rounding error as a margin.

@@ -95,7 +95,7 @@ impl Dual<'_> {
     /// s_jc_jᵀx for every row of `all` ([`Dual::box_rows`]'s order): one product with L.
     fn row_values(&self, all: &[BoxRow], x: &DVector<f64>) -> DVector<f64> {
         let program = &self.program;
-        let z = &program.data.l * x.rows(0, program.n);
+        let z = crate::dense::mat_vec(&program.data.l, &x.as_slice()[..program.n], false);
         let cx = program.candidate.as_ref().map_or(0.0, |c| c.dot(x));
         DVector::from_iterator(
             all.len(),
@@ -135,7 +135,7 @@ impl Dual<'_> {
         }
         let q = |p: &DVector<f64>, e: &Eval| self.g.dot(p) - lambda * e.phi - 0.5 * mu * p.norm_squared();
         let mut p = start.clone();
-        let mut e = program.eval(&p);
+        let mut e = program.eval_likelihood(&p);
         let mut values = self.row_values(all, &p);
         let mut w: Vec<usize> = working.iter().copied().filter(|&j| values[j] >= bx * (1.0 - 1e-9)).collect();
         let scale = 1.0 + lambda * kappa.abs() + mu * b * b;
@@ -264,7 +264,7 @@ impl Dual<'_> {
                 if slope.is_finite() && multipliers_ok && blind < 2 && inside {
                     blind += 1;
                     p += &d;
-                    e = program.eval(&p);
+                    e = program.eval_likelihood(&p);
                     values = self.row_values(all, &p);
                     last_full = None;
                     reused = MAX_REUSE;
@@ -293,7 +293,7 @@ impl Dual<'_> {
             let mut moved = t_max == 0.0;
             while !moved && t > 0.0 {
                 let pp = &p + &d * t;
-                let ee = program.eval(&pp);
+                let ee = program.eval_likelihood(&pp);
                 if q(&pp, &ee) >= q0 + 0.25 * t * slope {
                     p = pp;
                     e = ee;

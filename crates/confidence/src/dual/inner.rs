@@ -4,7 +4,7 @@
 use super::BoxRow;
 use crate::dense::{Eval, Program};
 use bohf_core::Link;
-use bohf_core::linalg::{Cholesky, tr_mul_blocked};
+use bohf_core::linalg::{Cholesky, mul_vec_strided, tr_mul_blocked};
 use nalgebra::{DMatrix, DVector};
 
 impl Program<'_> {
@@ -40,8 +40,14 @@ pub(super) enum InnerFactor<'d> {
     Primal(Cholesky),
     Woodbury {
         chol: Cholesky,
-        /// The rows of A kept (positive weight): borrowed when all are.
+        /// The rows of A kept (positive weight) are the first `used` rows of `rows`: A itself,
+        /// borrowed, when they are a prefix of A's (all of them for labels; for duels the
+        /// observations' directions, which [`Directions`] numbers before the latent box's own),
+        /// else a copy.
+        ///
+        /// [`Directions`]: crate::dense::Directions
         rows: std::borrow::Cow<'d, DMatrix<f64>>,
+        used: usize,
         /// Their indices in A.
         keep: Vec<usize>,
         mu: f64,
@@ -72,11 +78,15 @@ impl<'d> InnerFactor<'d> {
             }
             return Cholesky::blocked_in_place(h).ok().map(InnerFactor::Primal);
         }
-        let gram = program.dirs.gram.get_or_init(|| a * a.transpose());
+        let gram = program.dirs.aat(program.data);
         let mut m =
             spare.borrow_mut().take().filter(|m| m.shape() == (kk, kk)).unwrap_or_else(|| DMatrix::zeros(kk, kk));
-        let rows = if kk == k {
-            m.copy_from(gram);
+        let rows = if keep.iter().enumerate().all(|(i, &d)| i == d) {
+            // A prefix: the leading kk×kk block of AAᵀ, column by column (column-major storage).
+            let (from, to) = (gram.as_slice(), m.as_mut_slice());
+            for j in 0..kk {
+                to[j * kk..(j + 1) * kk].copy_from_slice(&from[j * k..j * k + kk]);
+            }
             std::borrow::Cow::Borrowed(a)
         } else {
             for (j, &dj) in keep.iter().enumerate() {
@@ -89,7 +99,7 @@ impl<'d> InnerFactor<'d> {
         for (i, &d) in keep.iter().enumerate() {
             m[(i, i)] += mu / (lambda * weight[d]);
         }
-        Some(InnerFactor::Woodbury { chol: Cholesky::blocked_in_place(m).ok()?, rows, keep, mu })
+        Some(InnerFactor::Woodbury { chol: Cholesky::blocked_in_place(m).ok()?, rows, used: kk, keep, mu })
     }
 
     /// Gives the factor's storage back for the next factorisation.
@@ -105,8 +115,17 @@ impl<'d> InnerFactor<'d> {
     pub(super) fn solve(&self, r: &DVector<f64>) -> Option<DVector<f64>> {
         match self {
             InnerFactor::Primal(c) => c.solve_vec(r).ok(),
-            InnerFactor::Woodbury { chol, rows, mu, .. } => {
-                Some((r - rows.tr_mul(&chol.solve_vec(&(rows.as_ref() * r)).ok()?)) / *mu)
+            InnerFactor::Woodbury { chol, rows, used, mu, .. } => {
+                // (r − Aᵀ M⁻¹ A r)/μ with faer's products and triangular solves
+                // ([`mul_vec_strided`], [`Cholesky::solve_many`]): the two products with A were
+                // a seventh of a cold duel-box bound in nalgebra's baseline-target code.
+                let (k, n) = rows.shape();
+                let mut ar = DMatrix::zeros(*used, 1);
+                mul_vec_strided(rows.as_slice(), (*used, n), k, r.as_slice(), false, ar.as_mut_slice());
+                let y = chol.solve_many(&ar).ok()?;
+                let mut aty = DVector::zeros(n);
+                mul_vec_strided(rows.as_slice(), (*used, n), k, y.as_slice(), true, aty.as_mut_slice());
+                Some((r - aty) / *mu)
             }
         }
     }
@@ -116,8 +135,9 @@ impl<'d> InnerFactor<'d> {
     pub(super) fn solve_matrix(&self, r: &DMatrix<f64>) -> Option<DMatrix<f64>> {
         match self {
             InnerFactor::Primal(c) => c.solve_many(r).ok(),
-            InnerFactor::Woodbury { chol, rows, mu, .. } => {
-                Some((r - tr_mul_blocked(rows, &chol.solve_many(&(rows.as_ref() * r)).ok()?)) / *mu)
+            InnerFactor::Woodbury { chol, rows, used, mu, .. } => {
+                let a = rows.rows(0, *used).clone_owned();
+                Some((r - tr_mul_blocked(&a, &chol.solve_many(&(&a * r)).ok()?)) / *mu)
             }
         }
     }
@@ -147,7 +167,7 @@ impl<'d> InnerFactor<'d> {
     ) -> Option<DMatrix<f64>> {
         match self {
             InnerFactor::Primal(c) => c.solve_lower_many(top).ok(),
-            InnerFactor::Woodbury { chol, rows: a, keep, .. } => {
+            InnerFactor::Woodbury { chol, rows: a, used, keep, .. } => {
                 let gram = program.dirs.gram.get()?;
                 let mut at = DMatrix::zeros(keep.len(), rows.len());
                 for (k, row) in rows.iter().enumerate() {
@@ -159,7 +179,7 @@ impl<'d> InnerFactor<'d> {
                                 at[(r, k)] = s * gram[(kd, d)];
                             }
                         }
-                        _ => at.set_column(k, &(a.as_ref() * top.column(k))),
+                        _ => at.set_column(k, &(a.rows(0, *used) * top.column(k))),
                     }
                 }
                 chol.solve_lower_many(&at).ok()

@@ -71,7 +71,7 @@ pub(super) fn curvature_start(dual: &Dual<'_>, mle: &DVector<f64>, gnorm: f64) -
     let b = program.data.norm_bound;
     let mut p = DVector::zeros(program.dim);
     p.rows_mut(0, n).copy_from(&mle.rows(0, n));
-    let e = program.eval(&p);
+    let e = program.eval_likelihood(&p);
     let slack = program.kappa? - e.phi;
     let w = p.rows(0, n);
     let wn2 = w.norm_squared();

@@ -72,7 +72,7 @@ impl<'a> Dual<'a> {
         if program.dim > n {
             p[n] = g[n] / mu;
         }
-        let mut e = program.eval(&p);
+        let mut e = program.eval_likelihood(&p);
         // b Σ ν_j (no rows, no term: b is infinite without the latent box).
         let box_sum: f64 = if nu.is_empty() { 0.0 } else { nu.iter().sum::<f64>() * self.bound };
         let scale = 1.0 + lambda * kappa.abs() + mu * b * b + box_sum;
@@ -113,7 +113,7 @@ impl<'a> Dual<'a> {
             for _ in 0..30 {
                 let mut pp = p.clone();
                 pp.rows_mut(0, n).axpy(step, &dw, 1.0);
-                let ee = program.eval(&pp);
+                let ee = program.eval_likelihood(&pp);
                 if inner(&pp, &ee) >= q0 + 0.25 * step * decrement {
                     p = pp;
                     e = ee;

@@ -2,7 +2,7 @@
 //! along the segment to the strictly feasible anchor, by bisection on the segment's constraint
 //! values ([`Segment`], [`bisect`]); [`super::accurate`] repeats it with tighter margins.
 
-use crate::dense::{Eval, Program, U, likelihood_row_error, phi_error, strictly_feasible};
+use crate::dense::{Eval, Program, U, likelihood_row_error, mat_vec, phi_error, strictly_feasible};
 use bohf_core::link::softplus;
 use bohf_core::sum::CompensatedSum;
 use nalgebra::DVector;
@@ -79,12 +79,17 @@ impl<'p, 'a> Segment<'p, 'a> {
         let n = program.n;
         let data = program.data;
         let (wa, wd) = (a.rows(0, n), d.rows(0, n));
-        let v = (&data.rows * wa, &data.rows * wd);
-        let abs_dot = (data.abs_weighted.dot(&wa.abs()), data.abs_weighted.dot(&wd.abs()));
+        let (wa_abs, wd_abs) = (wa.abs(), wd.abs());
+        let (wa, wd) = (&a.as_slice()[..n], &d.as_slice()[..n]);
+        let v = (mat_vec(&data.rows, wa, false), mat_vec(&data.rows, wd, false));
+        let abs_dot = (data.abs_weighted.dot(&wa_abs), data.abs_weighted.dot(&wd_abs));
         let norm = (a.norm_squared(), 2.0 * a.dot(d), d.norm_squared());
         let z = data.latent_box.map(|_| {
-            let labs = data.l.abs();
-            [(&data.l * wa, &data.l * wd), (&labs * wa.abs(), &labs * wd.abs())]
+            let labs = program.dirs.l_abs(data);
+            [
+                (mat_vec(&data.l, wa, false), mat_vec(&data.l, wd, false)),
+                (mat_vec(labs, wa_abs.as_slice(), false), mat_vec(labs, wd_abs.as_slice(), false)),
+            ]
         });
         let candidate = match (&program.candidate, data.latent_box) {
             (Some(c), Some(_)) => Some((c.dot(a), c.dot(d), c.abs().dot(&a.abs()), c.abs().dot(&d.abs()))),

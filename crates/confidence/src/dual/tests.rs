@@ -190,3 +190,20 @@ fn the_segments_boundary_is_the_bisections() {
     }
     assert!(likelihood_bound >= 10, "the likelihood row bound in {likelihood_bound} searches only");
 }
+
+/// AAᵀ from K = LLᵀ ([`crate::dense::Directions::aat`]) against the product of A's rows themselves, for
+/// labels and duels with and without the latent box (duels' directions are differences of
+/// rows of L, the box adds single rows), exactly symmetric.
+#[test]
+fn aat_from_the_support_gram_is_the_product_of_the_directions() {
+    for (seed, duels, latent_box) in [(3u64, false, Some(1.5)), (4, true, None), (5, true, Some(2.0))] {
+        let (_, prob) = problem(seed, duels, latent_box);
+        let data = prob.conic_data();
+        let dirs = crate::dense::Directions::new(data);
+        let aat = dirs.aat(data);
+        let reference = &dirs.a * dirs.a.transpose();
+        let scale = 1.0 + reference.amax();
+        assert!((aat - &reference).amax() <= 1e-13 * scale, "seed {seed}");
+        assert_eq!(aat, &aat.transpose(), "seed {seed}: symmetric");
+    }
+}
