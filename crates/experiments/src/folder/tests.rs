@@ -35,14 +35,20 @@ impl FolderProgress for StopAfter {
     }
 }
 
-#[test]
-fn a_cancelled_run_keeps_its_finished_runs_and_resume_completes_it_identically() {
+/// An experiment of 3 runs of `uniform` on Ackley (T = 4) and an emptied temporary folder for it.
+fn three_uniform_runs(tag: &str) -> (Experiment, PathBuf) {
     let text =
         "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
     let spec = ExperimentSpec::from_toml_str(text).unwrap();
     let experiment = Experiment::new(spec, &crate::testing::registry()).unwrap();
-    let base = std::env::temp_dir().join(format!("bohf-folder-cancel-{}", std::process::id()));
+    let base = std::env::temp_dir().join(format!("bohf-folder-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
+    (experiment, base)
+}
+
+#[test]
+fn a_cancelled_run_keeps_its_finished_runs_and_resume_completes_it_identically() {
+    let (experiment, base) = three_uniform_runs("cancel");
     let opts =
         |dir: &str, resume| RunOptions { out: base.join(dir), threads: 1, shard: None, resume, checkpoint_every: None };
     let e = run_experiment(&experiment, &opts("a", false), &StopAfter(1, AtomicUsize::new(0))).unwrap_err();
@@ -119,12 +125,7 @@ fn a_resume_may_append_algorithms_and_nothing_else() {
 /// skipped and kept.
 #[test]
 fn the_folder_adds_up_the_wall_time_of_its_calls() {
-    let text =
-        "name = \"x\"\nhorizon = 4\nruns = 3\n[problem]\nkind = \"ackley\"\n[[algorithms]]\nname = \"uniform\"\n";
-    let spec = ExperimentSpec::from_toml_str(text).unwrap();
-    let experiment = Experiment::new(spec, &crate::testing::registry()).unwrap();
-    let base = std::env::temp_dir().join(format!("bohf-folder-walltime-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let (experiment, base) = three_uniform_runs("walltime");
     let opts = |dir: &str, resume, shard| RunOptions {
         out: base.join(dir),
         threads: 1,
