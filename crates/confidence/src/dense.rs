@@ -133,6 +133,8 @@ pub(crate) struct Directions {
     /// Lᵀ, built on first use: row i of L as a contiguous column (the latent box's rows, written
     /// hundreds at a time by the boxed programs' face systems).
     l_t: std::sync::OnceLock<DMatrix<f64>>,
+    /// K⁻¹ = L⁻ᵀL⁻¹, built on first use by the latent-space solves ([`Directions::k_inverse`]).
+    k_inv: std::sync::OnceLock<Option<DMatrix<f64>>>,
 }
 
 impl Directions {
@@ -162,7 +164,42 @@ impl Directions {
             keys,
             l_abs: std::sync::OnceLock::new(),
             l_t: std::sync::OnceLock::new(),
+            k_inv: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The support points (i, j) of direction d: its row of A is L_i − L_j, or L_i alone when
+    /// j = `usize::MAX`.
+    pub(crate) fn key(&self, d: usize) -> (usize, usize) {
+        self.keys[d]
+    }
+
+    /// K⁻¹ = (LLᵀ)⁻¹ = L⁻ᵀL⁻¹ (n×n, exactly symmetric), built on first use, for the inner
+    /// Hessian's latent-space form λG + μK⁻¹ (`InnerFactor` in `crate::dual`). A term of that
+    /// matrix, never used to solve with K: V = L⁻¹ by faer's blocked forward substitution on the
+    /// identity (n³ flops as a dense solve), then VᵀV by faer's product (2n³), both once per set;
+    /// its lower triangle mirrored. Each entry errs by about u·cond(K)·|K⁻¹|-relative (Higham,
+    /// *Accuracy and Stability of Numerical Algorithms*, 2nd ed. 2002, §14.1: a triangular
+    /// inverse's columns are backward stable solves), measured in
+    /// `latent_form_matches_the_woodbury_form`. `None` when L is not lower triangular with a
+    /// positive finite diagonal (then the other forms serve).
+    pub(crate) fn k_inverse(&self, data: &ConicData) -> Option<&DMatrix<f64>> {
+        self.k_inv
+            .get_or_init(|| {
+                let l = &data.l;
+                let n = l.nrows();
+                let triangular = l.ncols() == n
+                    && (0..n).all(|j| l[(j, j)] > 0.0 && l[(j, j)].is_finite() && (0..j).all(|i| l[(i, j)] == 0.0));
+                if !triangular {
+                    return None;
+                }
+                let mut v = DMatrix::<f64>::identity(n, n);
+                bohf_core::linalg::solve_triangular_in_place(l, v.as_mut_slice(), false);
+                let mut k_inv = bohf_core::linalg::tr_mul_blocked(&v, &v);
+                k_inv.fill_upper_triangle_with_lower_triangle();
+                k_inv.iter().all(|x| x.is_finite()).then_some(k_inv)
+            })
+            .as_ref()
     }
 
     /// Row i of L (of `data`, the data these directions were built from), contiguous.

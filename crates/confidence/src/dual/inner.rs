@@ -4,14 +4,15 @@
 use super::BoxRow;
 use crate::dense::{Eval, Program};
 use bohf_core::Link;
-use bohf_core::linalg::{Cholesky, mul_vec_strided, tr_mul_blocked};
+use bohf_core::linalg::{Cholesky, mul_vec_strided, solve_triangular_in_place, tr_mul_blocked};
 use nalgebra::{DMatrix, DVector};
 
 impl Program<'_> {
-    /// α∇²φ(w) (n×n) = Rᵀ diag(α c_τ σ′(v_τ)) R, through the shared directions.
-    fn curvature(&self, e: &Eval, alpha: f64) -> DMatrix<f64> {
+    /// α∇²φ(w) (n×n) = Rᵀ diag(α c_τ σ′(v_τ)) R, through the shared directions, from the
+    /// directions' weights ([`direction_weights`]).
+    fn curvature_weighted(&self, weight: &DVector<f64>, alpha: f64) -> DMatrix<f64> {
         let k = self.dirs.a.nrows();
-        let weight = direction_weights(self, e) * alpha;
+        let weight = weight * alpha;
         // Only the directions that carry curvature (the latent box's own directions carry none).
         let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
         let mut scaled = self.dirs.a.select_rows(&keep);
@@ -52,6 +53,27 @@ pub(super) enum InnerFactor<'d> {
         keep: Vec<usize>,
         mu: f64,
     },
+    /// The latent-space form in z = Lw (K = LLᵀ the support Gram, A = EL with E's rows
+    /// e_i − e_j for a duel, e_i for a label or a box row): λAᵀDA + μI = Lᵀ(λG + μK⁻¹)L with
+    /// G = EᵀDE the weighted graph Laplacian of the duels (plus the labels' diagonal), so
+    /// H⁻¹ = L⁻¹P⁻¹L⁻ᵀ with P = λG + μK⁻¹ = L_PL_Pᵀ (n³/3 flops; K⁻¹ once per set,
+    /// [`Directions::k_inverse`]). (The congruence H = LᵀPL and (XYZ)⁻¹ = Z⁻¹Y⁻¹X⁻¹; the
+    /// observation-space form of docs/confidence.md, "One boxed bound at 500 duels, cheaper".)
+    ///
+    /// [`Directions::k_inverse`]: crate::dense::Directions::k_inverse
+    Latent {
+        chol: Cholesky,
+        /// L, the support Gram's factor.
+        l: &'d DMatrix<f64>,
+    },
+}
+
+/// Which form [`InnerFactor::with_form`] builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Form {
+    Primal,
+    Woodbury,
+    Latent,
 }
 
 impl<'d> InnerFactor<'d> {
@@ -64,19 +86,82 @@ impl<'d> InnerFactor<'d> {
         spare: &std::cell::RefCell<Option<DMatrix<f64>>>,
     ) -> Option<Self> {
         let n = program.n;
-        let a: &'d DMatrix<f64> = &program.dirs.a;
-        let k = a.nrows();
         let weight = direction_weights(program, e);
-        let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
-        let kk = keep.len();
+        let kk = weight.iter().filter(|&&w| w > 0.0).count();
+        // Flops of each form's factorisation with its forming (the latent form copies μK⁻¹ and adds
+        // the Laplacian's 4 entries per direction; its solves, 4n² against the Woodbury form's
+        // 4kn + 2k², are cheaper too when it is chosen, k > n).
         let primal_flops = 2.0 * (kk * n * n) as f64 + (n * n * n) as f64 / 3.0;
         let woodbury_flops = (kk * kk * kk) as f64 / 3.0 + 4.0 * (kk * n) as f64;
-        if lambda <= 0.0 || woodbury_flops >= primal_flops {
-            let mut h = program.curvature(e, lambda);
-            for i in 0..n {
-                h[(i, i)] += mu;
+        let latent_flops = (n * n * n) as f64 / 3.0 + (n * n) as f64 + 4.0 * kk as f64;
+        let form = if lambda <= 0.0 {
+            Form::Primal
+        } else if latent_flops < woodbury_flops.min(primal_flops) && program.dirs.k_inverse(program.data).is_some() {
+            Form::Latent
+        } else if woodbury_flops < primal_flops {
+            Form::Woodbury
+        } else {
+            Form::Primal
+        };
+        Self::build(program, &weight, lambda, mu, spare, form)
+    }
+
+    /// The factor in the given form (the tests compare the forms on one program).
+    #[cfg(test)]
+    pub(super) fn with_form(
+        program: &Program<'d>,
+        e: &Eval,
+        lambda: f64,
+        mu: f64,
+        spare: &std::cell::RefCell<Option<DMatrix<f64>>>,
+        form: Form,
+    ) -> Option<Self> {
+        Self::build(program, &direction_weights(program, e), lambda, mu, spare, form)
+    }
+
+    fn build(
+        program: &Program<'d>,
+        weight: &DVector<f64>,
+        lambda: f64,
+        mu: f64,
+        spare: &std::cell::RefCell<Option<DMatrix<f64>>>,
+        form: Form,
+    ) -> Option<Self> {
+        let n = program.n;
+        let a: &'d DMatrix<f64> = &program.dirs.a;
+        let k = a.nrows();
+        let keep: Vec<usize> = (0..k).filter(|&d| weight[d] > 0.0).collect();
+        let kk = keep.len();
+        match form {
+            Form::Primal => {
+                let mut h = program.curvature_weighted(weight, lambda);
+                for i in 0..n {
+                    h[(i, i)] += mu;
+                }
+                return Cholesky::blocked_in_place(h).ok().map(InnerFactor::Primal);
             }
-            return Cholesky::blocked_in_place(h).ok().map(InnerFactor::Primal);
+            Form::Latent => {
+                // P = μK⁻¹ + λΣ_d w_d e_de_dᵀ (e_d = e_i − e_j, or e_i): the lower triangle only
+                // is read by the factorisation, both are written.
+                let k_inv = program.dirs.k_inverse(program.data)?;
+                let mut m =
+                    spare.borrow_mut().take().filter(|m| m.shape() == (n, n)).unwrap_or_else(|| DMatrix::zeros(n, n));
+                for (to, from) in m.as_mut_slice().iter_mut().zip(k_inv.as_slice()) {
+                    *to = mu * from;
+                }
+                for &d in &keep {
+                    let c = lambda * weight[d];
+                    let (i, j) = program.dirs.key(d);
+                    m[(i, i)] += c;
+                    if j != usize::MAX {
+                        m[(j, j)] += c;
+                        m[(i, j)] -= c;
+                        m[(j, i)] -= c;
+                    }
+                }
+                return Some(InnerFactor::Latent { chol: Cholesky::blocked_in_place(m).ok()?, l: &program.data.l });
+            }
+            Form::Woodbury => {}
         }
         let gram = program.dirs.aat(program.data);
         let mut m =
@@ -106,7 +191,7 @@ impl<'d> InnerFactor<'d> {
     pub(super) fn recycle(self, spare: &std::cell::RefCell<Option<DMatrix<f64>>>) {
         let chol = match self {
             InnerFactor::Primal(c) => c,
-            InnerFactor::Woodbury { chol, .. } => chol,
+            InnerFactor::Woodbury { chol, .. } | InnerFactor::Latent { chol, .. } => chol,
         };
         *spare.borrow_mut() = Some(chol.into_storage());
     }
@@ -127,6 +212,14 @@ impl<'d> InnerFactor<'d> {
                 mul_vec_strided(rows.as_slice(), (*used, n), k, y.as_slice(), true, aty.as_mut_slice());
                 Some((r - aty) / *mu)
             }
+            InnerFactor::Latent { chol, l } => {
+                // L⁻¹P⁻¹L⁻ᵀr: a back substitution with Lᵀ, P's two, a forward one with L.
+                let mut y = DMatrix::from_column_slice(r.len(), 1, r.as_slice());
+                solve_triangular_in_place(l, y.as_mut_slice(), true);
+                let mut x = chol.solve_many(&y).ok()?;
+                solve_triangular_in_place(l, x.as_mut_slice(), false);
+                Some(DVector::from_column_slice(x.as_slice()))
+            }
         }
     }
 
@@ -139,6 +232,13 @@ impl<'d> InnerFactor<'d> {
                 let a = rows.rows(0, *used).clone_owned();
                 Some((r - tr_mul_blocked(&a, &chol.solve_many(&(&a * r)).ok()?)) / *mu)
             }
+            InnerFactor::Latent { chol, l } => {
+                let mut y = r.clone();
+                solve_triangular_in_place(l, y.as_mut_slice(), true);
+                let mut x = chol.solve_many(&y).ok()?;
+                solve_triangular_in_place(l, x.as_mut_slice(), false);
+                Some(x)
+            }
         }
     }
 
@@ -148,7 +248,9 @@ impl<'d> InnerFactor<'d> {
     ///
     /// - primal, H = L_H L_Hᵀ: V = L_H⁻¹·top, and c_aᵀH⁻¹c_b = v_aᵀv_b;
     /// - Woodbury, H⁻¹ = (I − AᵀM⁻¹A)/μ with M = L_M L_Mᵀ (the class docs; A the kept
-    ///   directions): V = L_M⁻¹A·top, and c_aᵀH⁻¹c_b = (c_aᵀc_b − v_aᵀv_b)/μ.
+    ///   directions): V = L_M⁻¹A·top, and c_aᵀH⁻¹c_b = (c_aᵀc_b − v_aᵀv_b)/μ;
+    /// - latent, H⁻¹ = L⁻¹P⁻¹L⁻ᵀ with P = L_PL_Pᵀ: V = L_P⁻¹L⁻ᵀ·top, and c_aᵀH⁻¹c_b = v_aᵀv_b; a
+    ///   support point's row s·L_i has L⁻ᵀ(s·L_iᵀ) = s·e_i, so its half solve is s·L_P⁻¹e_i.
     ///
     /// (Expanding H⁻¹ = L_H⁻ᵀL_H⁻¹, resp. the Woodbury form — Golub & Van Loan, *Matrix
     /// Computations*, 4th ed. 2013, §2.1.4 — with M⁻¹ = L_M⁻ᵀL_M⁻¹.) In the
@@ -184,6 +286,28 @@ impl<'d> InnerFactor<'d> {
                 }
                 chol.solve_lower_many(&at).ok()
             }
+            InnerFactor::Latent { chol, l } => {
+                // L⁻ᵀc for each column: a support point's row s·L_i (as a vector, s·Lᵀe_i) gives
+                // s·e_i without a solve; the others one back substitution with Lᵀ (in one batch).
+                let mut at = top.clone();
+                let others: Vec<usize> =
+                    (0..rows.len()).filter(|&k| !matches!(rows[k], Some(BoxRow::Support(..)))).collect();
+                if !others.is_empty() {
+                    let mut batch = top.select_columns(&others);
+                    solve_triangular_in_place(l, batch.as_mut_slice(), true);
+                    for (b, &k) in others.iter().enumerate() {
+                        at.set_column(k, &batch.column(b));
+                    }
+                }
+                for (k, row) in rows.iter().enumerate() {
+                    if let Some(BoxRow::Support(i, plus)) = *row {
+                        let mut column = at.column_mut(k);
+                        column.fill(0.0);
+                        column[i] = if plus { 1.0 } else { -1.0 };
+                    }
+                }
+                chol.solve_lower_many(&at).ok()
+            }
         }
     }
 
@@ -192,13 +316,14 @@ impl<'d> InnerFactor<'d> {
         match self {
             InnerFactor::Primal(c) => c.dim(),
             InnerFactor::Woodbury { rows, .. } => rows.ncols(),
+            InnerFactor::Latent { l, .. } => l.nrows(),
         }
     }
 
     /// Whether c_aᵀH⁻¹c_b is (c_aᵀc_b − v_aᵀv_b)/μ ([`InnerFactor::half_rows`]; else v_aᵀv_b).
     pub(super) fn woodbury_mu(&self) -> Option<f64> {
         match self {
-            InnerFactor::Primal(_) => None,
+            InnerFactor::Primal(_) | InnerFactor::Latent { .. } => None,
             InnerFactor::Woodbury { mu, .. } => Some(*mu),
         }
     }
