@@ -25,15 +25,28 @@ impl<'a> Dual<'a> {
             .map(|j| if j <= self.offset() { lower_bounds[j].max(0.1 * x[j]) } else { lower_bounds[j] })
             .collect();
         let mut next = None;
+        // The trials evaluated (a trial's point is a function of its variables alone: the inner
+        // start is the prediction from `point`): the step floor clamps several t, and several
+        // ridges, to one trial, which is then not evaluated again.
+        let mut tried: Vec<DVector<f64>> = Vec::new();
+        // A trial passes only with D at most this (the larger of the two acceptance levels
+        // below): [`Dual::point_below`] gives up on the others early. Not in a screened search,
+        // whose trials also pass by reaching its level.
+        let reject_above = self.stop_at.is_none().then(|| point.value + 1e-12 * (1.0 + point.value.abs()));
         'ridge: for ridge in [1e-10, 1e-6, 1e-3, 1e-1] {
             let d = newton_direction(&point.grad, &point.hess, &free, ridge);
             let mut t = 1.0f64;
             for _ in 0..12 {
                 let xt = DVector::from_fn(x.len(), |j, _| (x[j] + t * d[j]).max(step_floor[j]));
+                if tried.contains(&xt) {
+                    t *= 0.5;
+                    continue;
+                }
+                tried.push(xt.clone());
                 let delta = &xt - &x;
                 let (mt, nut) = split(self, &xt);
                 let start = point.predict(&delta);
-                if let Some(np) = self.point(mt, rows, &nut, &start) {
+                if let Some(np) = self.point_below(mt, rows, &nut, &start, reject_above) {
                     if self.reaches_stop(np.upper) {
                         // A certified bound at the early stop's level: the caller stops there.
                         next = Some(np);

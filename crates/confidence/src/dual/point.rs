@@ -44,13 +44,30 @@ impl<'a> Dual<'a> {
     }
 
     /// Evaluates the dual at (m, ν) for the working set `rows`, from the inner start `start`.
-    // Long: the inner damped Newton solve and the dual's value, gradient and Hessian share its last factorisation.
     pub(super) fn point(
         &self,
         m: Multipliers,
         rows: &[BoxRow],
         nu: &[f64],
         start: &DVector<f64>,
+    ) -> Option<DualPoint<'a>> {
+        self.point_below(m, rows, nu, start, None)
+    }
+
+    /// [`Dual::point`] for a line-search trial ([`Dual::newton_step`]) that passes only if D's
+    /// value at the end is at most `reject_above`: `None` as soon as an inner iterate's value is
+    /// above it by more than its rounding. D(m, ν) is the inner maximum, so it is at least the
+    /// inner objective at any iterate, and the damped Newton steps (Armijo on q) only raise the
+    /// value the trial is judged on: the trial would fail whatever the rest of the solve gives
+    /// (a far trial is rejected at its start, before any factorisation).
+    // Long: the inner damped Newton solve and the dual's value, gradient and Hessian share its last factorisation.
+    pub(super) fn point_below(
+        &self,
+        m: Multipliers,
+        rows: &[BoxRow],
+        nu: &[f64],
+        start: &DVector<f64>,
+        reject_above: Option<f64>,
     ) -> Option<DualPoint<'a>> {
         let program = &self.program;
         let n = program.n;
@@ -84,6 +101,13 @@ impl<'a> Dual<'a> {
         for _ in 0..MAX_INNER {
             let grad = &gw - &e.grad_phi * lambda - p.rows(0, n) * mu;
             let q0 = inner(&p, &e);
+            if let Some(level) = reject_above {
+                // D's value at this iterate, less a generous bound on its rounding.
+                let value = q0 + lambda * kappa + 0.5 * mu * b * b + box_sum;
+                if value - 64.0 * U * (scale + q0.abs()) > level {
+                    return None;
+                }
+            }
             // Far below the certificate's need: D's gradient and the primal point come from p.
             let accuracy = 1e-8 * self.tolerance * (scale + q0.abs());
             let r2 = grad.norm_squared();

@@ -279,3 +279,35 @@ fn latent_form_matches_the_woodbury_form() {
         }
     }
 }
+
+/// A line-search trial given up early ([`Dual::point_below`]) is one whose full evaluation
+/// would end above the level: from starts near and far, a level just above D's value at the
+/// trial gives the same point as [`Dual::point`], and one below it by more than the rounding
+/// gives `None` (checked against the full evaluation, an independent computation of D there).
+#[test]
+fn a_trial_is_given_up_only_above_its_level() {
+    for (seed, duels) in [(1u64, true), (2, false)] {
+        let (_, prob) = problem(seed, duels, Some(1.5));
+        let data = prob.conic_data();
+        let dirs = Directions::new(data);
+        let n = data.l.nrows();
+        let mle = prob.mle().unwrap();
+        let mut c = DVector::zeros(n + 1);
+        c.rows_mut(0, n).copy_from(&(data.l.row(4).transpose()));
+        let g = c.clone();
+        let dual = linear_dual(data, &dirs, &g, mle.log_likelihood - 1.0, Some(c), 1.5);
+        let rows = [BoxRow::Support(2, true)];
+        for (x, start) in [([0.7, 0.05, 0.2], 0.0), ([0.1, 0.5, 0.0], 0.3), ([3.0, 0.01, 0.4], -0.2)] {
+            let (m, nu) = split(&dual, &DVector::from_row_slice(&x));
+            let start = DVector::from_element(n + 1, start);
+            let full = dual.point(m, &rows, &nu, &start).unwrap();
+            let scale = 1.0 + full.value.abs();
+            let kept = dual.point_below(m, &rows, &nu, &start, Some(full.value + 1e-9 * scale)).unwrap();
+            assert_eq!(kept.value, full.value, "seed {seed}: {x:?}");
+            assert!(
+                dual.point_below(m, &rows, &nu, &start, Some(full.value - 1e-6 * scale)).is_none(),
+                "seed {seed}: {x:?}"
+            );
+        }
+    }
+}
