@@ -176,12 +176,11 @@ impl Directions {
 
     /// K⁻¹ = (LLᵀ)⁻¹ = L⁻ᵀL⁻¹ (n×n, exactly symmetric), built on first use, for the inner
     /// Hessian's latent-space form λG + μK⁻¹ (`InnerFactor` in `crate::dual`). A term of that
-    /// matrix, never used to solve with K: V = L⁻¹ by faer's blocked forward substitution on the
-    /// identity (n³ flops as a dense solve), then VᵀV by faer's product (2n³), both once per set;
-    /// its lower triangle mirrored. Each entry errs by about u·cond(K)·|K⁻¹|-relative (Higham,
-    /// *Accuracy and Stability of Numerical Algorithms*, 2nd ed. 2002, §14.1: a triangular
-    /// inverse's columns are backward stable solves), measured in
-    /// `latent_form_matches_the_woodbury_form`. `None` when L is not lower triangular with a
+    /// matrix, never used to solve with K: from L by [`bohf_core::linalg::inverse_from_lower_factor`]
+    /// (L⁻¹, then L⁻ᵀL⁻¹, about 2n³/3 flops, once per set). Each entry errs by about
+    /// u·cond(K)-relative of ‖K⁻¹‖ (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd
+    /// ed. 2002, §14.3), measured in `latent_form_matches_the_woodbury_form` and
+    /// docs/confidence.md. `None` when L is not lower triangular with a
     /// positive finite diagonal (then the other forms serve).
     pub(crate) fn k_inverse(&self, data: &ConicData) -> Option<&DMatrix<f64>> {
         self.k_inv
@@ -193,10 +192,7 @@ impl Directions {
                 if !triangular {
                     return None;
                 }
-                let mut v = DMatrix::<f64>::identity(n, n);
-                bohf_core::linalg::solve_triangular_in_place(l, v.as_mut_slice(), false);
-                let mut k_inv = bohf_core::linalg::tr_mul_blocked(&v, &v);
-                k_inv.fill_upper_triangle_with_lower_triangle();
+                let k_inv = bohf_core::linalg::inverse_from_lower_factor(l);
                 k_inv.iter().all(|x| x.is_finite()).then_some(k_inv)
             })
             .as_ref()

@@ -140,6 +140,15 @@ struct DualPoint<'d> {
 }
 
 impl DualPoint<'_> {
+    /// Gives the factorisation's storage back for the next ([`InnerFactor::recycle`]): a point
+    /// replaced or rejected by the line search would otherwise take an n×n buffer with it, and
+    /// the next factorisation fault in fresh pages.
+    fn recycle(self, spare: &std::cell::RefCell<Option<DMatrix<f64>>>) {
+        if let Some((_, factor)) = self.sensitivity {
+            factor.recycle(spare);
+        }
+    }
+
     /// The inner maximiser predicted to first order after the change `delta` of the variables:
     /// p − H̃⁻¹(FΔ), one solve (H̃⁻¹F itself is not formed: its n × (|W| + 2) solves were a
     /// fifth of a boxed program's time at 670 labels). p itself without the factorisation.
@@ -412,7 +421,8 @@ pub(crate) fn solve(spec: ProgramSpec<'_>, start: DualStart<'_>) -> Option<Dense
         if stall.gave_up(progress, iteration) {
             return None;
         }
-        point = dual.newton_step(&point, &rows, scale)?;
+        let next = dual.newton_step(&point, &rows, scale)?;
+        std::mem::replace(&mut point, next).recycle(&dual.spare);
     }
     None
 }

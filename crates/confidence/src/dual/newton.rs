@@ -61,6 +61,7 @@ impl<'a> Dual<'a> {
                         next = Some(np);
                         break 'ridge;
                     }
+                    np.recycle(&self.spare);
                 }
                 t *= 0.5;
             }

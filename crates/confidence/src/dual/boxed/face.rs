@@ -289,7 +289,7 @@ mod tests {
     /// The face system's matrix c_aᵀH̃⁻¹c_b from the half solves ([`InnerFactor::half_rows`]), in
     /// its three forms (the latent form asserted on the problems with nugget 1e-2 only; on the
     /// nugget-1e-8 Grams of [`crate::dual::tests::problem`] its entries are measured, printed:
-    /// 2e-10 and 9e-9 relative off) and bordered in two batches, against a second computation: full
+    /// 7e-10 and 3e-9 relative off) and bordered in two batches, against a second computation: full
     /// solves with H (H⁻¹C by [`InnerFactor::solve_matrix`], then the products), for support
     /// rows of both signs and the candidate's rows, on labels and on duels (whose directions
     /// are differences of rows of L).
