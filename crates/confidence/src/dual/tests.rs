@@ -311,3 +311,62 @@ fn a_trial_is_given_up_only_above_its_level() {
         }
     }
 }
+
+/// The latent form's accuracy on the bench's 500-duel instance (20×20 grid, SE kernel ℓ = 0.2,
+/// nugget 1e-6, n = 361 support points, 496 distinct duels): H⁻¹R for ten right-hand sides at the
+/// MLE, at the multipliers a cold bound there passes through, against H formed and solved by
+/// nalgebra's Cholesky, and against the Woodbury form; printed (docs/confidence.md records them).
+/// `cargo test -p bohf-confidence --release -- --ignored latent_form_accuracy --nocapture`.
+#[test]
+#[ignore]
+fn latent_form_accuracy_on_the_bench_instance() {
+    use super::inner::Form;
+    let side = 20;
+    let x: Vec<(f64, f64)> = (0..side * side).map(|i| ((i % side) as f64 / 19.0, (i / side) as f64 / 19.0)).collect();
+    let gram = DMatrix::from_fn(x.len(), x.len(), |i, j| {
+        let d2 = (x[i].0 - x[j].0).powi(2) + (x[i].1 - x[j].1).powi(2);
+        (-d2 / (2.0 * 0.04)).exp()
+    });
+    let f = |i: usize| 2.0 * (3.0 * x[i].0).sin() * (2.0 * x[i].1).cos();
+    let mut r = bohf_core::rng::seeded(5);
+    let obs: Vec<Observation> = (0..500)
+        .map(|_| {
+            let i = r.random_range(0..x.len());
+            let j = r.random_range(0..x.len());
+            let p = 1.0 / (1.0 + (-(f(i) - f(j))).exp());
+            Observation::Duel(Duel::new(i, j, r.random::<f64>() < p))
+        })
+        .collect();
+    let config = ConfidenceConfig { latent_box: Some(3.0), nugget: 1e-6, ..ConfidenceConfig::with_norm_bound(16.0) };
+    let prob = ConfidenceProblem::on_candidates(&gram, &[], &obs, &config).unwrap();
+    let mle = prob.mle().unwrap();
+    let data = prob.conic_data();
+    let dirs = Directions::new(data);
+    let n = data.l.nrows();
+    let g = DVector::from_fn(n + 1, |i, _| (i as f64 * 0.3).cos());
+    let dual = linear_dual(data, &dirs, &g, 0.0, None, f64::INFINITY);
+    let program = &dual.program;
+    let mut p = DVector::zeros(n + 1);
+    p.rows_mut(0, n).copy_from(&mle.w);
+    let e = program.eval(&p);
+    let rhs = DMatrix::from_fn(n, 10, |i, j| ((i * 7 + j * 5) % 11) as f64 / 5.0 - 1.0);
+    let diag = data.l.diagonal();
+    eprintln!("n = {n}, L's diagonal in [{:.2e}, {:.2e}]", diag.min(), diag.max());
+    for (lambda, mu) in [(1.0, 3.74), (0.96, 2.07e-2), (0.26, 5.72e-3), (0.1, 1e-4)] {
+        let latent = InnerFactor::with_form(program, &e, lambda, mu, &dual.spare, Form::Latent).unwrap();
+        let wood = InnerFactor::with_form(program, &e, lambda, mu, &dual.spare, Form::Woodbury).unwrap();
+        let mut h = DMatrix::<f64>::identity(n, n) * mu;
+        for (tau, &v) in e.v.iter().enumerate() {
+            let row = dirs.a.row(dirs.term_dir[tau]).transpose();
+            h += &row * row.transpose() * (lambda * data.weights[tau] * bohf_core::Link::Logistic.dmu(v));
+        }
+        let reference = nalgebra::Cholesky::new(h).unwrap().solve(&rhs);
+        let rel = |x: &DMatrix<f64>| {
+            (0..rhs.ncols())
+                .map(|k| (x.column(k) - reference.column(k)).norm() / reference.column(k).norm())
+                .fold(0.0f64, f64::max)
+        };
+        let (l_err, w_err) = (rel(&latent.solve_matrix(&rhs).unwrap()), rel(&wood.solve_matrix(&rhs).unwrap()));
+        eprintln!("(λ, μ) = ({lambda}, {mu}): relative error of H⁻¹R, latent {l_err:.1e}, Woodbury {w_err:.1e}");
+    }
+}
