@@ -32,7 +32,8 @@
 //! converges reliably), and the outer problem has two variables (the box's rows are the inner
 //! problem's, [`boxed`]): 8–14 outer steps of 3–4 factorisations each on the measured instances. One factorisation costs n³/3 flops plus 2kn² for
 //! forming λAᵀDA, or, in observation space by the Woodbury identity ([`InnerFactor`]), k³/3 with
-//! AAᵀ formed once per set (k distinct observation directions).
+//! AAᵀ formed once per set (k distinct observation directions), or, in the latent values z = Lw,
+//! n³/3 with K⁻¹ formed once per set and the duels' weighted graph Laplacian added in O(k).
 //!
 //! **The certificate.** The upper end is D at the final multipliers plus ‖∇_w q‖²/(2μ) (the inner
 //! problem is μ-strongly concave, so this bounds the inner maximum from the computed p) and the

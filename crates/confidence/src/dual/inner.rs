@@ -1,5 +1,6 @@
 //! The inner problem's Hessian H = λ∇²φ + μI and its factorisation ([`InnerFactor`]), in the
-//! primal or the observation-space (Woodbury) form, whichever is cheaper.
+//! primal, the observation-space (Woodbury) or the latent-space (z = Lw) form, whichever is
+//! cheapest.
 
 use super::BoxRow;
 use crate::dense::{Eval, Program};
@@ -34,9 +35,12 @@ fn direction_weights(program: &Program<'_>, e: &Eval) -> DVector<f64> {
 }
 
 /// A factorisation of the inner Hessian H = λ∇²φ + μI = λAᵀDA + μI (A the k×n direction matrix,
-/// D the directions' curvature weights), in the cheaper of two forms: H itself (formed with one
-/// product, 2kn² + n³/3 flops), or, by the Woodbury identity, H⁻¹ = (I − AᵀM⁻¹A)/μ with
-/// M = (μ/λ)D⁻¹ + AAᵀ over the directions of positive weight (k³/3 flops, AAᵀ formed once per set).
+/// D the directions' curvature weights), in the cheapest of three forms: H itself (formed with one
+/// product, 2kn² + n³/3 flops); by the Woodbury identity, H⁻¹ = (I − AᵀM⁻¹A)/μ with
+/// M = (μ/λ)D⁻¹ + AAᵀ over the directions of positive weight (k³/3 flops, AAᵀ formed once per
+/// set); or in the latent values z = Lw, H⁻¹ = L⁻¹(λG + μK⁻¹)⁻¹L⁻ᵀ (n³/3 flops, K⁻¹ formed once
+/// per set; the cheapest whenever more than n directions carry curvature, e.g. 496 distinct duels
+/// on 361 support points).
 pub(super) enum InnerFactor<'d> {
     Primal(Cholesky),
     Woodbury {
