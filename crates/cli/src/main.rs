@@ -105,7 +105,7 @@ enum Command {
     },
     /// Run a paper's experiment from a named preset and write its report.
     #[command(
-        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # ~1 min on 2 cores\n  \
+        after_help = "Examples:\n  bohf reproduce --list\n  bohf reproduce pfts-fig2-ackley              # the main job, ~5 s on 2 cores\n  \
         bohf reproduce mrlpf-fig1a-rkhs-se --quick   # seconds: 3 runs, T = 40\n  \
         bohf reproduce pfts-fig2-catalyst --data ../shared/data/ocx24/ExpDataDump_241113_clean.csv\n  \
         bohf reproduce popbo-table2                  # POP-BO Table 2, ~3 min\n  \

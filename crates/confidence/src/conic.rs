@@ -85,9 +85,27 @@ pub enum SolveMethod {
     Dense,
     /// Clarabel, the reference conic solver (also the fallback of the dense path).
     Clarabel,
+    /// No solver: the objective is zero, so the value is exactly 0 at every point of the
+    /// (nonempty) set and a known feasible point is an optimum (POP-BO's advantage at x′ itself).
+    Exact,
 }
 
 impl SolveInfo {
+    /// The record of a program answered without a solver ([`SolveMethod::Exact`]).
+    pub(crate) fn exact(seconds: f64) -> Self {
+        SolveInfo {
+            status: SolverStatus::Solved,
+            iterations: 0,
+            solve_time: seconds,
+            primal_residual: 0.0,
+            dual_residual: 0.0,
+            retried: false,
+            gap_abs: 0.0,
+            gap_rel: 0.0,
+            method: SolveMethod::Exact,
+        }
+    }
+
     /// The record of a certified dense solve taking `seconds`.
     pub(crate) fn dense(sol: &crate::dense::DenseSolution, seconds: f64) -> Self {
         let gap = sol.upper - sol.lower;

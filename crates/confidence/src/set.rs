@@ -75,6 +75,9 @@ pub struct SolveCounts {
     /// Programs solved by clarabel directly: the fast path is off ([`crate::SolverChoice::Clarabel`])
     /// or gave up on the set.
     pub clarabel: usize,
+    /// Programs with a zero objective, answered exactly without a solver
+    /// ([`crate::SolveMethod::Exact`]).
+    pub exact: usize,
     /// Programs of a screened search the fast path stopped early, once a dual point certified that
     /// the candidate cannot win ([`Screened::Beyond`]).
     pub stopped: usize,
@@ -366,6 +369,10 @@ impl ConfidenceSet {
         program: Program,
         stop_at: Option<f64>,
     ) -> Result<std::result::Result<ConicSolution, f64>> {
+        if let Some(sol) = self.zero_objective(g, c) {
+            self.counts.exact += 1;
+            return Ok(Ok(sol));
+        }
         match self.maximise(g, c, program.name(), stop_at)? {
             Maximised::Solved(sol, duals) => {
                 self.record(g.clone(), c, &sol, duals);
@@ -378,6 +385,34 @@ impl ConfidenceSet {
                 Ok(Err(upper))
             }
         }
+    }
+}
+
+impl ConfidenceSet {
+    /// The program of a zero direction g = 0 without a solver: gᵀp = 0 at every point of the set,
+    /// which is nonempty when a feasible point is known (the MLE: ℓ(ŵ) = ℓ* ≥ ℓ* − β, ‖ŵ‖ ≤ B, and
+    /// with a latent box its support rows; or an earlier optimum). The candidate's own box row adds
+    /// nothing: g = 0 means l_x = L[r, :] for an advantage and l_x = 0 for a pointwise bound, with
+    /// ρ_x = 0 in both, so f̃(x) is a support row's value or 0. The value is therefore exactly 0 and
+    /// the first known feasible point is an optimum, with ω = 0. Nothing is
+    /// recorded: the point is known already and the cut 0ᵀp ≤ 0 is empty. `None` when g ≠ 0 or no
+    /// feasible point is known (a set built from a threshold alone). POP-BO asks this program at
+    /// x = x′ in every step whose search reaches the reference; the fast path cannot certify it
+    /// (its dual is degenerate) and clarabel took 1–5 ms for it.
+    fn zero_objective(&self, g: &DVector<f64>, c: &Candidate) -> Option<ConicSolution> {
+        if g.iter().any(|&v| v != 0.0) {
+            return None;
+        }
+        let w = self.feasible.first()?.clone();
+        Some(ConicSolution {
+            value: 0.0,
+            z: &self.data.l * &w,
+            z_candidate: c.coordinates().dot(&w),
+            w,
+            omega: 0.0,
+            info: SolveInfo::exact(0.0),
+            certified: Some((0.0, 0.0)),
+        })
     }
 }
 

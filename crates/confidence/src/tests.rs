@@ -1224,3 +1224,52 @@ fn a_warm_started_mle_agrees_with_the_cold_one() {
         "the warm start saved steps in {fewer_steps} of the {compared} instances with a dense solve ({tested} with a start)"
     );
 }
+
+#[test]
+fn the_advantage_at_the_reference_is_exactly_zero_without_a_solver() {
+    // POP-BO's search reaches x = x′, whose direction g = (l_x − L[r, :], ρ_x) is exactly 0: the
+    // value is 0 at every point of the (nonempty) set. Before, the fast path could not certify this
+    // degenerate program and clarabel solved it in every such step.
+    let xs = grid(15);
+    let base = se_gram(&xs, 0.2);
+    let d = |a, b, w| Observation::Duel(Duel::new(a, b, w));
+    let obs = vec![d(9, 4, true), d(11, 9, false), d(9, 4, true), d(2, 9, false), d(13, 11, true)];
+    for latent_box in [None, Some(1.0)] {
+        for solver in [SolverChoice::Dense, SolverChoice::Clarabel] {
+            let config = ConfidenceConfig { latent_box, solver, ..tight(2.0) };
+            let p = ConfidenceProblem::on_candidates(&base, &[4], &obs, &config).unwrap();
+            let mle = p.mle().unwrap();
+            let beta = 1.0;
+            let mut set = ConfidenceSet::new(&p, &mle, beta).unwrap();
+            let all: Vec<usize> = (0..15).collect();
+            let cands = p.candidates_from_gram(&base, &all).unwrap();
+            let r = p.support_position(9).unwrap();
+            let at_reference = set.optimistic_advantage(&cands[9], r).unwrap();
+            assert_eq!(at_reference.value, 0.0);
+            assert_eq!(at_reference.certified, Some((0.0, 0.0)));
+            assert_eq!(at_reference.info.method, SolveMethod::Exact);
+            let counts = set.solve_counts();
+            assert_eq!((counts.exact, counts.dense, counts.fallback, counts.clarabel), (1, 0, 0, 0));
+            // Its point is in the set: ℓ ≥ ℓ* − β, ‖w‖ ≤ B, and inside the latent box.
+            assert!(p.log_likelihood(&at_reference.z).unwrap() >= mle.log_likelihood - beta - 1e-12);
+            assert!(at_reference.w.norm() <= 2.0 * (1.0 + 1e-9));
+            if let Some(bx) = latent_box {
+                assert!(at_reference.z.amax() <= bx * (1.0 + 1e-9));
+            }
+            // The screened argmax against every candidate solved alone (a fresh set each, so no
+            // shared cut or point): the same maximum, and 0 is never above it.
+            let alone: Vec<f64> = cands
+                .iter()
+                .map(|c| ConfidenceSet::new(&p, &mle, beta).unwrap().optimistic_advantage(c, r).unwrap().value)
+                .collect();
+            let best = alone.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let search =
+                ConfidenceSet::new(&p, &mle, beta).unwrap().maximise_advantage(&cands, r, Some(&cands[9])).unwrap();
+            assert!((search.value - best).abs() <= 1e-7 * best.abs().max(2.0), "{} vs {best}", search.value);
+            assert!(best >= 0.0);
+            // A nonzero direction is still solved.
+            let other = ConfidenceSet::new(&p, &mle, beta).unwrap().optimistic_advantage(&cands[3], r).unwrap();
+            assert_ne!(other.info.method, SolveMethod::Exact);
+        }
+    }
+}
