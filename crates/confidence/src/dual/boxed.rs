@@ -74,7 +74,11 @@ const MAX_REUSE: u32 = 4;
 /// (2026-11-30): a cold start's first inner box solve batched all 361 rows (every crossed row,
 /// the rule before) and dropped all but one again, 14 ms of a 53 ms bound; within 1.5·t_max at
 /// most 28 rows, 4 ms, the same steps and result; 1.2, 1.5 and 2 certified 2,551, 2,551 and
-/// 2,542 programs of the agreement test (2,547 with every crossed row).
+/// 2,542 programs of the agreement test (2,547 with every crossed row). That window alone made
+/// COBOL's step 437 (a = 2, 240 labels, 50–140 of 240 rows active) 2.8× slower (4.39 s of CPU
+/// against 1.58 s): there nearly every crossed row is active, and W grew a few rows per point. So
+/// the window of an inner solve starts here and widens eightfold after each batch whose rows all
+/// stayed in W at the next face solve (step 437: 1.41 s; the cold 500-duel bound unchanged).
 const BATCH_WINDOW: f64 = 1.5;
 
 /// The inner maximiser over the box at (λ, μ), with its working set and multipliers.
@@ -162,6 +166,10 @@ impl Dual<'_> {
         let mut last_full: Option<(f64, bool)> = None;
         // Whether the rows crossed by the full step were added at this point (below).
         let mut batched = false;
+        // The window of the next batch, and the rows the last batch added (checked at the next
+        // face solve: a batch whose rows all stay widens the window eightfold).
+        let mut window = BATCH_WINDOW;
+        let mut last_batch: Vec<usize> = Vec::new();
         // Full steps taken below q's rounding level, judged by the reduced gradient (below).
         let mut blind = 0u32;
         for _ in 0..MAX_INNER_STEPS {
@@ -219,6 +227,12 @@ impl Dual<'_> {
                 }
             }
             let Some((d, nu, reduced)) = step else { break };
+            if !last_batch.is_empty() {
+                if last_batch.iter().all(|j| w.contains(j)) {
+                    window *= 8.0;
+                }
+                last_batch.clear();
+            }
             if self.stop_at.is_some() && nu.iter().all(|&v| v >= 0.0) {
                 // Any iterate bounds D at (λ, μ, ν) (strong concavity, [`Dual::value_and_upper`]):
                 // the program may stop before the inner solve converges.
@@ -296,7 +310,10 @@ impl Dual<'_> {
                 // block joins W at once (rows of close support points are otherwise met one short
                 // step at a time); those the face step then pushes away from their bound (ν < 0)
                 // leave again. Once per point.
-                w.extend((0..all.len()).filter(|&j| ratios[j] < 1.0 && ratios[j] <= BATCH_WINDOW * t_max));
+                last_batch = (0..all.len())
+                    .filter(|&j| ratios[j] < 1.0 && ratios[j] <= window * t_max && !w.contains(&j))
+                    .collect();
+                w.extend(&last_batch);
                 batched = true;
                 continue;
             }
