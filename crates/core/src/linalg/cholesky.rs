@@ -188,13 +188,9 @@ impl Cholesky {
     /// [`Cholesky::solve`] is limited by memory traffic.
     pub fn solve_many(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_rows("Cholesky solve right-hand side", b.nrows())?;
-        let (n, k) = b.shape();
         let mut x = b.clone();
-        let l = faer::MatRef::from_column_major_slice(self.l.as_slice(), n, n);
-        use faer::prelude::ReborrowMut;
-        let mut rhs = faer::MatMut::from_column_major_slice_mut(x.as_mut_slice(), n, k);
-        faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, rhs.rb_mut(), faer::Par::Seq);
-        faer::linalg::triangular_solve::solve_upper_triangular_in_place(l.transpose(), rhs, faer::Par::Seq);
+        super::solve_triangular_in_place(&self.l, x.as_mut_slice(), false);
+        super::solve_triangular_in_place(&self.l, x.as_mut_slice(), true);
         Ok(x)
     }
 
@@ -205,11 +201,8 @@ impl Cholesky {
     /// full solve.
     pub fn solve_lower_many(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>> {
         self.check_rows("solve_lower right-hand side", b.nrows())?;
-        let (n, k) = b.shape();
         let mut x = b.clone();
-        let l = faer::MatRef::from_column_major_slice(self.l.as_slice(), n, n);
-        let rhs = faer::MatMut::from_column_major_slice_mut(x.as_mut_slice(), n, k);
-        faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, rhs, faer::Par::Seq);
+        super::solve_triangular_in_place(&self.l, x.as_mut_slice(), false);
         Ok(x)
     }
 
