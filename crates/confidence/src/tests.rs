@@ -1273,3 +1273,99 @@ fn the_advantage_at_the_reference_is_exactly_zero_without_a_solver() {
         }
     }
 }
+
+/// A COBOL-like feasibility instance that defeated the fast path's active-set box solve
+/// (`dual/boxed/latent.rs`, "Why"): `labels` accept/reject labels, nearly all rejects, on 3-D
+/// points of which most sit on the faces and corners of the unit cube and many are labelled
+/// several times; an anisotropic SE kernel with one long lengthscale (COBOL's working-unit
+/// [0.24, 0.5, 2.1]), nugget 1e-6, latent box 3, B = 32. Returns the Gram over the labelled points
+/// followed by `extra` off-support points, and the observations.
+fn face_labels_instance(seed: u64, labels: usize, extra: usize) -> (DMatrix<f64>, Vec<Observation>) {
+    use bohf_core::rand::RngExt;
+    let mut r = bohf_core::rng::seeded(seed);
+    let distinct = labels * 9 / 10;
+    let mut xs: Vec<[f64; 3]> = (0..distinct + extra)
+        .map(|k| {
+            let mut x = [r.random::<f64>(), r.random::<f64>(), r.random::<f64>()];
+            // Most labelled points on a face (one coordinate at 0 or 1) or a corner (all three).
+            if k < distinct && r.random::<f64>() < 0.7 {
+                let corner = r.random::<f64>() < 0.4;
+                for (d, v) in x.iter_mut().enumerate() {
+                    if corner || d == k % 3 {
+                        *v = if r.random::<f64>() < 0.5 { 0.0 } else { 1.0 };
+                    }
+                }
+            }
+            x
+        })
+        .collect();
+    // The last extra points: the cube's centre and a point near a corner (off the support).
+    let m = xs.len();
+    xs[m - 1] = [0.5, 0.5, 0.5];
+    xs[m - 2] = [0.9, 0.1, 0.95];
+    let ls = [0.24, 0.5, 2.08];
+    let gram = DMatrix::from_fn(m, m, |i, j| {
+        let d2: f64 = (0..3).map(|d| ((xs[i][d] - xs[j][d]) / ls[d]).powi(2)).sum();
+        (-0.5 * d2).exp()
+    });
+    // Accepted only near one corner, rarely.
+    let accept = |x: &[f64; 3]| sigmoid(4.0 - 12.0 * ((x[0] - 1.0).powi(2) + x[1].powi(2) + (x[2] - 1.0).powi(2)));
+    let obs = (0..labels)
+        .map(|k| {
+            let i = if k < distinct { k } else { r.random_range(0..distinct) };
+            Observation::Label { point: i, positive: r.random::<f64>() < accept(&xs[i]) }
+        })
+        .collect();
+    (gram, obs)
+}
+
+/// A guard on the latent box's bound programs on COBOL-like feasibility labels
+/// (`dual/boxed/latent.rs`): on [`face_labels_instance`] the fast path certifies the MLE and the
+/// pointwise lower bounds at off-support points (on the faces, in the interior), none falls back
+/// to clarabel, and the values agree with clarabel's (at 1e-10) to 1e-7 relative. (These small
+/// instances do not make the active-set inner box solve fail as the recorded 492-label
+/// checkpoint does; that one is COBOL's `diagnostic_checkpoint_decide`.)
+#[test]
+fn bounds_on_face_labels_are_certified_by_the_fast_path() {
+    let (labels, extra) = (160, 6);
+    for seed in [3u64, 4] {
+        let (gram, obs) = face_labels_instance(seed, labels, extra);
+        let n = gram.nrows() - extra;
+        let config = |solver| ConfidenceConfig {
+            latent_box: Some(3.0),
+            nugget: 1e-6,
+            solver,
+            ..ConfidenceConfig::with_norm_bound(32.0)
+        };
+        let dense = ConfidenceProblem::on_candidates(&gram, &[], &obs, &config(SolverChoice::Dense)).unwrap();
+        let clarabel_cfg = ConfidenceConfig { tolerance: 1e-10, ..config(SolverChoice::Clarabel) };
+        let clarabel = ConfidenceProblem::on_candidates(&gram, &[], &obs, &clarabel_cfg).unwrap();
+        let mle = dense.mle().unwrap();
+        assert_eq!(mle.info.method, SolveMethod::Dense, "seed {seed}: the MLE");
+        let support = dense.support().unwrap().to_vec();
+        let cands: Vec<Candidate> = (n..gram.nrows())
+            .map(|col| {
+                let kx = DVector::from_fn(support.len(), |i, _| gram[(support[i], col)]);
+                dense.candidate(&kx, 1.0).unwrap()
+            })
+            .collect();
+        let beta = 3.0;
+        let mut sd = ConfidenceSet::new(&dense, &mle, beta).unwrap();
+        let mut sc = ConfidenceSet::new(&clarabel, &mle, beta).unwrap();
+        for (k, c) in cands.iter().enumerate() {
+            let (d, cl) = (sd.lower_bound(c).unwrap(), sc.lower_bound(c).unwrap());
+            let scale = cl.value.abs().max(1.0);
+            // 1e-7: the reference solves to 1e-10, the fast path certifies 1e-9 relative.
+            assert!(
+                (d.value - cl.value).abs() <= 1e-7 * scale,
+                "seed {seed}, candidate {k}: {} (dense, {:?}) vs {} (clarabel)",
+                d.value,
+                d.certified,
+                cl.value
+            );
+        }
+        let counts = sd.solve_counts();
+        eprintln!("seed {seed}: {counts:?}");
+        assert!(counts.dense > 0 && counts.fallback == 0 && counts.clarabel == 0, "seed {seed}: {counts:?}");
+    }
+}

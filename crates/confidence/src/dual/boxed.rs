@@ -47,9 +47,12 @@
 //! from an anchor bounds it from below.
 //!
 //! The face steps' linear algebra (the rows met, the working set's system and its factor kept
-//! across steps) is in [`face`].
+//! across steps) is in [`face`]. Where the active-set method fails and every box row is a support
+//! point's (a pointwise bound clipped at the box), the inner box problem is a set of bounds on the
+//! latent values z = Lw, solved by a projected Newton method in z ([`latent`]).
 
 pub(super) mod face;
+mod latent;
 
 use super::{BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U};
 use crate::dense::{DenseSolution, Eval, Program};
@@ -370,6 +373,34 @@ impl Dual<'_> {
     }
 }
 
+impl Dual<'_> {
+    /// The inner box solve: by the active-set method ([`Dual::box_inner`]) and, once that has
+    /// failed in this program (`latent` then set) and the box rows are the support points' alone,
+    /// by the projected Newton method in the latent values ([`latent`]). The active-set method
+    /// stays first where it converges (it reuses its factorisations across steps, and it is
+    /// measured on the bench's programs); the projected Newton method converges where it churns.
+    fn box_solve(
+        &self,
+        m: Multipliers,
+        all: &[BoxRow],
+        working: &[usize],
+        start: &DVector<f64>,
+        factorisations: &Cell<u32>,
+        latent: &Cell<bool>,
+    ) -> Option<BoxPoint> {
+        if !latent.get() {
+            if let Some(found) = self.box_inner(m, all, working, start, factorisations) {
+                return Some(found);
+            }
+            if !self.box_is_latent_bounds(all) {
+                return None;
+            }
+            latent.set(true);
+        }
+        self.box_inner_latent(m, start, factorisations)
+    }
+}
+
 fn sign(plus: bool) -> f64 {
     if plus { 1.0 } else { -1.0 }
 }
@@ -404,14 +435,16 @@ pub(super) fn solve(
 ) -> Option<DenseSolution> {
     let all = dual.box_rows();
     let budget = Cell::new(MAX_FACTORISATIONS);
+    // Whether the active-set inner box solve has failed in this program ([`Dual::box_solve`]).
+    let latent = Cell::new(false);
     let bx = dual.bound;
     let in_box = |p: &DVector<f64>| dual.row_values(&all, p).iter().all(|&v| v <= bx);
     let restart = restart
         .filter(|(r, p, rows)| r.mu > 0.0 && r.mu.is_finite() && rows.iter().all(|&j| j < all.len()) && in_box(p));
-    let warm = restart.and_then(|(rm, p, rows)| dual.box_inner(rm, &all, &rows, &p, &budget));
+    let warm = restart.and_then(|(rm, p, rows)| dual.box_solve(rm, &all, &rows, &p, &budget, &latent));
     let mut bp = match warm {
         Some(bp) => bp,
-        None => dual.box_inner(m, &all, &[], anchor, &budget)?,
+        None => dual.box_solve(m, &all, &[], anchor, &budget, &latent)?,
     };
     let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
     if let Some(upper) = bp.stop {
@@ -441,7 +474,7 @@ pub(super) fn solve(
         let values = dual.row_values(&all, &point.p);
         let leaves = (0..all.len()).any(|j| values[j] > bx * (1.0 + 1e-9) && !bp.rows.contains(&j));
         if leaves || point.nu.contains(&0.0) {
-            if let Some(nb) = dual.box_inner(point.m, &all, &bp.rows, &bp.p, &budget) {
+            if let Some(nb) = dual.box_solve(point.m, &all, &bp.rows, &bp.p, &budget, &latent) {
                 if let Some(upper) = nb.stop {
                     let rows: Vec<BoxRow> = nb.rows.iter().map(|&j| all[j]).collect();
                     return dual.stop(&rows, &nb.nu, &nb.p, upper, iteration);
