@@ -396,8 +396,16 @@ impl Dual<'_> {
                 return None;
             }
             latent.set(true);
+            #[cfg(test)]
+            super::testing::count(|c| c.switches += 1);
         }
-        self.box_inner_latent(m, start, factorisations)
+        let found = self.box_inner_latent(m, start, factorisations);
+        #[cfg(test)]
+        super::testing::count(|c| {
+            c.solves += 1;
+            c.converged += usize::from(found.is_some());
+        });
+        found
     }
 }
 
@@ -437,6 +445,16 @@ pub(super) fn solve(
     let budget = Cell::new(MAX_FACTORISATIONS);
     // Whether the active-set inner box solve has failed in this program ([`Dual::box_solve`]).
     let latent = Cell::new(false);
+    #[cfg(test)]
+    if dual.box_is_latent_bounds(&all) {
+        // Tests force the latent method ([`super::testing`]).
+        let forced = super::testing::forced();
+        latent.set(forced);
+        super::testing::count(|c| {
+            c.programs += 1;
+            c.forced += usize::from(forced);
+        });
+    }
     let bx = dual.bound;
     let in_box = |p: &DVector<f64>| dual.row_values(&all, p).iter().all(|&v| v <= bx);
     let restart = restart
