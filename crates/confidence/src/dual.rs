@@ -82,12 +82,14 @@ pub(crate) mod testing {
         /// Latent inner solves run, and those that converged (or stopped early).
         pub solves: usize,
         pub converged: usize,
+        /// Active-set inner box solves that failed in their last allowed step (MAX_INNER_STEPS).
+        pub step_limit: usize,
     }
 
     thread_local! {
         static FORCE: Cell<bool> = const { Cell::new(false) };
         static COUNTS: Cell<LatentCounts> = const {
-            Cell::new(LatentCounts { programs: 0, forced: 0, switches: 0, solves: 0, converged: 0 })
+            Cell::new(LatentCounts { programs: 0, forced: 0, switches: 0, solves: 0, converged: 0, step_limit: 0 })
         };
     }
 

@@ -1324,7 +1324,8 @@ fn face_labels_instance(seed: u64, labels: usize, extra: usize) -> (DMatrix<f64>
 /// pointwise lower bounds at off-support points (on the faces, in the interior), none falls back
 /// to clarabel, and the values agree with clarabel's (at 1e-10) to 1e-7 relative. (These small
 /// instances do not make the active-set inner box solve fail as the recorded 492-label
-/// checkpoint does; that one is COBOL's `diagnostic_checkpoint_decide`.)
+/// checkpoint does, COBOL's `diagnostic_checkpoint_decide`; a 400-label one does:
+/// [`the_latent_method_takes_over_where_the_active_set_method_runs_out_of_steps`].)
 #[test]
 fn bounds_on_face_labels_are_certified_by_the_fast_path() {
     let (labels, extra) = (160, 6);
@@ -1557,4 +1558,55 @@ fn the_latent_method_agrees_with_clarabel() {
     // step and runs out of the program's MAX_FACTORISATIONS (120), and after four fallbacks the
     // set stops trying the fast path.
     assert!(out.certified * 10 >= out.compared * 8, "{out:?}");
+}
+
+/// The original failure of the active-set inner box solve (`dual/boxed/latent.rs`, "Why"), on a
+/// synthetic instance: [`face_labels_instance`] at 400 labels (360 support points), latent box 3,
+/// B = 32, β = 3. The active-set method runs out of its steps (MAX_INNER_STEPS) in one of the lower
+/// bounds at three off-support points (measured: one such inner solve, one switch, 7 latent inner
+/// solves, all converged); the latent method takes over (unforced) and converges, and all three
+/// bounds are certified and agree with clarabel at 1e-10 to 1e-7 relative (measured: 4.5e-9
+/// relative at worst, that reference AlmostSolved). At 480 labels (seed 22) the latent method
+/// fails too on 3 of 3 bounds (4 of its 8 inner solves converge): those fall back to clarabel.
+#[test]
+fn the_latent_method_takes_over_where_the_active_set_method_runs_out_of_steps() {
+    use crate::dual::testing;
+    testing::force_latent(false);
+    testing::take();
+    let (gram, obs) = face_labels_instance(21, 400, 6);
+    let config = |solver| ConfidenceConfig {
+        latent_box: Some(3.0),
+        nugget: 1e-6,
+        solver,
+        ..ConfidenceConfig::with_norm_bound(32.0)
+    };
+    let dense = ConfidenceProblem::on_candidates(&gram, &[], &obs, &config(SolverChoice::Dense)).unwrap();
+    let clarabel_cfg = ConfidenceConfig { tolerance: 1e-10, ..config(SolverChoice::Clarabel) };
+    let clarabel = ConfidenceProblem::on_candidates(&gram, &[], &obs, &clarabel_cfg).unwrap();
+    let mle = dense.mle().unwrap();
+    // (The MLE's inner solves converge by the active-set method; counted apart from the bounds'.)
+    testing::take();
+    let m = gram.nrows();
+    let cands = dense.candidates_from_gram(&gram, &[m - 1, m - 2, m - 3]).unwrap();
+    let mut sd = ConfidenceSet::new(&dense, &mle, 3.0).unwrap();
+    let mut sc = ConfidenceSet::new(&clarabel, &mle, 3.0).unwrap();
+    for (k, c) in cands.iter().enumerate() {
+        let (d, cl) = (sd.lower_bound(c).unwrap(), sc.lower_bound(c).unwrap());
+        let scale = cl.value.abs().max(1.0);
+        eprintln!(
+            "candidate {k}: {} (dense, {:?}) vs {} (clarabel, {:?})",
+            d.value, d.certified, cl.value, cl.info.status
+        );
+        assert!((d.value - cl.value).abs() <= 1e-7 * scale, "candidate {k}: {} vs {}", d.value, cl.value);
+        let (lo, hi) = d.certified.expect("certified");
+        assert!(
+            cl.value >= lo - 1e-7 * scale && cl.value <= hi + 1e-7 * scale,
+            "candidate {k}: [{lo}, {hi}] vs {}",
+            cl.value
+        );
+    }
+    let counts = testing::take();
+    eprintln!("{:?} {counts:?}", sd.solve_counts());
+    assert!(counts.step_limit >= 1 && counts.switches >= 1 && counts.converged == counts.solves, "{counts:?}");
+    assert_eq!(sd.solve_counts().fallback, 0);
 }

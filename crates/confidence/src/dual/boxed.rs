@@ -175,7 +175,13 @@ impl Dual<'_> {
         let mut last_batch: Vec<usize> = Vec::new();
         // Full steps taken below q's rounding level, judged by the reduced gradient (below).
         let mut blind = 0u32;
+        #[cfg(test)]
+        let mut steps = 0u32;
         for _ in 0..MAX_INNER_STEPS {
+            #[cfg(test)]
+            {
+                steps += 1;
+            }
             let r = self.inner_gradient(&p, &e, m);
             let q0 = q(&p, &e);
             // The certificate re-solves from here without the box ([`Dual::point`]): the inner
@@ -367,6 +373,10 @@ impl Dual<'_> {
         }
         if let Some(old) = factor.take() {
             old.recycle(&self.spare);
+        }
+        #[cfg(test)]
+        if result.is_none() && steps == MAX_INNER_STEPS {
+            super::testing::count(|c| c.step_limit += 1);
         }
         let nu = result?;
         Some(BoxPoint { m, p, rows: w, nu, stop: None })
