@@ -62,6 +62,64 @@ mod pull;
 #[cfg(test)]
 mod tests;
 
+/// Test-only hooks of the latent box's inner solve ([`boxed`]): tests force the projected Newton
+/// method in the latent values for every program whose box rows are the support points' alone
+/// (instead of only after the active-set method failed), and read what the inner solves did. Per
+/// thread: each test runs on its own thread, and a program is solved on the thread that asks.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::cell::Cell;
+
+    /// What the latent box's inner solves did on this thread since the last [`reset`].
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub(crate) struct LatentCounts {
+        /// Boxed programs whose box rows are the support points' alone (the latent method applies).
+        pub programs: usize,
+        /// Of those, programs that used the latent method because it was forced ([`force_latent`]).
+        pub forced: usize,
+        /// Switches to the latent method after the active-set method failed (the unforced path).
+        pub switches: usize,
+        /// Latent inner solves run, and those that converged (or stopped early).
+        pub solves: usize,
+        pub converged: usize,
+        /// Active-set inner box solves that failed in their last allowed step (MAX_INNER_STEPS).
+        pub step_limit: usize,
+    }
+
+    thread_local! {
+        static FORCE: Cell<bool> = const { Cell::new(false) };
+        static COUNTS: Cell<LatentCounts> = const {
+            Cell::new(LatentCounts { programs: 0, forced: 0, switches: 0, solves: 0, converged: 0, step_limit: 0 })
+        };
+    }
+
+    /// Forces (or stops forcing) the latent method on this thread.
+    pub(crate) fn force_latent(on: bool) {
+        FORCE.with(|f| f.set(on));
+    }
+
+    pub(crate) fn forced() -> bool {
+        FORCE.with(Cell::get)
+    }
+
+    /// The counts since the last reset, and resets them.
+    pub(crate) fn take() -> LatentCounts {
+        COUNTS.with(|c| c.replace(LatentCounts::default()))
+    }
+
+    pub(crate) fn peek() -> LatentCounts {
+        COUNTS.with(Cell::get)
+    }
+
+    pub(crate) fn count(f: impl FnOnce(&mut LatentCounts)) {
+        COUNTS.with(|c| {
+            let mut v = c.get();
+            f(&mut v);
+            c.set(v);
+        });
+    }
+}
+
 use inner::InnerFactor;
 use newton::curvature_start;
 use pull::{Segment, bisect};

@@ -47,9 +47,12 @@
 //! from an anchor bounds it from below.
 //!
 //! The face steps' linear algebra (the rows met, the working set's system and its factor kept
-//! across steps) is in [`face`].
+//! across steps) is in [`face`]. Where the active-set method fails and every box row is a support
+//! point's (a pointwise bound clipped at the box), the inner box problem is a set of bounds on the
+//! latent values z = Lw, solved by a projected Newton method in z ([`latent`]).
 
 pub(super) mod face;
+mod latent;
 
 use super::{BoxRow, Dual, InnerFactor, MAX_OUTER, Multipliers, U};
 use crate::dense::{DenseSolution, Eval, Program};
@@ -172,7 +175,13 @@ impl Dual<'_> {
         let mut last_batch: Vec<usize> = Vec::new();
         // Full steps taken below q's rounding level, judged by the reduced gradient (below).
         let mut blind = 0u32;
+        #[cfg(test)]
+        let mut steps = 0u32;
         for _ in 0..MAX_INNER_STEPS {
+            #[cfg(test)]
+            {
+                steps += 1;
+            }
             let r = self.inner_gradient(&p, &e, m);
             let q0 = q(&p, &e);
             // The certificate re-solves from here without the box ([`Dual::point`]): the inner
@@ -365,8 +374,48 @@ impl Dual<'_> {
         if let Some(old) = factor.take() {
             old.recycle(&self.spare);
         }
+        #[cfg(test)]
+        if result.is_none() && steps == MAX_INNER_STEPS {
+            super::testing::count(|c| c.step_limit += 1);
+        }
         let nu = result?;
         Some(BoxPoint { m, p, rows: w, nu, stop: None })
+    }
+}
+
+impl Dual<'_> {
+    /// The inner box solve: by the active-set method ([`Dual::box_inner`]) and, once that has
+    /// failed in this program (`latent` then set) and the box rows are the support points' alone,
+    /// by the projected Newton method in the latent values ([`latent`]). The active-set method
+    /// stays first where it converges (it reuses its factorisations across steps, and it is
+    /// measured on the bench's programs); the projected Newton method converges where it churns.
+    fn box_solve(
+        &self,
+        m: Multipliers,
+        all: &[BoxRow],
+        working: &[usize],
+        start: &DVector<f64>,
+        factorisations: &Cell<u32>,
+        latent: &Cell<bool>,
+    ) -> Option<BoxPoint> {
+        if !latent.get() {
+            if let Some(found) = self.box_inner(m, all, working, start, factorisations) {
+                return Some(found);
+            }
+            if !self.box_is_latent_bounds(all) {
+                return None;
+            }
+            latent.set(true);
+            #[cfg(test)]
+            super::testing::count(|c| c.switches += 1);
+        }
+        let found = self.box_inner_latent(m, start, factorisations);
+        #[cfg(test)]
+        super::testing::count(|c| {
+            c.solves += 1;
+            c.converged += usize::from(found.is_some());
+        });
+        found
     }
 }
 
@@ -404,14 +453,26 @@ pub(super) fn solve(
 ) -> Option<DenseSolution> {
     let all = dual.box_rows();
     let budget = Cell::new(MAX_FACTORISATIONS);
+    // Whether the active-set inner box solve has failed in this program ([`Dual::box_solve`]).
+    let latent = Cell::new(false);
+    #[cfg(test)]
+    if dual.box_is_latent_bounds(&all) {
+        // Tests force the latent method ([`super::testing`]).
+        let forced = super::testing::forced();
+        latent.set(forced);
+        super::testing::count(|c| {
+            c.programs += 1;
+            c.forced += usize::from(forced);
+        });
+    }
     let bx = dual.bound;
     let in_box = |p: &DVector<f64>| dual.row_values(&all, p).iter().all(|&v| v <= bx);
     let restart = restart
         .filter(|(r, p, rows)| r.mu > 0.0 && r.mu.is_finite() && rows.iter().all(|&j| j < all.len()) && in_box(p));
-    let warm = restart.and_then(|(rm, p, rows)| dual.box_inner(rm, &all, &rows, &p, &budget));
+    let warm = restart.and_then(|(rm, p, rows)| dual.box_solve(rm, &all, &rows, &p, &budget, &latent));
     let mut bp = match warm {
         Some(bp) => bp,
-        None => dual.box_inner(m, &all, &[], anchor, &budget)?,
+        None => dual.box_solve(m, &all, &[], anchor, &budget, &latent)?,
     };
     let mut rows: Vec<BoxRow> = bp.rows.iter().map(|&j| all[j]).collect();
     if let Some(upper) = bp.stop {
@@ -441,7 +502,7 @@ pub(super) fn solve(
         let values = dual.row_values(&all, &point.p);
         let leaves = (0..all.len()).any(|j| values[j] > bx * (1.0 + 1e-9) && !bp.rows.contains(&j));
         if leaves || point.nu.contains(&0.0) {
-            if let Some(nb) = dual.box_inner(point.m, &all, &bp.rows, &bp.p, &budget) {
+            if let Some(nb) = dual.box_solve(point.m, &all, &bp.rows, &bp.p, &budget, &latent) {
                 if let Some(upper) = nb.stop {
                     let rows: Vec<BoxRow> = nb.rows.iter().map(|&j| all[j]).collect();
                     return dual.stop(&rows, &nb.nu, &nb.p, upper, iteration);

@@ -34,6 +34,42 @@ fn direction_weights(program: &Program<'_>, e: &Eval) -> DVector<f64> {
     weight
 }
 
+/// P = λG + μK⁻¹ (n×n, both triangles), the inner Hessian in the latent values z = Lw at `e`
+/// ([`InnerFactor::Latent`]: λ∇²φ + μI = LᵀPL, G the duels' weighted graph Laplacian plus the
+/// labels' diagonal); `None` without K⁻¹ ([`crate::dense::Directions::k_inverse`]).
+pub(super) fn latent_hessian(program: &Program<'_>, e: &Eval, lambda: f64, mu: f64) -> Option<DMatrix<f64>> {
+    let n = program.n;
+    let mut m = DMatrix::zeros(n, n);
+    latent_hessian_into(program, &direction_weights(program, e), lambda, mu, &mut m)?;
+    Some(m)
+}
+
+/// [`latent_hessian`] from the directions' curvature weights, written into `m` (n×n).
+fn latent_hessian_into(
+    program: &Program<'_>,
+    weight: &DVector<f64>,
+    lambda: f64,
+    mu: f64,
+    m: &mut DMatrix<f64>,
+) -> Option<()> {
+    // P = μK⁻¹ + λΣ_d w_d e_de_dᵀ (e_d = e_i − e_j, or e_i).
+    let k_inv = program.dirs.k_inverse(program.data)?;
+    for (to, from) in m.as_mut_slice().iter_mut().zip(k_inv.as_slice()) {
+        *to = mu * from;
+    }
+    for d in (0..weight.len()).filter(|&d| weight[d] > 0.0) {
+        let c = lambda * weight[d];
+        let (i, j) = program.dirs.key(d);
+        m[(i, i)] += c;
+        if j != usize::MAX {
+            m[(j, j)] += c;
+            m[(i, j)] -= c;
+            m[(j, i)] -= c;
+        }
+    }
+    Some(())
+}
+
 /// A factorisation of the inner Hessian H = λ∇²φ + μI = λAᵀDA + μI (A the k×n direction matrix,
 /// D the directions' curvature weights), in the cheapest of three forms: H itself (formed with one
 /// product, 2kn² + n³/3 flops); by the Woodbury identity, H⁻¹ = (I − AᵀM⁻¹A)/μ with
@@ -145,24 +181,9 @@ impl<'d> InnerFactor<'d> {
                 return Cholesky::blocked_in_place(h).ok().map(InnerFactor::Primal);
             }
             Form::Latent => {
-                // P = μK⁻¹ + λΣ_d w_d e_de_dᵀ (e_d = e_i − e_j, or e_i): the lower triangle only
-                // is read by the factorisation, both are written.
-                let k_inv = program.dirs.k_inverse(program.data)?;
                 let mut m =
                     spare.borrow_mut().take().filter(|m| m.shape() == (n, n)).unwrap_or_else(|| DMatrix::zeros(n, n));
-                for (to, from) in m.as_mut_slice().iter_mut().zip(k_inv.as_slice()) {
-                    *to = mu * from;
-                }
-                for &d in &keep {
-                    let c = lambda * weight[d];
-                    let (i, j) = program.dirs.key(d);
-                    m[(i, i)] += c;
-                    if j != usize::MAX {
-                        m[(j, j)] += c;
-                        m[(i, j)] -= c;
-                        m[(j, i)] -= c;
-                    }
-                }
+                latent_hessian_into(program, weight, lambda, mu, &mut m)?;
                 return Some(InnerFactor::Latent { chol: Cholesky::blocked_in_place(m).ok()?, l: &program.data.l });
             }
             Form::Woodbury => {}
