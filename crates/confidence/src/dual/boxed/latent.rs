@@ -71,6 +71,8 @@ impl Dual<'_> {
     /// from the box-feasible `start` (clamped into the box in z), for the programs of
     /// [`Dual::box_is_latent_bounds`]. Each factorisation of P_FF counts against
     /// `factorisations`. `None` when it does not converge within the step or factorisation limits.
+    // Long: Bertsekas' iteration, whose convergence tests, direction and arc search share the
+    // iterate (z, p and its likelihood); the stop test and the direction are helpers below.
     pub(super) fn box_inner_latent(
         &self,
         m: Multipliers,
@@ -124,20 +126,8 @@ impl Dual<'_> {
             if let Some(found) = done(accuracy) {
                 return Some(found);
             }
-            if self.stop_at.is_some() {
-                // Any iterate bounds D at (λ, μ, ν) (strong concavity, [`Dual::value_and_upper`]).
-                let mut snu = DVector::zeros(n);
-                for &i in &w {
-                    snu[i] = rz[i];
-                }
-                let mut g = self.g.clone();
-                g.rows_mut(0, n).axpy(-1.0, &mat_vec(l, snu.as_slice(), true), 1.0);
-                let nu: Vec<f64> = w.iter().map(|&i| rz[i].abs()).collect();
-                let (_, upper) = self.value_and_upper(m, &g, &nu, &p, &e);
-                if self.reaches_stop(upper) {
-                    let rows = w.iter().map(|&i| 2 * i + usize::from(z[i] < 0.0)).collect();
-                    return Some(BoxPoint { m, p, rows, nu, stop: Some(upper) });
-                }
+            if let Some(stopped) = self.latent_stop(m, (&p, &e), (&z, &rz), &w) {
+                return Some(stopped);
             }
             // The ε-active set and the free variables.
             let projected = DVector::from_fn(n, |i, _| z[i] - (z[i] + rz[i]).clamp(-bx, bx));
@@ -148,18 +138,7 @@ impl Dual<'_> {
                 return None;
             }
             factorisations.set(factorisations.get() - 1);
-            let hz = latent_hessian(program, &e, lambda, mu)?;
-            let mut d = DVector::from_fn(n, |i, _| if !active(i) { 0.0 } else { bx.copysign(rz[i]) - z[i] });
-            let mut decrement = 0.0;
-            if !free.is_empty() {
-                let pff = DMatrix::from_fn(free.len(), free.len(), |a, c| hz[(free[a], free[c])]);
-                let rf = DVector::from_iterator(free.len(), free.iter().map(|&i| rz[i]));
-                let df = Cholesky::blocked_in_place(pff).ok()?.solve_vec(&rf).ok()?;
-                decrement = rf.dot(&df);
-                for (k, &i) in free.iter().enumerate() {
-                    d[i] = df[k];
-                }
-            }
+            let (d, decrement) = self.latent_direction(m, &e, (&z, &rz), &free, &active)?;
             // The predicted increase, with the ε-active variables' (to their bound).
             let predicted = decrement + (0..n).filter(|&i| active(i)).map(|i| rz[i] * d[i]).sum::<f64>();
             if !predicted.is_finite() {
@@ -206,6 +185,62 @@ impl Dual<'_> {
             }
         }
         None
+    }
+}
+
+impl Dual<'_> {
+    /// With a level ([`Dual::stop_at`]): the stop certified at the iterate (p, its likelihood `e`),
+    /// z with r_z, and the bound rows `w`, if D at (λ, μ, ν) with ν_i = |r_z,i| is already at most
+    /// the level (any iterate bounds D there: strong concavity, [`Dual::value_and_upper`]).
+    fn latent_stop(
+        &self,
+        m: Multipliers,
+        (p, e): (&DVector<f64>, &Eval),
+        (z, rz): (&DVector<f64>, &DVector<f64>),
+        w: &[usize],
+    ) -> Option<BoxPoint> {
+        self.stop_at?;
+        let n = self.program.n;
+        let mut snu = DVector::zeros(n);
+        for &i in w {
+            snu[i] = rz[i];
+        }
+        let mut g = self.g.clone();
+        g.rows_mut(0, n).axpy(-1.0, &mat_vec(&self.program.data.l, snu.as_slice(), true), 1.0);
+        let nu: Vec<f64> = w.iter().map(|&i| rz[i].abs()).collect();
+        let (_, upper) = self.value_and_upper(m, &g, &nu, p, e);
+        if !self.reaches_stop(upper) {
+            return None;
+        }
+        let rows = w.iter().map(|&i| 2 * i + usize::from(z[i] < 0.0)).collect();
+        Some(BoxPoint { m, p: p.clone(), rows, nu, stop: Some(upper) })
+    }
+
+    /// The projected Newton direction at z with gradient r_z (module docs): d_F = P_FF⁻¹r_F on the
+    /// `free` variables, the way to the bound on the `active` ones; with the Newton decrement
+    /// r_Fᵀd_F. `None` when P_FF cannot be factorised.
+    fn latent_direction(
+        &self,
+        Multipliers { lambda, mu }: Multipliers,
+        e: &Eval,
+        (z, rz): (&DVector<f64>, &DVector<f64>),
+        free: &[usize],
+        active: &dyn Fn(usize) -> bool,
+    ) -> Option<(DVector<f64>, f64)> {
+        let (n, bx) = (self.program.n, self.bound);
+        let hz = latent_hessian(&self.program, e, lambda, mu)?;
+        let mut d = DVector::from_fn(n, |i, _| if !active(i) { 0.0 } else { bx.copysign(rz[i]) - z[i] });
+        let mut decrement = 0.0;
+        if !free.is_empty() {
+            let pff = DMatrix::from_fn(free.len(), free.len(), |a, c| hz[(free[a], free[c])]);
+            let rf = DVector::from_iterator(free.len(), free.iter().map(|&i| rz[i]));
+            let df = Cholesky::blocked_in_place(pff).ok()?.solve_vec(&rf).ok()?;
+            decrement = rf.dot(&df);
+            for (k, &i) in free.iter().enumerate() {
+                d[i] = df[k];
+            }
+        }
+        Some((d, decrement))
     }
 }
 
