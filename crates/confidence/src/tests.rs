@@ -1274,21 +1274,15 @@ fn the_advantage_at_the_reference_is_exactly_zero_without_a_solver() {
     }
 }
 
-/// A COBOL-like feasibility instance that defeated the fast path's active-set box solve
-/// (`dual/boxed/latent.rs`, "Why"): `labels` accept/reject labels, nearly all rejects, on 3-D
-/// points of which most sit on the faces and corners of the unit cube and many are labelled
-/// several times; an anisotropic SE kernel with one long lengthscale (COBOL's working-unit
-/// [0.24, 0.5, 2.1]), nugget 1e-6, latent box 3, B = 32. Returns the Gram over the labelled points
-/// followed by `extra` off-support points, and the observations.
-fn face_labels_instance(seed: u64, labels: usize, extra: usize) -> (DMatrix<f64>, Vec<Observation>) {
+/// `distinct + extra` uniform points of the unit cube; with `faces`, 70 % of the first `distinct`
+/// moved onto a face (one coordinate at 0 or 1) or, 40 % of those, a corner (all three). The last
+/// two (off the support): the cube's centre and a point near a corner.
+fn cube_points(r: &mut bohf_core::rng::BohfRng, distinct: usize, extra: usize, faces: bool) -> Vec<[f64; 3]> {
     use bohf_core::rand::RngExt;
-    let mut r = bohf_core::rng::seeded(seed);
-    let distinct = labels * 9 / 10;
     let mut xs: Vec<[f64; 3]> = (0..distinct + extra)
         .map(|k| {
             let mut x = [r.random::<f64>(), r.random::<f64>(), r.random::<f64>()];
-            // Most labelled points on a face (one coordinate at 0 or 1) or a corner (all three).
-            if k < distinct && r.random::<f64>() < 0.7 {
+            if faces && k < distinct && r.random::<f64>() < 0.7 {
                 let corner = r.random::<f64>() < 0.4;
                 for (d, v) in x.iter_mut().enumerate() {
                     if corner || d == k % 3 {
@@ -1299,15 +1293,32 @@ fn face_labels_instance(seed: u64, labels: usize, extra: usize) -> (DMatrix<f64>
             x
         })
         .collect();
-    // The last extra points: the cube's centre and a point near a corner (off the support).
     let m = xs.len();
     xs[m - 1] = [0.5, 0.5, 0.5];
     xs[m - 2] = [0.9, 0.1, 0.95];
-    let ls = [0.24, 0.5, 2.08];
-    let gram = DMatrix::from_fn(m, m, |i, j| {
+    xs
+}
+
+/// The anisotropic SE Gram exp(−½ Σ_d ((x_d − y_d)/ℓ_d)²) over `xs` with lengthscales `ls`.
+fn se_gram_3d(xs: &[[f64; 3]], ls: [f64; 3]) -> DMatrix<f64> {
+    DMatrix::from_fn(xs.len(), xs.len(), |i, j| {
         let d2: f64 = (0..3).map(|d| ((xs[i][d] - xs[j][d]) / ls[d]).powi(2)).sum();
         (-0.5 * d2).exp()
-    });
+    })
+}
+
+/// A COBOL-like feasibility instance that defeated the fast path's active-set box solve
+/// (`dual/boxed/latent.rs`, "Why"): `labels` accept/reject labels, nearly all rejects, on 3-D
+/// points of which most sit on the faces and corners of the unit cube and many are labelled
+/// several times; an anisotropic SE kernel with one long lengthscale (COBOL's working-unit
+/// [0.24, 0.5, 2.1]), nugget 1e-6, latent box 3, B = 32. Returns the Gram over the labelled points
+/// followed by `extra` off-support points, and the observations.
+fn face_labels_instance(seed: u64, labels: usize, extra: usize) -> (DMatrix<f64>, Vec<Observation>) {
+    use bohf_core::rand::RngExt;
+    let mut r = bohf_core::rng::seeded(seed);
+    let distinct = labels * 9 / 10;
+    let xs = cube_points(&mut r, distinct, extra, true);
+    let gram = se_gram_3d(&xs, [0.24, 0.5, 2.08]);
     // Accepted only near one corner, rarely.
     let accept = |x: &[f64; 3]| sigmoid(4.0 - 12.0 * ((x[0] - 1.0).powi(2) + x[1].powi(2) + (x[2] - 1.0).powi(2)));
     let obs = (0..labels)
@@ -1382,28 +1393,8 @@ fn latent_instance(seed: u64, count: usize, duels: bool, faces: bool) -> (DMatri
     let extra = 5;
     let mut r = bohf_core::rng::seeded(seed);
     let distinct = if faces { (count * 9 / 10).max(2) } else { count.clamp(2, 60) };
-    let mut xs: Vec<[f64; 3]> = (0..distinct + extra)
-        .map(|k| {
-            let mut x = [r.random::<f64>(), r.random::<f64>(), r.random::<f64>()];
-            if faces && k < distinct && r.random::<f64>() < 0.7 {
-                let corner = r.random::<f64>() < 0.4;
-                for (d, v) in x.iter_mut().enumerate() {
-                    if corner || d == k % 3 {
-                        *v = if r.random::<f64>() < 0.5 { 0.0 } else { 1.0 };
-                    }
-                }
-            }
-            x
-        })
-        .collect();
-    let m = xs.len();
-    xs[m - 1] = [0.5, 0.5, 0.5];
-    xs[m - 2] = [0.9, 0.1, 0.95];
-    let ls = if faces { [0.24, 0.5, 2.08] } else { [0.4; 3] };
-    let gram = DMatrix::from_fn(m, m, |i, j| {
-        let d2: f64 = (0..3).map(|d| ((xs[i][d] - xs[j][d]) / ls[d]).powi(2)).sum();
-        (-0.5 * d2).exp()
-    });
+    let xs = cube_points(&mut r, distinct, extra, faces);
+    let gram = se_gram_3d(&xs, if faces { [0.24, 0.5, 2.08] } else { [0.4; 3] });
     let corner = |x: &[f64; 3]| (x[0] - 1.0).powi(2) + x[1].powi(2) + (x[2] - 1.0).powi(2);
     let f = |x: &[f64; 3]| if faces { 4.0 - 12.0 * corner(x) } else { 2.0 - 4.0 * corner(x) };
     // Every point labelled at least once (faces) so that the support is the first `distinct`.
