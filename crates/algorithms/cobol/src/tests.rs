@@ -1796,3 +1796,44 @@ fn diagnostic_checkpoint_decide() {
         dec.info.primal
     );
 }
+
+/// Under the unprojected dual (the code's, departure 4) λ < 0 is a state the run reaches, so a
+/// state saved there restores and continues bit for bit; the projected dual's states never have
+/// λ < 0 and a negative λ is refused for it (in [`bad_states_are_refused_and_change_nothing`]).
+/// A long preset lost a checkpoint to this before the restore knew the dual rule.
+#[test]
+fn a_state_with_negative_lambda_restores_under_the_unprojected_dual() {
+    let ctx = finite_ctx(11);
+    let config = CobolConfig { dual: crate::DualRule::Unprojected, ..quick_config() };
+    let build = || Cobol::new(&ctx, config.check().unwrap()).unwrap();
+    let (mut alg, mut resp) = (rng::seeded(3), rng::seeded(5));
+    let answer = |q: &Query, resp: &mut rng::BohfRng| match q {
+        Query::Evaluate(p) => Answer::Value(utility(&p.coords)),
+        Query::Label(_) => Answer::Label { accept: resp.random::<f64>() < 0.5 },
+        _ => unreachable!(),
+    };
+    let mut cobol = build();
+    let mut negative = None;
+    for _ in 0..80 {
+        let q = cobol.suggest(&mut alg).unwrap();
+        let a = answer(&q, &mut resp);
+        cobol.observe(&q, a).unwrap();
+        if cobol.lambda() < 0.0 {
+            negative = Some((cobol.save_state().unwrap().unwrap(), alg.clone(), resp.clone()));
+            break;
+        }
+    }
+    let (state, mut alg2, mut resp2) = negative.expect("the unprojected dual went below zero within 80 steps");
+    let mut restored = build();
+    restored.restore_state(&state).unwrap();
+    assert!(restored.lambda() < 0.0);
+    assert_eq!(restored.save_state().unwrap().unwrap(), state);
+    for step in 0..10 {
+        let (q, q2) = (cobol.suggest(&mut alg).unwrap(), restored.suggest(&mut alg2).unwrap());
+        assert_eq!(q, q2, "step {step} after the restore");
+        let (a, a2) = (answer(&q, &mut resp), answer(&q2, &mut resp2));
+        cobol.observe(&q, a).unwrap();
+        restored.observe(&q2, a2).unwrap();
+    }
+    assert_eq!(restored.save_state().unwrap(), cobol.save_state().unwrap());
+}
