@@ -52,7 +52,7 @@ mod claims;
 mod report;
 
 pub use claims::{accuracy_ordering, cobol_claims, handover_claim, no_harm_claim};
-pub(crate) use report::{index_section, is_paper_experiment};
+pub(crate) use report::{index_section, is_paper_experiment, searches_text};
 pub use report::{rules_text, table_rule, write_cobol_report};
 
 /// The f-evaluations of the table (the authors' driver's `n_iterations`, notes §5.1).

@@ -4,12 +4,13 @@
 //! (`cargo xtask docs` writes them, `--check` fails on a stale page).
 
 use crate::claims::{Claim, claims_of, claims_table};
-use crate::cobol::{CobolPanel, cobol_claims, rules_text};
+use crate::cobol::{CobolPanel, cobol_claims, rules_text, searches_text};
 use crate::compgpucb::{CompPanel, comp_claims};
 use crate::panel::PanelResult;
 use crate::presets::Preset;
 use crate::source::{Paper, Reproduces};
 use bohf_experiments::error::{ExperimentError, Result};
+use bohf_experiments::spec::ExperimentSpec;
 use std::path::{Path, PathBuf};
 
 /// The heading every claims section starts with (COMP-GP-UCB's adds the budget after it).
@@ -35,9 +36,15 @@ pub(crate) fn panel_section(r: &PanelResult, reproduces: Option<&Reproduces>) ->
     section(CLAIMS_HEADING, None, &claims_of(r, reproduces))
 }
 
-/// The claims section of a COBOL panel (SR at k f-evaluations, with the rules).
-pub(crate) fn cobol_section(p: &CobolPanel, reproduces: Option<&Reproduces>) -> Option<String> {
-    section(CLAIMS_HEADING, Some(rules_text()), &cobol_claims(p, reproduces))
+/// The claims section of a COBOL panel (SR at k f-evaluations, with the rules and, from `spec`,
+/// each COBOL entry's x^c search).
+pub(crate) fn cobol_section(
+    p: &CobolPanel,
+    reproduces: Option<&Reproduces>,
+    spec: Option<&ExperimentSpec>,
+) -> Option<String> {
+    let rules = rules_text() + &spec.and_then(searches_text).map(|t| format!("\n{t}")).unwrap_or_default();
+    section(CLAIMS_HEADING, Some(rules), &cobol_claims(p, reproduces))
 }
 
 /// The claims section of a COMP-GP-UCB panel (S at the budget Λ).
@@ -86,7 +93,12 @@ fn section_from_data(dir: &Path, preset: &Preset) -> Result<Option<String>> {
             let path = dir.join(format!("{}.cobol.json", preset.name));
             match read(&path)? {
                 Some(text) => {
-                    cobol_section(&CobolPanel::from_json(&text).map_err(|e| results_error(&path, e))?, reproduces)
+                    let spec: ExperimentSpec = toml::from_str(&preset.text).map_err(|e| ExperimentError::Results {
+                        path: Some(preset.path.clone()),
+                        reason: format!("the preset's spec does not parse: {e}"),
+                    })?;
+                    let panel = CobolPanel::from_json(&text).map_err(|e| results_error(&path, e))?;
+                    cobol_section(&panel, reproduces, Some(&spec))
                 }
                 None => None,
             }

@@ -3,6 +3,7 @@
 
 use super::claims::accuracy;
 use super::*;
+use bohf_cobol::XcSearch;
 
 /// Writes a finished COBOL panel's report into the job's folder: `<name>.md`, `<name>.cobol.json`
 /// and the plots `<name>-{simple,sum-simple,queries}.{png,svg}` (against f-evaluations). Returns
@@ -227,7 +228,7 @@ pub(crate) fn cobol_markdown(page: &Page, p: &CobolPanel) -> String {
         p.elapsed_s,
         page.untimed_note()
     );
-    if let Some(section) = crate::pages::cobol_section(p, spec.reproduces.as_ref()) {
+    if let Some(section) = crate::pages::cobol_section(p, spec.reproduces.as_ref(), Some(spec)) {
         s.push_str(&section);
     }
     let _ = writeln!(s, "## Plots\n");
@@ -257,8 +258,32 @@ pub fn rules_text() -> String {
          evaluations is not judged). **No harm** (\"A within F× B\"): A's mean SR is not above F × B's \
          by more than {SE_MULTIPLE} s.e. (√(s.e._A² + F²·s.e._B²)) at k and at the end, and at the end A is not \
          significantly above B. Every claim is judged over the runs that reached k; one that involves an \
-         algorithm with no run at k is not judged.\n"
+         algorithm with no run at k is not judged. **Query cap** (the spec's horizon): a run it stops before k \
+         f-evaluations is listed apart with its evaluations, labels and accepts, and k does not move.\n"
     )
+}
+
+/// How each COBOL entry of `spec` searches x^c (line 4; the work bound of `search`), one sentence
+/// for the claims section; `None` when the spec has no such entry.
+pub(crate) fn searches_text(spec: &ExperimentSpec) -> Option<String> {
+    let rows: Vec<String> = spec
+        .algorithms
+        .iter()
+        .filter_map(|a| config_of(a).filter(|c| c.variant == Variant::Cobol).map(|c| (a, c)))
+        .map(|(a, c)| {
+            let how = match c.search {
+                XcSearch::Programs(k) => {
+                    format!("at most {k} programs per step (work bound), certified gap in each step's details")
+                }
+                XcSearch::Exact => "the exact argmin (every program its bounds cannot decide)".into(),
+                XcSearch::Local { starts, evaluations } => {
+                    format!("{starts} local searches × {evaluations} evaluations of J (not certified)")
+                }
+            };
+            format!("{}: {how}", a.label())
+        })
+        .collect();
+    (!rows.is_empty()).then(|| format!("**x^c search** (line 4): {}.\n", rows.join("; ")))
 }
 
 /// The COBOL section of the index: each panel's claims, Experiment A's accuracy ordering, and a

@@ -269,6 +269,12 @@ fn a_run_stopped_by_the_query_cap_is_listed_apart_and_k_stays_50() {
     assert!(md.contains("| algorithm | runs | **SR at k = 50** |"), "{md}");
     assert!(md.contains("| COBOL | 2 of 3 | **0.300 ± 0.071** |"), "{md}");
     assert!(md.contains("| vanilla LCB | 3 of 3 |"), "{md}");
+    // The rules name the query cap and each COBOL entry's x^c search (the default work bound).
+    assert!(md.contains("**Query cap** (the spec's horizon): a run it stops before k"), "{md}");
+    assert!(
+        md.contains("**x^c search** (line 4): COBOL: at most 25 programs per step (work bound), certified gap in"),
+        "{md}"
+    );
     assert!(md.contains("Runs stopped before k = 50 f-evaluations (query cap: 60 queries per run"), "{md}");
     assert!(md.contains("| COBOL | 1 | 7 | 53 | 24 | 60 |"), "{md}");
     assert!(md.contains("The whole panel (6 runs) took 1.0 s.\n"), "{md}");
