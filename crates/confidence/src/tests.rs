@@ -1307,6 +1307,27 @@ fn se_gram_3d(xs: &[[f64; 3]], ls: [f64; 3]) -> DMatrix<f64> {
     })
 }
 
+/// The same boxed problem twice on `gram`'s first points with observations `obs` (latent box
+/// `latent_box`, nugget 1e-6, B = `norm_bound`): for the fast path (`SolverChoice::Dense`) and for
+/// clarabel as the reference (tolerance 1e-10).
+fn dense_and_clarabel(
+    gram: &DMatrix<f64>,
+    obs: &[Observation],
+    latent_box: f64,
+    norm_bound: f64,
+) -> (ConfidenceProblem, ConfidenceProblem) {
+    let config = |solver| ConfidenceConfig {
+        latent_box: Some(latent_box),
+        nugget: 1e-6,
+        solver,
+        ..ConfidenceConfig::with_norm_bound(norm_bound)
+    };
+    let dense = ConfidenceProblem::on_candidates(gram, &[], obs, &config(SolverChoice::Dense)).unwrap();
+    let clarabel_cfg = ConfidenceConfig { tolerance: 1e-10, ..config(SolverChoice::Clarabel) };
+    let clarabel = ConfidenceProblem::on_candidates(gram, &[], obs, &clarabel_cfg).unwrap();
+    (dense, clarabel)
+}
+
 /// A COBOL-like feasibility instance that defeated the fast path's active-set box solve
 /// (`dual/boxed/latent.rs`, "Why"): `labels` accept/reject labels, nearly all rejects, on 3-D
 /// points of which most sit on the faces and corners of the unit cube and many are labelled
@@ -1343,15 +1364,7 @@ fn bounds_on_face_labels_are_certified_by_the_fast_path() {
     for seed in [3u64, 4] {
         let (gram, obs) = face_labels_instance(seed, labels, extra);
         let n = gram.nrows() - extra;
-        let config = |solver| ConfidenceConfig {
-            latent_box: Some(3.0),
-            nugget: 1e-6,
-            solver,
-            ..ConfidenceConfig::with_norm_bound(32.0)
-        };
-        let dense = ConfidenceProblem::on_candidates(&gram, &[], &obs, &config(SolverChoice::Dense)).unwrap();
-        let clarabel_cfg = ConfidenceConfig { tolerance: 1e-10, ..config(SolverChoice::Clarabel) };
-        let clarabel = ConfidenceProblem::on_candidates(&gram, &[], &obs, &clarabel_cfg).unwrap();
+        let (dense, clarabel) = dense_and_clarabel(&gram, &obs, 3.0, 32.0);
         let mle = dense.mle().unwrap();
         assert_eq!(mle.info.method, SolveMethod::Dense, "seed {seed}: the MLE");
         let support = dense.support().unwrap().to_vec();
@@ -1439,15 +1452,7 @@ fn latent_agreement(
     out: &mut LatentAgreement,
     label: &str,
 ) {
-    let config = |solver| ConfidenceConfig {
-        latent_box: Some(latent_box),
-        nugget: 1e-6,
-        solver,
-        ..ConfidenceConfig::with_norm_bound(norm_bound)
-    };
-    let dense = ConfidenceProblem::on_candidates(&gram, &[], &obs, &config(SolverChoice::Dense)).unwrap();
-    let clarabel_cfg = ConfidenceConfig { tolerance: 1e-10, ..config(SolverChoice::Clarabel) };
-    let clarabel = ConfidenceProblem::on_candidates(&gram, &[], &obs, &clarabel_cfg).unwrap();
+    let (dense, clarabel) = dense_and_clarabel(&gram, &obs, latent_box, norm_bound);
     let mle = dense.mle().unwrap();
     let n = dense.support().unwrap().len();
     // The off-support points and a few support points.
@@ -1567,15 +1572,7 @@ fn the_latent_method_takes_over_where_the_active_set_method_runs_out_of_steps() 
     testing::force_latent(false);
     testing::take();
     let (gram, obs) = face_labels_instance(21, 400, 6);
-    let config = |solver| ConfidenceConfig {
-        latent_box: Some(3.0),
-        nugget: 1e-6,
-        solver,
-        ..ConfidenceConfig::with_norm_bound(32.0)
-    };
-    let dense = ConfidenceProblem::on_candidates(&gram, &[], &obs, &config(SolverChoice::Dense)).unwrap();
-    let clarabel_cfg = ConfidenceConfig { tolerance: 1e-10, ..config(SolverChoice::Clarabel) };
-    let clarabel = ConfidenceProblem::on_candidates(&gram, &[], &obs, &clarabel_cfg).unwrap();
+    let (dense, clarabel) = dense_and_clarabel(&gram, &obs, 3.0, 32.0);
     let mle = dense.mle().unwrap();
     // (The MLE's inner solves converge by the active-set method; counted apart from the bounds'.)
     testing::take();
