@@ -38,12 +38,8 @@ pub(crate) fn panel_section(r: &PanelResult, reproduces: Option<&Reproduces>) ->
 
 /// The claims section of a COBOL panel (SR at k f-evaluations, with the rules and, from `spec`,
 /// each COBOL entry's x^c search).
-pub(crate) fn cobol_section(
-    p: &CobolPanel,
-    reproduces: Option<&Reproduces>,
-    spec: Option<&ExperimentSpec>,
-) -> Option<String> {
-    let rules = rules_text() + &spec.and_then(searches_text).map(|t| format!("\n{t}")).unwrap_or_default();
+pub(crate) fn cobol_section(p: &CobolPanel, reproduces: Option<&Reproduces>, spec: &ExperimentSpec) -> Option<String> {
+    let rules = rules_text() + &searches_text(spec).map(|t| format!("\n{t}")).unwrap_or_default();
     section(CLAIMS_HEADING, Some(rules), &cobol_claims(p, reproduces))
 }
 
@@ -98,7 +94,7 @@ fn section_from_data(dir: &Path, preset: &Preset) -> Result<Option<String>> {
                         reason: format!("the preset's spec does not parse: {e}"),
                     })?;
                     let panel = CobolPanel::from_json(&text).map_err(|e| results_error(&path, e))?;
-                    cobol_section(&panel, reproduces, Some(&spec))
+                    cobol_section(&panel, reproduces, &spec)
                 }
                 None => None,
             }

@@ -228,7 +228,7 @@ pub(crate) fn cobol_markdown(page: &Page, p: &CobolPanel) -> String {
         p.elapsed_s,
         page.untimed_note()
     );
-    if let Some(section) = crate::pages::cobol_section(p, spec.reproduces.as_ref(), Some(spec)) {
+    if let Some(section) = crate::pages::cobol_section(p, spec.reproduces.as_ref(), spec) {
         s.push_str(&section);
     }
     let _ = writeln!(s, "## Plots\n");

@@ -151,12 +151,13 @@ pub(super) fn restore(target: &mut Cobol, text: &str) -> Result<()> {
         Some((x, index)) => Some(point(&c, "the pinpoint", x, *index)?),
         None => None,
     };
-    // λ < 0 is a state the unprojected dual reaches (departure 4); the paper's projection keeps λ ≥ 0.
-    let lambda_may_be_negative = c.config.dual == DualRule::Unprojected;
-    for (name, v) in [("lambda", s.lambda), ("norm_bound", s.norm_bound), ("c_alpha", s.c_alpha)] {
-        if finite(name, v)? < 0.0 && !(name == "lambda" && lambda_may_be_negative) {
-            let why = if name == "lambda" { " under the projected dual (Eq. (5))" } else { "" };
-            return Err(bad(format!("{name} must be non-negative{why}, got {v}")));
+    // The paper's projection keeps λ ≥ 0; λ < 0 is a state the unprojected dual reaches (departure 4).
+    if finite("lambda", s.lambda)? < 0.0 && c.config.dual == DualRule::Projected {
+        return Err(bad(format!("lambda must be non-negative under the projected dual (Eq. (5)), got {}", s.lambda)));
+    }
+    for (name, v) in [("norm_bound", s.norm_bound), ("c_alpha", s.c_alpha)] {
+        if finite(name, v)? < 0.0 {
+            return Err(bad(format!("{name} must be non-negative, got {v}")));
         }
     }
     let fit = match &s.model_fit {
